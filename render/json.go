@@ -1,0 +1,112 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+)
+
+// Marshal serializes v the way every howl result is serialized: encoding/json
+// in struct field order, without HTML escaping, so "<", ">" and "&" in text
+// reach the model as themselves rather than as \u003c. Other packages must
+// use it for results so that every caller formats a result identically.
+func Marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// mustMarshal serializes the package's own result structs, which cannot fail
+// to encode (strings, numbers, booleans and nested result structs only).
+func mustMarshal(v any) []byte {
+	b, err := Marshal(v)
+	if err != nil {
+		panic("render: marshal of a result struct failed: " + err.Error())
+	}
+	return b
+}
+
+// compactJSON returns raw without insignificant whitespace, for measuring.
+func compactJSON(raw []byte) []byte {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return raw
+	}
+	return b.Bytes()
+}
+
+// member is one name/value pair of a JSON object, in document order.
+type member struct {
+	key   string
+	value json.RawMessage
+}
+
+// objectMembers splits a JSON object into its members, keeping their order.
+// ok is false when raw is not a JSON object.
+func objectMembers(raw []byte) (members []member, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, false
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		key, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, false
+		}
+		members = append(members, member{key: key, value: v})
+	}
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
+		return nil, false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, false // trailing data
+	}
+	return members, true
+}
+
+// writeObject serializes members as one JSON object, in order.
+func writeObject(members []member) []byte {
+	n := 2
+	for _, m := range members {
+		n += len(m.key) + len(m.value) + 4
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '{')
+	for i, m := range members {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, mustMarshal(m.key)...)
+		b = append(b, ':')
+		b = append(b, m.value...)
+	}
+	return append(b, '}')
+}
+
+// lookup returns the index of the member named key, or -1.
+func lookup(members []member, key string) int {
+	for i, m := range members {
+		if m.key == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// stringValue decodes a member value that should be a string; ok is false
+// for any other JSON kind.
+func stringValue(v json.RawMessage) (s string, ok bool) {
+	if len(v) == 0 || v[0] != '"' {
+		return "", false
+	}
+	return s, json.Unmarshal(v, &s) == nil
+}
