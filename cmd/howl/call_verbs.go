@@ -1,0 +1,424 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/render"
+)
+
+// callMeta runs a meta-function the way the model would and returns its
+// bytes. A refused call (bad arguments, unknown names) is a usage error.
+func callMeta(ctx context.Context, s *session, prefix, server string, args any) ([]byte, error) {
+	b, err := json.Marshal(args)
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.rt.CallMeta(ctx, prefix+mcp.FunctionSuffix(server), b)
+	var ce *mcp.CallError
+	if errors.As(err, &ce) {
+		return nil, usageError{err}
+	}
+	return out, err
+}
+
+// emit prints the model's bytes exactly (plus one newline) for --json, or
+// a person's rendering otherwise.
+func emit(w io.Writer, asJSON bool, out []byte, human func() error) error {
+	if asJSON {
+		_, err := w.Write(append(out, '\n'))
+		return err
+	}
+	return human()
+}
+
+// parsePairs turns k=v arguments into a map. A value may be wrapped in
+// matching quotes, which are removed.
+func parsePairs(pairs []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, p := range pairs {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || k == "" {
+			return nil, usagef("argument %q is not key=value: write it like name=value (quote values with spaces: name=\"two words\")", p)
+		}
+		if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+			v = v[1 : len(v)-1]
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+func newReadCmd(g *globalFlags, stdout, stderr io.Writer) *cobra.Command {
+	var asJSON bool
+	var pairs []string
+	var pattern string
+	var offset, maxBytes int
+	cmd := &cobra.Command{
+		Use:   "read SERVER URI [--arg k=v]... [--pattern RE] [--offset N] [--max-bytes N]",
+		Short: "Read a resource (or expand a template) through the content policy the model gets",
+		Long: `Read a resource, or expand a resource template with --arg values, exactly as
+mcp_read_<server> does for the model: text is paged (--offset, --max-bytes,
+default 51200, clamped to 204800), --pattern keeps matching lines with 2 lines
+of context, and binary content is saved to the spill directory, never printed.
+With --json it prints the exact bytes the model would receive.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			vals, err := parsePairs(pairs)
+			if err != nil {
+				return err
+			}
+			s, err := open(cmd.Context(), g, args[0])
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			req := map[string]any{"uri": args[1]}
+			if len(vals) > 0 {
+				req["arguments"] = vals
+			}
+			if pattern != "" {
+				req["pattern"] = pattern
+			}
+			if cmd.Flags().Changed("offset") {
+				req["offset"] = offset
+			}
+			if cmd.Flags().Changed("max-bytes") {
+				req["max_bytes"] = maxBytes
+			}
+			out, err := callMeta(cmd.Context(), s, mcp.PrefixRead, args[0], req)
+			if err != nil {
+				return err
+			}
+			return emit(stdout, asJSON, out, func() error { return printRead(stdout, stderr, out) })
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print exactly what the model would receive")
+	cmd.Flags().StringArrayVar(&pairs, "arg", nil, "template variable, k=v (repeatable)")
+	cmd.Flags().StringVar(&pattern, "pattern", "", "RE2 regex: keep matching lines with 2 lines of context")
+	cmd.Flags().IntVar(&offset, "offset", 0, "byte offset to page from (of the filtered text with --pattern)")
+	cmd.Flags().IntVar(&maxBytes, "max-bytes", render.DefaultMaxBytes, fmt.Sprintf("page size in bytes (clamped to %d)", render.MaxSliceBytes))
+	return cmd
+}
+
+// printRead renders a read for a person: text on stdout, coverage on stderr.
+func printRead(stdout, stderr io.Writer, out []byte) error {
+	var env struct {
+		Note  string            `json:"note"`
+		Items []json.RawMessage `json:"items"`
+	}
+	items := []json.RawMessage{out}
+	if json.Unmarshal(out, &env) == nil && env.Items != nil {
+		items = env.Items
+		fmt.Fprintln(stderr, "howl:", cleanText(env.Note))
+	}
+	for _, it := range items {
+		printItem(stdout, stderr, it)
+	}
+	return nil
+}
+
+// printItem prints one rendered item (text, spill, error, omission marker).
+func printItem(stdout, stderr io.Writer, raw json.RawMessage) {
+	var it struct {
+		Spilled   bool   `json:"spilled"`
+		Path      string `json:"path"`
+		URI       string `json:"uri"`
+		MimeType  string `json:"mime_type"`
+		SizeBytes int64  `json:"size_bytes"`
+		SHA256    string `json:"sha256"`
+		Truncated bool   `json:"truncated"`
+		Note      string `json:"note"`
+		Error     string `json:"error"`
+		Text      string `json:"text"`
+	}
+	_ = json.Unmarshal(raw, &it)
+	switch {
+	case it.Spilled:
+		fmt.Fprintf(stdout, "%s: %s, %d bytes, sha256 %s, saved to %s\n", clean(it.URI), clean(it.MimeType), it.SizeBytes, it.SHA256, it.Path)
+	case it.Error != "":
+		fmt.Fprintf(stderr, "howl: item %s: %s\n", clean(it.URI), cleanText(it.Error))
+	default:
+		io.WriteString(stdout, cleanText(it.Text))
+		if it.Text != "" && !strings.HasSuffix(it.Text, "\n") {
+			fmt.Fprintln(stdout)
+		}
+		if it.Truncated || it.Note != "" {
+			fmt.Fprintln(stderr, "howl:", cleanText(it.Note))
+		}
+	}
+}
+
+func newCallCmd(g *globalFlags, stdout, stderr io.Writer) *cobra.Command {
+	var asJSON bool
+	var argsJSON string
+	cmd := &cobra.Command{
+		Use:   "call SERVER TOOL [k=v ... | --args JSON]",
+		Short: "Call a tool, with its result bounded as the model gets it",
+		Long: `Call a tool exactly as mcp_invoke_<server> does for the model: arguments are
+checked against the tool's input schema first, and the result is bounded
+(text over 204800 bytes sliced with a shown-of-total note, images and
+binary saved to the spill directory). k=v values are converted to the
+types the schema asks for (numbers, booleans, JSON for objects and arrays).
+With --json it prints the exact bytes the model would receive.`,
+		Args: cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if argsJSON != "" && len(args) > 2 {
+				return usagef("give the arguments as k=v pairs or as --args JSON, not both")
+			}
+			s, err := open(cmd.Context(), g, args[0])
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			var toolArgs json.RawMessage
+			if argsJSON != "" {
+				if !json.Valid([]byte(argsJSON)) {
+					return usagef("--args %q is not valid JSON: write an object like '{\"a\": 1}'", argsJSON)
+				}
+				toolArgs = json.RawMessage(argsJSON)
+			} else {
+				pairs, err := parsePairs(args[2:])
+				if err != nil {
+					return err
+				}
+				typed := coercePairs(cmd.Context(), s, args[0], args[1], pairs)
+				toolArgs, _ = json.Marshal(typed)
+			}
+			out, err := callMeta(cmd.Context(), s, mcp.PrefixInvoke, args[0], map[string]any{"tool": args[1], "arguments": toolArgs})
+			if err != nil {
+				return err
+			}
+			isErr := printable(stdout, stderr, asJSON, out)
+			if isErr {
+				return fmt.Errorf("tool %s reported an error", args[1])
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print exactly what the model would receive")
+	cmd.Flags().StringVar(&argsJSON, "args", "", "the arguments as one JSON object")
+	return cmd
+}
+
+// coercePairs converts k=v strings to the JSON types the tool's schema gives
+// each property; a value that does not parse stays a string (the schema
+// check then names the problem).
+func coercePairs(ctx context.Context, s *session, server, tool string, pairs map[string]string) map[string]any {
+	types := map[string]string{}
+	if cat, err := s.rt.Catalog(ctx, server, false); err == nil {
+		if it, ok := cat.Lookup(mcp.KindTool, tool); ok {
+			var sch struct {
+				Properties map[string]struct {
+					Type any `json:"type"`
+				} `json:"properties"`
+			}
+			_ = json.Unmarshal(it.Schema, &sch)
+			for k, p := range sch.Properties {
+				if t, ok := p.Type.(string); ok {
+					types[k] = t
+				}
+			}
+		}
+	}
+	out := make(map[string]any, len(pairs))
+	for k, v := range pairs {
+		out[k] = v
+		switch types[k] {
+		case "integer", "number":
+			if n, err := strconv.ParseFloat(v, 64); err == nil {
+				out[k] = json.Number(strconv.FormatFloat(n, 'f', -1, 64))
+			}
+		case "boolean":
+			if b, err := strconv.ParseBool(v); err == nil {
+				out[k] = b
+			}
+		case "object", "array", "null":
+			var j any
+			if json.Unmarshal([]byte(v), &j) == nil {
+				out[k] = j
+			}
+		}
+	}
+	return out
+}
+
+// printable prints a bounded tool result and reports whether it is an error result.
+func printable(stdout, stderr io.Writer, asJSON bool, out []byte) bool {
+	var res struct {
+		Coverage *struct {
+			Note string `json:"note"`
+		} `json:"howl_coverage"`
+		Content           []json.RawMessage `json:"content"`
+		StructuredContent json.RawMessage   `json:"structuredContent"`
+		IsError           bool              `json:"isError"`
+	}
+	_ = json.Unmarshal(out, &res)
+	if asJSON {
+		stdout.Write(append(out, '\n'))
+		return res.IsError
+	}
+	if res.Coverage != nil {
+		fmt.Fprintln(stderr, "howl:", cleanText(res.Coverage.Note))
+	}
+	for _, c := range res.Content {
+		var it struct {
+			Type     string          `json:"type"`
+			HowlNote string          `json:"howl_note"`
+			Text     *string         `json:"text"`
+			Spill    json.RawMessage `json:"spill"`
+			URI      string          `json:"uri"`
+			Name     string          `json:"name"`
+			Resource json.RawMessage `json:"resource"`
+		}
+		_ = json.Unmarshal(c, &it)
+		if it.HowlNote != "" {
+			fmt.Fprintln(stderr, "howl:", cleanText(it.HowlNote))
+		}
+		switch {
+		case it.Spill != nil:
+			printItem(stdout, stderr, it.Spill)
+		case it.Resource != nil:
+			printItem(stdout, stderr, it.Resource)
+		case it.Type == "resource_link":
+			fmt.Fprintf(stdout, "[resource link: %s %s]\n", clean(it.URI), clean(it.Name))
+		case it.Text != nil:
+			io.WriteString(stdout, cleanText(*it.Text))
+			if !strings.HasSuffix(*it.Text, "\n") {
+				fmt.Fprintln(stdout)
+			}
+		default:
+			fmt.Fprintf(stdout, "[%s content]\n", clean(it.Type))
+		}
+	}
+	if len(res.Content) == 0 && len(res.StructuredContent) > 0 {
+		writeJSON(stdout, res.StructuredContent)
+	}
+	return res.IsError
+}
+
+func newPromptCmd(g *globalFlags, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "prompt SERVER NAME [k=v ...]",
+		Short: "Get a prompt, flattened into one labelled user block (never executed)",
+		Long: `Get a prompt exactly as mcp_prompt_<server> does for the model: every message
+is labelled [user] or [assistant] in one user block, embedded text is
+bounded and binary saved to the spill directory. Prompt text is only ever
+printed, never run. Values may be quoted: topic="two words". On a terminal,
+missing required arguments are asked for one by one; otherwise they are
+listed and howl exits 2.`,
+		Args: cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			vals, err := parsePairs(args[2:])
+			if err != nil {
+				return err
+			}
+			s, err := open(cmd.Context(), g, args[0])
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			if isTerminal(stdin) {
+				if err := askMissing(cmd.Context(), s, args[0], args[1], vals, stdin, stderr); err != nil {
+					return err
+				}
+			}
+			out, err := callMeta(cmd.Context(), s, mcp.PrefixPrompt, args[0], map[string]any{"prompt": args[1], "arguments": vals})
+			if err != nil {
+				return err
+			}
+			return emit(stdout, asJSON, out, func() error {
+				var pr mcp.PromptResult
+				if err := json.Unmarshal(out, &pr); err != nil {
+					return err
+				}
+				fmt.Fprintln(stderr, "howl:", cleanText(pr.Note))
+				io.WriteString(stdout, cleanText(pr.Text)+"\n")
+				return nil
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print exactly what the model would receive")
+	return cmd
+}
+
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// askMissing asks, one by one, for required arguments not given.
+func askMissing(ctx context.Context, s *session, server, prompt string, vals map[string]string, stdin io.Reader, stderr io.Writer) error {
+	cat, err := s.rt.Catalog(ctx, server, false)
+	if err != nil {
+		return err
+	}
+	it, ok := cat.Lookup(mcp.KindPrompt, prompt)
+	if !ok {
+		return nil // the call names the problem
+	}
+	in := bufio.NewReader(stdin)
+	for _, a := range mcp.MissingArguments(it, vals) {
+		desc := ""
+		if a.Description != "" {
+			desc = " (" + clean(a.Description) + ")"
+		}
+		fmt.Fprintf(stderr, "%s%s: ", clean(a.Name), desc)
+		line, err := in.ReadString('\n')
+		if err != nil && line == "" {
+			return usagef("no value for required argument %q", a.Name)
+		}
+		vals[a.Name] = strings.TrimRight(line, "\r\n")
+	}
+	return nil
+}
+
+func newToolsCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
+	var asJSON bool
+	var server string
+	cmd := &cobra.Command{
+		Use:   "tools [--server S]",
+		Short: "Print the function declarations a model gets (the gated meta-functions)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var names []string
+			if server != "" {
+				names = []string{server}
+			}
+			s, err := open(cmd.Context(), g, names...)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			decls := s.rt.Declarations()
+			if decls == nil {
+				decls = []mcp.FunctionDecl{}
+			}
+			if asJSON {
+				return writeJSON(stdout, decls)
+			}
+			for _, d := range decls {
+				fmt.Fprintf(stdout, "%s\n  %s\n", d.Name, d.Description)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().StringVar(&server, "server", "", "only this server's functions")
+	return cmd
+}

@@ -1,0 +1,382 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/howl-mcp/howl/mcp"
+)
+
+// serverView is one server in `howl servers`.
+type serverView struct {
+	mcp.Status
+	// FunctionSuffix is what the model's meta-function names end with:
+	// mcp_search_<suffix> and so on.
+	FunctionSuffix string `json:"function_suffix"`
+}
+
+// serversReport is `howl servers --json`: coverage first.
+type serversReport struct {
+	Coverage string       `json:"coverage"`
+	Config   string       `json:"config"`
+	Servers  []serverView `json:"servers"`
+}
+
+func newServersCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "servers",
+		Short: "Show every configured server: state, protocol, features, failure reason",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := open(cmd.Context(), g)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			rep := serversReport{Config: configSource(s.cfg)}
+			ready := 0
+			for _, st := range s.rt.Status() {
+				if st.State == mcp.StateReady {
+					ready++
+				}
+				rep.Servers = append(rep.Servers, serverView{Status: st, FunctionSuffix: mcp.FunctionSuffix(st.Name)})
+			}
+			rep.Coverage = fmt.Sprintf("%d of %d servers ready", ready, len(rep.Servers))
+			if asJSON {
+				return writeJSON(stdout, rep)
+			}
+			printServers(stdout, rep)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func printServers(w io.Writer, rep serversReport) {
+	fmt.Fprintf(w, "%s (config: %s)\n", rep.Coverage, rep.Config)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tSTATE\tPROTOCOL\tREADY\tFEATURES\tFUNCTIONS")
+	for _, s := range rep.Servers {
+		ready, feats := "-", "-"
+		if s.ReadyMillis != nil {
+			ready = fmt.Sprintf("%dms", *s.ReadyMillis)
+		}
+		if s.Features != nil {
+			feats = featureList(*s.Features)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\tmcp_*_%s\n", clean(s.Name), s.State, orDash(s.Protocol), ready, feats, s.FunctionSuffix)
+	}
+	tw.Flush()
+	for _, s := range rep.Servers {
+		if s.Reason != "" && s.State != mcp.StateReady {
+			fmt.Fprintf(w, "\n%s %s: %s\n", clean(s.Name), s.State, clean(s.Reason))
+			if s.StderrTail != "" {
+				for _, l := range strings.Split(s.StderrTail, "\n") {
+					fmt.Fprintf(w, "  stderr| %s\n", clean(l))
+				}
+			}
+		}
+	}
+}
+
+func featureList(f mcp.Features) string {
+	var out []string
+	for _, x := range []struct {
+		on   bool
+		name string
+	}{{f.Tools, "tools"}, {f.Resources, "resources"}, {f.Prompts, "prompts"}, {f.Completions, "completions"}, {f.Logging, "logging"}} {
+		if x.on {
+			out = append(out, x.name)
+		}
+	}
+	if !f.PeerInfoKnown {
+		out = append(out, "peer-info-unknown")
+	}
+	if len(out) == 0 {
+		return "none"
+	}
+	return strings.Join(out, ",")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// serverListing is one server's part of `howl ls`.
+type serverListing struct {
+	Name     string           `json:"name"`
+	State    mcp.State        `json:"state"`
+	Reason   string           `json:"reason,omitempty"`
+	Counts   map[mcp.Kind]int `json:"counts,omitempty"`
+	Warnings []mcp.Warning    `json:"warnings,omitempty"`
+}
+
+// listing is `howl ls --json`: coverage first, then per-server counts and
+// warnings, then every item.
+type listing struct {
+	Coverage string          `json:"coverage"`
+	Servers  []serverListing `json:"servers"`
+	Items    []mcp.CatalogItem `json:"items"`
+}
+
+func newLsCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
+	var asJSON bool
+	var server, kind string
+	cmd := &cobra.Command{
+		Use:   "ls [--server S] [--kind K]",
+		Short: "List every tool, resource, resource template and prompt (every page)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var k mcp.Kind
+			if kind != "" {
+				var err error
+				if k, err = mcp.ParseKind(kind); err != nil {
+					return usageError{err}
+				}
+			}
+			var names []string
+			if server != "" {
+				names = []string{server}
+			}
+			s, err := open(cmd.Context(), g, names...)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			l, failed := buildListing(cmd.Context(), s, names, k)
+			if asJSON {
+				if err := writeJSON(stdout, l); err != nil {
+					return err
+				}
+			} else {
+				printListing(stdout, l)
+			}
+			if failed > 0 && failed == len(l.Servers) {
+				return fmt.Errorf("no server could be listed (%d failed): see howl servers", failed)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().StringVar(&server, "server", "", "list only this server")
+	cmd.Flags().StringVar(&kind, "kind", "", "list only this kind: tool, resource, resource_template or prompt")
+	return cmd
+}
+
+func buildListing(ctx context.Context, s *session, names []string, k mcp.Kind) (listing, int) {
+	var l listing
+	failed, servers := 0, 0
+	for _, st := range s.rt.Status() {
+		if len(names) > 0 && st.Name != names[0] {
+			continue
+		}
+		if st.State == mcp.StateStopped && st.Reason == "disabled in config" {
+			continue
+		}
+		servers++
+		sl := serverListing{Name: st.Name, State: st.State, Reason: st.Reason}
+		cat, err := s.rt.Catalog(ctx, st.Name, false)
+		if err != nil {
+			failed++
+			if sl.Reason == "" {
+				sl.Reason = err.Error()
+			}
+			l.Servers = append(l.Servers, sl)
+			continue
+		}
+		sl.Counts = map[mcp.Kind]int{}
+		for _, kk := range cat.Listed {
+			sl.Counts[kk] = cat.Count(kk)
+		}
+		sl.Warnings = cat.Warnings
+		for _, it := range cat.Items {
+			if k == "" || it.Kind == k {
+				l.Items = append(l.Items, it)
+			}
+		}
+		l.Servers = append(l.Servers, sl)
+	}
+	mcp.SortItems(l.Items)
+	if l.Items == nil {
+		l.Items = []mcp.CatalogItem{}
+	}
+	what := "items"
+	if k != "" {
+		what = string(k) + " items"
+	}
+	l.Coverage = fmt.Sprintf("%d %s from %d of %d servers", len(l.Items), what, servers-failed, servers)
+	warns := 0
+	for _, sl := range l.Servers {
+		warns += len(sl.Warnings)
+	}
+	if warns > 0 {
+		l.Coverage += fmt.Sprintf("; %d listing warnings", warns)
+	}
+	if failed > 0 {
+		l.Coverage += fmt.Sprintf("; %d servers failed", failed)
+	}
+	return l, failed
+}
+
+func printListing(w io.Writer, l listing) {
+	fmt.Fprintln(w, l.Coverage)
+	for _, s := range l.Servers {
+		if s.State != mcp.StateReady {
+			fmt.Fprintf(w, "  %s: %s %s\n", clean(s.Name), s.State, clean(s.Reason))
+		}
+		for _, wn := range s.Warnings {
+			fmt.Fprintf(w, "  %s: warning (%s): %s\n", clean(s.Name), wn.Kind, clean(wn.Reason))
+		}
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "KIND\tSERVER\tID\tDESCRIPTION")
+	for _, it := range l.Items {
+		desc := it.Description
+		if it.Title != "" {
+			desc = it.Title + ": " + desc
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", it.Kind, clean(it.Server), clean(truncate(it.ID, 60)), clean(truncate(desc, 80)))
+	}
+	tw.Flush()
+}
+
+// truncate cuts s to n runes with an ellipsis.
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func newSearchCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
+	var asJSON bool
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "search SERVER QUERY",
+		Short: "Rank a server's tools, resources, templates and prompts against a query",
+		Args:  cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := open(cmd.Context(), g, args[0])
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			cat, err := s.rt.Catalog(cmd.Context(), args[0], false)
+			if err != nil {
+				return err
+			}
+			res, err := mcp.Search(cat, strings.Join(args[1:], " "), limit)
+			if err != nil {
+				return usageError{err}
+			}
+			if asJSON {
+				return writeJSON(stdout, res)
+			}
+			fmt.Fprintln(stdout, res.Coverage)
+			for _, w := range res.Warnings {
+				fmt.Fprintf(stdout, "  warning (%s): %s\n", w.Kind, clean(w.Reason))
+			}
+			tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "SCORE\tKIND\tID\tDESCRIPTION")
+			for _, h := range res.Results {
+				fmt.Fprintf(tw, "%.2f\t%s\t%s\t%s\n", h.Score, h.Kind, clean(truncate(h.ID, 60)), clean(truncate(h.Description, 80)))
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().IntVar(&limit, "limit", 0, fmt.Sprintf("results to show (default %d, max %d)", mcp.DefaultSearchLimit, mcp.MaxSearchLimit))
+	return cmd
+}
+
+func newDescribeCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
+	var asJSON bool
+	var kind string
+	cmd := &cobra.Command{
+		Use:   "describe SERVER [--kind K] ID",
+		Short: "Show one item in full: a tool's schema, a resource's metadata, a template's variables, a prompt's arguments",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			k, err := mcp.ParseKind(kind)
+			if err != nil {
+				return usageError{err}
+			}
+			s, err := open(cmd.Context(), g, args[0])
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			cat, err := s.rt.Catalog(cmd.Context(), args[0], false)
+			if err != nil {
+				return err
+			}
+			d, err := mcp.Describe(cat, k, args[1])
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(stdout, d)
+			}
+			return printDescribe(stdout, d)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().StringVar(&kind, "kind", "tool", "tool, resource, resource_template or prompt")
+	return cmd
+}
+
+func printDescribe(w io.Writer, d mcp.DescribeResult) error {
+	if d.Note != "" {
+		fmt.Fprintf(w, "note: %s\n", d.Note)
+	}
+	fmt.Fprintf(w, "%s %s on %s\n", d.Kind, clean(d.ID), clean(d.Server))
+	if d.Title != "" {
+		fmt.Fprintf(w, "title: %s\n", clean(d.Title))
+	}
+	if d.Description != "" {
+		fmt.Fprintf(w, "\n%s\n\n", strings.TrimSpace(cleanText(d.Description)))
+	}
+	if d.MIMEType != "" {
+		fmt.Fprintf(w, "mime type: %s\n", clean(d.MIMEType))
+	}
+	if d.Size != nil {
+		fmt.Fprintf(w, "size: %d bytes\n", *d.Size)
+	}
+	if len(d.Audience) > 0 {
+		fmt.Fprintf(w, "audience: %s\n", clean(strings.Join(d.Audience, ", ")))
+	}
+	if len(d.Variables) > 0 {
+		fmt.Fprintf(w, "variables: %s\n", clean(strings.Join(d.Variables, ", ")))
+	}
+	if d.Arguments != nil {
+		if len(*d.Arguments) == 0 {
+			fmt.Fprintln(w, "arguments: none")
+		}
+		for _, a := range *d.Arguments {
+			req := "optional"
+			if a.Required {
+				req = "required"
+			}
+			fmt.Fprintf(w, "  %s (%s) %s\n", clean(a.Name), req, clean(a.Description))
+		}
+	}
+	if len(d.InputSchema) > 0 {
+		fmt.Fprintln(w, "input schema:")
+		if err := writeJSON(w, d.InputSchema); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(w, "\n%s\n", d.Usage)
+	return nil
+}

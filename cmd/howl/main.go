@@ -1,0 +1,125 @@
+// Command howl is a full-screen terminal client for MCP servers, with
+// headless verbs that share its code paths (see `howl --help`).
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = ""
+
+// Exit codes: 0 ok, 1 server or tool error, 2 usage error.
+const (
+	exitOK     = 0
+	exitServer = 1
+	exitUsage  = 2
+)
+
+// usageError marks a mistake in how howl was called (exit 2).
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run is main without the exit, so tests can drive it.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := newRootCmd(stdin, stdout, stderr)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintln(stderr, "howl:", err)
+	var ue usageError
+	if errors.As(err, &ue) || isCobraUsage(err) {
+		return exitUsage
+	}
+	return exitServer
+}
+
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// globalFlags are the flags every verb shares.
+type globalFlags struct {
+	config string
+}
+
+func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	g := &globalFlags{}
+	root := &cobra.Command{
+		Use:   "howl",
+		Short: "A terminal client for MCP servers",
+		Long: `howl is a terminal client for MCP (Model Context Protocol) servers.
+
+Run it with no verb to open the overview of your servers. The headless verbs
+below share the code the model's meta-functions use; each takes --json.
+
+Servers come from a Claude-Desktop-shaped mcpServers JSON file: --config FILE,
+then $HOWL_CONFIG, then ./.mcp.json, then <user config dir>/howl/mcp.json.
+With no file anywhere, howl runs its embedded demo server.
+
+Exit codes: 0 ok, 1 server or tool error, 2 usage error.`,
+		Version:       buildVersion(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runOverview(cmd.Context(), g, stdout)
+		},
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.PersistentFlags().StringVar(&g.config, "config", "", "config file (default: $HOWL_CONFIG, ./.mcp.json, <user config dir>/howl/mcp.json, else the demo server)")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(
+		newServersCmd(g, stdout),
+		newLsCmd(g, stdout),
+		newSearchCmd(g, stdout),
+		newDescribeCmd(g, stdout),
+		newReadCmd(g, stdout, stderr),
+		newCallCmd(g, stdout, stderr),
+		newPromptCmd(g, stdin, stdout, stderr),
+		newToolsCmd(g, stdout),
+		newDemoServerCmd(stdin, stdout, stderr),
+	)
+	return root
+}
+
+// isCobraUsage recognises cobra's own argument errors.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "requires at most", "invalid argument", "flag needs an argument"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}

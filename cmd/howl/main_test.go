@@ -1,0 +1,271 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/mcp/demo"
+	"github.com/howl-mcp/howl/render"
+)
+
+// The test binary doubles as howl for the child it spawns: with no config,
+// howl runs `<os.Executable()> demo-server`, which lands here.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "demo-server" {
+		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// isolate gives a test a home with no config anywhere and its own cache.
+func isolate(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	t.Setenv("HOWL_CONFIG", "")
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
+	t.Setenv("HOME", dir)
+	t.Setenv("HOWL_CACHE_DIR", filepath.Join(dir, "cache"))
+	t.Chdir(dir)
+	return dir
+}
+
+func howl(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, strings.NewReader(""), &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func TestLsJSONListsEveryKindAndEveryDemoResource(t *testing.T) {
+	isolate(t)
+	out, errOut, code := howl(t, "ls", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.HasPrefix(out, "{\n  \"coverage\":") {
+		t.Errorf("coverage does not lead: %.60s", out)
+	}
+	var l listing
+	if err := json.Unmarshal([]byte(out), &l); err != nil {
+		t.Fatal(err)
+	}
+	counts := map[mcp.Kind]int{}
+	for _, it := range l.Items {
+		counts[it.Kind]++
+	}
+	for _, k := range mcp.Kinds {
+		if counts[k] == 0 {
+			t.Errorf("no %s items", k)
+		}
+	}
+	if counts[mcp.KindResource] < 120 {
+		t.Errorf("resources = %d, want 120+ (every page)", counts[mcp.KindResource])
+	}
+	out, _, _ = howl(t, "ls", "--kind", "prompt", "--json")
+	_ = json.Unmarshal([]byte(out), &l)
+	for _, it := range l.Items {
+		if it.Kind != mcp.KindPrompt {
+			t.Errorf("--kind prompt listed a %s", it.Kind)
+		}
+	}
+}
+
+func TestServersJSONShowsTheDemoReadyWithFeatures(t *testing.T) {
+	isolate(t)
+	out, errOut, code := howl(t, "servers", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rep serversReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Servers) != 1 || rep.Servers[0].Name != "demo" || rep.Servers[0].State != mcp.StateReady {
+		t.Fatalf("servers = %+v", rep.Servers)
+	}
+	f := rep.Servers[0].Features
+	if f == nil || !f.Tools || !f.Resources || !f.Prompts || !f.Completions || !f.Logging {
+		t.Errorf("features = %+v", f)
+	}
+	if rep.Servers[0].FunctionSuffix != "demo" {
+		t.Errorf("function suffix = %q", rep.Servers[0].FunctionSuffix)
+	}
+}
+
+func TestSearchJSONStartsWithItsCoverageLine(t *testing.T) {
+	isolate(t)
+	out, _, code := howl(t, "search", "demo", "error", "--json")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	if !regexp.MustCompile(`^\{\n  "coverage": "showing \d+ of \d+ matches`).MatchString(out) {
+		t.Errorf("search output does not start with its coverage: %.120s", out)
+	}
+	var res mcp.SearchResult
+	_ = json.Unmarshal([]byte(out), &res)
+	if len(res.Results) == 0 || res.Results[0].Kind == "" {
+		t.Errorf("results without kind: %+v", res.Results)
+	}
+}
+
+func TestDescribeShowsATemplateAndTeachesOnAMiss(t *testing.T) {
+	isolate(t)
+	out, _, code := howl(t, "describe", "demo", "--kind", "resource_template", demo.UserTemplate, "--json")
+	if code != 0 || !strings.Contains(out, `"variables": [`) {
+		t.Errorf("exit %d: %s", code, out)
+	}
+	_, errOut, code := howl(t, "describe", "demo", "ech")
+	if code != exitServer || !strings.Contains(errOut, `did you mean "echo"`) {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+}
+
+// The verbs print exactly the bytes the model would receive from the
+// matching meta-function.
+func TestVerbJSONIsByteForByteWhatTheModelReceives(t *testing.T) {
+	isolate(t)
+	cfg, err := loadConfig(&globalFlags{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, _ := render.DefaultSpillStore()
+	rt := mcp.NewRuntime(cfg, mcp.RuntimeOptions{Spill: store})
+	defer rt.Close()
+	_ = rt.Start()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_ = rt.Wait(ctx)
+	cases := []struct {
+		verb []string
+		fn   string
+		args string
+	}{
+		{[]string{"read", "demo", demo.LogURI, "--pattern", "ERROR", "--json"}, "mcp_read_demo", `{"uri":"` + demo.LogURI + `","pattern":"ERROR"}`},
+		{[]string{"read", "demo", demo.LogURI, "--offset", "100", "--max-bytes", "300", "--json"}, "mcp_read_demo", `{"uri":"` + demo.LogURI + `","offset":100,"max_bytes":300}`},
+		{[]string{"read", "demo", demo.PNGURI, "--json"}, "mcp_read_demo", `{"uri":"` + demo.PNGURI + `"}`},
+		{[]string{"read", "demo", demo.MislabeledURI, "--json"}, "mcp_read_demo", `{"uri":"` + demo.MislabeledURI + `"}`},
+		{[]string{"read", "demo", demo.UserTemplate, "--arg", "id=ada", "--json"}, "mcp_read_demo", `{"uri":"` + demo.UserTemplate + `","arguments":{"id":"ada"}}`},
+		{[]string{"call", "demo", demo.ImageTool, "--json"}, "mcp_invoke_demo", `{"tool":"` + demo.ImageTool + `"}`},
+		{[]string{"call", "demo", demo.BigTextTool, "--json"}, "mcp_invoke_demo", `{"tool":"` + demo.BigTextTool + `"}`},
+		{[]string{"call", "demo", demo.AddTool, "a=2", "b=3", "--json"}, "mcp_invoke_demo", `{"tool":"add","arguments":{"a":2,"b":3}}`},
+		{[]string{"call", "demo", demo.EchoTool, "--args", `{"message":"two words"}`, "--json"}, "mcp_invoke_demo", `{"tool":"echo","arguments":{"message":"two words"}}`},
+		{[]string{"prompt", "demo", demo.ConversationPrompt, "--json"}, "mcp_prompt_demo", `{"prompt":"` + demo.ConversationPrompt + `"}`},
+		{[]string{"prompt", "demo", demo.CodeReviewPrompt, `language="go"`, "--json"}, "mcp_prompt_demo", `{"prompt":"code_review","arguments":{"language":"go"}}`},
+		{[]string{"prompt", "demo", demo.BangPrompt, "--json"}, "mcp_prompt_demo", `{"prompt":"bang"}`},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.verb[:3], " "), func(t *testing.T) {
+			out, errOut, code := howl(t, c.verb...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			want, err := rt.CallMeta(ctx, c.fn, json.RawMessage(c.args))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out != string(want)+"\n" {
+				t.Errorf("verb printed\n%.300s\nthe model receives\n%.300s", out, want)
+			}
+		})
+	}
+}
+
+func TestCallAndReadNeverPrintBase64AndSayWhatWasCut(t *testing.T) {
+	isolate(t)
+	out, _, code := howl(t, "call", "demo", demo.ImageTool, "--json")
+	if code != 0 || strings.Contains(out, "iVBOR") || !strings.Contains(out, `"spilled":true`) {
+		t.Errorf("image call: exit %d, %.300s", code, out)
+	}
+	out, errOut, code := howl(t, "call", "demo", demo.BigTextTool)
+	if code != 0 || !regexp.MustCompile(`showing bytes 0-\d+ of 307200`).MatchString(errOut) || len(out) > render.MaxSliceBytes+1024 {
+		t.Errorf("big text: exit %d, %d bytes out, stderr %q", code, len(out), errOut)
+	}
+}
+
+func TestPromptTextStartingWithBangIsPrintedNotRun(t *testing.T) {
+	dir := isolate(t)
+	out, _, code := howl(t, "prompt", "demo", demo.BangPrompt)
+	if code != 0 || !strings.HasPrefix(out, "[user]\n!") {
+		t.Errorf("exit %d: %q", code, out)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Name() != "cache" && e.Name() != "config" {
+			t.Errorf("running a prompt created %s", e.Name())
+		}
+	}
+}
+
+func TestExitCodesSayWhoWasWrong(t *testing.T) {
+	dir := isolate(t)
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"ls", "--kind", "widget"}, exitUsage, "unknown kind"},
+		{[]string{"ls", "--bogus"}, exitUsage, "unknown flag"},
+		{[]string{"search", "nosuch", "x"}, exitUsage, `no server named "nosuch"`},
+		{[]string{"search", "demo"}, exitUsage, "requires at least 2 arg"},
+		{[]string{"prompt", "demo", demo.CodeReviewPrompt}, exitUsage, `missing required arguments: "language"`},
+		{[]string{"call", "demo", demo.AddTool, "a=x", "b=1"}, exitUsage, "input schema"},
+		{[]string{"read", "demo", demo.LogURI, "--pattern", "("}, exitUsage, "not a valid regex"},
+		{[]string{"call", "demo", demo.FailTool, "message=boom"}, exitServer, "reported an error"},
+		{[]string{"read", "demo", "demo://data/broken"}, exitServer, "error"},
+	}
+	for _, c := range cases {
+		_, errOut, code := howl(t, c.args...)
+		if code != c.code || !strings.Contains(errOut, c.want) {
+			t.Errorf("howl %v: exit %d, stderr %q; want exit %d and %q", c.args, code, errOut, c.code, c.want)
+		}
+	}
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte("{\"mcpServers\": {\n  \"a\": {\"comand\": \"x\"}}}"), 0o644)
+	_, errOut, code := howl(t, "--config", bad, "servers")
+	if code != exitUsage || !strings.Contains(errOut, bad+":2:") || !strings.Contains(errOut, `did you mean "command"`) {
+		t.Errorf("bad config: exit %d, %q", code, errOut)
+	}
+	failing := filepath.Join(dir, "failing.json")
+	os.WriteFile(failing, []byte(`{"mcpServers": {"gone": {"command": "/nonexistent/server"}}}`), 0o644)
+	out, errOut, code := howl(t, "--config", failing, "ls")
+	if code != exitServer || !strings.Contains(out, "gone: failed") {
+		t.Errorf("failing server: exit %d, out %q, err %q", code, out, errOut)
+	}
+}
+
+func TestToolsJSONPrintsTheGatedDeclarations(t *testing.T) {
+	isolate(t)
+	out, _, code := howl(t, "tools", "--server", "demo", "--json")
+	var decls []mcp.FunctionDecl
+	if code != 0 || json.Unmarshal([]byte(out), &decls) != nil || len(decls) != 5 {
+		t.Fatalf("exit %d: %.200s", code, out)
+	}
+	for _, d := range decls {
+		// Each description teaches the workflow: search first, then the rest.
+		if !strings.HasSuffix(d.Name, "_demo") || !strings.Contains(d.Description, "mcp_search_demo") && !strings.HasPrefix(d.Name, "mcp_search") ||
+			!strings.Contains(d.Description, "mcp_describe_demo") && !strings.HasPrefix(d.Name, "mcp_describe") && !strings.HasPrefix(d.Name, "mcp_read") {
+			t.Errorf("%s: %s", d.Name, d.Description)
+		}
+	}
+}
+
+func TestVersionAndHelp(t *testing.T) {
+	out, _, code := howl(t, "--version")
+	if code != 0 || !strings.HasPrefix(out, "howl version ") {
+		t.Errorf("--version: %d %q", code, out)
+	}
+	out, _, code = howl(t, "--help")
+	for _, verb := range []string{"servers", "ls", "search", "describe", "read", "call", "prompt", "tools", "demo-server", "Exit codes"} {
+		if code != 0 || !strings.Contains(out, verb) {
+			t.Errorf("--help lacks %q", verb)
+		}
+	}
+}

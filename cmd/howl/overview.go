@@ -1,0 +1,41 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/howl-mcp/howl/mcp"
+)
+
+// runOverview is what `howl` with no verb prints until the full-screen TUI
+// lands: every server's state and what it offers, kind by kind, and the
+// verbs to look further.
+func runOverview(ctx context.Context, g *globalFlags, w io.Writer) error {
+	s, err := open(ctx, g)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	l, _ := buildListing(ctx, s, nil, "")
+	fmt.Fprintf(w, "howl %s: %s (config: %s)\n\n", buildVersion(), l.Coverage, configSource(s.cfg))
+	for _, sl := range l.Servers {
+		if sl.State != mcp.StateReady {
+			fmt.Fprintf(w, "  %-16s %s: %s\n", clean(sl.Name), sl.State, clean(sl.Reason))
+			continue
+		}
+		fmt.Fprintf(w, "  %-16s ready: %d tools, %d resources, %d resource templates, %d prompts\n", clean(sl.Name),
+			sl.Counts[mcp.KindTool], sl.Counts[mcp.KindResource], sl.Counts[mcp.KindTemplate], sl.Counts[mcp.KindPrompt])
+		for _, wn := range sl.Warnings {
+			fmt.Fprintf(w, "  %-16s warning (%s): %s\n", "", wn.Kind, clean(wn.Reason))
+		}
+	}
+	fmt.Fprint(w, `
+Look further:
+  howl ls [--server S] [--kind K]    every item, every page
+  howl search S QUERY                ranked search over one server's catalog
+  howl describe S [--kind K] ID      one item in full
+  howl servers                       states, protocols, features, failures
+`)
+	return nil
+}

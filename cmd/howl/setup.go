@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/mcp/demo"
+	"github.com/howl-mcp/howl/render"
+)
+
+// verbStartWait bounds how long a headless verb waits for its servers.
+const verbStartWait = 60 * time.Second
+
+// demoServerConfig is the entry used when no config file exists: this same
+// executable, run as `howl demo-server`, over stdio.
+func demoServerConfig() mcp.ServerConfig {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = os.Args[0]
+	}
+	return mcp.ServerConfig{
+		Name: demo.Name, Transport: mcp.TransportStdio, Command: exe, Args: []string{"demo-server"},
+		// howl's own demo speaks 2026-07-28; no need to probe.
+		Era: mcp.EraModern,
+	}
+}
+
+func loadConfig(g *globalFlags) (*mcp.Config, error) {
+	cfg, err := mcp.LoadConfig(mcp.LoadOptions{Path: g.config, Demo: demoServerConfig()})
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return cfg, nil
+}
+
+// session is a loaded config plus a runtime whose servers have settled.
+type session struct {
+	cfg *mcp.Config
+	rt  *mcp.Runtime
+}
+
+// open loads the config and starts the named servers (all enabled ones when
+// none are named), waiting until each is ready or failed.
+func open(ctx context.Context, g *globalFlags, names ...string) (*session, error) {
+	cfg, err := loadConfig(g)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range names {
+		if _, ok := cfg.Server(n); !ok {
+			return nil, usagef("no server named %q in %s: configured servers are %v", n, configSource(cfg), cfg.Names())
+		}
+	}
+	rt := mcp.NewRuntime(cfg, mcp.RuntimeOptions{ClientName: "howl", ClientVersion: buildVersion()})
+	if err := rt.Start(names...); err != nil {
+		rt.Close()
+		return nil, err
+	}
+	wctx, cancel := context.WithTimeout(ctx, verbStartWait)
+	defer cancel()
+	if err := rt.Wait(wctx); err != nil {
+		rt.Close()
+		return nil, fmt.Errorf("waiting for servers to start: %w", err)
+	}
+	return &session{cfg: cfg, rt: rt}, nil
+}
+
+func configSource(cfg *mcp.Config) string {
+	if cfg.Source == "" {
+		return "the built-in demo configuration"
+	}
+	return cfg.Source
+}
+
+// close flushes nothing itself: callers print their output first, so a slow
+// server exit never delays what the person reads.
+func (s *session) close() { s.rt.Close() }
+
+// writeJSON prints v as indented JSON in field order, without HTML escaping.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// clean makes a server string safe to print on a terminal, on one line.
+func clean(s string) string { return render.SanitizeLine(s) }
+
+// cleanText makes a multi-line server string safe to print on a terminal.
+func cleanText(s string) string { return render.Sanitize(s) }

@@ -1,0 +1,99 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+)
+
+// ServerError is a JSON-RPC error a server answered with. Its message is
+// the server's own.
+type ServerError struct {
+	Server string
+	Method string
+	Err    error
+}
+
+func (e *ServerError) Error() string {
+	return fmt.Sprintf("%s answered %s with an error: %v", e.Server, e.Method, e.Err)
+}
+
+func (e *ServerError) Unwrap() error { return e.Err }
+
+var progressCounter atomic.Int64
+
+// progressMeta gives a request a fresh progress token, so servers that
+// report progress can.
+func progressMeta() *mcpgo.Meta {
+	return &mcpgo.Meta{ProgressToken: fmt.Sprintf("howl-%d", progressCounter.Add(1))}
+}
+
+// rawResult runs call with a raw sink and returns the raw JSON-RPC result.
+// A typed-parse failure with a raw result in hand is not an error: howl
+// parses the raw JSON itself.
+func (c *Conn) rawResult(ctx context.Context, method string, call func(context.Context) error) (json.RawMessage, error) {
+	sctx, sink := withRawSink(ctx)
+	err := call(sctx)
+	if raw := sink.get(); raw != nil {
+		return raw, nil
+	}
+	if err == nil {
+		err = errors.New("the server sent no result")
+	}
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("%s on %s cancelled: %w", method, c.name, ctx.Err())
+	}
+	return nil, &ServerError{Server: c.name, Method: method, Err: err}
+}
+
+// ReadRaw reads a resource and returns the raw items of its contents array.
+func (c *Conn) ReadRaw(ctx context.Context, uri string) ([]json.RawMessage, error) {
+	raw, err := c.rawResult(ctx, "resources/read", func(ctx context.Context) error {
+		req := mcpgo.ReadResourceRequest{}
+		req.Params.URI = uri
+		req.Params.Meta = progressMeta()
+		_, err := c.client.ReadResource(ctx, req)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var res struct {
+		Contents []json.RawMessage `json:"contents"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, &ServerError{Server: c.name, Method: "resources/read", Err: fmt.Errorf("the result's contents is not an array of objects: %v", err)}
+	}
+	return res.Contents, nil
+}
+
+// CallRaw calls a tool and returns the raw CallToolResult JSON.
+func (c *Conn) CallRaw(ctx context.Context, tool string, args map[string]any) (json.RawMessage, error) {
+	return c.rawResult(ctx, "tools/call", func(ctx context.Context) error {
+		req := mcpgo.CallToolRequest{}
+		req.Params.Name = tool
+		if args == nil {
+			args = map[string]any{}
+		}
+		req.Params.Arguments = args
+		req.Params.Meta = progressMeta()
+		_, err := c.client.CallTool(ctx, req)
+		return err
+	})
+}
+
+// GetPromptRaw gets a prompt and returns the raw GetPromptResult JSON.
+func (c *Conn) GetPromptRaw(ctx context.Context, name string, args map[string]string) (json.RawMessage, error) {
+	return c.rawResult(ctx, "prompts/get", func(ctx context.Context) error {
+		req := mcpgo.GetPromptRequest{}
+		req.Params.Name = name
+		req.Params.Arguments = args
+		req.Params.Meta = progressMeta()
+		_, err := c.client.GetPrompt(ctx, req)
+		return err
+	})
+}

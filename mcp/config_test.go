@@ -1,0 +1,162 @@
+package mcp
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+func TestParseConfigReadsEveryField(t *testing.T) {
+	data := `{
+  "globalShortcut": "Ctrl+Space",
+  "mcpServers": {
+    "files": {"command": "node", "args": ["${HOME}/srv.js", "--root=${ROOT:-/tmp}"], "env": {"TOKEN": "${TOKEN}"}, "cwd": "/work", "protocol": "legacy", "startTimeout": "45s"},
+    "remote": {"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}},
+    "old": {"url": "http://127.0.0.1:9/sse", "type": "sse", "disabled": true}
+  }
+}`
+	cfg, err := ParseConfig("c.json", []byte(data), env(map[string]string{"HOME": "/home/a", "TOKEN": "t0k"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Names(); strings.Join(got, ",") != "files,old,remote" {
+		t.Fatalf("names = %v", got)
+	}
+	files, _ := cfg.Server("files")
+	if files.Transport != TransportStdio || files.Command != "node" || files.Args[0] != "/home/a/srv.js" || files.Args[1] != "--root=/tmp" ||
+		files.Env["TOKEN"] != "t0k" || files.Cwd != "/work" || files.Era != EraLegacy || files.StartTimeout != 45*time.Second || files.Problem != "" {
+		t.Errorf("files = %+v", files)
+	}
+	remote, _ := cfg.Server("remote")
+	if remote.Transport != TransportHTTP || remote.Headers["Authorization"] != "Bearer t0k" || remote.Era != EraAuto {
+		t.Errorf("remote = %+v", remote)
+	}
+	old, _ := cfg.Server("old")
+	if old.Transport != TransportSSE || !old.Disabled {
+		t.Errorf("old = %+v", old)
+	}
+	if n := len(cfg.Enabled()); n != 2 {
+		t.Errorf("enabled = %d, want 2", n)
+	}
+}
+
+func TestParseConfigRejectsBadFilesWithPositionFieldAndFix(t *testing.T) {
+	cases := []struct {
+		name, data string
+		want       []string
+	}{
+		{"syntax", "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\",}\n  }\n}", []string{"c.json:3:", "invalid JSON", "comma"}},
+		{"truncated", `{"mcpServers": {"a": {"command": "x"`, []string{"c.json", "invalid JSON"}},
+		{"no mcpServers", `{"servers": {}}`, []string{"mcpServers", "missing"}},
+		{"typo field", "{\"mcpServers\": {\n \"a\": {\"comand\": \"x\"}}}", []string{"c.json:2:", "mcpServers.a.comand", "unknown field", `did you mean "command"`}},
+		{"wrong type", `{"mcpServers": {"a": {"command": "x", "args": "one two"}}}`, []string{"args", "expected []string"}},
+		{"neither", `{"mcpServers": {"a": {"env": {}}}}`, []string{"mcpServers.a", "neither command nor url", "add \"command\""}},
+		{"both", `{"mcpServers": {"a": {"command": "x", "url": "http://h/mcp"}}}`, []string{"both command and url", "not both"}},
+		{"bad type", `{"mcpServers": {"a": {"url": "http://h/mcp", "type": "websocket"}}}`, []string{"mcpServers.a.type", `"websocket"`, `"sse"`}},
+		{"bad url", `{"mcpServers": {"a": {"url": "ftp://h"}}}`, []string{"mcpServers.a.url", "not an http(s) URL"}},
+		{"bad protocol", `{"mcpServers": {"a": {"command": "x", "protocol": "2024"}}}`, []string{"protocol", `"legacy"`}},
+		{"bad timeout", `{"mcpServers": {"a": {"command": "x", "startTimeout": "soon"}}}`, []string{"startTimeout", `"30s"`}},
+		{"empty command", `{"mcpServers": {"a": {"command": " "}}}`, []string{"command", "is empty"}},
+		{"not an object", `[]`, []string{"c.json", "expected"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParseConfig("c.json", []byte(c.data), env(nil))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestUnsetVariableFailsOnlyThatServer(t *testing.T) {
+	cfg, err := ParseConfig("c.json", []byte(`{"mcpServers": {"a": {"command": "x", "env": {"K": "${MISSING}"}}, "b": {"command": "y"}}}`), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := cfg.Server("a")
+	if !strings.Contains(a.Problem, "MISSING is not set") || !strings.Contains(a.Problem, "${MISSING:-default}") {
+		t.Errorf("problem = %q", a.Problem)
+	}
+	b, _ := cfg.Server("b")
+	if b.Problem != "" {
+		t.Errorf("b problem = %q", b.Problem)
+	}
+}
+
+func TestExpand(t *testing.T) {
+	e := env(map[string]string{"A": "1", "EMPTY": ""})
+	cases := []struct{ in, want, err string }{
+		{"plain", "plain", ""},
+		{"${A}", "1", ""},
+		{"x${A}y${A}", "x1y1", ""},
+		{"${B:-two}", "two", ""},
+		{"${EMPTY:-d}", "d", ""},
+		{"${EMPTY}", "", ""},
+		{"$A and $${A}", "$A and ${A}", ""},
+		{"${B}", "", "B is not set"},
+		{"${A", "", "unclosed"},
+		{"${1A}", "", "not a variable name"},
+	}
+	for _, c := range cases {
+		got, err := Expand(c.in, e)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("Expand(%q) err = %v, want %q", c.in, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("Expand(%q) = %q, %v; want %q", c.in, got, err, c.want)
+		}
+	}
+}
+
+func TestConfigLookupOrder(t *testing.T) {
+	dir := t.TempDir()
+	write := func(p string) string {
+		full := filepath.Join(dir, p)
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		os.WriteFile(full, []byte(`{"mcpServers": {"`+strings.ReplaceAll(p, "/", "_")+`": {"command": "x"}}}`), 0o644)
+		return full
+	}
+	user := write("user/howl/mcp.json")
+	local := write("work/.mcp.json")
+	envFile := write("env.json")
+	flag := write("flag.json")
+	opts := LoadOptions{WorkDir: filepath.Join(dir, "work"), UserConfigDir: filepath.Join(dir, "user"), Getenv: env(map[string]string{"HOWL_CONFIG": envFile}), Path: flag}
+	check := func(want string) {
+		t.Helper()
+		got, err := FindConfig(opts)
+		if err != nil || got != want {
+			t.Errorf("FindConfig = %q, %v; want %q", got, err, want)
+		}
+	}
+	check(flag)
+	opts.Path = ""
+	check(envFile)
+	opts.Getenv = env(nil)
+	check(local)
+	os.Remove(local)
+	check(user)
+	os.Remove(user)
+	check("")
+	cfg, err := LoadConfig(LoadOptions{WorkDir: filepath.Join(dir, "work"), UserConfigDir: filepath.Join(dir, "user"), Getenv: env(nil), Demo: ServerConfig{Name: "demo", Command: "howl", Args: []string{"demo-server"}}})
+	if err != nil || len(cfg.Servers) != 1 || cfg.Servers[0].Name != "demo" || cfg.Source != "" {
+		t.Errorf("no config should mean the demo server, got %+v, %v", cfg, err)
+	}
+	if _, err := FindConfig(LoadOptions{Path: filepath.Join(dir, "missing.json")}); err == nil || !strings.Contains(err.Error(), "--config") {
+		t.Errorf("missing --config file: err = %v", err)
+	}
+}

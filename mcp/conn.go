@@ -1,0 +1,263 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+)
+
+// Shutdown timing for stdio children, per the spec's stdio shutdown order:
+// close stdin, wait a short grace, SIGTERM, wait, SIGKILL.
+const (
+	DefaultShutdownGrace = 150 * time.Millisecond
+	shutdownTermWait     = 1 * time.Second
+)
+
+// autoDiscoverTimeout bounds the server/discover probe on first contact with
+// a server whose era howl has not learned yet (mcp-go's default is 5 s).
+const autoDiscoverTimeout = 2 * time.Second
+
+// rawSinkKey carries a *rawSink through a request's context so the transport
+// tap can keep the raw JSON-RPC result the typed client API then parses.
+type rawSinkKey struct{}
+
+type rawSink struct {
+	mu     sync.Mutex
+	result json.RawMessage
+}
+
+func withRawSink(ctx context.Context) (context.Context, *rawSink) {
+	s := &rawSink{}
+	return context.WithValue(ctx, rawSinkKey{}, s), s
+}
+
+func (s *rawSink) get() json.RawMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.result
+}
+
+func tap(ctx context.Context, resp *transport.JSONRPCResponse) {
+	if resp == nil || resp.Error != nil {
+		return
+	}
+	if s, ok := ctx.Value(rawSinkKey{}).(*rawSink); ok {
+		s.mu.Lock()
+		s.result = append(json.RawMessage(nil), resp.Result...)
+		s.mu.Unlock()
+	}
+}
+
+// The taps embed the concrete transports so every optional interface the
+// client looks for (bidirectional requests, HTTP headers) is still there;
+// only SendRequest is wrapped, to keep the raw result. mcp-go parses results
+// strictly (one odd item fails a whole page), so howl parses the raw JSON
+// itself, item by item.
+type stdioTap struct{ *transport.Stdio }
+
+func (t *stdioTap) SendRequest(ctx context.Context, r transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	resp, err := t.Stdio.SendRequest(ctx, r)
+	tap(ctx, resp)
+	return resp, err
+}
+
+type httpTap struct{ *transport.StreamableHTTP }
+
+func (t *httpTap) SendRequest(ctx context.Context, r transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	resp, err := t.StreamableHTTP.SendRequest(ctx, r)
+	tap(ctx, resp)
+	return resp, err
+}
+
+type sseTap struct{ *transport.SSE }
+
+func (t *sseTap) SendRequest(ctx context.Context, r transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	resp, err := t.SSE.SendRequest(ctx, r)
+	tap(ctx, resp)
+	return resp, err
+}
+
+// Conn is a live connection to one server.
+type Conn struct {
+	name     string
+	client   *client.Client
+	cmd      *exec.Cmd // stdio only
+	stderr   *stderrRing
+	grace    time.Duration
+	init     *mcpgo.InitializeResult
+	features Features
+	closed   sync.Once
+}
+
+// Name is the server's configured name.
+func (c *Conn) Name() string { return c.name }
+
+// Features reports what the server advertised in its handshake.
+func (c *Conn) Features() Features { return c.features }
+
+// Client exposes the underlying mcp-go client for calls howl has no wrapper
+// for yet. Never call it from inside a notification handler.
+func (c *Conn) Client() *client.Client { return c.client }
+
+// ProtocolVersion is the negotiated protocol revision.
+func (c *Conn) ProtocolVersion() string { return c.client.ProtocolVersion() }
+
+// dialOptions is what connect needs beyond the server entry.
+type dialOptions struct {
+	clientInfo mcpgo.Implementation
+	era        Era // resolved: modern or legacy, or auto for "probe"
+	stderr     *stderrRing
+	grace      time.Duration
+	onNotify   func(mcpgo.JSONRPCNotification)
+}
+
+// dial opens the transport, runs the handshake and returns a ready Conn.
+// lifetime bounds the connection (cancelling it ends a stdio child);
+// ctx bounds only the handshake.
+func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn, error) {
+	c := &Conn{name: sc.Name, stderr: o.stderr, grace: o.grace}
+	var tr transport.Interface
+	switch sc.Transport {
+	case TransportStdio:
+		st := transport.NewStdioWithOptions(sc.Command, nil, sc.Args,
+			transport.WithCommandFunc(func(_ context.Context, command string, _ []string, args []string) (*exec.Cmd, error) {
+				cmd := exec.Command(command, args...)
+				cmd.Env = os.Environ()
+				keys := make([]string, 0, len(sc.Env))
+				for k := range sc.Env {
+					keys = append(keys, k)
+				}
+				sort.Strings(keys)
+				for _, k := range keys {
+					cmd.Env = append(cmd.Env, k+"="+sc.Env[k])
+				}
+				cmd.Dir = sc.Cwd
+				// Its own process group, so a Ctrl+C in howl's terminal does
+				// not reach it and shutdown can signal its children too.
+				cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+				// exec copies stderr into the ring; Wait returns only once
+				// the copy is done, so a failed start has its whole tail.
+				cmd.Stderr = o.stderr
+				cmd.WaitDelay = time.Second
+				c.cmd = cmd
+				return cmd, nil
+			}))
+		tr = &stdioTap{st}
+	case TransportHTTP:
+		opts := []transport.StreamableHTTPCOption{}
+		if len(sc.Headers) > 0 {
+			opts = append(opts, transport.WithHTTPHeaders(sc.Headers))
+		}
+		h, err := transport.NewStreamableHTTP(sc.URL, opts...)
+		if err != nil {
+			return nil, fmt.Errorf("http transport for %s: %w", sc.URL, err)
+		}
+		tr = &httpTap{h}
+	case TransportSSE:
+		opts := []transport.ClientOption{}
+		if len(sc.Headers) > 0 {
+			opts = append(opts, transport.WithHeaders(sc.Headers))
+		}
+		s, err := transport.NewSSE(sc.URL, opts...)
+		if err != nil {
+			return nil, fmt.Errorf("sse transport for %s: %w", sc.URL, err)
+		}
+		tr = &sseTap{s}
+	default:
+		return nil, fmt.Errorf("server %s: unknown transport %q", sc.Name, sc.Transport)
+	}
+
+	var copts []client.ClientOption
+	switch o.era {
+	case EraLegacy:
+		copts = append(copts, client.WithProtocolVersion(mcpgo.LATEST_LEGACY_PROTOCOL_VERSION))
+	case EraAuto:
+		copts = append(copts, client.WithDiscoverTimeout(autoDiscoverTimeout))
+	}
+	c.client = client.NewClient(tr, copts...)
+	if err := c.client.Start(lifetime); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("starting %s: %w", describeTarget(sc), err)
+	}
+	if o.onNotify != nil {
+		c.client.OnNotification(o.onNotify)
+	}
+	req := mcpgo.InitializeRequest{}
+	req.Params.ClientInfo = o.clientInfo
+	req.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
+	if o.era == EraLegacy {
+		req.Params.ProtocolVersion = mcpgo.LATEST_LEGACY_PROTOCOL_VERSION
+	}
+	res, err := c.client.Initialize(ctx, req)
+	if err != nil {
+		c.Close()
+		if ctx.Err() != nil && lifetime.Err() == nil {
+			return nil, fmt.Errorf("no handshake from %s within the start timeout: %w", describeTarget(sc), ctx.Err())
+		}
+		return nil, fmt.Errorf("handshake with %s failed: %w", describeTarget(sc), err)
+	}
+	c.init = res
+	c.features = featuresFrom(sc.Name, res)
+	return c, nil
+}
+
+func describeTarget(sc ServerConfig) string {
+	if sc.Transport == TransportStdio {
+		return fmt.Sprintf("%q", sc.Command)
+	}
+	return sc.URL
+}
+
+// Close ends the connection. For a stdio child: close its stdin, give it
+// the grace period, then SIGTERM its process group, then SIGKILL.
+func (c *Conn) Close() {
+	c.closed.Do(func() {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_ = c.client.Close()
+		}()
+		if c.cmd == nil || c.cmd.Process == nil {
+			<-done
+			return
+		}
+		select {
+		case <-done:
+			return
+		case <-time.After(c.grace):
+		}
+		signalGroup(c.cmd, syscall.SIGTERM)
+		select {
+		case <-done:
+			return
+		case <-time.After(shutdownTermWait):
+		}
+		signalGroup(c.cmd, syscall.SIGKILL)
+		<-done
+	})
+}
+
+func signalGroup(cmd *exec.Cmd, sig syscall.Signal) {
+	if cmd.Process == nil {
+		return
+	}
+	if err := syscall.Kill(-cmd.Process.Pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+		_ = cmd.Process.Signal(sig)
+	}
+}
+
+// exited reports whether a stdio child has already ended.
+func (c *Conn) exited() bool {
+	return c.cmd != nil && c.cmd.ProcessState != nil
+}

@@ -1,0 +1,233 @@
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"go.uber.org/goleak"
+
+	"github.com/howl-mcp/howl/mcp/demo"
+)
+
+// fixtureEnv names the fixture server a re-executed test binary should be.
+// Fixture servers run as real child processes over real stdio: the test
+// binary starts itself with this variable set, and TestMain serves.
+const fixtureEnv = "HOWL_TEST_FIXTURE"
+
+func TestMain(m *testing.M) {
+	if name := os.Getenv(fixtureEnv); name != "" {
+		os.Exit(serveFixture(name))
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// fixture returns the config entry that starts the named fixture server.
+func fixture(name string) ServerConfig {
+	return ServerConfig{
+		Name: name, Transport: TransportStdio, Command: os.Args[0],
+		Args: []string{"-test.run=^$"}, Env: map[string]string{fixtureEnv: name},
+		StartTimeout: 20 * time.Second,
+	}
+}
+
+func serveFixture(name string) int {
+	ctx := context.Background()
+	switch name {
+	case "demo":
+		if err := demo.ServeStdio(ctx, demo.New(demo.Options{}), os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		return 0
+	case "demo-scale":
+		if err := demo.ServeStdio(ctx, demo.New(demo.Options{Scale: 2000}), os.Stdin, os.Stdout); err != nil {
+			return 1
+		}
+		return 0
+	case "degraded":
+		// Tools list fine (one malformed tool among them); resources are
+		// advertised but resources/list fails.
+		s := server.NewMCPServer("degraded", "1.0", server.WithResourceCapabilities(false, false), server.WithToolCapabilities(false))
+		s.AddTool(mcpgo.NewTool("echo", mcpgo.WithDescription("Echo a message"), mcpgo.WithString("message", mcpgo.Required())),
+			func(ctx context.Context, r mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+				return mcpgo.NewToolResultText(r.GetString("message", "")), nil
+			})
+		s.AddResource(mcpgo.NewResource("file:///a", "a"), func(context.Context, mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
+			return nil, nil
+		})
+		return proxyStdio(s, func(method string, id json.RawMessage) []byte {
+			if method == "resources/list" {
+				return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"resource index is corrupt"}}`, id))
+			}
+			return nil
+		}, func(resp map[string]json.RawMessage) {
+			var res map[string]json.RawMessage
+			if json.Unmarshal(resp["result"], &res) != nil {
+				return
+			}
+			if tools, ok := res["tools"]; ok {
+				var list []json.RawMessage
+				_ = json.Unmarshal(tools, &list)
+				list = append(list, json.RawMessage(`{"name": 42, "description": "a tool whose name is a number"}`), json.RawMessage(`{"description": "a tool without a name"}`))
+				res["tools"], _ = json.Marshal(list)
+				resp["result"], _ = json.Marshal(res)
+			}
+		})
+	case "exit-at-start":
+		fmt.Fprintln(os.Stderr, "starting fixture")
+		fmt.Fprintln(os.Stderr, "fatal: cannot open database /nonexistent/db.sqlite: no such file or directory")
+		return 3
+	case "deaf-on-eof":
+		// Serves, then ignores stdin EOF and SIGTERM: only SIGKILL ends it.
+		signal.Ignore(syscall.SIGTERM)
+		s := server.NewMCPServer("deaf", "1.0", server.WithToolCapabilities(false))
+		_ = demo.ServeStdio(ctx, s, os.Stdin, os.Stdout)
+		select {}
+	case "tools-only":
+		return serveGated(true, false, false)
+	case "tools-resources":
+		return serveGated(true, true, false)
+	case "resources-only":
+		return serveGated(false, true, false)
+	case "all-three":
+		return serveGated(true, true, true)
+	case "no-peer-info":
+		// A handshake that says nothing: no server info, no capabilities.
+		// The tools still work: invoke must stay available (fail-open).
+		s := gatedServer(true, false, false)
+		return proxyStdio(s, func(string, json.RawMessage) []byte { return nil }, func(resp map[string]json.RawMessage) {
+			var res map[string]json.RawMessage
+			if json.Unmarshal(resp["result"], &res) == nil && res["protocolVersion"] != nil {
+				resp["result"] = json.RawMessage(`{"protocolVersion":` + string(res["protocolVersion"]) + `,"capabilities":{},"serverInfo":{"name":"","version":""}}`)
+			}
+		})
+	case "paging-loop":
+		// A cursor that repeats forever.
+		s := server.NewMCPServer("loop", "1.0", server.WithResourceCapabilities(false, false))
+		return proxyStdio(s, func(method string, id json.RawMessage) []byte {
+			if method == "resources/list" {
+				return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"resources":[{"uri":"loop://x","name":"x"}],"nextCursor":"again"}}`, id))
+			}
+			return nil
+		}, nil)
+	}
+	fmt.Fprintf(os.Stderr, "unknown fixture %q\n", name)
+	return 2
+}
+
+// gatedServer is a small server advertising exactly the capabilities asked.
+func gatedServer(tools, resources, prompts bool) *server.MCPServer {
+	var opts []server.ServerOption
+	if tools {
+		opts = append(opts, server.WithToolCapabilities(false))
+	}
+	if resources {
+		opts = append(opts, server.WithResourceCapabilities(false, false))
+	}
+	if prompts {
+		opts = append(opts, server.WithPromptCapabilities(false))
+	}
+	s := server.NewMCPServer("gated", "1.0", opts...)
+	if tools {
+		s.AddTool(mcpgo.NewTool("echo", mcpgo.WithDescription("Echo a message"), mcpgo.WithString("message", mcpgo.Required())),
+			func(ctx context.Context, r mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+				return mcpgo.NewToolResultText(r.GetString("message", "")), nil
+			})
+	}
+	if resources {
+		s.AddResource(mcpgo.NewResource("file:///hello.txt", "hello", mcpgo.WithMIMEType("text/plain")),
+			func(context.Context, mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
+				return []mcpgo.ResourceContents{mcpgo.TextResourceContents{URI: "file:///hello.txt", MIMEType: "text/plain", Text: "hello"}}, nil
+			})
+	}
+	if prompts {
+		s.AddPrompt(mcpgo.NewPrompt("hi", mcpgo.WithPromptDescription("Say hi")), func(context.Context, mcpgo.GetPromptRequest) (*mcpgo.GetPromptResult, error) {
+			return mcpgo.NewGetPromptResult("hi", []mcpgo.PromptMessage{mcpgo.NewPromptMessage(mcpgo.RoleUser, mcpgo.NewTextContent("hi"))}), nil
+		})
+	}
+	return s
+}
+
+func serveGated(tools, resources, prompts bool) int {
+	if err := demo.ServeStdio(context.Background(), gatedServer(tools, resources, prompts), os.Stdin, os.Stdout); err != nil {
+		return 1
+	}
+	return 0
+}
+
+// proxyStdio serves s over stdio, letting intercept answer some requests
+// itself (by method) and rewrite rewrite the server's responses.
+func proxyStdio(s *server.MCPServer, intercept func(method string, id json.RawMessage) []byte, rewrite func(map[string]json.RawMessage)) int {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var mu sync.Mutex
+	write := func(b []byte) {
+		mu.Lock()
+		defer mu.Unlock()
+		os.Stdout.Write(append(b, '\n'))
+	}
+	go func() {
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(make([]byte, 1<<20), 64<<20)
+		for sc.Scan() {
+			line := sc.Bytes()
+			if rewrite != nil {
+				var msg map[string]json.RawMessage
+				if json.Unmarshal(line, &msg) == nil && msg["result"] != nil {
+					rewrite(msg)
+					line, _ = json.Marshal(msg)
+				}
+			}
+			write(line)
+		}
+	}()
+	go func() {
+		defer inW.Close()
+		sc := bufio.NewScanner(os.Stdin)
+		sc.Buffer(make([]byte, 1<<20), 64<<20)
+		for sc.Scan() {
+			var msg struct {
+				Method string          `json:"method"`
+				ID     json.RawMessage `json:"id"`
+			}
+			if json.Unmarshal(sc.Bytes(), &msg) == nil && msg.ID != nil {
+				if reply := intercept(msg.Method, msg.ID); reply != nil {
+					write(reply)
+					continue
+				}
+			}
+			inW.Write(append(append([]byte(nil), sc.Bytes()...), '\n'))
+		}
+	}()
+	if err := demo.ServeStdio(context.Background(), s, inR, outW); err != nil {
+		return 1
+	}
+	return 0
+}
+
+// startRuntime starts the given fixtures in a fresh runtime and waits.
+func startRuntime(t *testing.T, servers ...ServerConfig) *Runtime {
+	t.Helper()
+	rt := NewRuntime(&Config{Servers: servers}, RuntimeOptions{CacheDir: t.TempDir()})
+	t.Cleanup(func() { rt.Close() })
+	if err := rt.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := rt.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return rt
+}

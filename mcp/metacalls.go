@@ -1,0 +1,344 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/howl-mcp/howl/render"
+)
+
+// spillStore returns the store binary content is spilled to.
+func (r *Runtime) spillStore() (*render.SpillStore, error) {
+	if r.opts.Spill != nil {
+		return r.opts.Spill, nil
+	}
+	return render.DefaultSpillStore()
+}
+
+func (r *Runtime) callSearch(ctx context.Context, server string, args json.RawMessage) ([]byte, error) {
+	fn := PrefixSearch + FunctionSuffix(server)
+	var a struct {
+		Query *string      `json:"query"`
+		Limit *json.Number `json:"limit"`
+	}
+	if err := decodeArgs(fn, args, &a, searchParams); err != nil {
+		return nil, err
+	}
+	if a.Query == nil {
+		return nil, callErrorf("%s: query is required (an empty string lists the catalog)", fn)
+	}
+	limit, err := intArg(fn, "limit", a.Limit)
+	if err != nil {
+		return nil, err
+	}
+	cat, err := r.Catalog(ctx, server, false)
+	if err != nil {
+		return nil, callErrorf("%s: %v", fn, err)
+	}
+	res, err := Search(cat, *a.Query, limit)
+	if err != nil {
+		return nil, callErrorf("%s: %v", fn, err)
+	}
+	return render.Marshal(res)
+}
+
+func intArg(fn, name string, n *json.Number) (int, error) {
+	if n == nil {
+		return 0, nil
+	}
+	v, err := n.Int64()
+	if err != nil {
+		return 0, callErrorf("%s: %s must be an integer, got %s", fn, name, n.String())
+	}
+	return int(v), nil
+}
+
+func (r *Runtime) callDescribe(ctx context.Context, server string, args json.RawMessage) ([]byte, error) {
+	fn := PrefixDescribe + FunctionSuffix(server)
+	var a struct {
+		Tool string `json:"tool"`
+		ID   string `json:"id"` // accepted as a synonym of tool
+		Kind string `json:"kind"`
+	}
+	if err := decodeArgs(fn, args, &a, describeParams); err != nil {
+		return nil, err
+	}
+	id := a.Tool
+	if id == "" {
+		id = a.ID
+	}
+	if id == "" {
+		return nil, callErrorf("%s: tool is required: pass the id mcp_search_%s returned", fn, FunctionSuffix(server))
+	}
+	kind := KindTool
+	if a.Kind != "" {
+		k, err := ParseKind(a.Kind)
+		if err != nil {
+			return nil, callErrorf("%s: %v", fn, err)
+		}
+		kind = k
+	}
+	cat, err := r.Catalog(ctx, server, false)
+	if err != nil {
+		return nil, callErrorf("%s: %v", fn, err)
+	}
+	d, err := Describe(cat, kind, id)
+	if err != nil {
+		return nil, callErrorf("%s: %v", fn, err)
+	}
+	return render.Marshal(d)
+}
+
+func (r *Runtime) callRead(ctx context.Context, server string, args json.RawMessage) ([]byte, error) {
+	fn := PrefixRead + FunctionSuffix(server)
+	var a struct {
+		URI       string         `json:"uri"`
+		Arguments map[string]any `json:"arguments"`
+		Pattern   string         `json:"pattern"`
+		Offset    *json.Number   `json:"offset"`
+		MaxBytes  *json.Number   `json:"max_bytes"`
+	}
+	if err := decodeArgs(fn, args, &a, readParams); err != nil {
+		return nil, err
+	}
+	if a.URI == "" {
+		return nil, callErrorf("%s: uri is required: find one with mcp_search_%s", fn, FunctionSuffix(server))
+	}
+	offset, err := intArg(fn, "offset", a.Offset)
+	if err != nil {
+		return nil, err
+	}
+	maxBytes, err := intArg(fn, "max_bytes", a.MaxBytes)
+	if err != nil {
+		return nil, err
+	}
+	uri := a.URI
+	if len(a.Arguments) > 0 || strings.ContainsAny(uri, "{}") {
+		vals, err := templateValues(fn, a.Arguments)
+		if err != nil {
+			return nil, err
+		}
+		if unused := UnusedArguments(uri, vals); len(unused) > 0 {
+			return nil, callErrorf("%s: arguments %s are not variables of %q (its variables: %s): drop them, or pass the template as uri", fn, quoteList(unused), uri, orNone(TemplateVariables(uri)))
+		}
+		if uri, err = ExpandTemplate(uri, vals); err != nil {
+			return nil, callErrorf("%s: %v", fn, err)
+		}
+	}
+	opts := render.PageOptions{Pattern: a.Pattern, Offset: offset, MaxBytes: maxBytes}
+	// Check the paging arguments before asking the server anything.
+	if _, err := render.PageText("", "", "", opts); err != nil {
+		return nil, callErrorf("%s: %v", fn, err)
+	}
+	conn, err := r.Conn(server)
+	if err != nil {
+		return nil, callErrorf("%s: %v", fn, err)
+	}
+	contents, err := conn.ReadRaw(ctx, uri)
+	if err != nil {
+		return nil, err
+	}
+	store, err := r.spillStore()
+	if err != nil {
+		return nil, err
+	}
+	res, err := render.ReadContents(store, server, contents, opts)
+	if err != nil {
+		return nil, callErrorf("%s: %v", fn, err)
+	}
+	out, err := render.Marshal(res)
+	if err != nil {
+		return nil, err
+	}
+	return withAudience(out, r.audienceOf(ctx, server, uri)), nil
+}
+
+// templateValues turns template arguments into strings: strings as they
+// are, numbers and booleans in their JSON spelling; anything else is an error.
+func templateValues(fn string, args map[string]any) (map[string]string, error) {
+	vals := make(map[string]string, len(args))
+	for k, v := range args {
+		switch x := v.(type) {
+		case string:
+			vals[k] = x
+		case json.Number:
+			vals[k] = x.String()
+		case bool:
+			vals[k] = fmt.Sprint(x)
+		default:
+			return nil, callErrorf("%s: template argument %q must be a string, number or boolean, got %s", fn, k, jsonKindOf(v))
+		}
+	}
+	return vals, nil
+}
+
+func jsonKindOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case json.Number, float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func orNone(xs []string) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	return strings.Join(xs, ", ")
+}
+
+// audienceOf looks the resource up in the cached catalog for its audience
+// annotation (advisory metadata, surfaced on reads and searches alike).
+func (r *Runtime) audienceOf(ctx context.Context, server, uri string) []string {
+	cat, err := r.Catalog(ctx, server, false)
+	if err != nil {
+		return nil
+	}
+	if it, ok := cat.Lookup(KindResource, uri); ok {
+		return it.Audience
+	}
+	return nil
+}
+
+// withAudience puts "audience" first in a rendered read, so who the content
+// was meant for is stated before the payload.
+func withAudience(out []byte, audience []string) []byte {
+	if len(audience) == 0 || len(out) < 2 || out[0] != '{' {
+		return out
+	}
+	a, err := render.Marshal(struct {
+		Audience []string `json:"audience"`
+	}{audience})
+	if err != nil {
+		return out
+	}
+	sep := ","
+	if out[1] == '}' {
+		sep = ""
+	}
+	return append(append(a[:len(a)-1:len(a)-1], sep...), out[1:]...)
+}
+
+func (r *Runtime) callInvoke(ctx context.Context, server string, args json.RawMessage) ([]byte, error) {
+	fn := PrefixInvoke + FunctionSuffix(server)
+	var a struct {
+		Tool      string          `json:"tool"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if err := decodeArgs(fn, args, &a, invokeParams); err != nil {
+		return nil, err
+	}
+	if a.Tool == "" {
+		return nil, callErrorf("%s: tool is required: find one with mcp_search_%s", fn, FunctionSuffix(server))
+	}
+	var toolArgs map[string]any
+	if len(a.Arguments) > 0 && string(a.Arguments) != "null" {
+		if err := decodeJSONNumbers(a.Arguments, &toolArgs); err != nil {
+			return nil, callErrorf("%s: arguments must be a JSON object, got %s", fn, clip(string(a.Arguments), 80))
+		}
+	}
+	cat, err := r.Catalog(ctx, server, false)
+	if err != nil {
+		return nil, callErrorf("%s: %v", fn, err)
+	}
+	if it, ok := cat.Lookup(KindTool, a.Tool); ok {
+		if err := ValidateArguments(it, toolArgs); err != nil {
+			return nil, callErrorf("%s: %v; see the schema with mcp_describe_%s {\"tool\": %q}", fn, err, FunctionSuffix(server), a.Tool)
+		}
+	} else if toolsListed(cat) {
+		return nil, callErrorf("%s: %v", fn, notFound(cat, KindTool, a.Tool))
+	}
+	conn, err := r.Conn(server)
+	if err != nil {
+		return nil, callErrorf("%s: %v", fn, err)
+	}
+	raw, err := conn.CallRaw(ctx, a.Tool, toolArgs)
+	if err != nil {
+		return nil, err
+	}
+	store, err := r.spillStore()
+	if err != nil {
+		return nil, err
+	}
+	out, _, err := render.BoundToolResult(store, server, raw)
+	if err != nil {
+		return nil, &ServerError{Server: server, Method: "tools/call", Err: err}
+	}
+	return out, nil
+}
+
+// toolsListed reports whether the catalog's tool list can be trusted to be
+// complete (tools were listed, without a warning), so an unknown name is a
+// mistake rather than a gap.
+func toolsListed(cat *Catalog) bool {
+	listed := false
+	for _, k := range cat.Listed {
+		listed = listed || k == KindTool
+	}
+	for _, w := range cat.Warnings {
+		if w.Kind == KindTool {
+			return false
+		}
+	}
+	return listed
+}
+
+func decodeJSONNumbers(raw json.RawMessage, v any) error {
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.UseNumber()
+	return dec.Decode(v)
+}
+
+func (r *Runtime) callPrompt(ctx context.Context, server string, args json.RawMessage) ([]byte, error) {
+	fn := PrefixPrompt + FunctionSuffix(server)
+	var a struct {
+		Prompt    string         `json:"prompt"`
+		Arguments map[string]any `json:"arguments"`
+	}
+	if err := decodeArgs(fn, args, &a, promptParams); err != nil {
+		return nil, err
+	}
+	if a.Prompt == "" {
+		return nil, callErrorf("%s: prompt is required: find one with mcp_search_%s", fn, FunctionSuffix(server))
+	}
+	vals := make(map[string]string, len(a.Arguments))
+	var bad []string
+	for k, v := range a.Arguments {
+		s, ok := v.(string)
+		if !ok {
+			bad = append(bad, fmt.Sprintf("%q is %s", k, jsonKindOf(v)))
+			continue
+		}
+		vals[k] = s
+	}
+	if len(bad) > 0 {
+		sort.Strings(bad)
+		return nil, callErrorf("%s: prompt arguments are strings only (prompts have no argument schemas), but %s: pass them as strings, e.g. \"3\" not 3", fn, strings.Join(bad, ", "))
+	}
+	res, err := r.GetPrompt(ctx, server, a.Prompt, vals)
+	if err != nil {
+		var me *MissingArgumentsError
+		if errors.As(err, &me) {
+			return nil, callErrorf("%s: %v", fn, err)
+		}
+		if _, ok := err.(*CallError); ok {
+			return nil, callErrorf("%s: %v", fn, err)
+		}
+		return nil, err
+	}
+	return render.Marshal(res)
+}

@@ -1,0 +1,552 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/howl-mcp/howl/render"
+)
+
+// State is where a server is in its life.
+type State string
+
+// The states a server moves through.
+const (
+	StateStarting     State = "starting"
+	StateReady        State = "ready"
+	StateFailed       State = "failed"
+	StateAuthRequired State = "auth-required"
+	StateStopped      State = "stopped"
+)
+
+// stderrTailLines is how many stderr lines a failure reason carries.
+const stderrTailLines = 12
+
+// ServerInfo is the server's self-description from the handshake.
+type ServerInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
+	Title   string `json:"title,omitempty"`
+}
+
+// Status is a snapshot of one server.
+type Status struct {
+	Name       string    `json:"name"`
+	State      State     `json:"state"`
+	Reason     string    `json:"reason,omitempty"`
+	StderrTail string    `json:"stderr_tail,omitempty"`
+	Transport  Transport `json:"transport"`
+	Target     string    `json:"target"`
+	// Protocol is the negotiated revision, e.g. 2026-07-28 or 2025-11-25.
+	Protocol     string      `json:"protocol,omitempty"`
+	ServerInfo   *ServerInfo `json:"server_info,omitempty"`
+	Features     *Features   `json:"features,omitempty"`
+	Instructions string      `json:"instructions,omitempty"`
+	// ReadyMillis is the time from spawn to a finished handshake.
+	ReadyMillis *int64 `json:"ready_ms,omitempty"`
+}
+
+// EventKind names what an Event reports.
+type EventKind string
+
+// The events a Runtime emits.
+const (
+	// EventState: a server changed state (Status is set).
+	EventState EventKind = "state"
+	// EventNotification: a server sent a notification (Method, Params set).
+	EventNotification EventKind = "notification"
+	// EventStderr: a server wrote a line to stderr (Line set).
+	EventStderr EventKind = "stderr"
+)
+
+// Event is something a server did that a UI may want to show.
+type Event struct {
+	Kind   EventKind
+	Server string
+	Status Status
+	Method string
+	Params map[string]any
+	Line   string
+}
+
+// RuntimeOptions configure a Runtime.
+type RuntimeOptions struct {
+	// ClientName and ClientVersion identify howl in the handshake.
+	ClientName, ClientVersion string
+	// CacheDir holds learned protocol eras and stderr logs
+	// (DefaultCacheDir() when empty).
+	CacheDir string
+	// ShutdownGrace is how long a stdio child gets to exit after its stdin
+	// closes before it is sent SIGTERM (DefaultShutdownGrace when zero).
+	ShutdownGrace time.Duration
+	// LogLevel, when set, is asked of every server that supports logging
+	// right after its handshake (debug, info, notice, warning, error, ...).
+	LogLevel string
+	// Spill is where binary content is spilled (render.DefaultSpillStore()
+	// when nil).
+	Spill *render.SpillStore
+	// OnEvent receives events from the runtime's goroutines. It must not
+	// block for long and must not call back into the server's client.
+	OnEvent func(Event)
+}
+
+// DefaultCacheDir is $HOWL_CACHE_DIR, else <user cache dir>/howl.
+func DefaultCacheDir() string {
+	if d := os.Getenv("HOWL_CACHE_DIR"); d != "" {
+		return d
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "howl")
+	}
+	return filepath.Join(os.TempDir(), "howl-cache")
+}
+
+// Runtime owns one connection per enabled server.
+type Runtime struct {
+	opts     RuntimeOptions
+	eras     *eraBook
+	lifetime context.Context
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+
+	mu      sync.Mutex
+	servers map[string]*serverSlot
+	order   []string
+	closed  bool
+}
+
+// serverSlot is the runtime's record of one configured server.
+type serverSlot struct {
+	cfg     ServerConfig
+	status  Status
+	conn    *Conn
+	stderr  *stderrRing
+	gen     int // bumps on every (re)start; stale starts drop their result
+	settled chan struct{}
+	catalog *Catalog
+}
+
+// NewRuntime prepares connections for every server in cfg. Nothing starts
+// until Start.
+func NewRuntime(cfg *Config, opts RuntimeOptions) *Runtime {
+	if opts.CacheDir == "" {
+		opts.CacheDir = DefaultCacheDir()
+	}
+	if opts.ShutdownGrace == 0 {
+		opts.ShutdownGrace = DefaultShutdownGrace
+	}
+	if opts.ClientName == "" {
+		opts.ClientName = "howl"
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &Runtime{
+		opts:     opts,
+		eras:     loadEraBook(filepath.Join(opts.CacheDir, "eras.json")),
+		lifetime: ctx,
+		cancel:   cancel,
+		servers:  map[string]*serverSlot{},
+	}
+	for _, sc := range cfg.Servers {
+		st := StateStopped
+		reason := ""
+		if sc.Disabled {
+			reason = "disabled in config"
+		}
+		r.servers[sc.Name] = &serverSlot{cfg: sc, status: Status{
+			Name: sc.Name, State: st, Reason: reason, Transport: sc.Transport, Target: target(sc),
+		}}
+		r.order = append(r.order, sc.Name)
+	}
+	sort.Strings(r.order)
+	return r
+}
+
+func target(sc ServerConfig) string {
+	if sc.Transport == TransportStdio {
+		return strings.TrimSpace(sc.Command + " " + strings.Join(sc.Args, " "))
+	}
+	return sc.URL
+}
+
+// Start connects the named servers (every enabled one when names is empty)
+// concurrently and returns at once. Use Wait to block until they settle.
+func (r *Runtime) Start(names ...string) error {
+	if len(names) == 0 {
+		r.mu.Lock()
+		for _, n := range r.order {
+			if !r.servers[n].cfg.Disabled {
+				names = append(names, n)
+			}
+		}
+		r.mu.Unlock()
+	}
+	for _, n := range names {
+		if err := r.start(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Reconnect closes the named server's connection, if any, and starts it again.
+func (r *Runtime) Reconnect(name string) error {
+	r.mu.Lock()
+	slot, ok := r.servers[name]
+	var old *Conn
+	if ok {
+		old = slot.conn
+		slot.conn = nil
+		slot.catalog = nil
+		slot.gen++ // a start still in flight drops its result
+		slot.status.State = StateStopped
+	}
+	r.mu.Unlock()
+	if !ok {
+		return r.unknown(name)
+	}
+	if old != nil {
+		old.Close()
+	}
+	return r.start(name)
+}
+
+func (r *Runtime) unknown(name string) error {
+	return fmt.Errorf("no server named %q: configured servers are %s", name, strings.Join(r.Names(), ", "))
+}
+
+func (r *Runtime) start(name string) error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return errors.New("runtime is closed")
+	}
+	slot, ok := r.servers[name]
+	if !ok {
+		r.mu.Unlock()
+		return r.unknown(name)
+	}
+	if slot.status.State == StateStarting || slot.status.State == StateReady {
+		r.mu.Unlock()
+		return nil
+	}
+	slot.gen++
+	gen := slot.gen
+	sc := slot.cfg
+	slot.settled = make(chan struct{})
+	settled := slot.settled
+	slot.status = Status{Name: name, State: StateStarting, Transport: sc.Transport, Target: target(sc)}
+	if slot.stderr != nil {
+		_ = slot.stderr.Close()
+	}
+	slot.stderr = newStderrRing(filepath.Join(r.opts.CacheDir, "logs", safeFileName(name)+".stderr.log"), func(line string) {
+		r.emit(Event{Kind: EventStderr, Server: name, Line: line})
+	})
+	ring := slot.stderr
+	status := slot.status
+	r.wg.Add(1)
+	r.mu.Unlock()
+	r.emit(Event{Kind: EventState, Server: name, Status: status})
+
+	go func() {
+		defer r.wg.Done()
+		defer close(settled)
+		r.connect(name, gen, sc, ring)
+	}()
+	return nil
+}
+
+func (r *Runtime) connect(name string, gen int, sc ServerConfig, ring *stderrRing) {
+	began := time.Now()
+	if sc.Problem != "" {
+		r.settle(name, gen, nil, fmt.Errorf("config: %s", sc.Problem), ring)
+		return
+	}
+	timeout := sc.StartTimeout
+	if timeout <= 0 {
+		timeout = DefaultStartTimeout
+	}
+	ctx, cancel := context.WithTimeout(r.lifetime, timeout)
+	defer cancel()
+	era := sc.Era
+	if era == "" || era == EraAuto {
+		era = r.eras.get(sc)
+	}
+	conn, err := dial(r.lifetime, ctx, sc, dialOptions{
+		clientInfo: mcpgo.Implementation{Name: r.opts.ClientName, Version: r.opts.ClientVersion},
+		era:        era,
+		stderr:     ring,
+		grace:      r.opts.ShutdownGrace,
+		onNotify:   r.notifier(name),
+	})
+	if err == nil && (sc.Era == "" || sc.Era == EraAuto) {
+		learned := EraLegacy
+		if mcpgo.IsModernProtocol(conn.ProtocolVersion()) {
+			learned = EraModern
+		}
+		r.eras.set(sc, learned)
+	}
+	if err == nil && r.opts.LogLevel != "" && conn.features.Logging {
+		lctx, lcancel := context.WithTimeout(r.lifetime, 5*time.Second)
+		// Best effort: a server that refuses still works.
+		_ = conn.client.SetLevel(lctx, mcpgo.SetLevelRequest{Params: mcpgo.SetLevelParams{Level: mcpgo.LoggingLevel(r.opts.LogLevel)}})
+		lcancel()
+	}
+	if err == nil {
+		ms := time.Since(began).Milliseconds()
+		r.settleReady(name, gen, conn, ms)
+		return
+	}
+	r.settle(name, gen, nil, err, ring)
+}
+
+func (r *Runtime) settleReady(name string, gen int, conn *Conn, ms int64) {
+	r.mu.Lock()
+	slot := r.servers[name]
+	if slot.gen != gen || r.closed {
+		r.mu.Unlock()
+		conn.Close()
+		return
+	}
+	f := conn.features
+	st := Status{
+		Name: name, State: StateReady, Transport: slot.cfg.Transport, Target: target(slot.cfg),
+		Protocol: conn.ProtocolVersion(), Features: &f, ReadyMillis: &ms,
+	}
+	if conn.init != nil {
+		st.Instructions = conn.init.Instructions
+		si := conn.init.ServerInfo
+		if si.Name != "" || si.Version != "" {
+			st.ServerInfo = &ServerInfo{Name: si.Name, Version: si.Version, Title: si.Title}
+		}
+	}
+	slot.conn = conn
+	slot.status = st
+	r.mu.Unlock()
+	r.emit(Event{Kind: EventState, Server: name, Status: st})
+}
+
+func (r *Runtime) settle(name string, gen int, _ *Conn, err error, ring *stderrRing) {
+	r.mu.Lock()
+	slot := r.servers[name]
+	if slot.gen != gen {
+		r.mu.Unlock()
+		return
+	}
+	st := slot.status
+	st.State = StateFailed
+	if errors.Is(err, errAuthRequired) {
+		st.State = StateAuthRequired
+	}
+	st.Reason = oneLine(err.Error())
+	st.StderrTail = ring.Tail(stderrTailLines)
+	if r.closed {
+		st.State, st.Reason = StateStopped, "howl is shutting down"
+	}
+	slot.status = st
+	r.mu.Unlock()
+	r.emit(Event{Kind: EventState, Server: name, Status: st})
+}
+
+// errAuthRequired marks a remote server that needs an OAuth login.
+var errAuthRequired = errors.New("authorization required")
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	const max = 300
+	if len(s) > max {
+		cut := max
+		for cut > 0 && s[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}
+
+func (r *Runtime) notifier(name string) func(mcpgo.JSONRPCNotification) {
+	return func(n mcpgo.JSONRPCNotification) {
+		switch n.Method {
+		case "notifications/tools/list_changed", "notifications/resources/list_changed", "notifications/prompts/list_changed":
+			r.mu.Lock()
+			if slot, ok := r.servers[name]; ok {
+				slot.catalog = nil
+			}
+			r.mu.Unlock()
+		}
+		r.emit(Event{Kind: EventNotification, Server: name, Method: n.Method, Params: n.Params.AdditionalFields})
+	}
+}
+
+func (r *Runtime) emit(e Event) {
+	if r.opts.OnEvent != nil {
+		r.opts.OnEvent(e)
+	}
+}
+
+// Wait blocks until every started server has left the starting state, or ctx ends.
+func (r *Runtime) Wait(ctx context.Context) error {
+	r.mu.Lock()
+	var chans []chan struct{}
+	for _, n := range r.order {
+		if s := r.servers[n]; s.settled != nil {
+			chans = append(chans, s.settled)
+		}
+	}
+	r.mu.Unlock()
+	for _, ch := range chans {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// Names lists the configured servers, sorted.
+func (r *Runtime) Names() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.order...)
+}
+
+// Status returns a snapshot of every configured server, sorted by name.
+func (r *Runtime) Status() []Status {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]Status, 0, len(r.order))
+	for _, n := range r.order {
+		out = append(out, r.servers[n].status)
+	}
+	return out
+}
+
+// ServerStatus returns one server's snapshot.
+func (r *Runtime) ServerStatus(name string) (Status, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, ok := r.servers[name]
+	if !ok {
+		return Status{}, false
+	}
+	return s.status, true
+}
+
+// ServerFeatures lists the features of every ready server, sorted by name.
+func (r *Runtime) ServerFeatures() []Features {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []Features
+	for _, n := range r.order {
+		if s := r.servers[n]; s.status.State == StateReady && s.status.Features != nil {
+			out = append(out, *s.status.Features)
+		}
+	}
+	return out
+}
+
+// Stderr returns what the server wrote to stderr lately (at most StderrRingSize).
+func (r *Runtime) Stderr(name string) []byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s, ok := r.servers[name]; ok && s.stderr != nil {
+		return s.stderr.Bytes()
+	}
+	return nil
+}
+
+// Conn returns the ready connection to name, or an error that says why
+// there is none and what to do.
+func (r *Runtime) Conn(name string) (*Conn, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, ok := r.servers[name]
+	if !ok {
+		return nil, fmt.Errorf("no server named %q: configured servers are %s", name, strings.Join(r.order, ", "))
+	}
+	switch s.status.State {
+	case StateReady:
+		if s.conn == nil || s.conn.exited() {
+			return nil, fmt.Errorf("server %s has exited: reconnect it", name)
+		}
+		return s.conn, nil
+	case StateStarting:
+		return nil, fmt.Errorf("server %s is still starting: try again in a moment", name)
+	case StateFailed:
+		return nil, fmt.Errorf("server %s failed: %s", name, s.status.Reason)
+	case StateAuthRequired:
+		return nil, fmt.Errorf("server %s needs authorization: run howl auth %s", name, name)
+	default:
+		if s.cfg.Disabled {
+			return nil, fmt.Errorf("server %s is disabled in %s: remove \"disabled\": true to use it", name, "the config")
+		}
+		return nil, fmt.Errorf("server %s is not started", name)
+	}
+}
+
+// Close ends every connection and goroutine the runtime started, in
+// parallel, and waits for them.
+func (r *Runtime) Close() error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil
+	}
+	r.closed = true
+	var conns []*Conn
+	var rings []*stderrRing
+	for _, n := range r.order {
+		s := r.servers[n]
+		if s.conn != nil {
+			conns = append(conns, s.conn)
+			s.conn = nil
+		}
+		if s.stderr != nil {
+			rings = append(rings, s.stderr)
+		}
+		if s.status.State == StateReady || s.status.State == StateStarting {
+			s.status.State, s.status.Reason = StateStopped, ""
+		}
+	}
+	r.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.Close()
+		}()
+	}
+	wg.Wait()
+	r.cancel() // ends children still in their handshake
+	r.wg.Wait()
+	for _, ring := range rings {
+		_ = ring.Close()
+	}
+	return nil
+}
+
+func safeFileName(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		if c == '-' || c == '_' || c == '.' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') {
+			b.WriteRune(c)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	out := strings.Trim(b.String(), ".")
+	if out == "" {
+		out = "server"
+	}
+	return out
+}

@@ -1,0 +1,195 @@
+package mcp
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestDemoServerListsAllFourKindsAndEveryPage(t *testing.T) {
+	rt := startRuntime(t, fixture("demo"))
+	st, _ := rt.ServerStatus("demo")
+	if st.State != StateReady {
+		t.Fatalf("demo state = %s (%s), want ready", st.State, st.Reason)
+	}
+	f := st.Features
+	if f == nil || !f.Tools || !f.Resources || !f.Prompts || !f.Completions || !f.Logging || !f.PeerInfoKnown {
+		t.Fatalf("demo features = %+v, want tools, resources, prompts, completions, logging, peer info known", f)
+	}
+	cat, err := rt.Catalog(context.Background(), "demo", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cat.Warnings) > 0 {
+		t.Errorf("unexpected warnings: %v", cat.Warnings)
+	}
+	for _, k := range Kinds {
+		if cat.Count(k) == 0 {
+			t.Errorf("no %s items listed", k)
+		}
+	}
+	// The demo serves resources 50 to a page: 120+ means pages were followed.
+	if n := cat.Count(KindResource); n < 120 {
+		t.Errorf("listed %d resources, want at least 120 (every page)", n)
+	}
+	for _, tmpl := range cat.Of(KindTemplate) {
+		if len(tmpl.Variables) == 0 {
+			t.Errorf("template %s: no variables parsed", tmpl.ID)
+		}
+	}
+	var withRequired bool
+	for _, p := range cat.Of(KindPrompt) {
+		for _, a := range p.Arguments {
+			withRequired = withRequired || a.Required
+		}
+	}
+	if !withRequired {
+		t.Error("no prompt argument is marked required")
+	}
+}
+
+func TestCatalogDegradesWhenOneKindFails(t *testing.T) {
+	rt := startRuntime(t, fixture("degraded"))
+	cat, err := rt.Catalog(context.Background(), "degraded", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cat.Lookup(KindTool, "echo"); !ok {
+		t.Fatalf("tools did not survive the failing resources listing: %+v", cat.Items)
+	}
+	if cat.Count(KindResource) != 0 {
+		t.Errorf("resources listed despite the failure: %d", cat.Count(KindResource))
+	}
+	var resWarn, malformed int
+	for _, w := range cat.Warnings {
+		if w.Kind == KindResource && strings.Contains(w.Reason, "resource index is corrupt") {
+			resWarn++
+		}
+		if w.Kind == KindTool && strings.Contains(w.Reason, "skipped") {
+			malformed++
+		}
+	}
+	if resWarn != 1 {
+		t.Errorf("want one resource warning carrying the server's reason, got %v", cat.Warnings)
+	}
+	if malformed != 2 {
+		t.Errorf("want the two malformed tools skipped with warnings, got %v", cat.Warnings)
+	}
+}
+
+func TestServerThatExitsAtStartFailsWithStderrTailAndOthersWork(t *testing.T) {
+	rt := startRuntime(t, fixture("exit-at-start"), fixture("demo"))
+	st, _ := rt.ServerStatus("exit-at-start")
+	if st.State != StateFailed {
+		t.Fatalf("state = %s, want failed", st.State)
+	}
+	if !strings.Contains(st.StderrTail, "cannot open database") {
+		t.Errorf("stderr tail %q does not carry the server's last words", st.StderrTail)
+	}
+	if st.Reason == "" {
+		t.Error("no reason given")
+	}
+	if _, err := rt.Conn("exit-at-start"); err == nil || !strings.Contains(err.Error(), "failed") {
+		t.Errorf("Conn on a failed server: err = %v, want it to say failed", err)
+	}
+	if st, _ := rt.ServerStatus("demo"); st.State != StateReady {
+		t.Errorf("demo state = %s (%s): one failure must not affect others", st.State, st.Reason)
+	}
+	if _, err := rt.Catalog(context.Background(), "demo", false); err != nil {
+		t.Errorf("demo catalog: %v", err)
+	}
+}
+
+func TestCloseKillsAServerThatIgnoresEOFAndSIGTERM(t *testing.T) {
+	rt := NewRuntime(&Config{Servers: []ServerConfig{fixture("deaf-on-eof")}}, RuntimeOptions{CacheDir: t.TempDir()})
+	if err := rt.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := rt.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := rt.Conn("deaf-on-eof")
+	if err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	rt.Close()
+	took := time.Since(began)
+	if conn.cmd.ProcessState == nil {
+		t.Fatal("child still running after Close")
+	}
+	if took > 3*time.Second {
+		t.Errorf("Close took %v, want under 3s", took)
+	}
+}
+
+func TestRepeatingCursorStopsWithAWarning(t *testing.T) {
+	rt := startRuntime(t, fixture("paging-loop"))
+	cat, err := rt.Catalog(context.Background(), "paging-loop", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cat.Warnings) == 0 || !strings.Contains(cat.Warnings[0].Reason, "repeated cursor") {
+		t.Fatalf("warnings = %v, want a repeated-cursor warning", cat.Warnings)
+	}
+	if cat.Count(KindResource) != 1 {
+		t.Errorf("resources = %d, want the one distinct item", cat.Count(KindResource))
+	}
+}
+
+func TestReconnectBringsAServerBack(t *testing.T) {
+	rt := startRuntime(t, fixture("demo"))
+	before, _ := rt.Conn("demo")
+	if err := rt.Reconnect("demo"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := rt.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	after, err := rt.Conn("demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after == before {
+		t.Error("Reconnect kept the old connection")
+	}
+	if before.cmd.ProcessState == nil {
+		t.Error("the old child was not ended")
+	}
+}
+
+func TestUnknownServerErrorNamesTheKnownOnes(t *testing.T) {
+	rt := NewRuntime(&Config{Servers: []ServerConfig{fixture("demo")}}, RuntimeOptions{CacheDir: t.TempDir()})
+	defer rt.Close()
+	_, err := rt.Conn("nope")
+	if err == nil || !strings.Contains(err.Error(), "demo") {
+		t.Fatalf("err = %v, want it to list demo", err)
+	}
+}
+
+func TestEraIsLearnedPerServer(t *testing.T) {
+	dir := t.TempDir()
+	sc := fixture("demo")
+	sc.Era = EraAuto
+	rt := NewRuntime(&Config{Servers: []ServerConfig{sc}}, RuntimeOptions{CacheDir: dir})
+	if err := rt.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_ = rt.Wait(ctx)
+	st, _ := rt.ServerStatus("demo")
+	rt.Close()
+	if st.State != StateReady {
+		t.Fatalf("state %s: %s", st.State, st.Reason)
+	}
+	book := loadEraBook(dir + "/eras.json")
+	if got := book.get(sc); got != EraModern {
+		t.Errorf("learned era = %s after a %s handshake, want modern", got, st.Protocol)
+	}
+}
