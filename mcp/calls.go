@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -46,6 +47,9 @@ func (c *Conn) rawResult(ctx context.Context, method string, call func(context.C
 	}
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("%s on %s cancelled: %w", method, c.name, ctx.Err())
+	}
+	if errors.Is(err, transport.ErrTransportClosed) {
+		err = fmt.Errorf("the connection closed before the answer came (did the server exit? see howl servers): %w", err)
 	}
 	return nil, &ServerError{Server: c.name, Method: method, Err: err}
 }

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -54,7 +55,7 @@ func tap(ctx context.Context, resp *transport.JSONRPCResponse) {
 	}
 	if s, ok := ctx.Value(rawSinkKey{}).(*rawSink); ok {
 		s.mu.Lock()
-		s.result = append(json.RawMessage(nil), resp.Result...)
+		s.result = resp.Result // the transport never reuses it: no copy
 		s.mu.Unlock()
 	}
 }
@@ -98,6 +99,7 @@ type Conn struct {
 	init     *mcpgo.InitializeResult
 	features Features
 	closed   sync.Once
+	closing  atomic.Bool
 }
 
 // Name is the server's configured name.
@@ -120,6 +122,7 @@ type dialOptions struct {
 	stderr     *stderrRing
 	grace      time.Duration
 	onNotify   func(mcpgo.JSONRPCNotification)
+	elicit     Elicitor
 }
 
 // dial opens the transport, runs the handshake and returns a ready Conn.
@@ -156,6 +159,13 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 		tr = &stdioTap{st}
 	case TransportHTTP:
 		opts := []transport.StreamableHTTPCOption{}
+		if o.era == EraLegacy {
+			// Before 2026-07-28, server requests and notifications that
+			// belong to no request (elicitation, list_changed) come on a
+			// standalone GET stream; mcp-go opens it only when asked, and
+			// asking rules out the modern protocol.
+			opts = append(opts, transport.WithContinuousListening())
+		}
 		if len(sc.Headers) > 0 {
 			opts = append(opts, transport.WithHTTPHeaders(sc.Headers))
 		}
@@ -184,6 +194,9 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 		copts = append(copts, client.WithProtocolVersion(mcpgo.LATEST_LEGACY_PROTOCOL_VERSION))
 	case EraAuto:
 		copts = append(copts, client.WithDiscoverTimeout(autoDiscoverTimeout))
+	}
+	if o.elicit != nil {
+		copts = append(copts, client.WithElicitationHandler(elicitAdapter{server: sc.Name, fn: o.elicit}))
 	}
 	c.client = client.NewClient(tr, copts...)
 	if err := c.client.Start(lifetime); err != nil {
@@ -222,6 +235,7 @@ func describeTarget(sc ServerConfig) string {
 // Close ends the connection. For a stdio child: close its stdin, give it
 // the grace period, then SIGTERM its process group, then SIGKILL.
 func (c *Conn) Close() {
+	c.closing.Store(true)
 	c.closed.Do(func() {
 		done := make(chan struct{})
 		go func() {

@@ -66,7 +66,7 @@ func serveFixture(name string) int {
 		s.AddResource(mcpgo.NewResource("file:///a", "a"), func(context.Context, mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
 			return nil, nil
 		})
-		return proxyStdio(s, func(method string, id json.RawMessage) []byte {
+		return proxyStdio(s, func(method string, id, _ json.RawMessage) []byte {
 			if method == "resources/list" {
 				return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"resource index is corrupt"}}`, id))
 			}
@@ -106,16 +106,18 @@ func serveFixture(name string) int {
 		// A handshake that says nothing: no server info, no capabilities.
 		// The tools still work: invoke must stay available (fail-open).
 		s := gatedServer(true, false, false)
-		return proxyStdio(s, func(string, json.RawMessage) []byte { return nil }, func(resp map[string]json.RawMessage) {
+		return proxyStdio(s, func(string, json.RawMessage, json.RawMessage) []byte { return nil }, func(resp map[string]json.RawMessage) {
 			var res map[string]json.RawMessage
 			if json.Unmarshal(resp["result"], &res) == nil && res["protocolVersion"] != nil {
 				resp["result"] = json.RawMessage(`{"protocolVersion":` + string(res["protocolVersion"]) + `,"capabilities":{},"serverInfo":{"name":"","version":""}}`)
 			}
 		})
+	case "hostile":
+		return serveHostile()
 	case "paging-loop":
 		// A cursor that repeats forever.
 		s := server.NewMCPServer("loop", "1.0", server.WithResourceCapabilities(false, false))
-		return proxyStdio(s, func(method string, id json.RawMessage) []byte {
+		return proxyStdio(s, func(method string, id, _ json.RawMessage) []byte {
 			if method == "resources/list" {
 				return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"resources":[{"uri":"loop://x","name":"x"}],"nextCursor":"again"}}`, id))
 			}
@@ -168,7 +170,7 @@ func serveGated(tools, resources, prompts bool) int {
 
 // proxyStdio serves s over stdio, letting intercept answer some requests
 // itself (by method) and rewrite rewrite the server's responses.
-func proxyStdio(s *server.MCPServer, intercept func(method string, id json.RawMessage) []byte, rewrite func(map[string]json.RawMessage)) int {
+func proxyStdio(s *server.MCPServer, intercept func(method string, id, params json.RawMessage) []byte, rewrite func(map[string]json.RawMessage)) int {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	var mu sync.Mutex
@@ -177,6 +179,7 @@ func proxyStdio(s *server.MCPServer, intercept func(method string, id json.RawMe
 		defer mu.Unlock()
 		os.Stdout.Write(append(b, '\n'))
 	}
+	writeLine = write
 	go func() {
 		sc := bufio.NewScanner(outR)
 		sc.Buffer(make([]byte, 1<<20), 64<<20)
@@ -200,10 +203,13 @@ func proxyStdio(s *server.MCPServer, intercept func(method string, id json.RawMe
 			var msg struct {
 				Method string          `json:"method"`
 				ID     json.RawMessage `json:"id"`
+				Params json.RawMessage `json:"params"`
 			}
 			if json.Unmarshal(sc.Bytes(), &msg) == nil && msg.ID != nil {
-				if reply := intercept(msg.Method, msg.ID); reply != nil {
-					write(reply)
+				if reply := intercept(msg.Method, msg.ID, msg.Params); reply != nil {
+					if len(reply) > 0 { // empty: swallow the request unanswered
+						write(reply)
+					}
 					continue
 				}
 			}

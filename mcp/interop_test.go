@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -171,5 +172,120 @@ func TestInteropEverythingThroughTheMetaFunctions(t *testing.T) {
 	out = call(t, rt, "mcp_invoke_everything", `{"tool":"get-tiny-image"}`)
 	if !strings.Contains(string(out), `"spilled":true`) || strings.Contains(string(out), "iVBOR") {
 		t.Errorf("get-tiny-image: %.400s", out)
+	}
+}
+
+// interopRuntime starts the named peers with an event hook and waits.
+func interopRuntime(t *testing.T, onEvent func(Event), servers ...ServerConfig) *Runtime {
+	t.Helper()
+	rt := NewRuntime(&Config{Servers: servers}, RuntimeOptions{CacheDir: t.TempDir(), Spill: render.NewSpillStore(t.TempDir()), OnEvent: onEvent})
+	t.Cleanup(func() { rt.Close() })
+	_ = rt.Start()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	_ = rt.Wait(ctx)
+	for _, s := range servers {
+		if st, _ := rt.ServerStatus(s.Name); st.State != StateReady {
+			t.Fatalf("%s: %s %s\n%s", s.Name, st.State, st.Reason, st.StderrTail)
+		}
+	}
+	return rt
+}
+
+func TestInteropEveryPromptWithAndWithoutArgumentsAndCompletion(t *testing.T) {
+	rt := interopRuntime(t, nil,
+		peer(t, "everything", "@modelcontextprotocol/server-everything", "stdio"),
+		peer(t, "everything2025", "server-everything-2025", "stdio"))
+	ctx := context.Background()
+	completed := 0
+	for _, server := range []string{"everything", "everything2025"} {
+		cat, err := rt.Catalog(ctx, server, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range cat.Of(KindPrompt) {
+			required := MissingArguments(p, nil)
+			// Without arguments: fine, or a teaching error naming each required one.
+			_, err := rt.CallMeta(ctx, "mcp_prompt_"+server, json.RawMessage(`{"prompt":"`+p.ID+`"}`))
+			if len(required) == 0 && err != nil {
+				t.Errorf("%s/%s without arguments: %v", server, p.ID, err)
+			}
+			for _, a := range required {
+				if err == nil || !strings.Contains(err.Error(), `"`+a.Name+`"`) {
+					t.Errorf("%s/%s: missing %q not named: %v", server, p.ID, a.Name, err)
+				}
+			}
+			// With every argument: values from the server's completion
+			// where it has some (earlier values as context), else a guess.
+			args := map[string]string{}
+			for _, a := range p.Arguments {
+				c, err := rt.Complete(ctx, server, KindPrompt, p.ID, a.Name, "", args)
+				if err != nil {
+					t.Errorf("%s/%s: completing %s: %v", server, p.ID, a.Name, err)
+				}
+				if len(c.Values) > 0 {
+					args[a.Name] = c.Values[0]
+					completed++
+				} else {
+					args[a.Name] = "1"
+				}
+			}
+			b, _ := json.Marshal(map[string]any{"prompt": p.ID, "arguments": args})
+			out, err := rt.CallMeta(ctx, "mcp_prompt_"+server, b)
+			if err != nil || !strings.Contains(string(out), `"text":"[user]\n`) {
+				t.Errorf("%s/%s with %v: %.200s %v", server, p.ID, args, out, err)
+			}
+		}
+	}
+	if completed == 0 {
+		t.Error("no prompt argument got a completion from either server")
+	}
+	t.Logf("%d argument values came from server completion", completed)
+}
+
+func TestInteropLongRunningToolReportsProgress(t *testing.T) {
+	var progress atomic.Int64
+	rt := interopRuntime(t, func(e Event) {
+		if e.Method == "notifications/progress" {
+			progress.Add(1)
+		}
+	}, peer(t, "everything", "@modelcontextprotocol/server-everything", "stdio"))
+	out, err := rt.CallMeta(context.Background(), "mcp_invoke_everything", json.RawMessage(`{"tool":"trigger-long-running-operation","arguments":{"duration":1,"steps":4}}`))
+	if err != nil || !strings.Contains(string(out), "completed") {
+		t.Fatalf("%s %v", out, err)
+	}
+	if n := progress.Load(); n < 4 {
+		t.Errorf("%d progress notifications for 4 steps", n)
+	}
+}
+
+func TestInteropFilesystemAndMemory(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "hello.txt"), []byte("hello from the root"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	memory := peer(t, "memory", "@modelcontextprotocol/server-memory")
+	memory.Env = map[string]string{"MEMORY_FILE_PATH": filepath.Join(t.TempDir(), "memory.jsonl")}
+	rt := interopRuntime(t, nil, peer(t, "filesystem", "@modelcontextprotocol/server-filesystem", root), memory)
+	ctx := context.Background()
+	// server-filesystem is tools-only: the absent kinds are absent, not failures.
+	st, _ := rt.ServerStatus("filesystem")
+	cat, _ := rt.Catalog(ctx, "filesystem", false)
+	if st.Features.Resources || st.Features.Prompts || len(cat.Warnings) > 0 || cat.Count(KindTool) == 0 {
+		t.Errorf("filesystem: features %+v, warnings %v, %d tools", st.Features, cat.Warnings, cat.Count(KindTool))
+	}
+	if got := names(DeclarationsFor(*st.Features)); len(got) != 3 {
+		t.Errorf("filesystem declarations: %v", got)
+	}
+	b, _ := json.Marshal(map[string]any{"tool": "read_text_file", "arguments": map[string]any{"path": filepath.Join(root, "hello.txt")}})
+	out, err := rt.CallMeta(ctx, "mcp_invoke_filesystem", b)
+	if err != nil || !strings.Contains(string(out), "hello from the root") {
+		t.Errorf("read_text_file: %s %v", out, err)
+	}
+	// server-memory's resource.
+	out = call(t, rt, "mcp_invoke_memory", `{"tool":"create_entities","arguments":{"entities":[{"name":"howl","entityType":"client","observations":["reads MCP servers"]}]}}`)
+	out = call(t, rt, "mcp_read_memory", `{"uri":"memory://knowledge-graph"}`)
+	if !strings.Contains(string(out), "reads MCP servers") {
+		t.Errorf("memory graph: %s", out)
 	}
 }

@@ -94,6 +94,9 @@ type RuntimeOptions struct {
 	// Spill is where binary content is spilled (render.DefaultSpillStore()
 	// when nil).
 	Spill *render.SpillStore
+	// Elicit answers servers' requests for input (elicitation). Nil means
+	// howl does not declare the capability, so servers will not ask.
+	Elicit Elicitor
 	// OnEvent receives events from the runtime's goroutines. It must not
 	// block for long and must not call back into the server's client.
 	OnEvent func(Event)
@@ -280,13 +283,29 @@ func (r *Runtime) connect(name string, gen int, sc ServerConfig, ring *stderrRin
 	if era == "" || era == EraAuto {
 		era = r.eras.get(sc)
 	}
-	conn, err := dial(r.lifetime, ctx, sc, dialOptions{
+	opts := dialOptions{
 		clientInfo: mcpgo.Implementation{Name: r.opts.ClientName, Version: r.opts.ClientVersion},
 		era:        era,
 		stderr:     ring,
 		grace:      r.opts.ShutdownGrace,
 		onNotify:   r.notifier(name),
-	})
+		elicit:     r.opts.Elicit,
+	}
+	conn, err := dial(r.lifetime, ctx, sc, opts)
+	if err == nil && era == EraAuto && mcpgo.IsModernProtocol(conn.ProtocolVersion()) && !conn.features.PeerInfoKnown {
+		// A server that answers any method with an empty result "accepts"
+		// server/discover without saying anything: it is not modern.
+		conn.Close()
+		opts.era = EraLegacy
+		conn, err = dial(r.lifetime, ctx, sc, opts)
+	} else if err == nil && era == EraAuto && sc.Transport == TransportHTTP && !mcpgo.IsModernProtocol(conn.ProtocolVersion()) {
+		// A legacy HTTP server needs the standalone GET stream, which can
+		// only be asked for before the handshake: connect again with it.
+		// Learned, so this costs one extra handshake on first contact only.
+		conn.Close()
+		opts.era = EraLegacy
+		conn, err = dial(r.lifetime, ctx, sc, opts)
+	}
 	if err == nil && (sc.Era == "" || sc.Era == EraAuto) {
 		learned := EraLegacy
 		if mcpgo.IsModernProtocol(conn.ProtocolVersion()) {
@@ -330,8 +349,39 @@ func (r *Runtime) settleReady(name string, gen int, conn *Conn, ms int64) {
 	}
 	slot.conn = conn
 	slot.status = st
+	if conn.cmd != nil {
+		r.wg.Add(1)
+		go func() { // ends when the child does; Close ends the child
+			defer r.wg.Done()
+			r.serverExited(name, gen, conn, conn.waitExit())
+		}()
+	}
 	r.mu.Unlock()
 	r.emit(Event{Kind: EventState, Server: name, Status: st})
+}
+
+// serverExited marks a ready server failed when its process ends on its
+// own, so a dead server shows its reason at once, not at the next call.
+func (r *Runtime) serverExited(name string, gen int, conn *Conn, reason string) {
+	if conn.closing.Load() {
+		return
+	}
+	r.mu.Lock()
+	slot := r.servers[name]
+	if slot.gen != gen || slot.conn != conn || r.closed {
+		r.mu.Unlock()
+		return
+	}
+	slot.conn = nil
+	slot.catalog = nil
+	st := slot.status
+	st.State = StateFailed
+	st.Reason = reason + ": reconnect it to try again"
+	st.StderrTail = slot.stderr.Tail(stderrTailLines)
+	slot.status = st
+	r.mu.Unlock()
+	r.emit(Event{Kind: EventState, Server: name, Status: st})
+	conn.Close() // reap the child: it has exited, so this returns at once
 }
 
 func (r *Runtime) settle(name string, gen int, _ *Conn, err error, ring *stderrRing) {

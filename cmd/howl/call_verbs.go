@@ -72,8 +72,12 @@ mcp_read_<server> does for the model: text is paged (--offset, --max-bytes,
 default 51200, clamped to 204800), --pattern keeps matching lines with 2 lines
 of context, and binary content is saved to the spill directory, never printed.
 With --json it prints the exact bytes the model would receive.`,
-		Args: cobra.ExactArgs(2),
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			args, err := serverArgs(g, args, 2, 2)
+			if err != nil {
+				return err
+			}
 			vals, err := parsePairs(pairs)
 			if err != nil {
 				return err
@@ -171,8 +175,12 @@ checked against the tool's input schema first, and the result is bounded
 binary saved to the spill directory). k=v values are converted to the
 types the schema asks for (numbers, booleans, JSON for objects and arrays).
 With --json it prints the exact bytes the model would receive.`,
-		Args: cobra.MinimumNArgs(2),
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			args, err := serverArgs(g, args, 2, -1)
+			if err != nil {
+				return err
+			}
 			if argsJSON != "" && len(args) > 2 {
 				return usagef("give the arguments as k=v pairs or as --args JSON, not both")
 			}
@@ -318,8 +326,12 @@ bounded and binary saved to the spill directory. Prompt text is only ever
 printed, never run. Values may be quoted: topic="two words". On a terminal,
 missing required arguments are asked for one by one; otherwise they are
 listed and howl exits 2.`,
-		Args: cobra.MinimumNArgs(2),
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			args, err := serverArgs(g, args, 2, -1)
+			if err != nil {
+				return err
+			}
 			vals, err := parsePairs(args[2:])
 			if err != nil {
 				return err

@@ -124,8 +124,8 @@ type serverListing struct {
 // listing is `howl ls --json`: coverage first, then per-server counts and
 // warnings, then every item.
 type listing struct {
-	Coverage string          `json:"coverage"`
-	Servers  []serverListing `json:"servers"`
+	Coverage string            `json:"coverage"`
+	Servers  []serverListing   `json:"servers"`
 	Items    []mcp.CatalogItem `json:"items"`
 }
 
@@ -265,8 +265,12 @@ func newSearchCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "search SERVER QUERY",
 		Short: "Rank a server's tools, resources, templates and prompts against a query",
-		Args:  cobra.MinimumNArgs(2),
+		Args:  cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			args, err := serverArgs(g, args, 2, -1)
+			if err != nil {
+				return err
+			}
 			s, err := open(cmd.Context(), g, args[0])
 			if err != nil {
 				return err
@@ -306,8 +310,12 @@ func newDescribeCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "describe SERVER [--kind K] ID",
 		Short: "Show one item in full: a tool's schema, a resource's metadata, a template's variables, a prompt's arguments",
-		Args:  cobra.ExactArgs(2),
+		Args:  cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			args, err := serverArgs(g, args, 2, 2)
+			if err != nil {
+				return err
+			}
 			k, err := mcp.ParseKind(kind)
 			if err != nil {
 				return usageError{err}

@@ -69,6 +69,12 @@ func buildVersion() string {
 // globalFlags are the flags every verb shares.
 type globalFlags struct {
 	config string
+	// url, when set, replaces the config with one remote server reached at
+	// this URL, named "url"; verbs then take no SERVER argument.
+	url string
+	// elicit says how a server's questions are answered headless:
+	// ask (on a terminal), defaults (the schema's defaults) or decline.
+	elicit string
 }
 
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -98,6 +104,8 @@ Exit codes: 0 ok, 1 server or tool error, 2 usage error.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.PersistentFlags().StringVar(&g.config, "config", "", "config file (default: $HOWL_CONFIG, ./.mcp.json, <user config dir>/howl/mcp.json, else the demo server)")
+	root.PersistentFlags().StringVar(&g.url, "url", "", "use one remote server at this URL (streamable HTTP) instead of the config; verbs then take no SERVER")
+	root.PersistentFlags().StringVar(&g.elicit, "elicit", "", "answer servers' questions: ask (default on a terminal), defaults (the schema's defaults) or decline (default otherwise)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(
 		newServersCmd(g, stdout),

@@ -214,7 +214,7 @@ func TestExitCodesSayWhoWasWrong(t *testing.T) {
 		{[]string{"ls", "--kind", "widget"}, exitUsage, "unknown kind"},
 		{[]string{"ls", "--bogus"}, exitUsage, "unknown flag"},
 		{[]string{"search", "nosuch", "x"}, exitUsage, `no server named "nosuch"`},
-		{[]string{"search", "demo"}, exitUsage, "requires at least 2 arg"},
+		{[]string{"search", "demo"}, exitUsage, "want at least 2"},
 		{[]string{"prompt", "demo", demo.CodeReviewPrompt}, exitUsage, `missing required arguments: "language"`},
 		{[]string{"call", "demo", demo.AddTool, "a=x", "b=1"}, exitUsage, "input schema"},
 		{[]string{"read", "demo", demo.LogURI, "--pattern", "("}, exitUsage, "not a valid regex"},

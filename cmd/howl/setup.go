@@ -30,7 +30,20 @@ func demoServerConfig() mcp.ServerConfig {
 	}
 }
 
+// urlServer is the name --url gives its server.
+const urlServer = "url"
+
 func loadConfig(g *globalFlags) (*mcp.Config, error) {
+	if g.url != "" {
+		if g.config != "" {
+			return nil, usagef("--url and --config both name servers: use one of them")
+		}
+		cfg, err := mcp.ParseConfig("--url", []byte(fmt.Sprintf(`{"mcpServers": {%q: {"url": %q}}}`, urlServer, g.url)), nil)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		return cfg, nil
+	}
 	cfg, err := mcp.LoadConfig(mcp.LoadOptions{Path: g.config, Demo: demoServerConfig()})
 	if err != nil {
 		return nil, usageError{err}
@@ -56,7 +69,11 @@ func open(ctx context.Context, g *globalFlags, names ...string) (*session, error
 			return nil, usagef("no server named %q in %s: configured servers are %v", n, configSource(cfg), cfg.Names())
 		}
 	}
-	rt := mcp.NewRuntime(cfg, mcp.RuntimeOptions{ClientName: "howl", ClientVersion: buildVersion()})
+	elicit, err := elicitor(g)
+	if err != nil {
+		return nil, err
+	}
+	rt := mcp.NewRuntime(cfg, mcp.RuntimeOptions{ClientName: "howl", ClientVersion: buildVersion(), Elicit: elicit})
 	if err := rt.Start(names...); err != nil {
 		rt.Close()
 		return nil, err
@@ -68,6 +85,25 @@ func open(ctx context.Context, g *globalFlags, names ...string) (*session, error
 		return nil, fmt.Errorf("waiting for servers to start: %w", err)
 	}
 	return &session{cfg: cfg, rt: rt}, nil
+}
+
+// serverArgs is a verb's positional arguments with the implicit --url
+// server prepended, checked against the verb's count (which includes SERVER).
+func serverArgs(g *globalFlags, args []string, min, max int) ([]string, error) {
+	if g.url != "" {
+		args = append([]string{urlServer}, args...)
+	}
+	if len(args) < min || (max >= 0 && len(args) > max) {
+		want := fmt.Sprintf("%d", min)
+		if max != min {
+			want = fmt.Sprintf("at least %d", min)
+		}
+		if g.url != "" {
+			return nil, usagef("with --url, give the arguments after SERVER (%d given, want %s including SERVER)", len(args)-1, want)
+		}
+		return nil, usagef("%d arguments given, want %s: see --help", len(args), want)
+	}
+	return args, nil
 }
 
 func configSource(cfg *mcp.Config) string {
