@@ -119,6 +119,7 @@ type Catalog struct {
 	index   map[string]int
 	idxOnce sync.Once
 	idx     *searchIndex
+	schemas sync.Map // tool ID -> compiled input schema (*jsonschema.Schema, nil when none)
 }
 
 // Count returns how many items of kind the catalog holds.

@@ -53,6 +53,9 @@ type ServerConfig struct {
 	Era       Era               `json:"protocol,omitempty"`
 	// StartTimeout bounds the connect and handshake; zero means DefaultStartTimeout.
 	StartTimeout time.Duration `json:"start_timeout,omitempty"`
+	// ShutdownGrace is how long a stdio child gets between its stdin closing
+	// and SIGTERM; zero means the runtime's (DefaultShutdownGrace).
+	ShutdownGrace time.Duration `json:"shutdown_grace,omitempty"`
 	// Problem is set when the entry parsed but cannot be started (an unset
 	// ${VAR}, say). The runtime reports it as the server's failure reason;
 	// the other servers are unaffected.
@@ -214,16 +217,17 @@ func (o LoadOptions) getenv() func(string) (string, bool) {
 
 // rawServer mirrors one mcpServers entry as written, before expansion.
 type rawServer struct {
-	Command      *string           `json:"command"`
-	Args         []string          `json:"args"`
-	Env          map[string]string `json:"env"`
-	Cwd          *string           `json:"cwd"`
-	URL          *string           `json:"url"`
-	Type         *string           `json:"type"`
-	Headers      map[string]string `json:"headers"`
-	Disabled     bool              `json:"disabled"`
-	Protocol     *string           `json:"protocol"`
-	StartTimeout *string           `json:"startTimeout"`
+	Command       *string           `json:"command"`
+	Args          []string          `json:"args"`
+	Env           map[string]string `json:"env"`
+	Cwd           *string           `json:"cwd"`
+	URL           *string           `json:"url"`
+	Type          *string           `json:"type"`
+	Headers       map[string]string `json:"headers"`
+	Disabled      bool              `json:"disabled"`
+	Protocol      *string           `json:"protocol"`
+	StartTimeout  *string           `json:"startTimeout"`
+	ShutdownGrace *string           `json:"shutdownGrace"`
 	// Accepted and ignored: other clients write these.
 	Description any `json:"description"`
 	AutoApprove any `json:"autoApprove"`
@@ -231,7 +235,7 @@ type rawServer struct {
 }
 
 // knownServerFields lists the keys an entry may carry, for "did you mean".
-var knownServerFields = []string{"command", "args", "env", "cwd", "url", "type", "headers", "disabled", "protocol", "startTimeout", "description", "autoApprove", "timeout"}
+var knownServerFields = []string{"command", "args", "env", "cwd", "url", "type", "headers", "disabled", "protocol", "startTimeout", "shutdownGrace", "description", "autoApprove", "timeout"}
 
 // ParseConfig parses a Claude-Desktop-shaped file: {"mcpServers": {name: entry}}.
 // Unknown top-level keys are ignored (other clients share the file); unknown
@@ -352,6 +356,16 @@ func parseServer(file string, data []byte, name string, raw json.RawMessage, get
 			return sc, bad("startTimeout", fmt.Sprintf("%q is not a positive duration", *rs.StartTimeout), `write it like "30s" or "2m"`)
 		}
 		sc.StartTimeout = d
+	}
+	if rs.ShutdownGrace != nil {
+		d, err := time.ParseDuration(*rs.ShutdownGrace)
+		if err != nil || d <= 0 || d > time.Minute {
+			return sc, bad("shutdownGrace", fmt.Sprintf("%q is not a duration between 1ms and 1m", *rs.ShutdownGrace), `write it like "500ms" or "2s"`)
+		}
+		if sc.Transport != TransportStdio {
+			return sc, bad("shutdownGrace", "only stdio servers have a process to wait for", "drop it from this url entry")
+		}
+		sc.ShutdownGrace = d
 	}
 	if err := expandServer(&sc, getenv); err != nil {
 		sc.Problem = err.Error()

@@ -21,7 +21,7 @@ import (
 // Shutdown timing for stdio children, per the spec's stdio shutdown order:
 // close stdin, wait a short grace, SIGTERM, wait, SIGKILL.
 const (
-	DefaultShutdownGrace = 150 * time.Millisecond
+	DefaultShutdownGrace = 50 * time.Millisecond
 	shutdownTermWait     = 1 * time.Second
 )
 
@@ -130,6 +130,9 @@ type dialOptions struct {
 // ctx bounds only the handshake.
 func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn, error) {
 	c := &Conn{name: sc.Name, stderr: o.stderr, grace: o.grace}
+	if sc.ShutdownGrace > 0 {
+		c.grace = sc.ShutdownGrace
+	}
 	var tr transport.Interface
 	switch sc.Transport {
 	case TransportStdio:

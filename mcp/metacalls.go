@@ -256,7 +256,7 @@ func (r *Runtime) callInvoke(ctx context.Context, server string, args json.RawMe
 		return nil, callErrorf("%s: %v", fn, err)
 	}
 	if it, ok := cat.Lookup(KindTool, a.Tool); ok {
-		if err := ValidateArguments(it, toolArgs); err != nil {
+		if err := cat.validate(it, toolArgs); err != nil {
 			return nil, callErrorf("%s: %v; see the schema with mcp_describe_%s {\"tool\": %q}", fn, err, FunctionSuffix(server), a.Tool)
 		}
 	} else if toolsListed(cat) {

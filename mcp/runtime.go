@@ -86,7 +86,8 @@ type RuntimeOptions struct {
 	// (DefaultCacheDir() when empty).
 	CacheDir string
 	// ShutdownGrace is how long a stdio child gets to exit after its stdin
-	// closes before it is sent SIGTERM (DefaultShutdownGrace when zero).
+	// closes before it is sent SIGTERM (DefaultShutdownGrace when zero; a
+	// server's own shutdownGrace wins).
 	ShutdownGrace time.Duration
 	// LogLevel, when set, is asked of every server that supports logging
 	// right after its handshake (debug, info, notice, warning, error, ...).

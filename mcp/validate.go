@@ -29,10 +29,16 @@ func (noLoader) Load(url string) (any, error) {
 // schema that itself cannot be compiled does not block the call: the server
 // gets to judge.
 func ValidateArguments(tool CatalogItem, args map[string]any) error {
-	if len(tool.Schema) == 0 || string(tool.Schema) == "null" {
+	return validateWith(compileSchema(tool.Schema), tool, args)
+}
+
+// compileSchema compiles a tool's input schema; nil when there is none or
+// it does not compile (then the server judges the arguments).
+func compileSchema(schema json.RawMessage) *jsonschema.Schema {
+	if len(schema) == 0 || string(schema) == "null" {
 		return nil
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(tool.Schema))
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
 	if err != nil {
 		return nil
 	}
@@ -46,6 +52,24 @@ func ValidateArguments(tool CatalogItem, args map[string]any) error {
 	if err != nil {
 		return nil
 	}
+	return sch
+}
+
+// validate checks arguments for one of the catalog's tools, compiling its
+// schema once per catalog (compiling costs more than the call itself).
+func (c *Catalog) validate(tool CatalogItem, args map[string]any) error {
+	v, ok := c.schemas.Load(tool.ID)
+	if !ok {
+		v, _ = c.schemas.LoadOrStore(tool.ID, compileSchema(tool.Schema))
+	}
+	return validateWith(v.(*jsonschema.Schema), tool, args)
+}
+
+func validateWith(sch *jsonschema.Schema, tool CatalogItem, args map[string]any) error {
+	if sch == nil {
+		return nil
+	}
+	var err error
 	inst := any(map[string]any{})
 	if args != nil {
 		// Round-trip through JSON so numbers are the validator's own type.

@@ -12,6 +12,7 @@ import (
 func newDemoServerCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	var addr string
 	var scale int
+	var big bool
 	cmd := &cobra.Command{
 		Use:   "demo-server [--http ADDR]",
 		Short: "Run the embedded demo MCP server (stdio by default)",
@@ -24,7 +25,7 @@ streamable HTTP at http://ADDR/mcp instead.`,
 			if scale < 0 {
 				return usagef("--scale %d is negative: pass 0 (the standard demo) or a positive item count", scale)
 			}
-			srv := demo.New(demo.Options{Scale: scale})
+			srv := demo.New(demo.Options{Scale: scale, Big: big})
 			if addr == "" {
 				return demo.ServeStdio(cmd.Context(), srv, stdin, stdout)
 			}
@@ -35,5 +36,6 @@ streamable HTTP at http://ADDR/mcp instead.`,
 	}
 	cmd.Flags().StringVar(&addr, "http", "", "serve streamable HTTP on ADDR (e.g. 127.0.0.1:8080) instead of stdio")
 	cmd.Flags().IntVar(&scale, "scale", 0, "add N generated resources and N/10 tools and prompts (benchmarks)")
+	cmd.Flags().BoolVar(&big, "big", false, "add a 50 MiB blob and a 20 MiB text resource (benchmarks)")
 	return cmd
 }

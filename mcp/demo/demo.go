@@ -28,6 +28,9 @@ type Options struct {
 	// tools and Scale/10 extra prompts (for catalog-scale benchmarks), served
 	// in pages of 100 instead of 50.
 	Scale int
+	// Big adds a 50 MiB blob and a 20 MiB text resource (BigBlobURI,
+	// BigTextURI), for benchmarks of reading big things.
+	Big bool
 }
 
 // demoServer holds the per-server state the handlers share.
@@ -77,6 +80,9 @@ func New(opts Options) *server.MCPServer {
 	d.addPrompts()
 	if d.scale > 0 {
 		c.scale = d.addScale(hooks)
+	}
+	if opts.Big {
+		d.addBig()
 	}
 	return d.srv
 }
