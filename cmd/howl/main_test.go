@@ -269,3 +269,29 @@ func TestVersionAndHelp(t *testing.T) {
 		}
 	}
 }
+
+func TestPlainOutputNeverCarriesTerminalControls(t *testing.T) {
+	isolate(t)
+	for _, args := range [][]string{
+		{"read", "demo", demo.EscapesURI},
+		{"describe", "demo", "--kind", "resource", demo.EscapesURI},
+		{"ls"},
+	} {
+		out, errOut, code := howl(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d %s", args, code, errOut)
+		}
+		for _, s := range []string{out, errOut} {
+			for _, r := range s {
+				if (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f) {
+					t.Fatalf("howl %v printed control %U: %q", args, r, s)
+				}
+			}
+		}
+	}
+	// The same resource as JSON keeps the server's bytes, escaped.
+	out, _, _ := howl(t, "read", "demo", demo.EscapesURI, "--json")
+	if !strings.Contains(out, `\u001b`) {
+		t.Errorf("--json should carry the raw text, escaped: %.200s", out)
+	}
+}
