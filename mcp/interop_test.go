@@ -289,3 +289,32 @@ func TestInteropFilesystemAndMemory(t *testing.T) {
 		t.Errorf("memory graph: %s", out)
 	}
 }
+
+func TestInteropEverythingAddsElicitationToolsAndHowlAnswersThem(t *testing.T) {
+	sc := peer(t, "everything", "@modelcontextprotocol/server-everything", "stdio")
+	var asked atomic.Int64
+	rt := NewRuntime(&Config{Servers: []ServerConfig{sc}}, RuntimeOptions{CacheDir: t.TempDir(),
+		Elicit: func(ctx context.Context, server string, req ElicitRequest) (ElicitResponse, error) {
+			asked.Add(1)
+			return ElicitWithDefaults(ctx, server, req)
+		}})
+	defer rt.Close()
+	_ = rt.Start()
+	_ = rt.Wait(context.Background())
+	// Declaring elicitation makes the server register more tools and send
+	// tools/list_changed: the catalog must hold the full list.
+	cat, err := rt.Catalog(context.Background(), "everything", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cat.Lookup(KindTool, "trigger-elicitation-request"); !ok {
+		t.Fatalf("the elicitation tool is missing: %d tools", cat.Count(KindTool))
+	}
+	out, err := rt.CallMeta(context.Background(), "mcp_invoke_everything", json.RawMessage(`{"tool":"trigger-elicitation-request"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if asked.Load() != 1 || !strings.Contains(string(out), "accept") {
+		t.Errorf("asked %d times; result %.300s", asked.Load(), out)
+	}
+}
