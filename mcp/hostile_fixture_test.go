@@ -44,7 +44,9 @@ func serveHostile() int {
 		s.AddResource(mcpgo.NewResource(uri, strings.TrimPrefix(uri, "hostile://")+escName, mcpgo.WithResourceDescription("described "+escText)),
 			func(context.Context, mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) { return nil, nil })
 	}
-	noop := func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) { return mcpgo.NewToolResultText("ok"), nil }
+	noop := func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		return mcpgo.NewToolResultText("ok"), nil
+	}
 	for _, name := range []string{"never", "die", "flood", "hologram", "escapes"} {
 		s.AddTool(mcpgo.NewTool(name, mcpgo.WithDescription("tool "+escText)), noop)
 	}
@@ -57,7 +59,9 @@ func serveHostile() int {
 		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "result": v})
 		return b
 	}
-	text := func(uri, mime, t string) map[string]any { return map[string]any{"uri": uri, "mimeType": mime, "text": t} }
+	text := func(uri, mime, t string) map[string]any {
+		return map[string]any{"uri": uri, "mimeType": mime, "text": t}
+	}
 	blob := func(uri, mime string, data []byte) map[string]any {
 		return map[string]any{"uri": uri, "mimeType": mime, "blob": base64.StdEncoding.EncodeToString(data)}
 	}

@@ -1,0 +1,93 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/howl-mcp/howl/mcp"
+)
+
+// cancelledResult is what the model reads for a call a cancellation ended.
+const cancelledResult = "cancelled by the user before it finished; howl told the server to stop it"
+
+// dispatch runs one step's calls: each is put to the permission hook in the
+// model's order, then the permitted ones run concurrently. It returns when
+// every call has returned (cancelling ctx makes them return promptly), with
+// one result per call in the calls' order.
+func (r *run) dispatch(ctx context.Context, step int, calls []ToolCall) []ToolResult {
+	results := make([]ToolResult, len(calls))
+	var wg sync.WaitGroup
+	for i, call := range calls {
+		if ctx.Err() != nil {
+			results[i] = r.finished(step, call, ToolResult{IsError: true, Content: cancelledResult}, false)
+			continue
+		}
+		if err := r.a.opts.Permit(ctx, call); err != nil {
+			denied := ctx.Err() == nil
+			content := cancelledResult
+			if denied {
+				content = "not run: " + err.Error()
+			}
+			results[i] = r.finished(step, call, ToolResult{IsError: true, Content: content}, denied)
+			continue
+		}
+		r.emit(ToolCallStarted{Step: step, Call: call})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = r.call(ctx, step, call)
+		}()
+	}
+	wg.Wait()
+	for _, res := range results {
+		if res.Content == cancelledResult {
+			r.cancelledCalls = append(r.cancelledCalls, res.Name)
+		}
+	}
+	return results
+}
+
+// call runs one call through the meta-function table.
+func (r *run) call(ctx context.Context, step int, call ToolCall) ToolResult {
+	start := time.Now()
+	out, err := r.a.tools.CallMeta(ctx, call.Name, json.RawMessage(call.Arguments))
+	res := ToolResult{Duration: time.Since(start)}
+	switch {
+	case err == nil:
+		res.Content = string(out)
+	case ctx.Err() != nil:
+		res.IsError, res.Content = true, cancelledResult
+	default:
+		res.IsError, res.Content = true, errorText(call.Name, err)
+	}
+	return r.finished(step, call, res, false)
+}
+
+// finished completes a result, reports it and returns it.
+func (r *run) finished(step int, call ToolCall, res ToolResult, denied bool) ToolResult {
+	res.CallID, res.Name = call.ID, call.Name
+	var toolErr bool
+	res.Summary, toolErr = summarize(call.Name, res.Content, res.IsError)
+	res.IsError = res.IsError || toolErr
+	r.emit(ToolCallFinished{Step: step, CallID: call.ID, Name: call.Name, IsError: res.IsError, Denied: denied,
+		Summary: res.Summary, Bytes: len(res.Content), Duration: res.Duration})
+	return res
+}
+
+// errorText is the message the model reads for a failed call: a refusal's
+// teaching text as is, a server's error with who said it.
+func errorText(name string, err error) string {
+	var ce *mcp.CallError
+	if errors.As(err, &ce) {
+		return ce.Msg
+	}
+	var se *mcp.ServerError
+	if errors.As(err, &se) {
+		return se.Error()
+	}
+	return fmt.Sprintf("%s failed: %v", name, err)
+}

@@ -1,0 +1,197 @@
+// Package llmtest provides scripted model endpoints for tests: HTTP servers
+// that speak the real wire formats (OpenAI Chat Completions and Anthropic
+// Messages, streamed as server-sent events), answer from a script, and record
+// every request in one provider-neutral shape. Point a real provider at one
+// and the production code path runs unchanged, as net/http/httptest does for
+// handlers.
+package llmtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"time"
+)
+
+// Turn is what the scripted model does for one request.
+type Turn struct {
+	// Reasoning is streamed first (Anthropic thinking, reasoning_content
+	// on the OpenAI wire), then Text, then the ToolCalls.
+	Reasoning string
+	Text      string
+	ToolCalls []ToolCall
+	// InputTokens and OutputTokens are reported as usage.
+	InputTokens, OutputTokens int64
+	// Truncated ends the turn at the output token limit.
+	Truncated bool
+	// Status, when neither 0 nor 200, answers with this HTTP status, the
+	// Header and the provider's error envelope around ErrorMessage
+	// (ErrorType is its type, e.g. "rate_limit_error").
+	Status       int
+	Header       map[string]string
+	ErrorMessage string
+	ErrorType    string
+	// Stall streams the first piece of Text, then holds the response open
+	// until the client goes away.
+	Stall bool
+}
+
+// ToolCall is one call the scripted model makes.
+type ToolCall struct {
+	ID        string
+	Name      string
+	Arguments string
+}
+
+// Message is one message of a recorded request.
+type Message struct {
+	Role        string
+	Text        string
+	ToolCalls   []ToolCall
+	ToolResults []ToolResult
+}
+
+// ToolResult is one tool result the model received.
+type ToolResult struct {
+	CallID  string
+	Content string
+	IsError bool
+}
+
+// Request is one recorded request, parsed from either wire format.
+type Request struct {
+	Path     string
+	Header   http.Header
+	Model    string
+	Stream   bool
+	System   string
+	Messages []Message
+	// Tools are the declared function names, in order.
+	Tools []string
+	// Body is the raw request body.
+	Body []byte
+}
+
+// ToolResults returns the tool results of the request's last message.
+func (r Request) ToolResults() []ToolResult {
+	if len(r.Messages) == 0 {
+		return nil
+	}
+	var out []ToolResult
+	for i := len(r.Messages) - 1; i >= 0 && len(r.Messages[i].ToolResults) > 0; i-- {
+		out = append(r.Messages[i].ToolResults, out...)
+	}
+	return out
+}
+
+// Script answers request number n (0-based).
+type Script func(n int, req Request) Turn
+
+// Sequence scripts the turns in order; a request past the end gets a 500.
+func Sequence(turns ...Turn) Script {
+	return func(n int, _ Request) Turn {
+		if n < len(turns) {
+			return turns[n]
+		}
+		return Turn{Status: http.StatusInternalServerError, ErrorMessage: fmt.Sprintf("llmtest: the script has %d turns; request %d is past its end", len(turns), n+1), ErrorType: "server_error"}
+	}
+}
+
+// Server is a scripted model endpoint.
+type Server struct {
+	// URL is the base URL to give the provider: ".../v1" for OpenAI (the
+	// Chat Completions base URL), the server root for Anthropic.
+	URL string
+	srv *httptest.Server
+
+	mu   sync.Mutex
+	reqs []Request
+	busy time.Duration
+}
+
+// Busy is the total time the server spent answering (parsing requests and
+// writing streams), so a benchmark can leave the stand-in's own cost out.
+func (s *Server) Busy() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.busy
+}
+
+// Requests returns every request received so far.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.reqs...)
+}
+
+// Close shuts the server down.
+func (s *Server) Close() { s.srv.Close() }
+
+func newServer(script Script, path string, parse func([]byte) (Request, error), write func(http.ResponseWriter, *http.Request, Turn)) *Server {
+	s := &Server{}
+	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		defer func() {
+			s.mu.Lock()
+			s.busy += time.Since(start)
+			s.mu.Unlock()
+		}()
+		if r.URL.Path != path {
+			http.Error(w, `{"error":{"message":"llmtest: no route `+r.URL.Path+`","type":"invalid_request_error"}}`, http.StatusNotFound)
+			return
+		}
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			return
+		}
+		req, err := parse(body)
+		if err != nil {
+			http.Error(w, `{"error":{"message":"llmtest: unparsable request","type":"invalid_request_error"}}`, http.StatusBadRequest)
+			return
+		}
+		req.Path, req.Header, req.Body = r.URL.Path, r.Header.Clone(), body
+		s.mu.Lock()
+		n := len(s.reqs)
+		s.reqs = append(s.reqs, req)
+		s.mu.Unlock()
+		write(w, r, script(n, req))
+	}))
+	return s
+}
+
+// sse writes one server-sent event and flushes it.
+func sse(w http.ResponseWriter, event string, data any) {
+	b, _ := json.Marshal(data)
+	if event != "" {
+		fmt.Fprintf(w, "event: %s\n", event)
+	}
+	fmt.Fprintf(w, "data: %s\n\n", b)
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// split cuts s into up to three pieces, so text arrives as several deltas.
+func split(s string) []string {
+	if len(s) < 6 {
+		if s == "" {
+			return nil
+		}
+		return []string{s}
+	}
+	r := []rune(s)
+	a, b := len(r)/3, 2*len(r)/3
+	return []string{string(r[:a]), string(r[a:b]), string(r[b:])}
+}
+
+func writeError(w http.ResponseWriter, t Turn, body any) {
+	for k, v := range t.Header {
+		w.Header().Set(k, v)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(t.Status)
+	_ = json.NewEncoder(w).Encode(body)
+}

@@ -1,0 +1,164 @@
+package llm
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/howl-mcp/howl/llm/llmtest"
+	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/mcp/demo"
+	"github.com/howl-mcp/howl/render"
+)
+
+// fixtureEnv makes a re-executed test binary serve the demo MCP server over
+// stdio, so the loop talks to a real server over a real transport.
+const fixtureEnv = "HOWL_LLM_TEST_FIXTURE"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(fixtureEnv) == "demo" {
+		if err := demo.ServeStdio(context.Background(), demo.New(demo.Options{}), os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// startDemo runs the demo server as a child process and waits until it is ready.
+func startDemo(t testing.TB, opts mcp.RuntimeOptions) *mcp.Runtime {
+	t.Helper()
+	cfg := &mcp.Config{Servers: []mcp.ServerConfig{{
+		Name: demo.Name, Transport: mcp.TransportStdio, Command: os.Args[0],
+		Args: []string{"-test.run=^$"}, Env: map[string]string{fixtureEnv: "demo"},
+		Era: mcp.EraLegacy, // as howl runs its demo StartTimeout: 20 * time.Second,
+	}}}
+	opts.CacheDir = t.TempDir()
+	opts.Spill = render.NewSpillStore(t.TempDir())
+	rt := mcp.NewRuntime(cfg, opts)
+	t.Cleanup(func() { rt.Close() })
+	if err := rt.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := rt.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := rt.ServerStatus(demo.Name); st.State != mcp.StateReady {
+		t.Fatalf("demo server is %s: %s", st.State, st.Reason)
+	}
+	return rt
+}
+
+// noEnv is an empty environment for Resolve.
+func noEnv(string) (string, bool) { return "", false }
+
+// envOf is an environment made of pairs.
+func envOf(kv ...string) func(string) (string, bool) {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+// scriptedOpenAI starts a scripted OpenAI-compatible server and resolves a
+// model that points at it, through the production code.
+func scriptedOpenAI(t testing.TB, script llmtest.Script) (*llmtest.Server, Model) {
+	t.Helper()
+	srv := llmtest.NewOpenAI(script)
+	t.Cleanup(srv.Close)
+	c, err := Resolve(context.Background(), ResolveOptions{
+		Flags: Settings{Model: "openai-compat/scripted", BaseURL: srv.URL}, Getenv: noEnv, OllamaURL: "off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewModel(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, m
+}
+
+// scriptedAnthropic starts a scripted Anthropic server and resolves
+// anthropic/claude-scripted against it via $ANTHROPIC_BASE_URL.
+func scriptedAnthropic(t testing.TB, script llmtest.Script) (*llmtest.Server, Model) {
+	t.Helper()
+	srv := llmtest.NewAnthropic(script)
+	t.Cleanup(srv.Close)
+	c, err := Resolve(context.Background(), ResolveOptions{
+		Flags:  Settings{Model: "anthropic/claude-scripted"},
+		Getenv: envOf("ANTHROPIC_API_KEY", "sk-ant-test", "ANTHROPIC_BASE_URL", srv.URL), OllamaURL: "off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewModel(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, m
+}
+
+// recorder collects a run's events; safe for the loop's goroutines.
+type recorder struct {
+	mu     sync.Mutex
+	events []Event
+	notify chan Event
+}
+
+func newRecorder() *recorder { return &recorder{notify: make(chan Event, 1024)} }
+
+func (r *recorder) on(e Event) {
+	r.mu.Lock()
+	r.events = append(r.events, e)
+	r.mu.Unlock()
+	select {
+	case r.notify <- e:
+	default:
+	}
+}
+
+func (r *recorder) all() []Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Event(nil), r.events...)
+}
+
+// waitFor blocks until an event matching ok arrives, or fails after 20 s.
+func (r *recorder) waitFor(t *testing.T, what string, ok func(Event) bool) Event {
+	t.Helper()
+	for _, e := range r.all() {
+		if ok(e) {
+			return e
+		}
+	}
+	deadline := time.After(20 * time.Second)
+	for {
+		select {
+		case e := <-r.notify:
+			if ok(e) {
+				return e
+			}
+		case <-deadline:
+			t.Fatalf("no %s event; got %v", what, r.all())
+			return nil
+		}
+	}
+}
+
+func eventsOf[T Event](events []Event) []T {
+	var out []T
+	for _, e := range events {
+		if v, ok := e.(T); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -1,0 +1,232 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+
+	"charm.land/fantasy"
+	"charm.land/fantasy/providers/anthropic"
+	"charm.land/fantasy/providers/openai"
+	"charm.land/fantasy/providers/openaicompat"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/howl-mcp/howl/mcp"
+)
+
+// userAgent identifies howl to providers.
+const userAgent = "howl (+https://github.com/howl-mcp/howl)"
+
+// NewModel returns the Model for c, built on charm.land/fantasy's providers:
+// OpenAI's and Anthropic's native streaming APIs, and fantasy's
+// OpenAI-compatible provider for any base URL (it also reads the
+// reasoning_content some servers stream). The SDKs' own retries are off:
+// Agent.Run retries, so it can tell the person and never replay text.
+func NewModel(c Choice) (Model, error) {
+	tr, ok := http.DefaultTransport.(*http.Transport)
+	if !ok {
+		tr = &http.Transport{}
+	}
+	hc := &http.Client{Transport: tr.Clone()}
+	var (
+		p   fantasy.Provider
+		err error
+	)
+	switch c.API {
+	case APIAnthropic:
+		opts := []anthropic.Option{anthropic.WithAPIKey(c.APIKey), anthropic.WithHTTPClient(hc), anthropic.WithUserAgent(userAgent)}
+		if c.BaseURL != "" {
+			opts = append(opts, anthropic.WithBaseURL(c.BaseURL))
+		}
+		p, err = anthropic.New(opts...)
+	case APIOpenAI:
+		opts := []openai.Option{openai.WithAPIKey(c.APIKey), openai.WithHTTPClient(hc), openai.WithUserAgent(userAgent)}
+		if c.BaseURL != "" {
+			opts = append(opts, openai.WithBaseURL(c.BaseURL))
+		}
+		p, err = openai.New(opts...)
+	case APIChatCompletions:
+		// The OpenAI SDK adds $OPENAI_API_KEY, $OPENAI_ORG_ID and
+		// $OPENAI_PROJECT_ID to every request by default: clear them, so
+		// only the key Choice names reaches a third-party endpoint.
+		sdk := []option.RequestOption{option.WithOrganization(""), option.WithProject("")}
+		if c.APIKey == "" {
+			sdk = append(sdk, option.WithAPIKey(""), option.WithHeaderDel("Authorization"))
+		}
+		opts := []openaicompat.Option{openaicompat.WithBaseURL(c.BaseURL), openaicompat.WithHTTPClient(hc),
+			openaicompat.WithUserAgent(userAgent), openaicompat.WithName(c.Provider), openaicompat.WithSDKOptions(sdk...)}
+		if c.APIKey != "" {
+			opts = append(opts, openaicompat.WithAPIKey(c.APIKey))
+		}
+		p, err = openaicompat.New(opts...)
+	default:
+		return nil, configError(fmt.Sprintf("model %s has no API (%q)", c.Name(), c.API), "resolve the model with llm.Resolve")
+	}
+	if err != nil {
+		return nil, configError(fmt.Sprintf("cannot set up %s: %v", c.Name(), err), "check the model settings")
+	}
+	lm, err := p.LanguageModel(context.Background(), c.Model)
+	if err != nil {
+		return nil, configError(fmt.Sprintf("cannot set up %s: %v", c.Name(), err), "check the model settings")
+	}
+	return &fantasyModel{choice: c, lm: lm, client: hc}, nil
+}
+
+// fantasyModel adapts a fantasy.LanguageModel to Model.
+type fantasyModel struct {
+	choice Choice
+	lm     fantasy.LanguageModel
+	client *http.Client
+
+	// The declarations of one run repeat on every step: convert them once.
+	mu       sync.Mutex
+	toolsKey string
+	tools    []fantasy.Tool
+}
+
+// Name implements Model.
+func (m *fantasyModel) Name() string { return m.choice.Name() }
+
+// CloseIdleConnections closes the model's idle HTTP connections.
+func (m *fantasyModel) CloseIdleConnections() { m.client.CloseIdleConnections() }
+
+// Stream implements Model.
+func (m *fantasyModel) Stream(ctx context.Context, req Request, emit func(Event)) (*Reply, error) {
+	call := fantasy.Call{Prompt: toPrompt(req), Tools: m.toolsFor(req.Tools)}
+	if req.MaxOutputTokens > 0 {
+		call.MaxOutputTokens = &req.MaxOutputTokens
+	}
+	stream, err := m.lm.Stream(ctx, call)
+	if err != nil {
+		return nil, classify(err, m.choice)
+	}
+	reply := &Reply{}
+	var text, reasoning strings.Builder
+	var streamErr error
+	sawError := false
+	for part := range stream {
+		switch part.Type {
+		case fantasy.StreamPartTypeTextDelta:
+			if part.Delta != "" {
+				text.WriteString(part.Delta)
+				emit(TextDelta{Text: part.Delta})
+			}
+		case fantasy.StreamPartTypeReasoningDelta:
+			if part.Delta != "" {
+				reasoning.WriteString(part.Delta)
+				emit(ReasoningDelta{Text: part.Delta})
+			}
+		case fantasy.StreamPartTypeToolCall:
+			if !part.ProviderExecuted {
+				reply.ToolCalls = append(reply.ToolCalls, ToolCall{ID: part.ID, Name: part.ToolCallName, Arguments: part.ToolCallInput})
+			}
+		case fantasy.StreamPartTypeFinish:
+			reply.Usage = Usage{InputTokens: part.Usage.InputTokens, OutputTokens: part.Usage.OutputTokens}
+			reply.Truncated = part.FinishReason == fantasy.FinishReasonLength
+		case fantasy.StreamPartTypeError:
+			sawError, streamErr = true, part.Error
+		}
+	}
+	reply.Text, reply.Reasoning = text.String(), reasoning.String()
+	if sawError && streamErr == nil {
+		streamErr = errors.New("the stream reported an error without saying which")
+	}
+	if streamErr == nil && ctx.Err() != nil {
+		streamErr = ctx.Err()
+	}
+	if streamErr != nil {
+		return reply, classify(streamErr, m.choice)
+	}
+	return reply, nil
+}
+
+// toolsFor converts decls, reusing the last conversion when they are the same.
+func (m *fantasyModel) toolsFor(decls []mcp.FunctionDecl) []fantasy.Tool {
+	var key strings.Builder
+	for _, d := range decls {
+		key.WriteString(d.Name)
+		key.WriteByte(0)
+		key.WriteString(d.Description)
+		key.WriteByte(0)
+		key.Write(d.Parameters)
+		key.WriteByte(0)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if k := key.String(); k != m.toolsKey || m.tools == nil {
+		m.toolsKey, m.tools = k, toTools(decls)
+	}
+	return m.tools
+}
+
+// toPrompt turns the plain conversation into fantasy's prompt.
+func toPrompt(req Request) fantasy.Prompt {
+	prompt := make(fantasy.Prompt, 0, len(req.Messages)+1)
+	if req.System != "" {
+		prompt = append(prompt, fantasy.NewSystemMessage(req.System))
+	}
+	for _, m := range req.Messages {
+		switch m.Role {
+		case RoleUser:
+			prompt = append(prompt, fantasy.NewUserMessage(m.Text))
+		case RoleAssistant:
+			var parts []fantasy.MessagePart
+			if m.Text != "" {
+				parts = append(parts, fantasy.TextPart{Text: m.Text})
+			}
+			for _, tc := range m.ToolCalls {
+				parts = append(parts, fantasy.ToolCallPart{ToolCallID: tc.ID, ToolName: tc.Name, Input: validArgs(tc.Arguments)})
+			}
+			if len(parts) > 0 {
+				prompt = append(prompt, fantasy.Message{Role: fantasy.MessageRoleAssistant, Content: parts})
+			}
+		case RoleTool:
+			parts := make([]fantasy.MessagePart, 0, len(m.ToolResults))
+			for _, r := range m.ToolResults {
+				var out fantasy.ToolResultOutputContent = fantasy.ToolResultOutputContentText{Text: r.Content}
+				if r.IsError {
+					out = fantasy.ToolResultOutputContentError{Error: errors.New(r.Content)}
+				}
+				parts = append(parts, fantasy.ToolResultPart{ToolCallID: r.CallID, Output: out})
+			}
+			if len(parts) > 0 {
+				prompt = append(prompt, fantasy.Message{Role: fantasy.MessageRoleTool, Content: parts})
+			}
+		}
+	}
+	return prompt
+}
+
+// validArgs is the arguments as sent back in history: a model's invalid
+// JSON becomes {} there (its tool result already says what was wrong).
+func validArgs(s string) string {
+	if strings.TrimSpace(s) == "" || !json.Valid([]byte(s)) {
+		return "{}"
+	}
+	return s
+}
+
+// toTools turns declarations into fantasy function tools.
+func toTools(decls []mcp.FunctionDecl) []fantasy.Tool {
+	tools := make([]fantasy.Tool, 0, len(decls))
+	for _, d := range decls {
+		schema := map[string]any{}
+		_ = json.Unmarshal(d.Parameters, &schema)
+		// fantasy's Anthropic provider reads "required" only as []string.
+		if req, ok := schema["required"].([]any); ok {
+			names := make([]string, 0, len(req))
+			for _, r := range req {
+				if s, ok := r.(string); ok {
+					names = append(names, s)
+				}
+			}
+			schema["required"] = names
+		}
+		tools = append(tools, fantasy.FunctionTool{Name: d.Name, Description: d.Description, InputSchema: schema})
+	}
+	return tools
+}
