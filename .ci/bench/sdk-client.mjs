@@ -14,7 +14,9 @@ if (mode === "read") { uri = rest.shift(); out = rest.shift(); }
 const [command, ...args] = rest;
 
 const client = new Client({ name: "sdk-bench", version: "1.0.0" });
-await client.connect(new StdioClientTransport({ command, args, stderr: "ignore" }));
+// The SDK refuses stdio messages over 10 MiB by default; a 50 MiB blob is
+// ~67 MiB of JSON, so reading big things needs the limit raised.
+await client.connect(new StdioClientTransport({ command, args, stderr: process.env.SDK_STDERR ? "inherit" : "ignore", maxBufferSize: 256 << 20 }));
 const caps = client.getServerCapabilities() ?? {};
 
 async function all(method, key) {

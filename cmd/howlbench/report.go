@@ -79,6 +79,9 @@ func (c comparison) run(ctx context.Context, e *env) Result {
 	}
 	res.Skipped = skipped
 	if len(subjects) == 0 {
+		if c.notes != nil {
+			res.Notes = c.notes(nil)
+		}
 		return res
 	}
 	samples := make([][]sample, len(subjects))
