@@ -86,8 +86,9 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		Short: "A terminal client for MCP servers",
 		Long: `howl is a terminal client for MCP (Model Context Protocol) servers.
 
-Run it with no verb to open the overview of your servers. The headless verbs
-below share the code the model's meta-functions use; each takes --json.
+Run it with no verb to open the full-screen TUI (piped, it prints an overview
+of your servers instead). The headless verbs below share the code the model's
+meta-functions use; each takes --json.
 
 Servers come from a Claude-Desktop-shaped mcpServers JSON file: --config FILE,
 then $HOWL_CONFIG, then ./.mcp.json, then <user config dir>/howl/mcp.json.
@@ -99,6 +100,9 @@ Exit codes: 0 ok, 1 server or tool error, 2 usage error.`,
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if writesToTerminal(stdout) {
+				return runTUI(cmd.Context(), g, stdin, stdout.(*os.File))
+			}
 			return runOverview(cmd.Context(), g, stdout)
 		},
 	}

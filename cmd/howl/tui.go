@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"path/filepath"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/term"
+
+	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/theme"
+	"github.com/howl-mcp/howl/tui"
+)
+
+// writesToTerminal reports whether w is a terminal: `howl` opens the TUI there
+// and prints the overview anywhere else (a pipe, a file).
+func writesToTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
+}
+
+// runTUI opens the full-screen TUI on every enabled server. The terminal's
+// background is probed once, before the program starts; servers start in
+// the background and report through the relay; on quit the terminal is
+// restored first, then the servers are closed.
+func runTUI(ctx context.Context, g *globalFlags, stdin io.Reader, stdout *os.File) error {
+	cfg, err := loadConfig(g)
+	if err != nil {
+		return err
+	}
+	keys := tui.DefaultKeyMap()
+	if raw, ok := cfg.Extra["keys"]; ok {
+		var bindings map[string][]string
+		if err := json.Unmarshal(raw, &bindings); err != nil {
+			return usagef("%s: \"keys\" must map binding names to key lists, e.g. {\"quit\": [\"q\", \"ctrl+q\"]}: %v", configSource(cfg), err)
+		}
+		if err := keys.Rebind(bindings); err != nil {
+			return usagef("%s: %v", configSource(cfg), err)
+		}
+	}
+	if _, err := elicitor(g); err != nil {
+		return err // a mistyped --elicit
+	}
+	topts := theme.Detect(os.Getenv)
+	theme.Apply(topts)
+
+	logger, closeLog, err := debugLogger()
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+
+	relay := tui.NewRelay()
+	rt := mcp.NewRuntime(cfg, mcp.RuntimeOptions{ClientName: "howl", ClientVersion: buildVersion(), OnEvent: relay.Push, Elicit: tuiElicitor(g)})
+	defer rt.Close()
+	var names []string
+	for _, sc := range cfg.Enabled() {
+		names = append(names, sc.Name)
+	}
+	if err := rt.Start(); err != nil {
+		return err
+	}
+
+	var progOpts []tea.ProgramOption
+	if f, ok := stdin.(*os.File); ok && term.IsTerminal(f.Fd()) {
+		progOpts = append(progOpts, tea.WithInput(f))
+	} else {
+		progOpts = append(progOpts, tea.WithInputTTY())
+	}
+	return tui.Run(ctx, tui.Options{
+		Runtime:      rt,
+		Servers:      names,
+		Theme:        theme.New(topts),
+		Keys:         keys,
+		Images:       tui.DetectImageMode(os.Getenv),
+		Clipboard:    &tui.OSC52{Out: stdout},
+		DisplayPath:  homeTilde,
+		Log:          logger,
+		DumpMessages: os.Getenv("HOWL_DEBUG") == "messages",
+	}, relay, stdout, progOpts...)
+}
+
+// tuiElicitor honours --elicit defaults and decline. Asking (the default
+// on a terminal) reads the terminal line by line, which the full-screen
+// program owns, so the TUI does not declare elicitation at all until it has
+// a dialog for it: servers then do not ask.
+func tuiElicitor(g *globalFlags) mcp.Elicitor {
+	switch g.elicit {
+	case "defaults":
+		return mcp.ElicitWithDefaults
+	case "decline":
+		return mcp.ElicitDeclineAll
+	}
+	return nil
+}
+
+// debugLogger logs to <cache dir>/howl-debug.log when HOWL_DEBUG is set
+// (never to the terminal the TUI draws on).
+func debugLogger() (*log.Logger, func(), error) {
+	if os.Getenv("HOWL_DEBUG") == "" {
+		return nil, func() {}, nil
+	}
+	dir := mcp.DefaultCacheDir()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, nil, fmt.Errorf("HOWL_DEBUG is set but the log directory %s cannot be created: %w; unset HOWL_DEBUG or set HOWL_CACHE_DIR", dir, err)
+	}
+	f, err := tea.LogToFile(filepath.Join(dir, "howl-debug.log"), "howl")
+	if err != nil {
+		return nil, nil, fmt.Errorf("HOWL_DEBUG is set but the debug log cannot be opened: %w", err)
+	}
+	return log.New(f, "howl ", log.LstdFlags|log.Lmicroseconds), func() { f.Close() }, nil
+}
+
+// homeTilde shows paths under the home directory as ~/...
+func homeTilde(p string) string {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" || home == "/" {
+		return p
+	}
+	if rest, ok := strings.CutPrefix(p, home+string(filepath.Separator)); ok {
+		return "~" + string(filepath.Separator) + rest
+	}
+	return p
+}

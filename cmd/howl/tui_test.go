@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestNoVerbOnAPipePrintsTheOverviewNotTheTUI(t *testing.T) {
+	isolate(t)
+	var out bytes.Buffer
+	if writesToTerminal(&out) {
+		t.Fatal("a buffer is not a terminal")
+	}
+	stdout, errOut, code := howl(t)
+	if code != 0 || !strings.Contains(stdout, "demo") || !strings.Contains(stdout, "ready") || strings.Contains(stdout, "\x1b[") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, errOut)
+	}
+}
+
+func TestHomeTildeShortensPathsUnderHome(t *testing.T) {
+	dir := isolate(t)
+	if got := homeTilde(filepath.Join(dir, "cache", "x.png")); got != filepath.Join("~", "cache", "x.png") {
+		t.Errorf("homeTilde = %q", got)
+	}
+	if got := homeTilde("/elsewhere/x"); got != "/elsewhere/x" {
+		t.Errorf("homeTilde = %q", got)
+	}
+}
+
+// tmuxSession drives the real binary in a detached tmux server of its own.
+type tmuxSession struct {
+	t      *testing.T
+	socket string
+}
+
+func (s *tmuxSession) run(args ...string) string {
+	s.t.Helper()
+	cmd := exec.Command("tmux", append([]string{"-L", s.socket, "-f", "/dev/null"}, args...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func (s *tmuxSession) screen() string { return s.run("capture-pane", "-p", "-t", "smoke") }
+
+// waitFor polls the screen until it contains want (the timeout only guards
+// against a hang).
+func (s *tmuxSession) waitFor(want string) string {
+	s.t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		scr := s.screen()
+		if strings.Contains(scr, want) {
+			return scr
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("the screen never showed %q; it shows:\n%s", want, scr)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestTUISmokeInTmux builds howl, runs it on the demo server in a detached
+// tmux session of a fixed size, opens the 2 MiB log, pages forward, quits,
+// and checks the terminal is back to the shell.
+func TestTUISmokeInTmux(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("SKIPPED: tmux is not installed, so the TUI smoke test of the real binary did not run; install tmux to run it")
+	}
+	if testing.Short() {
+		t.Skip("skipped with -short: it builds and runs the real binary")
+	}
+	// Build first, with the developer's environment (build cache, module
+	// cache), then isolate the run.
+	bin := filepath.Join(t.TempDir(), "howl")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	dir := isolate(t)
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("howl-smoke-%d", os.Getpid())}
+	env := []string{
+		"HOWL_CACHE_DIR=" + filepath.Join(dir, "cache"), "HOWL_CONFIG=", "HOME=" + dir,
+		"XDG_CONFIG_HOME=" + filepath.Join(dir, "config"), "TERM=xterm-256color", "PS1=smoke$ ",
+	}
+	s.run(append([]string{"new-session", "-d", "-s", "smoke", "-x", "100", "-y", "30", "-c", dir, "env"}, append(env, "sh")...)...)
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	s.waitFor("smoke$")
+	s.run("send-keys", "-t", "smoke", bin+"; echo howl-exited-$?", "Enter")
+
+	s.waitFor("Resources 125")
+	s.run("send-keys", "-t", "smoke", "2")
+	s.waitFor("[Resources 125]")
+	s.run("send-keys", "-t", "smoke", "Enter")
+	s.waitFor("page 1 of 41")
+	s.run("send-keys", "-t", "smoke", "n")
+	scr := s.waitFor("page 2 of 41")
+	if !strings.Contains(scr, "demo://logs/app.log") {
+		t.Fatalf("the viewer does not show the log:\n%s", scr)
+	}
+	s.run("send-keys", "-t", "smoke", "q")
+	scr = s.waitFor("howl-exited-0")
+	if strings.Contains(scr, "Resources 125") || strings.Contains(scr, "page 2 of 41") {
+		t.Fatalf("the TUI is still on screen after quitting:\n%s", scr)
+	}
+	if !strings.Contains(scr, "smoke$") {
+		t.Fatalf("the shell is not back:\n%s", scr)
+	}
+}

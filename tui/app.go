@@ -1,0 +1,682 @@
+// Package tui is howl's full-screen terminal interface: one root model that
+// routes every message to plain child structs (the catalog browser, the
+// detail pane, the viewer, the status bar) and to a stack of dialogs.
+//
+// Every MCP call runs in a tea.Cmd through the Runtime interface, the same
+// functions the model's meta-functions use; results carry their owner and a
+// request id, and stale ones are dropped. Runtime events enter through one
+// Relay goroutine. Update does no I/O.
+package tui
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/theme"
+)
+
+// Options configure the TUI.
+type Options struct {
+	// Runtime is the MCP side (an *mcp.Runtime in production).
+	Runtime Runtime
+	// Servers are the enabled servers' names, in display order.
+	Servers []string
+	// Theme is the built theme (theme.New(theme.Detect(...)) in production).
+	Theme *theme.Theme
+	// Keys is the keymap (DefaultKeyMap when nil).
+	Keys *KeyMap
+	// Images is how images are drawn (DetectImageMode in production).
+	Images ImageMode
+	// Clipboard receives copies (none when nil: y then says so).
+	Clipboard Clipboard
+	// DisplayPath shortens paths for display (as they are when nil).
+	DisplayPath func(string) string
+	// Context bounds every request (Background when nil).
+	Context context.Context
+	// Tick replaces timers (tests pass one that never fires).
+	Tick func(d time.Duration, msg tea.Msg) tea.Cmd
+	// Log receives debug output; DumpMessages also logs every message.
+	Log          *log.Logger
+	DumpMessages bool
+}
+
+// Model is the root model.
+type Model struct {
+	com    *Common
+	cancel context.CancelFunc
+	dump   bool
+
+	width, height int
+	layout        Layout
+	focus         focusPane
+
+	catalog *catalogPane
+	detail  *detailPane
+	viewer  *viewerPane
+	status  *statusBar
+	dialogs dialogStack
+	help    help.Model
+
+	frame    int
+	spinning bool
+	quitting bool
+	// viewerWasOpen notices the viewer closing, to give the list focus back.
+	viewerWasOpen bool
+}
+
+// New builds the root model. It does nothing outside itself: the first
+// server states arrive from Init's command and the relay.
+func New(o Options) *Model {
+	ctx := o.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	th := o.Theme
+	if th == nil {
+		th = theme.New(theme.Options{Dark: true})
+	}
+	keys := o.Keys
+	if keys == nil {
+		keys = DefaultKeyMap()
+	}
+	com := &Common{Ctx: ctx, RT: o.Runtime, Theme: th, Styles: th.Styles, Keys: keys, Images: o.Images,
+		Clipboard: o.Clipboard, DisplayPath: o.DisplayPath, Tick: o.Tick, Log: o.Log}
+	if com.DisplayPath == nil {
+		com.DisplayPath = func(s string) string { return s }
+	}
+	if com.Tick == nil {
+		com.Tick = defaultTick
+	}
+	if com.Log == nil {
+		com.Log = discardLogger()
+	}
+	m := &Model{com: com, cancel: cancel, dump: o.DumpMessages}
+	m.catalog = newCatalogPane(com, o.Servers)
+	m.detail = newDetailPane(com)
+	m.viewer = newViewerPane(com)
+	m.status = &statusBar{com: com}
+	m.help = help.New()
+	m.help.Styles = th.Styles.Help
+	m.catalog.Focus()
+	m.updateKeys()
+	return m
+}
+
+// statusSnapshotMsg carries every server's state, asked for once at start.
+type statusSnapshotMsg struct{ statuses []mcp.Status }
+
+// Init asks for the servers' states; events keep them current after that.
+func (m *Model) Init() tea.Cmd {
+	rt := m.com.RT
+	return func() tea.Msg { return statusSnapshotMsg{rt.Status()} }
+}
+
+// Close cancels everything in flight and closes open files. Call it after
+// the program has ended.
+func (m *Model) Close() {
+	m.cancel()
+	for _, d := range append(m.viewer.stack, m.viewer.doc) {
+		if d != nil && d.hex != nil && d.hex.file != nil {
+			_ = d.hex.file.Close()
+			d.hex.file = nil
+		}
+	}
+}
+
+// Update routes one message. Each case names the handler that owns it.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if m.dump {
+		m.com.Log.Printf("msg %T %s", msg, clipMsg(msg))
+	}
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+	case tea.KeyMsg:
+		cmd = m.handleKey(msg)
+	case tea.MouseMsg:
+		cmd = m.handleMouse(msg)
+	case EventsMsg:
+		cmd = m.handleEvents(msg)
+	case statusSnapshotMsg:
+		cmd = m.handleSnapshot(msg)
+	case catalogLoadedMsg:
+		cmd = m.catalog.HandleLoaded(msg)
+	case filterDoneMsg:
+		m.catalog.HandleFilter(msg)
+	case docLoadedMsg:
+		cmd = m.viewer.HandleLoaded(msg)
+	case hexBlocksMsg:
+		cmd = m.viewer.HandleHexBlocks(msg)
+	case imageRenderedMsg:
+		m.viewer.HandleImage(msg)
+	case InfoMsg:
+		cmd = m.status.Set(msg)
+	case clearInfoMsg:
+		m.status.Clear(msg.id)
+	case spinnerTickMsg:
+		m.frame++
+		m.spinning = false
+	default:
+		if m.dialogs.Len() > 0 {
+			cmd = m.applyAction(m.dialogs.Top().HandleMsg(msg))
+		}
+	}
+	if m.quitting {
+		return m, cmd
+	}
+	return m, tea.Batch(cmd, m.afterUpdate())
+}
+
+// afterUpdate brings derived state up to date after any message: the
+// layout (it depends on focus and the viewer), the detail pane's item,
+// the bindings' enabled states and the spinner.
+func (m *Model) afterUpdate() tea.Cmd {
+	if m.viewerWasOpen && !m.viewer.Open() {
+		m.setFocus(focusList)
+	}
+	m.viewerWasOpen = m.viewer.Open()
+	cmd := m.relayout()
+	m.detail.SetEntry(m.catalog.Selected())
+	m.updateKeys()
+	if !m.spinning && (m.catalog.Busy() || m.viewer.Busy()) {
+		m.spinning = true
+		cmd = tea.Batch(cmd, m.com.Tick(spinnerInterval, spinnerTickMsg{}))
+	}
+	return cmd
+}
+
+// relayout computes the layout and pushes sizes to the panes.
+func (m *Model) relayout() tea.Cmd {
+	if m.focus == focusRight && !m.viewer.Open() && m.catalog.Selected() == nil {
+		m.setFocus(focusList)
+	}
+	m.layout = ComputeLayout(m.width, m.height, LayoutState{ViewerOpen: m.viewer.Open(), Focus: m.focus})
+	l := m.layout
+	m.catalog.SetSize(l.List.W, l.List.H)
+	m.detail.SetSize(l.Right.W, l.Right.H)
+	m.help.Width = l.Help.W - 1 // after the one-cell margin
+	return m.viewer.SetSize(l.Right.W, l.Right.H)
+}
+
+func (m *Model) setFocus(f focusPane) {
+	m.focus = f
+	m.catalog.Blur()
+	m.detail.Blur()
+	m.viewer.Blur()
+	switch {
+	case f == focusList:
+		m.catalog.Focus()
+	case m.viewer.Open():
+		m.viewer.Focus()
+	default:
+		m.detail.Focus()
+	}
+}
+
+// handleKey routes a key in a fixed order: quit, the top dialog, a focused
+// text input (exclusively), the focused pane, then the global keys.
+func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
+	k := m.com.Keys
+	if key.Matches(msg, k.ForceQuit) {
+		return m.quit()
+	}
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.typing() {
+		// Keys typed faster than one read arrive together ("jj"); outside
+		// a text input each is a key of its own.
+		var cmds []tea.Cmd
+		for _, r := range msg.Runes {
+			cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
+		}
+		return tea.Batch(cmds...)
+	}
+	if d := m.dialogs.Top(); d != nil {
+		return m.applyAction(d.HandleMsg(msg))
+	}
+	if m.layout.TooSmall {
+		if key.Matches(msg, k.Quit) {
+			return m.quit()
+		}
+		return nil
+	}
+	if m.focus == focusList && m.catalog.TextInputFocused() {
+		cmd, _ := m.catalog.HandleKey(msg)
+		return cmd
+	}
+	if m.focus == focusRight && m.viewer.Open() && m.viewer.TextInputFocused() {
+		cmd, _ := m.viewer.HandleKey(msg)
+		return cmd
+	}
+	if cmd, ok := m.handlePaneKey(msg); ok {
+		return cmd
+	}
+	return m.handleGlobalKey(msg)
+}
+
+// typing reports whether keys go into a text input (a form field, the
+// filter, the viewer's search or pattern).
+func (m *Model) typing() bool {
+	if d, ok := m.dialogs.Top().(*formDialog); ok {
+		return d.form.TextInputFocused()
+	}
+	return m.dialogs.Len() == 0 && (m.catalog.TextInputFocused() || m.viewer.TextInputFocused())
+}
+
+// handlePaneKey offers the key to the focused pane.
+func (m *Model) handlePaneKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := m.com.Keys
+	switch {
+	case m.focus == focusRight && m.viewer.Open():
+		if d := m.viewer.doc; d != nil && len(d.atts) > 1 && key.Matches(msg, k.OpenAttachment) {
+			m.dialogs.Push(&pickerDialog{com: m.com, atts: d.atts})
+			return nil, true
+		}
+		return m.viewer.HandleKey(msg)
+	case m.focus == focusRight:
+		if cmd, ok := m.detail.HandleKey(msg); ok {
+			return cmd, true
+		}
+	default:
+		if cmd, ok := m.catalog.HandleKey(msg); ok {
+			return cmd, true
+		}
+	}
+	switch {
+	case key.Matches(msg, k.Open):
+		return m.openSelected(), true
+	case key.Matches(msg, k.Refresh):
+		return m.refreshSelected(), true
+	case key.Matches(msg, k.Filter):
+		// From the detail pane: the filter belongs to the list.
+		m.setFocus(focusList)
+		cmd, _ := m.catalog.HandleKey(msg)
+		return cmd, true
+	}
+	return nil, false
+}
+
+// handleGlobalKey handles the keys that work from any pane.
+func (m *Model) handleGlobalKey(msg tea.KeyMsg) tea.Cmd {
+	k := m.com.Keys
+	switch {
+	case key.Matches(msg, k.Quit):
+		return m.quit()
+	case key.Matches(msg, k.Help):
+		m.dialogs.Push(&helpDialog{com: m.com, groups: k.FullHelp()})
+	case key.Matches(msg, k.Servers):
+		m.dialogs.Push(&serversDialog{com: m.com, servers: m.catalog.servers})
+	case key.Matches(msg, k.FocusNext), key.Matches(msg, k.FocusPrev):
+		m.cycleFocus()
+	case key.Matches(msg, k.Tab1):
+		m.catalog.SetTab(0)
+	case key.Matches(msg, k.Tab2):
+		m.catalog.SetTab(1)
+	case key.Matches(msg, k.Tab3):
+		m.catalog.SetTab(2)
+	case key.Matches(msg, k.Tab4):
+		m.catalog.SetTab(3)
+	case key.Matches(msg, k.NextTab):
+		m.catalog.SetTab(m.catalog.Tab() + 1)
+	case key.Matches(msg, k.PrevTab):
+		m.catalog.SetTab(m.catalog.Tab() - 1)
+	case key.Matches(msg, k.Back) && m.viewer.Open():
+		return m.viewer.Close()
+	}
+	return nil
+}
+
+// cycleFocus moves between the list and the right-hand pane.
+func (m *Model) cycleFocus() {
+	if m.focus == focusList && (m.viewer.Open() || m.catalog.Selected() != nil) {
+		m.setFocus(focusRight)
+		return
+	}
+	m.setFocus(focusList)
+}
+
+func (m *Model) quit() tea.Cmd {
+	m.quitting = true
+	m.cancel() // ends every request in flight
+	return tea.Quit
+}
+
+// openSelected runs the selected item's action: read a resource, or open
+// the form of a template, a tool or a prompt with arguments.
+func (m *Model) openSelected() tea.Cmd {
+	e := m.catalog.Selected()
+	if e == nil {
+		return nil
+	}
+	it := e.item
+	switch it.Kind {
+	case mcp.KindResource:
+		return m.openViewer(docRequest{kind: reqRead, server: it.Server, uri: it.URI}, "reading")
+	case mcp.KindTemplate:
+		m.dialogs.Push(newTemplateForm(m.com, it))
+	case mcp.KindTool:
+		m.dialogs.Push(newToolForm(m.com, it))
+	case mcp.KindPrompt:
+		if len(it.Arguments) == 0 {
+			return m.openViewer(docRequest{kind: reqPrompt, server: it.Server, prompt: it.Name}, "getting the prompt")
+		}
+		m.dialogs.Push(newPromptForm(m.com, it))
+	}
+	return nil
+}
+
+// openViewer starts a fresh load in the viewer and focuses it.
+func (m *Model) openViewer(req docRequest, what string) tea.Cmd {
+	cmd := m.viewer.Request(req, what)
+	m.setFocus(focusRight)
+	return cmd
+}
+
+// refreshSelected lists the selected server's catalog again, from the server.
+func (m *Model) refreshSelected() tea.Cmd {
+	sv := m.catalog.SelectedServer()
+	if sv == nil {
+		return nil
+	}
+	if sv.status.State != mcp.StateReady {
+		return ReportWarn(fmt.Sprintf("%s is %s: S opens the servers list, where enter reconnects it", render.SanitizeLine(sv.name), sv.status.State))
+	}
+	return tea.Batch(m.catalog.Reload(sv.name, true), ReportInfo("refreshing "+render.SanitizeLine(sv.name)+"'s catalog"))
+}
+
+// applyAction carries out what a dialog asked for.
+func (m *Model) applyAction(a Action) tea.Cmd {
+	switch a := a.(type) {
+	case actionClose:
+		m.dialogs.Pop()
+	case actionCmd:
+		return a.cmd
+	case actionCallTool:
+		m.dialogs.Pop()
+		return m.openViewer(docRequest{kind: reqCall, server: a.item.Server, tool: a.item.Name, toolArgs: a.args}, "calling "+render.SanitizeLine(a.item.Name))
+	case actionReadTemplate:
+		m.dialogs.Pop()
+		return m.openViewer(docRequest{kind: reqRead, server: a.item.Server, uri: a.item.URI, args: a.values}, "reading")
+	case actionGetPrompt:
+		m.dialogs.Pop()
+		return m.openViewer(docRequest{kind: reqPrompt, server: a.item.Server, prompt: a.item.Name, promptArgs: a.values}, "getting the prompt")
+	case actionReconnect:
+		m.dialogs.Pop()
+		return reconnectCmd(m.com.RT, a.server)
+	case actionOpen:
+		m.dialogs.Pop()
+		return m.viewer.OpenAttachment(a.att)
+	}
+	return nil
+}
+
+// reconnectCmd restarts a server; its new states arrive as events.
+func reconnectCmd(rt Runtime, name string) tea.Cmd {
+	return func() tea.Msg {
+		if err := rt.Reconnect(name); err != nil {
+			return InfoMsg{Type: InfoError, Msg: fmt.Sprintf("reconnecting %s: %v", name, err), TTL: DefaultInfoTTL}
+		}
+		return InfoMsg{Type: InfoPlain, Msg: "reconnecting " + name, TTL: DefaultInfoTTL}
+	}
+}
+
+// handleSnapshot applies the initial server states.
+func (m *Model) handleSnapshot(msg statusSnapshotMsg) tea.Cmd {
+	var cmds []tea.Cmd
+	for _, st := range msg.statuses {
+		cmds = append(cmds, m.catalog.ApplyStatus(st))
+	}
+	return tea.Batch(cmds...)
+}
+
+// handleEvents applies runtime events from the relay.
+func (m *Model) handleEvents(msg EventsMsg) tea.Cmd {
+	var cmds []tea.Cmd
+	for _, e := range msg.Events {
+		switch e.Kind {
+		case mcp.EventState:
+			cmds = append(cmds, m.catalog.ApplyStatus(e.Status))
+		case mcp.EventNotification:
+			cmds = append(cmds, m.handleNotification(e))
+		}
+	}
+	if msg.Dropped > 0 {
+		cmds = append(cmds, ReportWarn(fmt.Sprintf("%d server events were dropped: the servers sent more than howl could show", msg.Dropped)))
+	}
+	return tea.Batch(cmds...)
+}
+
+// handleNotification reacts to a server notification.
+func (m *Model) handleNotification(e mcp.Event) tea.Cmd {
+	name := render.SanitizeLine(e.Server)
+	switch e.Method {
+	case "notifications/tools/list_changed", "notifications/resources/list_changed", "notifications/prompts/list_changed":
+		return tea.Batch(m.catalog.Reload(e.Server, false), ReportInfo(name+": the catalog changed, listing again"))
+	case "notifications/resources/updated":
+		return ReportInfo(fmt.Sprintf("%s: %v was updated", name, render.SanitizeLine(fmt.Sprint(e.Params["uri"]))))
+	case "notifications/progress":
+		msg := fmt.Sprintf("%s: progress %v", name, e.Params["progress"])
+		if t, ok := e.Params["total"]; ok {
+			msg += fmt.Sprintf("/%v", t)
+		}
+		if s, ok := e.Params["message"].(string); ok {
+			msg += " " + s
+		}
+		return ReportInfo(render.SanitizeLine(msg))
+	case "notifications/message":
+		lvl, _ := e.Params["level"].(string)
+		switch lvl {
+		case "warning", "error", "critical", "alert", "emergency":
+			return ReportWarn(render.SanitizeLine(fmt.Sprintf("%s %s: %v", name, lvl, e.Params["data"])))
+		}
+	}
+	return nil
+}
+
+// handleMouse focuses and selects with clicks and scrolls with the wheel.
+func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
+	if m.dialogs.Len() > 0 || m.layout.TooSmall {
+		return nil
+	}
+	l := m.layout
+	x, y := msg.X, msg.Y
+	wheel := 0
+	switch msg.Button {
+	case tea.MouseButtonWheelUp:
+		wheel = -3
+	case tea.MouseButtonWheelDown:
+		wheel = 3
+	}
+	switch {
+	case wheel != 0 && l.List.Contains(x, y):
+		m.catalog.Scroll(wheel)
+	case wheel != 0 && l.Right.Contains(x, y) && m.viewer.Open():
+		return m.viewer.Scroll(wheel)
+	case wheel != 0 && l.Right.Contains(x, y):
+		m.detail.Scroll(wheel)
+	case msg.Action != tea.MouseActionPress || msg.Button != tea.MouseButtonLeft:
+		// Only a left press selects or focuses.
+	case l.Tabs.Contains(x, y):
+		if t := tabAt(m.tabSpans(), x); t >= 0 {
+			m.catalog.SetTab(t)
+		}
+	case l.List.Contains(x, y):
+		was := m.catalog.Selected()
+		m.setFocus(focusList)
+		if m.catalog.Click(y-l.List.Y) && was != nil && m.catalog.Selected() == was {
+			return m.openSelected()
+		}
+	case l.Right.Contains(x, y):
+		m.setFocus(focusRight)
+	}
+	return nil
+}
+
+// updateKeys enables the bindings that apply in the current state, so the
+// help line, the help screen and key matching agree.
+func (m *Model) updateKeys() {
+	k := m.com.Keys
+	v := m.viewer
+	d := v.doc
+	viewer := m.focus == focusRight && v.Open()
+	setEnabled(!viewer, &k.Open, &k.Refresh, &k.Filter)
+	setEnabled(m.catalog.Selected() != nil || viewer, &k.FocusNext, &k.FocusPrev)
+	setEnabled(viewer && d != nil && d.src != nil && d.src.next != nil, &k.NextPage)
+	setEnabled(viewer && d != nil && d.src != nil && len(d.src.history) > 0, &k.PrevPage)
+	setEnabled(viewer && d != nil && len(d.lines) > 0, &k.Search)
+	setEnabled(viewer && len(v.hits) > 0, &k.NextMatch, &k.PrevMatch)
+	setEnabled(viewer && d != nil && d.src != nil, &k.Pattern)
+	setEnabled(viewer && d != nil && d.src != nil && d.src.pattern != "", &k.ClearPattern)
+	setEnabled(viewer && d != nil && len(d.lines) > 0, &k.Wrap, &k.Left, &k.Right)
+	setEnabled(viewer && d != nil && d.spill != nil && (d.img != nil || looksLikeImageDoc(d)), &k.HexToggle)
+	setEnabled(viewer && d != nil && len(d.atts) > 0, &k.OpenAttachment)
+	setEnabled(viewer && d != nil, &k.Copy)
+	setEnabled(v.Open() || m.catalog.query != "", &k.Back)
+}
+
+// View draws the screen. It reads the model and never changes it beyond
+// render caches.
+func (m *Model) View() string {
+	if m.width == 0 {
+		return ""
+	}
+	l := m.layout
+	if l.TooSmall {
+		return m.tooSmallView()
+	}
+	lines := make([]string, 0, m.height)
+	lines = append(lines, m.renderTabs())
+	var body []string
+	switch {
+	case l.List.Empty():
+		body = m.rightPane()
+	default:
+		body = joinColumns(m.catalog.Render(m.frame), m.rightPane())
+	}
+	lines = append(lines, body...)
+	if !l.Help.Empty() {
+		lines = append(lines, fit(" "+m.help.ShortHelpView(m.com.Keys.ShortHelp(m.helpState())), l.Help.W))
+	}
+	lines = append(lines, m.status.Render(l.Status.W, m.catalog.servers, m.frame))
+	if d := m.dialogs.Top(); d != nil {
+		box := d.Render(m.width, m.height-2)
+		x := max((m.width-widthOf(box[0]))/2, 0)
+		y := max((m.height-len(box))/2, 1)
+		lines = overlay(lines, box, x, y)
+	}
+	if m.com.Images == ImageITerm2 {
+		lines = iterm2Seal(lines)
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (m *Model) helpState() helpState {
+	dialog := ""
+	if d := m.dialogs.Top(); d != nil {
+		dialog = d.ID()
+	}
+	return helpState{
+		dialog:     dialog,
+		textInput:  m.catalog.TextInputFocused() || m.viewer.TextInputFocused(),
+		viewerOpen: m.viewer.Open(),
+		focus:      m.focus,
+	}
+}
+
+func (m *Model) rightPane() []string {
+	if m.viewer.Open() {
+		return m.viewer.Render(m.frame)
+	}
+	return m.detail.Render()
+}
+
+// brand starts the tab bar.
+const brand = " howl "
+
+// tabSpans are the columns of each tab in the tab bar: one pure function
+// serves drawing and mouse hits.
+func (m *Model) tabSpans() [][2]int {
+	x := widthOf(brand) + 1
+	spans := make([][2]int, len(tabTitles))
+	for i := range tabTitles {
+		w := widthOf(m.catalog.TabTitle(i)) + 2
+		spans[i] = [2]int{x, x + w}
+		x += w + 1
+	}
+	return spans
+}
+
+// tabAt is the tab at column x, or -1.
+func tabAt(spans [][2]int, x int) int {
+	for i, s := range spans {
+		if x >= s[0] && x < s[1] {
+			return i
+		}
+	}
+	return -1
+}
+
+// renderTabs draws the tab bar: the active tab in brackets (visible
+// without colour too).
+func (m *Model) renderTabs() string {
+	st := m.com.Styles
+	var b strings.Builder
+	b.WriteString(st.Tabs.Brand.Render(brand))
+	b.WriteString(" ")
+	for i := range tabTitles {
+		title := m.catalog.TabTitle(i)
+		if i == m.catalog.Tab() {
+			b.WriteString(st.Tabs.Active.Render("[" + title + "]"))
+		} else {
+			b.WriteString(st.Tabs.Inactive.Render(" " + title + " "))
+		}
+		if i < len(tabTitles)-1 {
+			b.WriteString(" ")
+		}
+	}
+	return fit(b.String(), m.width)
+}
+
+// tooSmallView asks for a bigger terminal instead of drawing a broken layout.
+func (m *Model) tooSmallView() string {
+	st := m.com.Styles
+	msg := []string{
+		st.Strong.Render("Make me bigger"),
+		"",
+		fmt.Sprintf("howl needs at least %d×%d;", MinWidth, MinHeight),
+		fmt.Sprintf("this terminal is %d×%d.", m.width, m.height),
+		"",
+		st.Muted.Render("q quits"),
+	}
+	lines := make([]string, m.height)
+	top := max((m.height-len(msg))/2, 0)
+	for i := range lines {
+		s := ""
+		if j := i - top; j >= 0 && j < len(msg) {
+			s = msg[j]
+			pad := max((m.width-ansi.StringWidthWc(s))/2, 0)
+			s = strings.Repeat(" ", pad) + s
+		}
+		lines[i] = fit(s, m.width)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// clipMsg shortens a message for the debug log.
+func clipMsg(msg tea.Msg) string {
+	s := fmt.Sprintf("%+v", msg)
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}

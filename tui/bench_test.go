@@ -1,0 +1,75 @@
+package tui
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/render"
+)
+
+// bigCatalog is 10,000 items, 2,500 of each kind.
+func bigCatalog() []mcp.CatalogItem {
+	var items []mcp.CatalogItem
+	for i := 0; i < 2500; i++ {
+		items = append(items,
+			mcp.CatalogItem{Kind: mcp.KindTool, ID: fmt.Sprintf("tool_%04d", i), Name: fmt.Sprintf("tool_%04d", i), Description: "A generated tool for the benchmark."},
+			mcp.CatalogItem{Kind: mcp.KindResource, ID: fmt.Sprintf("mem://res/%04d", i), Name: fmt.Sprintf("resource-%04d", i), URI: fmt.Sprintf("mem://res/%04d", i)},
+			mcp.CatalogItem{Kind: mcp.KindTemplate, ID: fmt.Sprintf("mem://t/%04d/{id}", i), Name: fmt.Sprintf("template-%04d", i), URI: fmt.Sprintf("mem://t/%04d/{id}", i), Variables: []string{"id"}},
+			mcp.CatalogItem{Kind: mcp.KindPrompt, ID: fmt.Sprintf("prompt_%04d", i), Name: fmt.Sprintf("prompt_%04d", i)},
+		)
+	}
+	return items
+}
+
+// BenchmarkViewCatalog10k draws a frame of the catalog over 10,000 items,
+// in the middle of the list, with a filter active.
+func BenchmarkViewCatalog10k(b *testing.B) {
+	rt := newFakeRuntime()
+	rt.addServer("big", bigCatalog()...)
+	h := newHarness(b, rt, []string{"big"}, 120, 40)
+	h.keys("2", "pgdown", "pgdown", "/")
+	h.typeText("res")
+	h.keys("enter", "pgdown")
+	if n := len(h.m.catalog.all[1]); n != 2500 {
+		b.Fatalf("%d resources", n)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_ = h.m.View()
+	}
+}
+
+// BenchmarkFilter10k is one incremental filter step over 10,000 items.
+func BenchmarkFilter10k(b *testing.B) {
+	rt := newFakeRuntime()
+	rt.addServer("big", bigCatalog()...)
+	h := newHarness(b, rt, []string{"big"}, 120, 40)
+	all := h.m.catalog.all
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_ = filterCmd(1, 1, "res12", all)()
+	}
+}
+
+// BenchmarkViewHex50MiB draws a frame of the hex view of a 50 MiB file,
+// scrolled to its middle.
+func BenchmarkViewHex50MiB(b *testing.B) {
+	head := make([]byte, 1<<20)
+	rand.New(rand.NewSource(1)).Read(head)
+	path := writeFile(b, 50<<20, head)
+	h := newHarness(b, newFakeRuntime(), nil, 120, 40)
+	sp := &render.SpillResult{Spilled: true, Path: path, MimeType: "application/octet-stream", SizeBytes: 50 << 20, SHA256: "n/a"}
+	h.run(h.m.openViewer(docRequest{kind: reqSpill, spill: sp}, "opening"))
+	h.run(h.m.viewer.Scroll(int(h.m.viewer.doc.hex.rows(16) / 2)))
+	if _, ok := h.m.viewer.doc.hex.row(int64(h.m.viewer.doc.top), hexBytesPerRow(h.m.viewer.innerW())); !ok {
+		b.Fatal("the rows on screen are not loaded")
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_ = h.m.View()
+	}
+}

@@ -1,0 +1,714 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/render"
+)
+
+// tabTitles name the catalog tabs, in mcp.Kinds order.
+var tabTitles = [4]string{"Tools", "Resources", "Templates", "Prompts"}
+
+// kindIndex is the tab of a kind.
+func kindIndex(k mcp.Kind) int {
+	for i, kk := range mcp.Kinds {
+		if kk == k {
+			return i
+		}
+	}
+	return 0
+}
+
+// entry is one catalog item ready to draw: the raw item, used for calls,
+// and sanitized one-line strings, used for display.
+type entry struct {
+	item mcp.CatalogItem
+	// name is the primary column; desc the dim second column.
+	name, desc string
+	// hay is what the filter matches: name first, so match positions below
+	// len(name) highlight the name.
+	hay string
+}
+
+// newEntry sanitizes an item for display.
+func newEntry(it mcp.CatalogItem) *entry {
+	e := &entry{item: it, name: render.SanitizeLine(it.Name)}
+	if e.name == "" {
+		e.name = render.SanitizeLine(it.ID)
+	}
+	switch it.Kind {
+	case mcp.KindResource, mcp.KindTemplate:
+		e.desc = render.SanitizeLine(it.URI)
+	case mcp.KindTool:
+		e.desc = firstLine(it.Description)
+		if it.Title != "" {
+			e.desc = render.SanitizeLine(it.Title) + " · " + e.desc
+		}
+	default:
+		e.desc = firstLine(it.Description)
+	}
+	e.hay = e.name + "  " + render.SanitizeLine(it.Title) + "  " + render.SanitizeLine(it.ID)
+	return e
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return render.SanitizeLine(s)
+}
+
+// serverState is what the TUI knows of one server: its state (from runtime
+// events) and its catalog (from the last listing it asked for).
+type serverState struct {
+	name    string
+	status  mcp.Status
+	loading bool
+	loaded  bool
+	// pending is the id of the listing in flight; cancel ends it.
+	pending requestID
+	cancel  context.CancelFunc
+	entries [4][]*entry
+	listed  map[mcp.Kind]bool
+	warns   [4][]string
+	loadErr string
+}
+
+// catalogLoadedMsg is a finished listing of one server.
+type catalogLoadedMsg struct {
+	server  string
+	id      requestID
+	entries [4][]*entry
+	listed  map[mcp.Kind]bool
+	warns   [4][]string
+	err     error
+}
+
+// loadCatalogCmd lists one server's catalog and prepares its entries, off
+// the update path.
+func loadCatalogCmd(ctx context.Context, rt Runtime, server string, id requestID, refresh bool) tea.Cmd {
+	return func() tea.Msg {
+		cat, err := rt.Catalog(ctx, server, refresh)
+		msg := catalogLoadedMsg{server: server, id: id, listed: map[mcp.Kind]bool{}}
+		if err != nil {
+			msg.err = err
+			return msg
+		}
+		for _, k := range cat.Listed {
+			msg.listed[k] = true
+		}
+		for _, it := range cat.Items {
+			i := kindIndex(it.Kind)
+			msg.entries[i] = append(msg.entries[i], newEntry(it))
+		}
+		for _, w := range cat.Warnings {
+			i := kindIndex(w.Kind)
+			msg.warns[i] = append(msg.warns[i], render.SanitizeLine(w.Reason))
+		}
+		return msg
+	}
+}
+
+// rowKind says what a list row shows.
+type rowKind int
+
+const (
+	rowItem rowKind = iota
+	rowHeader
+	rowNotice
+)
+
+// row is one line of a tab's list.
+type row struct {
+	kind   rowKind
+	server *serverState
+	e      *entry
+	// pos are the filter's matched byte positions in e.hay.
+	pos []int
+	// text is a notice's message; isErr marks a failure; spin a loading one.
+	text  string
+	isErr bool
+	spin  bool
+}
+
+// maxNoticeLines bounds a notice in the list (a failure reason, say).
+const maxNoticeLines = 4
+
+// catalogPane is the browser: four tabs over every server's items, grouped
+// by server, with an incremental filter.
+type catalogPane struct {
+	com     *Common
+	servers []*serverState
+	byName  map[string]*serverState
+
+	tab int
+	// all holds each kind's entries across servers, in server order.
+	all [4][]*entry
+	// version bumps whenever all is rebuilt, so late filter results over
+	// an older catalog are recognised and dropped.
+	version int
+
+	filter    textInput
+	filtering bool
+	query     string
+	filterID  requestID
+	// matches is the filter's result per kind; nil means no filter.
+	matches *[4][]match
+
+	rows   [4][]row
+	nameW  [4]int
+	cursor [4]int
+	offset [4]int
+
+	width, height int
+	focused       bool
+}
+
+func newCatalogPane(com *Common, names []string) *catalogPane {
+	c := &catalogPane{com: com, byName: map[string]*serverState{}}
+	for _, n := range names {
+		sv := &serverState{name: n, status: mcp.Status{Name: n, State: mcp.StateStarting}, listed: map[mcp.Kind]bool{}}
+		c.servers = append(c.servers, sv)
+		c.byName[n] = sv
+	}
+	c.filter = newTextInput(com, "/ ", "filter by name")
+	c.rebuild()
+	return c
+}
+
+// SetSize sets the pane's outer size. Notices wrap to the width, so a new
+// width rebuilds the rows.
+func (c *catalogPane) SetSize(w, h int) {
+	if w != c.width {
+		c.width = w
+		c.rebuild()
+	}
+	c.height = h
+	c.filter.SetWidth(max(w-4-12, 4))
+	c.ensureVisible()
+}
+
+// Focus and Blur move the keyboard focus.
+func (c *catalogPane) Focus() { c.focused = true }
+func (c *catalogPane) Blur()  { c.focused = false }
+
+// TextInputFocused reports whether the filter is being typed into.
+func (c *catalogPane) TextInputFocused() bool { return c.filtering }
+
+// Selected is the entry under the cursor, or nil.
+func (c *catalogPane) Selected() *entry {
+	rows := c.rows[c.tab]
+	if i := c.cursor[c.tab]; i >= 0 && i < len(rows) && rows[i].kind == rowItem {
+		return rows[i].e
+	}
+	return nil
+}
+
+// SelectedServer is the server of the selected row (item or group).
+func (c *catalogPane) SelectedServer() *serverState {
+	rows := c.rows[c.tab]
+	if i := c.cursor[c.tab]; i >= 0 && i < len(rows) {
+		return rows[i].server
+	}
+	if len(c.servers) > 0 {
+		return c.servers[0]
+	}
+	return nil
+}
+
+// Busy reports whether a spinner should turn.
+func (c *catalogPane) Busy() bool {
+	for _, sv := range c.servers {
+		if sv.loading || sv.status.State == mcp.StateStarting {
+			return true
+		}
+	}
+	return false
+}
+
+// SetTab switches tab.
+func (c *catalogPane) SetTab(i int) {
+	c.tab = (i + len(tabTitles)) % len(tabTitles)
+	c.ensureVisible()
+}
+
+// Tab is the current tab.
+func (c *catalogPane) Tab() int { return c.tab }
+
+// TabTitle is a tab's title with its count ("Tools 11", or "Tools 3/11"
+// while a filter is active).
+func (c *catalogPane) TabTitle(i int) string {
+	total := len(c.all[i])
+	if c.matches != nil {
+		return fmt.Sprintf("%s %d/%d", tabTitles[i], len(c.matches[i]), total)
+	}
+	return fmt.Sprintf("%s %d", tabTitles[i], total)
+}
+
+// ApplyStatus records a server's new state. A server that became ready is
+// listed; one that left ready forgets its catalog.
+func (c *catalogPane) ApplyStatus(st mcp.Status) tea.Cmd {
+	sv, ok := c.byName[st.Name]
+	if !ok {
+		return nil
+	}
+	was := sv.status.State
+	sv.status = st
+	var cmd tea.Cmd
+	switch {
+	case st.State == mcp.StateReady && (was != mcp.StateReady || !sv.loaded && !sv.loading):
+		cmd = c.load(sv, false)
+	case st.State != mcp.StateReady:
+		c.cancelLoad(sv)
+		sv.loaded = false
+		sv.entries = [4][]*entry{}
+		sv.warns = [4][]string{}
+	}
+	c.rebuildAll()
+	return cmd
+}
+
+// Reload lists a server again: refresh asks the server rather than the
+// runtime's cache.
+func (c *catalogPane) Reload(name string, refresh bool) tea.Cmd {
+	sv, ok := c.byName[name]
+	if !ok || sv.status.State != mcp.StateReady {
+		return nil
+	}
+	cmd := c.load(sv, refresh)
+	c.rebuild()
+	return cmd
+}
+
+func (c *catalogPane) load(sv *serverState, refresh bool) tea.Cmd {
+	c.cancelLoad(sv)
+	id := c.com.newID()
+	ctx, cancel := context.WithCancel(c.com.Ctx)
+	sv.pending, sv.cancel, sv.loading, sv.loadErr = id, cancel, true, ""
+	return loadCatalogCmd(ctx, c.com.RT, sv.name, id, refresh)
+}
+
+func (c *catalogPane) cancelLoad(sv *serverState) {
+	if sv.cancel != nil {
+		sv.cancel()
+		sv.cancel = nil
+	}
+	sv.loading = false
+	sv.pending = 0
+}
+
+// HandleLoaded takes a finished listing. A listing that is not the one the
+// server waits for is stale and dropped.
+func (c *catalogPane) HandleLoaded(msg catalogLoadedMsg) tea.Cmd {
+	sv, ok := c.byName[msg.server]
+	if !ok || msg.id != sv.pending {
+		return nil
+	}
+	if sv.cancel != nil {
+		sv.cancel()
+	}
+	sv.cancel, sv.pending, sv.loading = nil, 0, false
+	if msg.err != nil {
+		sv.loadErr = render.SanitizeLine(msg.err.Error())
+		c.rebuild()
+		return nil
+	}
+	sv.loaded, sv.loadErr = true, ""
+	sv.entries, sv.listed, sv.warns = msg.entries, msg.listed, msg.warns
+	return c.rebuildAll()
+}
+
+// rebuildAll rebuilds the per-kind entry lists and reruns the filter.
+func (c *catalogPane) rebuildAll() tea.Cmd {
+	for i := range c.all {
+		var all []*entry
+		for _, sv := range c.servers {
+			all = append(all, sv.entries[i]...)
+		}
+		c.all[i] = all
+	}
+	c.version++
+	if c.query != "" {
+		return c.runFilter()
+	}
+	c.rebuild()
+	return nil
+}
+
+// HandleKey handles a key while the list has focus. It reports whether it
+// used the key.
+func (c *catalogPane) HandleKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	if c.filtering {
+		return c.handleFilterKey(msg), true
+	}
+	k := c.com.Keys
+	switch {
+	case key.Matches(msg, k.Up):
+		c.move(-1)
+	case key.Matches(msg, k.Down):
+		c.move(1)
+	case key.Matches(msg, k.PageUp):
+		c.move(-max(c.listHeight()-1, 1))
+	case key.Matches(msg, k.PageDown):
+		c.move(max(c.listHeight()-1, 1))
+	case key.Matches(msg, k.Top):
+		c.cursor[c.tab] = -1
+		c.move(1)
+	case key.Matches(msg, k.Bottom):
+		c.cursor[c.tab] = len(c.rows[c.tab])
+		c.move(-1)
+	case key.Matches(msg, k.Filter):
+		c.filtering = true
+		return c.filter.Focus(), true
+	case key.Matches(msg, k.Back) && c.query != "":
+		c.filter.SetValue("")
+		return c.setQuery(""), true
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+func (c *catalogPane) handleFilterKey(msg tea.KeyMsg) tea.Cmd {
+	k := c.com.Keys
+	switch {
+	case key.Matches(msg, k.Cancel):
+		c.filtering = false
+		c.filter.Blur()
+		c.filter.SetValue("")
+		return c.setQuery("")
+	case key.Matches(msg, k.Accept), msg.Type == tea.KeyDown, msg.Type == tea.KeyUp:
+		c.filtering = false
+		c.filter.Blur()
+		if msg.Type == tea.KeyDown || msg.Type == tea.KeyUp {
+			c.HandleKey(msg)
+		}
+		return nil
+	}
+	cmd := c.filter.Update(msg)
+	return tea.Batch(cmd, c.setQuery(c.filter.Value()))
+}
+
+// setQuery changes the filter. An empty query clears it at once; any
+// other runs the match off the update path.
+func (c *catalogPane) setQuery(q string) tea.Cmd {
+	if q == c.query {
+		return nil
+	}
+	c.query = q
+	if q == "" {
+		c.filterID = 0
+		c.matches = nil
+		c.rebuild()
+		return nil
+	}
+	return c.runFilter()
+}
+
+func (c *catalogPane) runFilter() tea.Cmd {
+	c.filterID = c.com.newID()
+	return filterCmd(c.filterID, c.version, c.query, c.all)
+}
+
+// HandleFilter takes a filter result; one for an older query or an older
+// catalog is dropped.
+func (c *catalogPane) HandleFilter(msg filterDoneMsg) {
+	if msg.id != c.filterID || msg.version != c.version {
+		return
+	}
+	m := msg.matches
+	c.matches = &m
+	c.rebuild()
+}
+
+// move moves the cursor by delta rows, landing on items only.
+func (c *catalogPane) move(delta int) {
+	rows := c.rows[c.tab]
+	if len(rows) == 0 {
+		return
+	}
+	i := c.cursor[c.tab]
+	step := 1
+	if delta < 0 {
+		step = -1
+	}
+	target := clamp(i+delta, 0, len(rows)-1)
+	// Find the nearest item at or beyond target in the direction of travel,
+	// else the nearest one back the other way.
+	j := target
+	for j >= 0 && j < len(rows) && rows[j].kind != rowItem {
+		j += step
+	}
+	if j < 0 || j >= len(rows) {
+		j = target
+		for j >= 0 && j < len(rows) && rows[j].kind != rowItem {
+			j -= step
+		}
+	}
+	if j >= 0 && j < len(rows) && rows[j].kind == rowItem {
+		c.cursor[c.tab] = j
+	}
+	c.ensureVisible()
+}
+
+// Scroll moves the view (mouse wheel) without moving past the ends.
+func (c *catalogPane) Scroll(delta int) { c.move(delta) }
+
+// Click selects the row at pane-relative line y. It reports whether an
+// item was hit.
+func (c *catalogPane) Click(y int) bool {
+	i := c.offset[c.tab] + y - c.bodyTop()
+	rows := c.rows[c.tab]
+	if i >= 0 && i < len(rows) && rows[i].kind == rowItem {
+		c.cursor[c.tab] = i
+		c.ensureVisible()
+		return true
+	}
+	return false
+}
+
+// bodyTop is the first row of items inside the pane (border, filter line).
+func (c *catalogPane) bodyTop() int {
+	if c.filterShown() {
+		return 2
+	}
+	return 1
+}
+
+func (c *catalogPane) filterShown() bool { return c.filtering || c.query != "" }
+
+func (c *catalogPane) listHeight() int { return max(c.height-1-c.bodyTop(), 1) }
+
+func (c *catalogPane) ensureVisible() {
+	for t := range c.rows {
+		h := c.listHeight()
+		cur, off := c.cursor[t], c.offset[t]
+		if cur < off {
+			off = cur
+		}
+		if cur >= off+h {
+			off = cur - h + 1
+		}
+		// Show the group header above the first item.
+		if cur >= 0 && cur < len(c.rows[t]) && off > 0 && off == cur && c.rows[t][off-1].kind == rowHeader {
+			off--
+		}
+		off = clamp(off, 0, max(len(c.rows[t])-h, 0))
+		c.offset[t] = off
+	}
+}
+
+// rebuild recomputes every tab's rows from the servers, their entries and
+// the filter, keeping each tab's selection on the same item when it is
+// still there.
+func (c *catalogPane) rebuild() {
+	for t := range c.rows {
+		var keep *entry
+		if i := c.cursor[t]; i >= 0 && i < len(c.rows[t]) {
+			keep = c.rows[t][i].e
+		}
+		c.rows[t] = c.buildRows(t)
+		c.nameW[t] = 0
+		for _, r := range c.rows[t] {
+			if r.kind == rowItem {
+				c.nameW[t] = max(c.nameW[t], len(r.e.name))
+			}
+		}
+		c.cursor[t] = -1
+		for i, r := range c.rows[t] {
+			if r.kind == rowItem && (keep == nil || r.e == keep || (r.e.item.Key() == keep.item.Key() && r.e.item.Server == keep.item.Server)) {
+				c.cursor[t] = i
+				break
+			}
+		}
+		if c.cursor[t] < 0 {
+			for i, r := range c.rows[t] {
+				if r.kind == rowItem {
+					c.cursor[t] = i
+					break
+				}
+			}
+		}
+		if c.cursor[t] < 0 {
+			c.cursor[t] = 0
+		}
+	}
+	c.ensureVisible()
+}
+
+func (c *catalogPane) buildRows(t int) []row {
+	kind := mcp.Kinds[t]
+	var rows []row
+	var byServer map[*serverState][]match
+	if c.matches != nil {
+		byServer = map[*serverState][]match{}
+		for _, m := range c.matches[t] {
+			sv := c.byName[m.e.item.Server]
+			byServer[sv] = append(byServer[sv], m)
+		}
+	}
+	shown := 0
+	for _, sv := range c.servers {
+		if c.matches != nil {
+			ms := byServer[sv]
+			if len(ms) == 0 {
+				continue
+			}
+			rows = append(rows, row{kind: rowHeader, server: sv})
+			for _, m := range ms {
+				rows = append(rows, row{kind: rowItem, server: sv, e: m.e, pos: m.pos})
+			}
+			shown += len(ms)
+			continue
+		}
+		rows = append(rows, row{kind: rowHeader, server: sv})
+		notice := func(text string, isErr, spin bool) {
+			lines := wrapText(text, max(c.width-2-4, 10))
+			if len(lines) > maxNoticeLines {
+				lines = lines[:maxNoticeLines]
+				lines[maxNoticeLines-1] += " …"
+			}
+			for i, l := range lines {
+				if i > 0 {
+					l = "  " + l
+				}
+				rows = append(rows, row{kind: rowNotice, server: sv, text: l, isErr: isErr, spin: spin && i == 0})
+			}
+		}
+		switch sv.status.State {
+		case mcp.StateStarting, "":
+			notice("starting…", false, true)
+			continue
+		case mcp.StateFailed, mcp.StateAuthRequired:
+			reason := render.SanitizeLine(sv.status.Reason)
+			if reason == "" {
+				reason = "no reason given"
+			}
+			notice(string(sv.status.State)+": "+reason, true, false)
+			continue
+		case mcp.StateReady:
+		default:
+			notice(string(sv.status.State), false, false)
+			continue
+		}
+		if sv.loadErr != "" {
+			notice("listing failed: "+sv.loadErr, true, false)
+			continue
+		}
+		if sv.loading && !sv.loaded {
+			notice("listing…", false, true)
+			continue
+		}
+		for _, w := range sv.warns[t] {
+			notice("⚠ "+w, true, false)
+		}
+		if !sv.listed[kind] && len(sv.warns[t]) == 0 {
+			notice(fmt.Sprintf("%s offers no %s", render.SanitizeLine(sv.name), strings.ToLower(tabTitles[t])), false, false)
+			continue
+		}
+		for _, e := range sv.entries[t] {
+			rows = append(rows, row{kind: rowItem, server: sv, e: e})
+		}
+		if len(sv.entries[t]) == 0 && len(sv.warns[t]) == 0 {
+			notice("no "+strings.ToLower(tabTitles[t]), false, false)
+		}
+	}
+	if c.matches != nil && shown == 0 {
+		rows = append(rows, row{kind: rowNotice, text: fmt.Sprintf("nothing matches %q", c.query)})
+	}
+	return rows
+}
+
+// Render draws the pane at its size.
+func (c *catalogPane) Render(frame int) []string {
+	st := c.com.Styles
+	inner := c.width - 2
+	var content []string
+	if c.filterShown() {
+		count := ""
+		if c.matches != nil {
+			count = fmt.Sprintf("%d of %d", len(c.matches[c.tab]), len(c.all[c.tab]))
+		}
+		line := c.filter.View()
+		gap := inner - widthOf(line) - len(count) - 1
+		content = append(content, line+strings.Repeat(" ", max(gap, 1))+st.List.FilterCount.Render(count))
+	}
+	rows := c.rows[c.tab]
+	h := c.listHeight()
+	off := c.offset[c.tab]
+	for i := off; i < len(rows) && i < off+h; i++ {
+		content = append(content, c.renderRow(rows[i], i == c.cursor[c.tab], inner, frame))
+	}
+	title := tabTitles[c.tab]
+	if mark := scrollMark(off, len(rows), h); mark != "" {
+		title += " · " + mark
+	}
+	return box(c.boxStyle(), title, content, c.width, c.height)
+}
+
+func (c *catalogPane) boxStyle() boxStyle {
+	st := c.com.Styles
+	return boxStyle{focused: c.focused, border: st.Pane.Border, borderFocused: st.Pane.BorderFocused, title: st.Pane.Title, titleFocused: st.Pane.TitleFocused}
+}
+
+func percent(a, b int) int {
+	if b <= 0 {
+		return 100
+	}
+	return min(a*100/b, 100)
+}
+
+func (c *catalogPane) renderRow(r row, selected bool, w, frame int) string {
+	st := c.com.Styles
+	switch r.kind {
+	case rowHeader:
+		name := render.SanitizeLine(r.server.name)
+		count := ""
+		if r.server.loaded {
+			n := len(r.server.entries[c.tab])
+			count = fmt.Sprintf(" %d", n)
+			if c.matches != nil {
+				count = ""
+			}
+		}
+		return fit(st.List.Header.Render(name)+st.List.HeaderCount.Render(count), w)
+	case rowNotice:
+		text := "  " + r.text
+		if r.spin {
+			text = "  " + spinnerFrames[frame%len(spinnerFrames)] + " " + r.text
+		}
+		if r.isErr {
+			return fit(st.List.NoticeError.Render(truncate(text, w)), w)
+		}
+		return fit(st.List.Notice.Render(truncate(text, w)), w)
+	}
+	nameW := min(c.nameW[c.tab], max(w/2, 8))
+	marker := "  "
+	if selected {
+		marker = "› "
+	}
+	name := truncate(r.e.name, nameW)
+	descW := w - 2 - nameW - 2
+	desc := ""
+	if descW > 3 && r.e.desc != "" {
+		desc = truncate(r.e.desc, descW)
+	}
+	if selected {
+		style := st.List.SelectedBlur
+		if c.focused {
+			style = st.List.Selected
+		}
+		plain := marker + fit(name, nameW) + "  " + desc
+		return style.Render(fit(plain, w))
+	}
+	nameCell := highlightPositions(name, r.pos, st.List.Item, st.List.Match)
+	line := marker + nameCell + strings.Repeat(" ", max(nameW-widthOf(name), 0)) + "  " + st.List.Desc.Render(desc)
+	return fit(line, w)
+}

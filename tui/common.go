@@ -1,0 +1,56 @@
+package tui
+
+import (
+	"context"
+	"io"
+	"log"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/howl-mcp/howl/theme"
+)
+
+// Common is shared by every component: services, theme, keymap and the
+// few functions that touch the outside world. One value is built by New and
+// handed to each child; nothing in tui reads globals.
+type Common struct {
+	// Ctx lives as long as the program; each request derives its own
+	// context from it, so quitting cancels everything in flight.
+	Ctx context.Context
+	// RT is the MCP side. Only commands may call it.
+	RT     Runtime
+	Theme  *theme.Theme
+	Styles *theme.Styles
+	Keys   *KeyMap
+	// Images is how images are drawn.
+	Images ImageMode
+	// Clipboard receives what `y` copies.
+	Clipboard Clipboard
+	// DisplayPath shortens a file path for display (home as ~).
+	DisplayPath func(string) string
+	// Tick returns a command that delivers msg after d; tests stub it so no
+	// timer runs and no spinner frame reaches a golden.
+	Tick func(d time.Duration, msg tea.Msg) tea.Cmd
+	// Log receives debug output (io.Discard unless HOWL_DEBUG is set).
+	Log *log.Logger
+
+	nextID requestID
+}
+
+// requestID identifies one asynchronous request. Each owner remembers the
+// id it waits for; a result with another id is stale and dropped.
+type requestID uint64
+
+// newID returns a fresh request id. Only Update calls it.
+func (c *Common) newID() requestID {
+	c.nextID++
+	return c.nextID
+}
+
+// defaultTick is Common.Tick outside tests.
+func defaultTick(d time.Duration, msg tea.Msg) tea.Cmd {
+	return tea.Tick(d, func(time.Time) tea.Msg { return msg })
+}
+
+func discardLogger() *log.Logger { return log.New(io.Discard, "", 0) }

@@ -1,0 +1,351 @@
+package tui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/alecthomas/chroma/v2/lexers"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/render"
+)
+
+// detailPane describes the selected catalog item: everything a server said
+// about it, sanitized, with a tool's input schema formatted.
+type detailPane struct {
+	com           *Common
+	width, height int
+	focused       bool
+	entry         *entry
+	offset        int
+
+	// The rendered lines of (entry, width), built on first draw.
+	cacheFor   *entry
+	cacheWidth int
+	cache      []string
+}
+
+func newDetailPane(com *Common) *detailPane { return &detailPane{com: com} }
+
+// SetSize sets the pane's outer size.
+func (d *detailPane) SetSize(w, h int) { d.width, d.height = w, h }
+
+// Focus and Blur move the keyboard focus.
+func (d *detailPane) Focus() { d.focused = true }
+func (d *detailPane) Blur()  { d.focused = false }
+
+// SetEntry shows another item, from its top.
+func (d *detailPane) SetEntry(e *entry) {
+	if e != d.entry {
+		d.entry = e
+		d.offset = 0
+	}
+}
+
+// HandleKey scrolls the pane.
+func (d *detailPane) HandleKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := d.com.Keys
+	h := max(d.height-2, 1)
+	switch {
+	case key.Matches(msg, k.Up):
+		d.Scroll(-1)
+	case key.Matches(msg, k.Down):
+		d.Scroll(1)
+	case key.Matches(msg, k.PageUp):
+		d.Scroll(-h)
+	case key.Matches(msg, k.PageDown):
+		d.Scroll(h)
+	case key.Matches(msg, k.Top):
+		d.offset = 0
+	case key.Matches(msg, k.Bottom):
+		d.Scroll(1 << 30)
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+// Scroll moves the view by delta lines.
+func (d *detailPane) Scroll(delta int) {
+	n := len(d.lines())
+	d.offset = clamp(d.offset+delta, 0, max(n-(d.height-2), 0))
+}
+
+// lines returns the rendered content, cached by (entry, width).
+func (d *detailPane) lines() []string {
+	if d.entry == nil {
+		return nil
+	}
+	w := d.width - 2
+	if d.cacheFor != d.entry || d.cacheWidth != w {
+		d.cache = renderDetail(d.com, d.entry, w)
+		d.cacheFor, d.cacheWidth = d.entry, w
+	}
+	return d.cache
+}
+
+// Render draws the pane at its size.
+func (d *detailPane) Render() []string {
+	st := d.com.Styles
+	bs := boxStyle{focused: d.focused, border: st.Pane.Border, borderFocused: st.Pane.BorderFocused, title: st.Pane.Title, titleFocused: st.Pane.TitleFocused}
+	if d.entry == nil {
+		return box(bs, "Details", []string{st.Muted.Render(" Nothing selected.")}, d.width, d.height)
+	}
+	lines := d.lines()
+	h := d.height - 2
+	off := clamp(d.offset, 0, max(len(lines)-h, 0))
+	end := min(off+h, len(lines))
+	title := "Details"
+	if mark := scrollMark(off, len(lines), h); mark != "" {
+		title += " · " + mark
+	}
+	return box(bs, title, lines[off:end], d.width, d.height)
+}
+
+// maxHighlightedSchema is the largest schema the detail pane highlights.
+const maxHighlightedSchema = 32 << 10
+
+// renderDetail lays out one item at width w (inside the border).
+func renderDetail(com *Common, e *entry, w int) []string {
+	st := com.Styles
+	it := e.item
+	var out []string
+	add := func(lines ...string) { out = append(out, lines...) }
+	pad := " "
+	inner := max(w-2, 10)
+	wrapped := func(s string, style lipgloss.Style) {
+		for _, l := range wrapText(s, inner) {
+			add(pad + style.Render(l))
+		}
+	}
+	field := func(label, value string) {
+		if value == "" {
+			return
+		}
+		lw := 10
+		lines := wrapText(value, max(inner-lw, 8))
+		for i, l := range lines {
+			lab := strings.Repeat(" ", lw)
+			if i == 0 {
+				lab = fit(label, lw)
+			}
+			add(pad + st.Detail.Label.Render(lab) + st.Detail.Value.Render(l))
+		}
+	}
+	heading := func(s string) {
+		add("", pad+st.Detail.Heading.Render(s))
+	}
+
+	add(pad + st.Detail.Title.Render(truncate(render.SanitizeLine(it.DisplayName()), inner)))
+	add(pad + st.Detail.Kind.Render(kindLabel(it.Kind)+" · "+render.SanitizeLine(it.Server)))
+	if it.Title != "" && it.Title != it.Name {
+		field("name", render.SanitizeLine(it.Name))
+	}
+	switch it.Kind {
+	case mcp.KindTool:
+		if desc := strings.TrimSpace(render.Sanitize(it.Description)); desc != "" {
+			add("")
+			wrapped(desc, st.Text)
+		}
+		if hints := toolHints(it); hints != "" {
+			add("")
+			field("hints", hints)
+		}
+		field("task", it.TaskSupport)
+		props := parseSchemaProps(it.Schema)
+		heading("Arguments")
+		if len(props) == 0 {
+			add(pad + st.Muted.Render("none"))
+		}
+		for _, p := range props {
+			mark := st.Detail.Optional.Render("  ")
+			if p.Required {
+				mark = st.Detail.Required.Render(" *")
+			}
+			typ := p.Type
+			if len(p.Enum) > 0 {
+				typ = "one of " + strings.Join(p.Enum, " | ")
+			}
+			add(pad + st.Strong.Render(render.SanitizeLine(p.Name)) + mark + "  " + st.Detail.Kind.Render(render.SanitizeLine(typ)))
+			var extra []string
+			if p.Constraints != "" {
+				extra = append(extra, render.SanitizeLine(p.Constraints))
+			}
+			if p.Default != "" {
+				extra = append(extra, "default "+render.SanitizeLine(p.Default))
+			}
+			if p.Format != "" {
+				extra = append(extra, "format "+render.SanitizeLine(p.Format))
+			}
+			desc := strings.TrimSpace(render.Sanitize(p.Description))
+			if len(extra) > 0 {
+				desc = strings.TrimSpace(desc + " (" + strings.Join(extra, "; ") + ")")
+			}
+			for _, l := range wrapText(desc, max(inner-4, 8)) {
+				if l != "" {
+					add(pad + "    " + st.Muted.Render(l))
+				}
+			}
+		}
+		if len(props) > 0 {
+			add(pad + st.Detail.Optional.Render("* required"))
+		}
+		schemaBlock := func(title string, raw []byte) {
+			if len(raw) == 0 {
+				return
+			}
+			heading(title)
+			text := expandTabs(render.Sanitize(prettyJSON(raw)))
+			lexer := lexers.Get("json")
+			if len(text) > maxHighlightedSchema {
+				lexer = nil // drawn once per width, in View: keep it cheap
+			}
+			for _, l := range highlight(text, lexer, com.Theme) {
+				add(pad + truncate(l, inner))
+			}
+		}
+		schemaBlock("Input schema", it.Schema)
+		schemaBlock("Output schema", it.OutputSchema)
+		add("")
+		wrapped("enter: fill in the arguments and call", st.Subtle)
+	case mcp.KindResource:
+		add("")
+		field("uri", render.SanitizeLine(it.URI))
+		field("mime", orDash(render.SanitizeLine(it.MIMEType)))
+		if it.Size != nil {
+			field("size", sizeText(*it.Size))
+		} else {
+			field("size", "unknown")
+		}
+		field("audience", render.SanitizeLine(strings.Join(it.Audience, ", ")))
+		if it.Priority != nil {
+			field("priority", strconv.FormatFloat(*it.Priority, 'g', -1, 64))
+		}
+		field("modified", render.SanitizeLine(it.LastModified))
+		if desc := strings.TrimSpace(render.Sanitize(it.Description)); desc != "" {
+			add("")
+			wrapped(desc, st.Text)
+		}
+		add("")
+		wrapped("enter: read it into the viewer", st.Subtle)
+	case mcp.KindTemplate:
+		add("")
+		field("template", render.SanitizeLine(it.URI))
+		field("mime", render.SanitizeLine(it.MIMEType))
+		field("audience", render.SanitizeLine(strings.Join(it.Audience, ", ")))
+		if desc := strings.TrimSpace(render.Sanitize(it.Description)); desc != "" {
+			add("")
+			wrapped(desc, st.Text)
+		}
+		heading("Variables")
+		if len(it.Variables) == 0 {
+			add(pad + st.Muted.Render("none"))
+		}
+		for _, v := range it.Variables {
+			add(pad + st.Strong.Render("{"+render.SanitizeLine(v)+"}") + st.Detail.Required.Render(" *"))
+		}
+		add("")
+		wrapped("enter: fill in the variables and read", st.Subtle)
+	case mcp.KindPrompt:
+		if desc := strings.TrimSpace(render.Sanitize(it.Description)); desc != "" {
+			add("")
+			wrapped(desc, st.Text)
+		}
+		heading("Arguments")
+		if len(it.Arguments) == 0 {
+			add(pad + st.Muted.Render("none"))
+		}
+		for _, a := range it.Arguments {
+			mark := st.Detail.Optional.Render("  (optional)")
+			if a.Required {
+				mark = st.Detail.Required.Render(" *")
+			}
+			add(pad + st.Strong.Render(render.SanitizeLine(a.Name)) + mark)
+			for _, l := range wrapText(strings.TrimSpace(render.Sanitize(a.Description)), max(inner-4, 8)) {
+				if l != "" {
+					add(pad + "    " + st.Muted.Render(l))
+				}
+			}
+		}
+		if len(it.Arguments) > 0 {
+			add(pad + st.Detail.Optional.Render("* required"))
+		}
+		add("")
+		wrapped("enter: fill in the arguments and get the prompt", st.Subtle)
+	}
+	return out
+}
+
+func kindLabel(k mcp.Kind) string {
+	if k == mcp.KindTemplate {
+		return "resource template"
+	}
+	return string(k)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}
+
+// toolHints summarises a tool's annotations.
+func toolHints(it mcp.CatalogItem) string {
+	a := it.Annotations
+	if a == nil {
+		return ""
+	}
+	var out []string
+	flag := func(p *bool, yes, no string) {
+		if p == nil {
+			return
+		}
+		if *p {
+			if yes != "" {
+				out = append(out, yes)
+			}
+		} else if no != "" {
+			out = append(out, no)
+		}
+	}
+	flag(a.ReadOnlyHint, "read-only", "")
+	flag(a.DestructiveHint, "⚠ destructive", "")
+	flag(a.IdempotentHint, "idempotent", "")
+	flag(a.OpenWorldHint, "open world", "closed world")
+	return strings.Join(out, " · ")
+}
+
+// sizeText is "641 bytes" or "2.0 MiB (2097152 bytes)".
+func sizeText(n int64) string {
+	if n < 1024 {
+		return plural(int(n), "byte")
+	}
+	return fmt.Sprintf("%s (%d bytes)", humanBytes(n), n)
+}
+
+// plural is "1 item" or "3 items".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// humanBytes formats a byte count: 641 B, 4.0 KiB, 2.0 MiB.
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for v := n / unit; v >= unit; v /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}

@@ -1,0 +1,384 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/render"
+)
+
+// Dialog is an overlay on the dialog stack. The top dialog gets every key
+// first; it answers with an Action for the root to apply, and never
+// changes anything outside itself.
+type Dialog interface {
+	// ID names the dialog, so the root can tell what is open.
+	ID() string
+	// HandleMsg handles a message while the dialog is on top.
+	HandleMsg(msg tea.Msg) Action
+	// Render draws the framed dialog within maxW x maxH cells.
+	Render(maxW, maxH int) []string
+}
+
+// Action is what a dialog asks the root to do.
+type Action interface{ isAction() }
+
+type (
+	// actionNone: nothing to do.
+	actionNone struct{}
+	// actionClose closes the top dialog.
+	actionClose struct{}
+	// actionCmd runs a command.
+	actionCmd struct{ cmd tea.Cmd }
+	// actionCallTool calls a tool with validated arguments.
+	actionCallTool struct {
+		item mcp.CatalogItem
+		args map[string]any
+	}
+	// actionReadTemplate reads a template with its variables.
+	actionReadTemplate struct {
+		item   mcp.CatalogItem
+		values map[string]string
+	}
+	// actionGetPrompt gets a prompt with its arguments.
+	actionGetPrompt struct {
+		item   mcp.CatalogItem
+		values map[string]string
+	}
+	// actionReconnect restarts a server.
+	actionReconnect struct{ server string }
+	// actionOpen opens an attachment of the viewer's document.
+	actionOpen struct{ att attachment }
+)
+
+func (actionNone) isAction()         {}
+func (actionClose) isAction()        {}
+func (actionCmd) isAction()          {}
+func (actionCallTool) isAction()     {}
+func (actionReadTemplate) isAction() {}
+func (actionGetPrompt) isAction()    {}
+func (actionReconnect) isAction()    {}
+func (actionOpen) isAction()         {}
+
+// dialogStack holds the open dialogs, the top last.
+type dialogStack struct{ items []Dialog }
+
+func (s *dialogStack) Push(d Dialog) { s.items = append(s.items, d) }
+
+func (s *dialogStack) Pop() {
+	if len(s.items) > 0 {
+		s.items = s.items[:len(s.items)-1]
+	}
+}
+
+// Top is the dialog on top, or nil.
+func (s *dialogStack) Top() Dialog {
+	if len(s.items) == 0 {
+		return nil
+	}
+	return s.items[len(s.items)-1]
+}
+
+func (s *dialogStack) Len() int { return len(s.items) }
+
+// Has reports whether a dialog with id is open.
+func (s *dialogStack) Has(id string) bool {
+	for _, d := range s.items {
+		if d.ID() == id {
+			return true
+		}
+	}
+	return false
+}
+
+// frameDialog draws a dialog box of width w around content, at most maxH
+// tall, keeping line focus (when >= 0) in view.
+func frameDialog(com *Common, title string, content []string, w, maxH, focus int) []string {
+	st := com.Styles
+	h := min(len(content)+2, maxH)
+	inner := h - 2
+	if focus >= 0 && len(content) > inner {
+		start := clamp(focus-inner/3, 0, len(content)-inner)
+		content = content[start : start+inner]
+	}
+	bs := boxStyle{focused: true, border: st.Dialog.Frame, borderFocused: st.Dialog.Frame, title: st.Dialog.Title, titleFocused: st.Dialog.Title}
+	return box(bs, title, content, w, h)
+}
+
+// dialogWidth is a dialog's width on a screen maxW wide.
+func dialogWidth(maxW, want int) int { return clamp(min(want, maxW-4), 20, max(maxW, 20)) }
+
+// formDialog shows a Form for one catalog item and turns its submission
+// into the action that runs it.
+type formDialog struct {
+	com  *Common
+	item mcp.CatalogItem
+	form *Form
+}
+
+func (d *formDialog) ID() string { return "form:" + d.item.Key() }
+
+// HandleMsg feeds keys to the form.
+func (d *formDialog) HandleMsg(msg tea.Msg) Action {
+	km, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return actionNone{}
+	}
+	res, cmd := d.form.HandleKey(km)
+	switch res {
+	case FormCancelled:
+		return actionClose{}
+	case FormSubmitted:
+		switch d.item.Kind {
+		case mcp.KindTool:
+			args, _ := d.form.Values()
+			return actionCallTool{item: d.item, args: args}
+		case mcp.KindTemplate:
+			return actionReadTemplate{item: d.item, values: d.form.Strings()}
+		case mcp.KindPrompt:
+			return actionGetPrompt{item: d.item, values: d.form.Strings()}
+		}
+		return actionClose{}
+	}
+	if cmd != nil {
+		return actionCmd{cmd}
+	}
+	return actionNone{}
+}
+
+// Render draws the form in a frame.
+func (d *formDialog) Render(maxW, maxH int) []string {
+	w := dialogWidth(maxW, 72)
+	content := d.form.Render(w - 2)
+	return frameDialog(d.com, d.form.Title, content, w, maxH, d.form.FocusLine(w-2))
+}
+
+// newToolForm is the argument form of a tool, validated against its input
+// schema before the call is made.
+func newToolForm(com *Common, it mcp.CatalogItem) *formDialog {
+	f := NewForm(com, "call "+render.SanitizeLine(it.Name)+" on "+render.SanitizeLine(it.Server), "Call", ToolFields(it.Schema))
+	notes := []string{}
+	if desc := firstLine(it.Description); desc != "" {
+		notes = append(notes, desc)
+	}
+	if it.Annotations != nil && it.Annotations.DestructiveHint != nil && *it.Annotations.DestructiveHint {
+		notes = append(notes, "⚠ the server marks this tool destructive: it may change or delete things.")
+	}
+	f.Note = strings.Join(notes, "\n")
+	f.Check = func(f *Form) error {
+		args, err := f.Values()
+		if err != nil {
+			return err
+		}
+		return mcp.ValidateArguments(it, args)
+	}
+	return &formDialog{com: com, item: it, form: f}
+}
+
+// newTemplateForm asks for a template's variables, with a live preview of
+// the URI they expand to.
+func newTemplateForm(com *Common, it mcp.CatalogItem) *formDialog {
+	f := NewForm(com, "read "+render.SanitizeLine(it.Name), "Read", TemplateFields(it.Variables))
+	f.Note = render.SanitizeLine(it.URI)
+	f.Preview = func(f *Form) (string, error) { return mcp.ExpandTemplate(it.URI, f.Strings()) }
+	f.Check = func(f *Form) error {
+		_, err := mcp.ExpandTemplate(it.URI, f.Strings())
+		return err
+	}
+	return &formDialog{com: com, item: it, form: f}
+}
+
+// newPromptForm asks for a prompt's arguments.
+func newPromptForm(com *Common, it mcp.CatalogItem) *formDialog {
+	f := NewForm(com, "prompt "+render.SanitizeLine(it.Name), "Get", PromptFields(it.Arguments))
+	f.Note = firstLine(it.Description)
+	f.Check = func(f *Form) error {
+		if miss := mcp.MissingArguments(it, f.Strings()); len(miss) > 0 {
+			return &mcp.MissingArgumentsError{Prompt: it.Name, Missing: miss}
+		}
+		return nil
+	}
+	return &formDialog{com: com, item: it, form: f}
+}
+
+// helpDialog shows every enabled binding, from the keymap as it was when
+// the dialog opened.
+type helpDialog struct {
+	com    *Common
+	groups [][]key.Binding
+}
+
+func (d *helpDialog) ID() string { return "help" }
+
+// HandleMsg closes on esc, ? or q.
+func (d *helpDialog) HandleMsg(msg tea.Msg) Action {
+	if km, ok := msg.(tea.KeyMsg); ok {
+		k := d.com.Keys
+		if key.Matches(km, k.Cancel, k.Help, k.Quit) {
+			return actionClose{}
+		}
+	}
+	return actionNone{}
+}
+
+// Render draws the bindings in columns.
+func (d *helpDialog) Render(maxW, maxH int) []string {
+	w := dialogWidth(maxW, 100)
+	h := help.New()
+	h.Styles = d.com.Styles.Help
+	h.Width = w - 4
+	body := h.FullHelpView(d.groups)
+	content := []string{""}
+	for _, l := range strings.Split(body, "\n") {
+		content = append(content, "  "+l)
+	}
+	content = append(content, "", "  "+d.com.Styles.Dialog.Hint.Render("keys shown are the ones that apply now · esc closes"))
+	return frameDialog(d.com, "Keys", content, w, maxH, -1)
+}
+
+// pickerDialog chooses one of a document's attachments.
+type pickerDialog struct {
+	com  *Common
+	atts []attachment
+	cur  int
+}
+
+func (d *pickerDialog) ID() string { return "picker" }
+
+// HandleMsg moves the choice and opens it.
+func (d *pickerDialog) HandleMsg(msg tea.Msg) Action {
+	km, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return actionNone{}
+	}
+	k := d.com.Keys
+	switch {
+	case key.Matches(km, k.Cancel):
+		return actionClose{}
+	case key.Matches(km, k.Up):
+		d.cur = max(d.cur-1, 0)
+	case key.Matches(km, k.Down):
+		d.cur = min(d.cur+1, len(d.atts)-1)
+	case key.Matches(km, k.Accept):
+		return actionOpen{d.atts[d.cur]}
+	case len(km.Runes) == 1 && km.Runes[0] >= '1' && km.Runes[0] <= '9':
+		if i := int(km.Runes[0] - '1'); i < len(d.atts) {
+			return actionOpen{d.atts[i]}
+		}
+	}
+	return actionNone{}
+}
+
+// Render lists the attachments.
+func (d *pickerDialog) Render(maxW, maxH int) []string {
+	st := d.com.Styles
+	w := dialogWidth(maxW, 70)
+	content := []string{""}
+	for i, a := range d.atts {
+		kind := "link"
+		if a.spill != nil {
+			kind = render.SanitizeLine(a.spill.MimeType)
+		}
+		line := fmt.Sprintf(" %d  %s  %s", i+1, orDash(a.label), st.Muted.Render(kind))
+		if i == d.cur {
+			line = st.List.Selected.Render(fit(fmt.Sprintf("›%d  %s  %s", i+1, orDash(a.label), kind), w-2))
+		}
+		content = append(content, line)
+	}
+	content = append(content, "", " "+st.Dialog.Hint.Render("enter opens · 1-9 open directly · esc cancels"))
+	return frameDialog(d.com, "Open", content, w, maxH, d.cur+1)
+}
+
+// serversDialog lists every server with its state, reason and recent
+// stderr, and reconnects the chosen one.
+type serversDialog struct {
+	com     *Common
+	servers []*serverState
+	cur     int
+}
+
+func (d *serversDialog) ID() string { return "servers" }
+
+// HandleMsg moves the choice and reconnects.
+func (d *serversDialog) HandleMsg(msg tea.Msg) Action {
+	km, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return actionNone{}
+	}
+	k := d.com.Keys
+	switch {
+	case key.Matches(km, k.Cancel, k.Servers):
+		return actionClose{}
+	case key.Matches(km, k.Up):
+		d.cur = max(d.cur-1, 0)
+	case key.Matches(km, k.Down):
+		d.cur = min(d.cur+1, len(d.servers)-1)
+	case key.Matches(km, k.Reconnect, k.Accept):
+		if len(d.servers) > 0 {
+			return actionReconnect{d.servers[d.cur].name}
+		}
+	}
+	return actionNone{}
+}
+
+// Render lists the servers.
+func (d *serversDialog) Render(maxW, maxH int) []string {
+	st := d.com.Styles
+	w := dialogWidth(maxW, 90)
+	inner := w - 2
+	var content []string
+	focus := 0
+	for i, sv := range d.servers {
+		content = append(content, "")
+		marker := "  "
+		if i == d.cur {
+			marker = "› "
+			focus = len(content)
+		}
+		state := string(sv.status.State)
+		style := st.Status.Counts
+		switch sv.status.State {
+		case mcp.StateReady:
+			style = st.Status.Ready
+		case mcp.StateFailed, mcp.StateAuthRequired:
+			style = st.Status.Failed
+		case mcp.StateStarting:
+			style = st.Status.Starting
+		}
+		content = append(content, marker+st.Strong.Render(render.SanitizeLine(sv.name))+"  "+style.Render(state))
+		detail := func(label, v string) {
+			if v == "" {
+				return
+			}
+			for j, l := range wrapText(render.SanitizeLine(v), max(inner-14, 10)) {
+				lab := strings.Repeat(" ", 10)
+				if j == 0 {
+					lab = fit(label, 10)
+				}
+				content = append(content, "    "+st.Detail.Label.Render(lab)+l)
+			}
+		}
+		detail("transport", string(sv.status.Transport)+" "+sv.status.Target)
+		detail("protocol", sv.status.Protocol)
+		if si := sv.status.ServerInfo; si != nil {
+			detail("server", strings.TrimSpace(si.Name+" "+si.Version))
+		}
+		if sv.status.State == mcp.StateReady && sv.loaded {
+			detail("items", sv.countText(true))
+		}
+		detail("reason", sv.status.Reason)
+		if tail := strings.TrimSpace(sv.status.StderrTail); tail != "" {
+			content = append(content, "    "+st.Detail.Label.Render("stderr"))
+			lines := strings.Split(render.Sanitize(tail), "\n")
+			for _, l := range lines[max(len(lines)-6, 0):] {
+				content = append(content, "      "+st.Muted.Render(truncate(l, inner-8)))
+			}
+		}
+	}
+	content = append(content, "", " "+st.Dialog.Hint.Render("enter/r reconnects the chosen server · esc closes"))
+	return frameDialog(d.com, "Servers", content, w, maxH, focus)
+}

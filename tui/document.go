@@ -1,0 +1,564 @@
+package tui
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/theme"
+)
+
+// docKind is how the viewer draws a document.
+type docKind int
+
+const (
+	docText  docKind = iota // numbered text lines (a read, a page of one)
+	docRich                 // labelled blocks: a tool result, a prompt, a multi-item read
+	docHex                  // a binary spill file, row by row
+	docImage                // an image spill file
+	docError                // a request that failed
+)
+
+// docLine is one line of a text or rich document.
+type docLine struct {
+	// num is the line number in the gutter (0: none); mark is ':' for a
+	// line a pattern matched, '-' for context, 0 otherwise.
+	num  int
+	mark byte
+	// plain is the sanitized, tab-expanded text that search runs over;
+	// styled is what is drawn. width is plain's width in cells.
+	plain, styled string
+	width         int
+}
+
+// attachment is something in a document that opens in a viewer of its
+// own: a spilled file, or a linked resource.
+type attachment struct {
+	label string
+	spill *render.SpillResult
+	// server and uri name a resource_link to read.
+	server, uri string
+}
+
+// readSource is how to fetch another page of a paged read: the request
+// that produced the page and where the page sits in the stream.
+type readSource struct {
+	server  string
+	uri     string
+	args    map[string]string
+	pattern string
+	offset  int
+	next    *int
+	total   int
+	// firstLine is the number of the page's first line (1 for the first
+	// page); 0 when unknown. continued: that line began on an earlier page.
+	firstLine int
+	continued bool
+	// history holds the pages before this one, for going back.
+	history []pageMark
+}
+
+// pageMark is a visited page start.
+type pageMark struct {
+	offset, firstLine int
+	continued         bool
+}
+
+// document is one thing the viewer shows.
+type document struct {
+	// id is unique per loaded document; render caches key on it.
+	id    int
+	kind  docKind
+	title string
+	// meta are metadata lines above the body; note is the coverage line.
+	meta []string
+	note string
+	// isError marks a tool result that reported an error.
+	isError bool
+	lines   []docLine
+	gutter  bool
+	src     *readSource
+	spill   *render.SpillResult
+	hex     *hexSource
+	img     *imageDoc
+	atts    []attachment
+	// copyText is what y copies when the document has no file path.
+	copyText string
+
+	// The view position and wrapping, kept with the document so going
+	// back restores them.
+	top, xoff int
+	wrap      bool
+}
+
+// reqKind says what a docRequest asks for.
+type reqKind int
+
+const (
+	reqRead reqKind = iota
+	reqCall
+	reqPrompt
+	reqSpill
+)
+
+// docRequest is everything a load command needs, captured by value when
+// the command is made.
+type docRequest struct {
+	kind   reqKind
+	server string
+	title  string
+	// Read: uri (a URI, or a template with args), pattern, offset.
+	uri       string
+	args      map[string]string
+	pattern   string
+	offset    int
+	firstLine int
+	history   []pageMark
+	// continued: the page starts inside a line the previous page began.
+	continued bool
+	// Call: tool and its arguments. Prompt: name and its arguments.
+	tool       string
+	toolArgs   map[string]any
+	prompt     string
+	promptArgs map[string]string
+	// Spill: the file to open; asHex forces the hex view of an image.
+	spill *render.SpillResult
+	asHex bool
+	// mode says what the result does to the documents on screen.
+	mode openMode
+}
+
+// openMode says how a loaded document joins the viewer.
+type openMode int
+
+const (
+	// openFresh replaces everything at once (the viewer shows the load).
+	openFresh openMode = iota
+	// openReplace replaces the current document when the result arrives
+	// (another page, a filter, the other view of a file); a failure leaves
+	// it in place.
+	openReplace
+	// openPush keeps the current document to go back to (esc).
+	openPush
+)
+
+// docLoadedMsg is a finished load for the viewer.
+type docLoadedMsg struct {
+	id  requestID
+	req docRequest
+	doc *document
+	err error
+}
+
+// docCounter numbers documents; load commands take from it concurrently.
+var docCounter atomicCounter
+
+// loadEnv is what a load command may use, captured by value when the
+// command is made: it never reads the model.
+type loadEnv struct {
+	ctx         context.Context
+	rt          Runtime
+	th          *theme.Theme
+	displayPath func(string) string
+	imgMode     ImageMode
+}
+
+// loadDocCmd runs one request and turns its answer into a document,
+// entirely off the update path: the MCP call, parsing, highlighting,
+// opening or decoding a spill file.
+func loadDocCmd(env loadEnv, id requestID, req docRequest) tea.Cmd {
+	return func() tea.Msg {
+		doc, err := buildDoc(env, req)
+		if doc != nil {
+			doc.id = docCounter.next()
+		}
+		return docLoadedMsg{id: id, req: req, doc: doc, err: err}
+	}
+}
+
+func buildDoc(env loadEnv, req docRequest) (*document, error) {
+	switch req.kind {
+	case reqRead:
+		args := map[string]any{"uri": req.uri}
+		if len(req.args) > 0 {
+			args["arguments"] = req.args
+		}
+		if req.pattern != "" {
+			args["pattern"] = req.pattern
+		}
+		if req.offset > 0 {
+			args["offset"] = req.offset
+		}
+		b, _ := json.Marshal(args)
+		out, err := env.rt.CallMeta(env.ctx, mcp.PrefixRead+mcp.FunctionSuffix(req.server), b)
+		if err != nil {
+			return nil, err
+		}
+		return readDoc(env, req, out)
+	case reqCall:
+		args := map[string]any{"tool": req.tool}
+		if req.toolArgs != nil {
+			args["arguments"] = req.toolArgs
+		}
+		b, _ := json.Marshal(args)
+		out, err := env.rt.CallMeta(env.ctx, mcp.PrefixInvoke+mcp.FunctionSuffix(req.server), b)
+		if err != nil {
+			return nil, err
+		}
+		return toolDoc(env, req, out), nil
+	case reqPrompt:
+		res, err := env.rt.GetPrompt(env.ctx, req.server, req.prompt, req.promptArgs)
+		if err != nil {
+			return nil, err
+		}
+		return promptDoc(env, req, res), nil
+	case reqSpill:
+		return spillDoc(env, req.title, req.spill, req.asHex)
+	}
+	return nil, fmt.Errorf("unknown request kind %d", req.kind)
+}
+
+// readItem is the union of the items a read renders to: a TextResult, a
+// SpillResult, an ItemError or an OmittedItems marker.
+type readItem struct {
+	URI          string `json:"uri"`
+	MimeType     string `json:"mime_type"`
+	Truncated    bool   `json:"truncated"`
+	TotalBytes   int    `json:"total_bytes"`
+	NextOffset   *int   `json:"next_offset"`
+	Note         string `json:"note"`
+	Pattern      string `json:"pattern"`
+	MatchedLines *int   `json:"matched_lines"`
+	TotalLines   *int   `json:"total_lines"`
+	Sniffed      bool   `json:"sniffed"`
+	Text         *string
+
+	Spilled   bool   `json:"spilled"`
+	Path      string `json:"path"`
+	SizeBytes int64  `json:"size_bytes"`
+	SHA256    string `json:"sha256"`
+
+	Error string `json:"error"`
+	Code  string `json:"code"`
+	Index int    `json:"index"`
+
+	Omitted int `json:"omitted"`
+}
+
+// readDoc turns the bytes of a read (exactly what the model receives) into
+// a document.
+func readDoc(env loadEnv, req docRequest, out []byte) (*document, error) {
+	var env2 struct {
+		Audience   []string          `json:"audience"`
+		ItemsTotal *int              `json:"items_total"`
+		Note       string            `json:"note"`
+		Items      []json.RawMessage `json:"items"`
+	}
+	if err := json.Unmarshal(out, &env2); err != nil {
+		return nil, fmt.Errorf("the read result is not JSON (%v): this is a bug in howl, please report it", err)
+	}
+	audience := ""
+	if len(env2.Audience) > 0 {
+		audience = "for " + render.SanitizeLine(strings.Join(env2.Audience, ", "))
+	}
+	if env2.ItemsTotal == nil {
+		var it readItem
+		_ = json.Unmarshal(out, &it)
+		d, err := itemDoc(env, req, it)
+		if d != nil && audience != "" && len(d.meta) > 0 {
+			d.meta[0] += " · " + audience
+		}
+		return d, err
+	}
+	d := &document{kind: docRich, title: titleFor(req)}
+	d.note = render.SanitizeLine(env2.Note)
+	if audience != "" {
+		d.meta = append(d.meta, audience)
+	}
+	var b richBuilder
+	b.env = env
+	for i, raw := range env2.Items {
+		var it readItem
+		_ = json.Unmarshal(raw, &it)
+		b.readItem(i+1, req.server, it)
+	}
+	d.lines, d.atts, d.copyText = b.lines, b.atts, b.copy.String()
+	return d, nil
+}
+
+// itemDoc is the document of a single-item read.
+func itemDoc(env loadEnv, req docRequest, it readItem) (*document, error) {
+	switch {
+	case it.Error != "":
+		return nil, &render.Error{Code: render.Code(it.Code), Message: it.Error}
+	case it.Spilled:
+		sp := &render.SpillResult{Spilled: true, Path: it.Path, URI: it.URI, MimeType: it.MimeType, SizeBytes: it.SizeBytes, SHA256: it.SHA256}
+		return spillDoc(env, titleFor(req), sp, false)
+	case it.Omitted > 0:
+		return &document{kind: docRich, title: titleFor(req), note: render.SanitizeLine(it.Note)}, nil
+	}
+	text := ""
+	if it.Text != nil {
+		text = *it.Text
+	}
+	d := &document{kind: docText, title: titleFor(req), gutter: true}
+	mt := it.MimeType
+	if mt == "" {
+		mt = "no mime type"
+	}
+	d.meta = []string{render.SanitizeLine(mt)}
+	if it.Sniffed {
+		d.meta[0] += " · binary that decoded as UTF-8 text"
+	}
+	d.note = render.SanitizeLine(pageNote(it, req))
+	first := req.firstLine
+	if req.offset == 0 {
+		first = 1
+	}
+	d.src = &readSource{server: req.server, uri: req.uri, args: req.args, pattern: req.pattern, offset: req.offset,
+		next: it.NextOffset, total: it.TotalBytes, firstLine: first, continued: req.continued, history: req.history}
+	clean := expandTabs(render.Sanitize(text))
+	d.copyText = clean
+	style := func(s string) []string { return highlight(s, lexerFor(it.MimeType, it.URI), env.th) }
+	if isLog(it.MimeType, it.URI, clean) {
+		style = func(s string) []string { return highlightLog(s, env.th) }
+	}
+	if req.pattern != "" {
+		d.lines = grepLines(clean, env.th, style)
+		return d, nil
+	}
+	d.lines = numberLines(clean, style(clean), first)
+	if req.continued && len(d.lines) > 0 {
+		d.lines[0].mark = '~'
+	}
+	return d, nil
+}
+
+// pageNote says which bytes the page holds, of how many, and how to move.
+func pageNote(it readItem, req docRequest) string {
+	if it.Text == nil || it.TotalBytes == 0 {
+		return it.Note
+	}
+	end := req.offset + len(*it.Text)
+	if it.NextOffset != nil {
+		end = *it.NextOffset
+	}
+	page, pages := pageNumbers(req.offset, it.TotalBytes)
+	s := fmt.Sprintf("bytes %d–%d of %d", req.offset, end, it.TotalBytes)
+	if it.TotalBytes >= 1024 {
+		s += " (" + humanBytes(int64(it.TotalBytes)) + ")"
+	}
+	if req.pattern != "" {
+		s = fmt.Sprintf("%d of %d lines match %q · ", deref(it.MatchedLines), deref(it.TotalLines), req.pattern) + s + " filtered"
+	}
+	if pages > 1 {
+		s += fmt.Sprintf(" · page %d of %d", page, pages)
+	} else {
+		s += " · complete"
+	}
+	return s
+}
+
+func deref(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// pageNumbers estimates the page of offset and the page count, for pages
+// of render.DefaultMaxBytes (exact for ASCII text).
+func pageNumbers(offset, total int) (page, pages int) {
+	size := render.DefaultMaxBytes
+	pages = max((total+size-1)/size, 1)
+	page = min(offset/size+1, pages)
+	return page, pages
+}
+
+// numberLines pairs plain and styled lines and numbers them from first,
+// splitting overlong lines into unnumbered continuation chunks.
+func numberLines(plain string, styled []string, first int) []docLine {
+	pl := strings.Split(plain, "\n")
+	if len(pl) > 1 && pl[len(pl)-1] == "" {
+		pl = pl[:len(pl)-1]
+	}
+	out := make([]docLine, 0, len(pl))
+	for i, p := range pl {
+		s := p
+		if i < len(styled) {
+			s = styled[i]
+		}
+		num := 0
+		if first > 0 {
+			num = first + i
+		}
+		out = appendLine(out, docLine{num: num, plain: p, styled: s})
+	}
+	return out
+}
+
+// appendLine adds a line, cut into chunks of maxLineCells.
+func appendLine(out []docLine, l docLine) []docLine {
+	l.width = widthOf(l.plain)
+	if l.width <= maxLineCells {
+		return append(out, l)
+	}
+	for start := 0; start < l.width; start += maxLineCells {
+		chunk := l
+		if start > 0 {
+			chunk.num, chunk.mark = 0, 0
+		}
+		chunk.plain = cutCells(l.plain, start, start+maxLineCells)
+		chunk.styled = cutCells(l.styled, start, start+maxLineCells)
+		chunk.width = widthOf(chunk.plain)
+		out = append(out, chunk)
+	}
+	return out
+}
+
+// grepLines reads the pattern filter's output ("12:text" for a match,
+// "12-text" for context, "--" between groups) into numbered lines. Matched
+// lines are styled like the unfiltered text (style), context lines dim.
+func grepLines(text string, th *theme.Theme, style func(string) []string) []docLine {
+	st := th.Styles
+	raw := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	lines := make([]docLine, len(raw))
+	bodies := make([]string, len(raw))
+	for k, l := range raw {
+		if l == "--" {
+			lines[k] = docLine{styled: st.Subtle.Render("⋯")}
+			continue
+		}
+		i := 0
+		for i < len(l) && l[i] >= '0' && l[i] <= '9' {
+			i++
+		}
+		if i == 0 || i >= len(l) || (l[i] != ':' && l[i] != '-') {
+			lines[k] = docLine{plain: l, styled: l}
+			continue
+		}
+		n, _ := strconv.Atoi(l[:i])
+		lines[k] = docLine{num: n, mark: l[i], plain: l[i+1:]}
+		bodies[k] = l[i+1:]
+	}
+	styled := style(strings.Join(bodies, "\n"))
+	var out []docLine
+	for k, l := range lines {
+		switch {
+		case l.mark == '-':
+			l.styled = st.Muted.Render(l.plain)
+		case l.mark == ':' && k < len(styled):
+			l.styled = styled[k]
+		}
+		out = appendLine(out, l)
+	}
+	return out
+}
+
+// titleFor names a request in the viewer's border.
+func titleFor(req docRequest) string {
+	if req.title != "" {
+		return req.title
+	}
+	switch req.kind {
+	case reqCall:
+		return "tool " + render.SanitizeLine(req.tool)
+	case reqPrompt:
+		return "prompt " + render.SanitizeLine(req.prompt)
+	}
+	if len(req.args) > 0 {
+		if u, err := mcp.ExpandTemplate(req.uri, req.args); err == nil {
+			return render.SanitizeLine(u)
+		}
+	}
+	return render.SanitizeLine(req.uri)
+}
+
+// errorDoc shows a failed request.
+func errorDoc(title string, err error) *document {
+	msg := render.Sanitize(err.Error())
+	var ce *mcp.CallError
+	kind := "the request failed"
+	if errors.As(err, &ce) {
+		kind = "howl refused the request"
+	}
+	d := &document{kind: docError, title: title, note: kind, id: docCounter.next()}
+	d.copyText = msg
+	for _, l := range strings.Split(msg, "\n") {
+		d.lines = append(d.lines, docLine{plain: l, styled: l, width: widthOf(l)})
+	}
+	return d
+}
+
+// spillDoc opens a spill file: an image when it decodes as one (and asHex
+// is false), else the hex view. Only the file's header is read here.
+func spillDoc(env loadEnv, title string, sp *render.SpillResult, asHex bool) (*document, error) {
+	d := &document{title: title, spill: sp}
+	if d.title == "" {
+		d.title = render.SanitizeLine(sp.URI)
+	}
+	if d.title == "" {
+		d.title = env.displayPath(sp.Path)
+	}
+	d.meta = spillMeta(env.displayPath, sp)
+	d.copyText = sp.Path
+	if !asHex && looksLikeImage(sp) {
+		img, err := openImage(sp.Path, env.imgMode)
+		if err == nil {
+			d.kind, d.img = docImage, img
+			d.note = fmt.Sprintf("%s image, %d×%d px · x: hex view", img.format, img.w, img.h)
+			return d, nil
+		}
+		d.note = render.SanitizeLine(err.Error()) + " · showing the bytes"
+	}
+	hs, err := openHex(sp.Path)
+	if err != nil {
+		return nil, err
+	}
+	d.kind, d.hex = docHex, hs
+	switch {
+	case d.note != "":
+	case looksLikeImage(sp):
+		d.note = "hex view of the image's bytes · x: image view"
+	default:
+		d.note = "hex view of the spilled bytes"
+	}
+	return d, nil
+}
+
+// spillMeta is the metadata every spill view shows: path, MIME type, size
+// and digest.
+func spillMeta(displayPath func(string) string, sp *render.SpillResult) []string {
+	return []string{
+		"path   " + render.SanitizeLine(displayPath(sp.Path)),
+		fmt.Sprintf("mime   %s · %s", orDash(render.SanitizeLine(sp.MimeType)), sizeText(sp.SizeBytes)),
+		"sha256 " + render.SanitizeLine(sp.SHA256),
+	}
+}
+
+// looksLikeImage reports a spill howl can draw: PNG, JPEG or GIF, by MIME
+// type or by the file's magic bytes.
+func looksLikeImage(sp *render.SpillResult) bool {
+	switch strings.ToLower(sp.MimeType) {
+	case "image/png", "image/jpeg", "image/jpg", "image/gif":
+		return true
+	}
+	f, err := os.Open(sp.Path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 8)
+	n, _ := f.Read(head)
+	head = head[:n]
+	return bytes.HasPrefix(head, []byte("\x89PNG")) || bytes.HasPrefix(head, []byte{0xFF, 0xD8, 0xFF}) || bytes.HasPrefix(head, []byte("GIF8"))
+}

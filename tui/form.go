@@ -1,0 +1,468 @@
+package tui
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/render"
+)
+
+// FieldKind is the kind of value a form field takes.
+type FieldKind int
+
+// The field kinds. Text, number, integer and JSON fields are typed into;
+// bool and enum fields cycle through their choices.
+const (
+	FieldText FieldKind = iota
+	FieldNumber
+	FieldInteger
+	FieldBool
+	FieldEnum
+	FieldJSON
+)
+
+// unsetChoice is the first choice of an optional bool or enum: send nothing.
+const unsetChoice = "(not set)"
+
+// Field is one input of a Form.
+type Field struct {
+	Name     string
+	Kind     FieldKind
+	Required bool
+	// NonEmpty rejects an empty value of a required text field (template
+	// variables and prompt arguments); a tool's required string may be "".
+	NonEmpty    bool
+	Description string
+	// Hint is shown dim after the label (type, constraints, default).
+	Hint string
+	// Placeholder is shown in an empty text field.
+	Placeholder string
+	// Choices are a bool or enum field's options, as shown; values the
+	// JSON each choice sends (nil for unsetChoice).
+	Choices []string
+	values  []json.RawMessage
+	choice  int
+	input   textInput
+	err     string
+}
+
+// typed reports whether the field is typed into (not a choice).
+func (fl *Field) typed() bool { return fl.Kind != FieldBool && fl.Kind != FieldEnum }
+
+// FormResult is what a key did to a form.
+type FormResult int
+
+// The results of Form.HandleKey.
+const (
+	FormContinue FormResult = iota
+	FormSubmitted
+	FormCancelled
+)
+
+// Form is a reusable argument form: tool arguments (from an input schema),
+// template variables and prompt arguments all use it, and so will the chat
+// when it fills a prompt's arguments. It does no I/O: Check and Preview
+// are pure functions supplied by the owner.
+type Form struct {
+	com    *Common
+	Title  string
+	Note   string
+	Submit string
+	fields []*Field
+	focus  int // len(fields) is the submit button
+	// Check validates the whole form before it submits; its error is shown.
+	Check func(*Form) error
+	// Preview, when set, shows a live line under the fields (the expanded
+	// URI of a template, say).
+	Preview func(*Form) (string, error)
+	err     string
+}
+
+// NewForm builds a form over fields.
+func NewForm(com *Common, title, submit string, fields []*Field) *Form {
+	f := &Form{com: com, Title: title, Submit: submit, fields: fields}
+	for _, fl := range fields {
+		if fl.typed() {
+			fl.input = newTextInput(com, "› ", fl.Placeholder)
+		}
+	}
+	f.setFocus(0)
+	return f
+}
+
+// Fields returns the form's fields.
+func (f *Form) Fields() []*Field { return f.fields }
+
+// SetValue fills a text field (tests and callers that pre-fill).
+func (f *Form) SetValue(name, value string) {
+	for _, fl := range f.fields {
+		if fl.Name == name {
+			fl.input.SetValue(value)
+		}
+	}
+}
+
+// TextInputFocused reports whether keys go into a text field.
+func (f *Form) TextInputFocused() bool {
+	return f.focus < len(f.fields) && f.fields[f.focus].typed() && f.fields[f.focus].input.Focused()
+}
+
+func (f *Form) setFocus(i int) {
+	if n := len(f.fields) + 1; i < 0 {
+		i = n - 1
+	} else if i >= n {
+		i = 0
+	}
+	for j, fl := range f.fields {
+		switch {
+		case !fl.typed():
+		case j == i:
+			fl.input.Focus()
+		default:
+			fl.input.Blur()
+		}
+	}
+	f.focus = i
+}
+
+// HandleKey handles one key. Tab and arrows move between fields, space
+// and left/right change a choice, enter moves on (and submits from the
+// last field or the button), ctrl+s submits, esc cancels.
+func (f *Form) HandleKey(msg tea.KeyMsg) (FormResult, tea.Cmd) {
+	k := f.com.Keys
+	var cur *Field
+	if f.focus < len(f.fields) {
+		cur = f.fields[f.focus]
+	}
+	choice := cur != nil && (cur.Kind == FieldBool || cur.Kind == FieldEnum)
+	switch {
+	case key.Matches(msg, k.Cancel):
+		return FormCancelled, nil
+	case key.Matches(msg, k.Submit):
+		return f.submit(), nil
+	case key.Matches(msg, k.Accept):
+		if cur == nil || f.focus == len(f.fields)-1 {
+			return f.submit(), nil
+		}
+		f.setFocus(f.focus + 1)
+	case key.Matches(msg, k.NextField):
+		f.setFocus(f.focus + 1)
+	case key.Matches(msg, k.PrevField):
+		f.setFocus(f.focus - 1)
+	case choice && key.Matches(msg, k.Toggle):
+		step := 1
+		if msg.Type == tea.KeyLeft {
+			step = -1
+		}
+		cur.choice = (cur.choice + step + len(cur.Choices)) % len(cur.Choices)
+		cur.err = ""
+	case cur != nil && !choice:
+		cur.err = ""
+		f.err = ""
+		return FormContinue, cur.input.Update(msg)
+	}
+	return FormContinue, nil
+}
+
+// submit validates every field and the whole form.
+func (f *Form) submit() FormResult {
+	f.err = ""
+	if _, ok := f.values(); !ok {
+		return FormContinue
+	}
+	if f.Check != nil {
+		if err := f.Check(f); err != nil {
+			f.err = render.Sanitize(err.Error())
+			return FormContinue
+		}
+	}
+	return FormSubmitted
+}
+
+// Values returns the typed values (numbers as json.Number, booleans,
+// parsed JSON), leaving out optional fields that are empty or unset. An
+// invalid field is an error naming it.
+func (f *Form) Values() (map[string]any, error) {
+	out, ok := f.values()
+	if !ok {
+		for _, fl := range f.fields {
+			if fl.err != "" {
+				return nil, fmt.Errorf("%s: %s", fl.Name, fl.err)
+			}
+		}
+	}
+	return out, nil
+}
+
+func (f *Form) values() (map[string]any, bool) {
+	out := map[string]any{}
+	ok := true
+	for i, fl := range f.fields {
+		v, present, err := fl.value()
+		if err != "" {
+			fl.err = err
+			if ok {
+				f.setFocus(i)
+			}
+			ok = false
+			continue
+		}
+		if present {
+			out[fl.Name] = v
+		}
+	}
+	return out, ok
+}
+
+// Strings returns the text of every filled field (for template variables
+// and prompt arguments, which are strings).
+func (f *Form) Strings() map[string]string {
+	out := map[string]string{}
+	for _, fl := range f.fields {
+		if fl.Kind == FieldBool || fl.Kind == FieldEnum {
+			if v := fl.values[fl.choice]; v != nil {
+				var s string
+				if json.Unmarshal(v, &s) != nil {
+					s = string(v)
+				}
+				out[fl.Name] = s
+			}
+			continue
+		}
+		if s := fl.input.Value(); s != "" {
+			out[fl.Name] = s
+		}
+	}
+	return out
+}
+
+// value is the field's typed value, whether it is sent, and what is wrong.
+func (fl *Field) value() (any, bool, string) {
+	if fl.Kind == FieldBool || fl.Kind == FieldEnum {
+		raw := fl.values[fl.choice]
+		if raw == nil {
+			if fl.Required {
+				return nil, false, "choose a value"
+			}
+			return nil, false, ""
+		}
+		var v any
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		_ = dec.Decode(&v)
+		return v, true, ""
+	}
+	s := fl.input.Value()
+	if strings.TrimSpace(s) == "" {
+		if fl.Required && (fl.Kind != FieldText || fl.NonEmpty) {
+			return nil, false, "required: fill it in"
+		}
+		if fl.Required {
+			return s, true, ""
+		}
+		return nil, false, ""
+	}
+	switch fl.Kind {
+	case FieldNumber:
+		if _, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err != nil {
+			return nil, false, fmt.Sprintf("%q is not a number: write it like 2 or 2.5", s)
+		}
+		return json.Number(strings.TrimSpace(s)), true, ""
+	case FieldInteger:
+		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		if err != nil {
+			return nil, false, fmt.Sprintf("%q is not an integer: write it like 3", s)
+		}
+		return n, true, ""
+	case FieldJSON:
+		var v any
+		dec := json.NewDecoder(strings.NewReader(s))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil {
+			return nil, false, fmt.Sprintf("not valid JSON (%v): write e.g. [\"a\", \"b\"] or {\"k\": 1}", err)
+		}
+		return v, true, ""
+	}
+	return s, true, ""
+}
+
+// Render draws the form's content at width w.
+func (f *Form) Render(w int) []string {
+	st := f.com.Styles
+	var out []string
+	add := func(s string) { out = append(out, fit(s, w)) }
+	if f.Note != "" {
+		for _, l := range wrapText(f.Note, w-1) {
+			add(" " + st.Muted.Render(l))
+		}
+		add("")
+	}
+	if len(f.fields) == 0 {
+		add(" " + st.Muted.Render("No arguments."))
+	}
+	for i, fl := range f.fields {
+		focused := i == f.focus
+		label := st.Form.Label
+		if focused {
+			label = st.Form.LabelFocused
+		}
+		head := " " + label.Render(render.SanitizeLine(fl.Name))
+		if fl.Required {
+			head += st.Form.Required.Render(" *")
+		}
+		if fl.Hint != "" {
+			head += "  " + st.Form.Hint.Render(fl.Hint)
+		}
+		add(truncate(head, w))
+		switch fl.Kind {
+		case FieldBool, FieldEnum:
+			c := fl.Choices[fl.choice]
+			line := "   ‹ " + c + " ›"
+			if focused {
+				line = "   " + st.Form.LabelFocused.Render("‹ "+c+" ›") + st.Form.Hint.Render("  ←/→ to change")
+			}
+			add(line)
+		default:
+			fl.input.Width = max(w-6, 4)
+			add("  " + fl.input.View())
+		}
+		if fl.err != "" {
+			for _, l := range wrapText("✗ "+fl.err, w-3) {
+				add("   " + st.Form.Error.Render(l))
+			}
+		} else if fl.Description != "" && focused {
+			for _, l := range wrapText(fl.Description, w-3) {
+				add("   " + st.Form.Hint.Render(l))
+			}
+		}
+	}
+	if f.Preview != nil {
+		add("")
+		p, err := f.Preview(f)
+		if err != nil {
+			for _, l := range wrapText("→ "+render.SanitizeLine(err.Error()), w-1) {
+				add(" " + st.Form.Error.Render(l))
+			}
+		} else {
+			add(" " + st.Form.Preview.Render(truncate("→ "+render.SanitizeLine(p), w-1)))
+		}
+	}
+	if f.err != "" {
+		add("")
+		for _, l := range wrapText("✗ "+f.err, w-1) {
+			add(" " + st.Form.Error.Render(l))
+		}
+	}
+	add("")
+	btn := st.Form.Button.Render("[ " + f.Submit + " ]")
+	if f.focus == len(f.fields) {
+		btn = st.Form.ButtonFocused.Render("[ " + f.Submit + " ]")
+	}
+	add(" " + btn + "  " + st.Dialog.Hint.Render("enter next · ctrl+s "+strings.ToLower(f.Submit)+" · esc cancel"))
+	return out
+}
+
+// FocusLine is the index of the focused field's first line in Render's
+// output, for dialogs that scroll a tall form.
+func (f *Form) FocusLine(w int) int {
+	lines := 0
+	if f.Note != "" {
+		lines += len(wrapText(f.Note, w-1)) + 1
+	}
+	for i, fl := range f.fields {
+		if i == f.focus {
+			return lines
+		}
+		lines += 2
+		if fl.err != "" {
+			lines += len(wrapText("✗ "+fl.err, w-3))
+		}
+	}
+	return lines
+}
+
+// ToolFields builds the fields of a tool's input schema: strings, numbers,
+// integers, booleans and enums get their own inputs, anything else (arrays,
+// objects, unions) is typed as JSON.
+func ToolFields(schema json.RawMessage) []*Field {
+	var out []*Field
+	for _, p := range parseSchemaProps(schema) {
+		fl := &Field{Name: p.Name, Required: p.Required, Description: render.Sanitize(p.Description)}
+		var hint []string
+		switch {
+		case len(p.Enum) > 0:
+			fl.Kind = FieldEnum
+			if !p.Required {
+				fl.Choices, fl.values = []string{unsetChoice}, []json.RawMessage{nil}
+			}
+			for i, e := range p.Enum {
+				fl.Choices = append(fl.Choices, render.SanitizeLine(e))
+				fl.values = append(fl.values, p.EnumRaw[i])
+			}
+		case p.Type == "boolean":
+			fl.Kind = FieldBool
+			if !p.Required {
+				fl.Choices, fl.values = []string{unsetChoice}, []json.RawMessage{nil}
+			}
+			fl.Choices = append(fl.Choices, "true", "false")
+			fl.values = append(fl.values, json.RawMessage("true"), json.RawMessage("false"))
+		case p.Type == "number":
+			fl.Kind = FieldNumber
+			hint = append(hint, "number")
+		case p.Type == "integer":
+			fl.Kind = FieldInteger
+			hint = append(hint, "integer")
+		case p.Type == "string":
+			fl.Kind = FieldText
+		default:
+			fl.Kind = FieldJSON
+			t := p.Type
+			if t == "" {
+				t = "any"
+			}
+			hint = append(hint, t+" as JSON")
+		}
+		if p.Constraints != "" {
+			hint = append(hint, p.Constraints)
+		}
+		if p.Default != "" {
+			hint = append(hint, "default "+p.Default)
+			fl.Placeholder = "empty: the server's default " + p.Default
+		} else if !p.Required {
+			fl.Placeholder = "optional"
+		}
+		fl.Hint = render.SanitizeLine(strings.Join(hint, " · "))
+		out = append(out, fl)
+	}
+	return out
+}
+
+// TemplateFields builds one required text field per template variable.
+func TemplateFields(vars []string) []*Field {
+	out := make([]*Field, len(vars))
+	for i, v := range vars {
+		out[i] = &Field{Name: v, Kind: FieldText, Required: true, NonEmpty: true, Placeholder: "value of {" + v + "}"}
+	}
+	return out
+}
+
+// PromptFields builds one text field per prompt argument, marking the
+// required ones.
+func PromptFields(args []mcp.PromptArgument) []*Field {
+	out := make([]*Field, len(args))
+	for i, a := range args {
+		ph := "optional"
+		if a.Required {
+			ph = "required"
+		}
+		out[i] = &Field{Name: a.Name, Kind: FieldText, Required: a.Required, NonEmpty: a.Required, Description: render.Sanitize(a.Description), Placeholder: ph}
+	}
+	return out
+}

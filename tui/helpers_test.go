@@ -1,0 +1,379 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/muesli/termenv"
+
+	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/theme"
+)
+
+// guardRuntime fails the test when the model uses the runtime while Update
+// or View runs: those must do no I/O, only commands may.
+type guardRuntime struct {
+	inner Runtime
+	t     testing.TB
+	busy  atomic.Bool
+	uses  atomic.Int64
+}
+
+func (g *guardRuntime) check(name string) {
+	g.uses.Add(1)
+	if g.busy.Load() {
+		g.t.Errorf("Runtime.%s was called inside Update or View: Update must do no I/O; return a tea.Cmd instead", name)
+	}
+}
+
+func (g *guardRuntime) Status() []mcp.Status { g.check("Status"); return g.inner.Status() }
+func (g *guardRuntime) Catalog(ctx context.Context, s string, r bool) (*mcp.Catalog, error) {
+	g.check("Catalog")
+	return g.inner.Catalog(ctx, s, r)
+}
+func (g *guardRuntime) CallMeta(ctx context.Context, n string, a json.RawMessage) ([]byte, error) {
+	g.check("CallMeta")
+	return g.inner.CallMeta(ctx, n, a)
+}
+func (g *guardRuntime) GetPrompt(ctx context.Context, s, n string, a map[string]string) (*mcp.PromptResult, error) {
+	g.check("GetPrompt")
+	return g.inner.GetPrompt(ctx, s, n, a)
+}
+func (g *guardRuntime) Reconnect(n string) error { g.check("Reconnect"); return g.inner.Reconnect(n) }
+
+// fakeClipboard records copies.
+type fakeClipboard struct {
+	mu     sync.Mutex
+	copied []string
+}
+
+func (c *fakeClipboard) Copy(s string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.copied = append(c.copied, s)
+	return nil
+}
+
+// noTick never fires: no spinner frame or message timeout reaches a test.
+func noTick(time.Duration, tea.Msg) tea.Cmd { return nil }
+
+// testTheme is the dark theme under the Ascii profile, as goldens draw.
+func testTheme() *theme.Theme { return theme.New(theme.Options{Dark: true, Profile: termenv.Ascii}) }
+
+// harness drives a Model synchronously: Update and View run under the
+// runtime guard, and runCmds executes returned commands and feeds their
+// messages back, until nothing is left.
+type harness struct {
+	t    testing.TB
+	m    *Model
+	rt   *guardRuntime
+	clip *fakeClipboard
+	quit bool
+}
+
+func newHarness(t testing.TB, rt Runtime, servers []string, w, h int) *harness {
+	t.Helper()
+	g := &guardRuntime{inner: rt, t: t}
+	clip := &fakeClipboard{}
+	m := New(Options{Runtime: g, Servers: servers, Theme: testTheme(), Tick: noTick, Clipboard: clip, DisplayPath: displayTestPath})
+	hs := &harness{t: t, m: m, rt: g, clip: clip}
+	t.Cleanup(m.Close)
+	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
+	hs.run(m.Init())
+	return hs
+}
+
+// update runs Update under the guard and returns its command.
+func (h *harness) update(msg tea.Msg) tea.Cmd {
+	h.rt.busy.Store(true)
+	defer h.rt.busy.Store(false)
+	_, cmd := h.m.Update(msg)
+	return cmd
+}
+
+// send updates with msg and runs every command that follows.
+func (h *harness) send(msg tea.Msg) { h.run(h.update(msg)) }
+
+// run executes cmd and everything it leads to. A command that blocks for
+// more than a generous timeout fails the test: tests give no command a
+// reason to block.
+func (h *harness) run(cmd tea.Cmd) {
+	h.t.Helper()
+	queue := []tea.Cmd{cmd}
+	for steps := 0; len(queue) > 0; steps++ {
+		if steps > 10000 {
+			h.t.Fatal("commands did not settle after 10000 steps")
+		}
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		msg := execCmd(h.t, c)
+		switch msg := msg.(type) {
+		case nil:
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		case tea.QuitMsg:
+			h.quit = true
+		default:
+			queue = append(queue, h.update(msg))
+		}
+	}
+}
+
+// execCmd runs one command with a timeout.
+func execCmd(t testing.TB, c tea.Cmd) tea.Msg {
+	t.Helper()
+	done := make(chan tea.Msg, 1)
+	go func() { done <- c() }()
+	select {
+	case msg := <-done:
+		return msg
+	case <-time.After(30 * time.Second):
+		t.Fatal("a command blocked for 30s")
+		return nil
+	}
+}
+
+// view draws the screen under the guard.
+func (h *harness) view() string {
+	h.rt.busy.Store(true)
+	defer h.rt.busy.Store(false)
+	return h.m.View()
+}
+
+// keys sends each key in turn (see keyMsg for the names).
+func (h *harness) keys(names ...string) {
+	for _, n := range names {
+		h.send(keyMsg(n))
+	}
+}
+
+// typeText sends each rune of s as a key.
+func (h *harness) typeText(s string) {
+	for _, r := range s {
+		h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+	}
+}
+
+// dumpOnFailure logs the screen if the test failed.
+func (h *harness) dumpOnFailure() {
+	if h.t.Failed() {
+		h.t.Logf("screen:\n%s", h.view())
+	}
+}
+
+// keyMsg builds a synthetic key from its name.
+func keyMsg(name string) tea.KeyMsg {
+	types := map[string]tea.KeyType{
+		"enter": tea.KeyEnter, "esc": tea.KeyEsc, "tab": tea.KeyTab, "shift+tab": tea.KeyShiftTab,
+		"up": tea.KeyUp, "down": tea.KeyDown, "left": tea.KeyLeft, "right": tea.KeyRight,
+		"pgdown": tea.KeyPgDown, "pgup": tea.KeyPgUp, "home": tea.KeyHome, "end": tea.KeyEnd,
+		"ctrl+s": tea.KeyCtrlS, "ctrl+c": tea.KeyCtrlC, "backspace": tea.KeyBackspace, "space": tea.KeySpace,
+	}
+	if t, ok := types[name]; ok {
+		if t == tea.KeySpace {
+			return tea.KeyMsg{Type: t, Runes: []rune{' '}}
+		}
+		return tea.KeyMsg{Type: t}
+	}
+	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(name)}
+}
+
+// selectItem moves the list cursor to the item with id on the current tab.
+func (h *harness) selectItem(id string) {
+	h.t.Helper()
+	c := h.m.catalog
+	for i, r := range c.rows[c.tab] {
+		if r.kind == rowItem && r.e.item.ID == id {
+			c.cursor[c.tab] = i
+			c.ensureVisible()
+			h.send(tea.WindowSizeMsg{Width: h.m.width, Height: h.m.height})
+			return
+		}
+	}
+	h.t.Fatalf("no item %q on tab %s", id, tabTitles[c.tab])
+}
+
+// fakeRuntime serves canned catalogs and answers reads from texts, paged
+// by render itself, so the JSON is what the real runtime would produce.
+// Calls can be made to wait on a gate.
+type fakeRuntime struct {
+	mu       sync.Mutex
+	statuses []mcp.Status
+	catalogs map[string]*mcp.Catalog
+	texts    map[string]string
+	gate     chan struct{}
+	calls    []string
+}
+
+func newFakeRuntime() *fakeRuntime {
+	return &fakeRuntime{catalogs: map[string]*mcp.Catalog{}, texts: map[string]string{}}
+}
+
+// addServer adds a ready server with items.
+func (f *fakeRuntime) addServer(name string, items ...mcp.CatalogItem) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	feat := mcp.Features{Name: name, Tools: true, Resources: true, Prompts: true, PeerInfoKnown: true}
+	f.statuses = append(f.statuses, mcp.Status{Name: name, State: mcp.StateReady, Features: &feat})
+	for i := range items {
+		items[i].Server = name
+	}
+	f.catalogs[name] = &mcp.Catalog{Server: name, Listed: mcp.Kinds, Items: items}
+}
+
+func (f *fakeRuntime) log(s string) {
+	f.mu.Lock()
+	f.calls = append(f.calls, s)
+	f.mu.Unlock()
+}
+
+func (f *fakeRuntime) wait(ctx context.Context) error {
+	f.mu.Lock()
+	g := f.gate
+	f.mu.Unlock()
+	if g == nil {
+		return nil
+	}
+	select {
+	case <-g:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (f *fakeRuntime) Status() []mcp.Status {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]mcp.Status(nil), f.statuses...)
+}
+
+func (f *fakeRuntime) Catalog(ctx context.Context, server string, refresh bool) (*mcp.Catalog, error) {
+	f.log(fmt.Sprintf("catalog %s %v", server, refresh))
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c, ok := f.catalogs[server]
+	if !ok {
+		return nil, fmt.Errorf("no server %q", server)
+	}
+	return c, nil
+}
+
+func (f *fakeRuntime) CallMeta(ctx context.Context, name string, args json.RawMessage) ([]byte, error) {
+	f.log(name + " " + string(args))
+	if err := f.wait(ctx); err != nil {
+		return nil, err
+	}
+	switch {
+	case strings.HasPrefix(name, mcp.PrefixRead):
+		var a struct {
+			URI       string            `json:"uri"`
+			Arguments map[string]string `json:"arguments"`
+			Pattern   string            `json:"pattern"`
+			Offset    int               `json:"offset"`
+		}
+		_ = json.Unmarshal(args, &a)
+		if len(a.Arguments) > 0 {
+			u, err := mcp.ExpandTemplate(a.URI, a.Arguments)
+			if err != nil {
+				return nil, &mcp.CallError{Msg: err.Error()}
+			}
+			a.URI = u
+		}
+		f.mu.Lock()
+		text, ok := f.texts[a.URI]
+		f.mu.Unlock()
+		if !ok {
+			return nil, &mcp.CallError{Msg: "no resource " + a.URI}
+		}
+		res, err := render.PageText(a.URI, "text/plain", text, render.PageOptions{Pattern: a.Pattern, Offset: a.Offset})
+		if err != nil {
+			return nil, &mcp.CallError{Msg: err.Error()}
+		}
+		return render.Marshal(res)
+	case strings.HasPrefix(name, mcp.PrefixInvoke):
+		var a struct {
+			Tool string `json:"tool"`
+		}
+		_ = json.Unmarshal(args, &a)
+		return []byte(`{"content":[{"type":"text","text":"result of ` + a.Tool + `"}]}`), nil
+	}
+	return nil, &mcp.CallError{Msg: "unexpected " + name}
+}
+
+func (f *fakeRuntime) GetPrompt(ctx context.Context, server, name string, args map[string]string) (*mcp.PromptResult, error) {
+	f.log("prompt " + name)
+	if err := f.wait(ctx); err != nil {
+		return nil, err
+	}
+	return &mcp.PromptResult{Note: "prompt", Prompt: name, Messages: 1, Role: "user", Text: "[user]\nhello " + args["who"]}, nil
+}
+
+func (f *fakeRuntime) Reconnect(string) error { return nil }
+
+// callCount counts logged calls that start with prefix.
+func (f *fakeRuntime) callCount(prefix string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, c := range f.calls {
+		if strings.HasPrefix(c, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+// sampleItems is a small catalog of every kind.
+func sampleItems() []mcp.CatalogItem {
+	yes := true
+	return []mcp.CatalogItem{
+		{Kind: mcp.KindTool, ID: "echo", Name: "echo", Description: "Echo a message",
+			Schema: json.RawMessage(`{"type":"object","properties":{"message":{"type":"string","description":"what to say"}},"required":["message"]}`)},
+		{Kind: mcp.KindTool, ID: "wipe", Name: "wipe", Description: "Wipe everything", Annotations: &mcp.ToolAnnotations{DestructiveHint: &yes},
+			Schema: json.RawMessage(`{"type":"object","properties":{"force":{"type":"boolean"},"count":{"type":"integer"},"mode":{"type":"string","enum":["fast","slow"]},"tags":{"type":"array","items":{"type":"string"}}}}`)},
+		{Kind: mcp.KindResource, ID: "mem://log", Name: "log", URI: "mem://log", MIMEType: "text/plain"},
+		{Kind: mcp.KindResource, ID: "mem://small", Name: "small", URI: "mem://small", MIMEType: "text/plain"},
+		{Kind: mcp.KindTemplate, ID: "mem://users/{id}", Name: "user", URI: "mem://users/{id}", Variables: []string{"id"}},
+		{Kind: mcp.KindPrompt, ID: "hello", Name: "hello", Arguments: []mcp.PromptArgument{{Name: "who", Required: true}}},
+		{Kind: mcp.KindPrompt, ID: "plain", Name: "plain"},
+	}
+}
+
+// bigLog is a log of n numbered lines.
+func bigLog(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "2025-06-14T06:00:00.000Z INFO  [test] line %06d of the big log\n", i)
+	}
+	return b.String()
+}
+
+// writeFile writes a temp file of size bytes (sparse past the head).
+func writeFile(t testing.TB, size int64, head []byte) string {
+	t.Helper()
+	f, err := os.CreateTemp(t.TempDir(), "spill-*.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Write(head); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(size); err != nil {
+		t.Fatal(err)
+	}
+	return f.Name()
+}

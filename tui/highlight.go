@@ -1,0 +1,201 @@
+package tui
+
+import (
+	"mime"
+	"path"
+	"strings"
+
+	"github.com/alecthomas/chroma/v2"
+	"github.com/alecthomas/chroma/v2/lexers"
+	"github.com/muesli/termenv"
+
+	"github.com/howl-mcp/howl/theme"
+)
+
+// tabWidth is how many columns a tab advances to.
+const tabWidth = 4
+
+// maxLineCells splits lines longer than this into chunks, so one enormous
+// line (minified JSON, say) never makes a frame slow to cut.
+const maxLineCells = 2000
+
+// lexerFor picks a chroma lexer by MIME type, then by the extension of
+// name (a URI or path). Plain text gets nil: no highlighting.
+func lexerFor(mimeType, name string) chroma.Lexer {
+	mt, _, _ := mime.ParseMediaType(mimeType)
+	var l chroma.Lexer
+	switch {
+	case mt == "" || mt == "text/plain" || mt == "application/octet-stream":
+	case strings.HasSuffix(mt, "+json"):
+		l = lexers.Get("json")
+	case strings.HasSuffix(mt, "+xml"):
+		l = lexers.Get("xml")
+	default:
+		l = lexers.MatchMimeType(mt)
+	}
+	if l == nil {
+		if ext := path.Ext(strings.SplitN(name, "?", 2)[0]); ext != "" && ext != ".txt" && ext != ".log" {
+			l = lexers.Match("file" + ext)
+		}
+	}
+	if l == nil {
+		return nil
+	}
+	if cfg := l.Config(); cfg != nil && (cfg.Name == "plaintext" || cfg.Name == "Text only") {
+		return nil
+	}
+	return chroma.Coalesce(l)
+}
+
+// isLog reports whether text should get log highlighting: a .log name, or
+// plain text whose first lines carry log levels.
+func isLog(mimeType, name, text string) bool {
+	if strings.HasSuffix(name, ".log") || strings.Contains(mimeType, "log") {
+		return true
+	}
+	head := text
+	if len(head) > 2048 {
+		head = head[:2048]
+	}
+	n := 0
+	for _, lvl := range []string{" ERROR ", " WARN ", " INFO ", " DEBUG "} {
+		n += strings.Count(head, lvl)
+	}
+	return n >= 3
+}
+
+// sgrFor is the escape sequence that starts a chroma style entry under a
+// colour profile ("" for none, and always "" under Ascii).
+func sgrFor(e chroma.StyleEntry, p termenv.Profile) string {
+	if p == termenv.Ascii {
+		return ""
+	}
+	var seq []string
+	if e.Colour.IsSet() {
+		if s := p.Color(e.Colour.String()).Sequence(false); s != "" {
+			seq = append(seq, s)
+		}
+	}
+	if e.Bold == chroma.Yes {
+		seq = append(seq, "1")
+	}
+	if e.Italic == chroma.Yes {
+		seq = append(seq, "3")
+	}
+	if e.Underline == chroma.Yes {
+		seq = append(seq, "4")
+	}
+	if len(seq) == 0 {
+		return ""
+	}
+	return "\x1b[" + strings.Join(seq, ";") + "m"
+}
+
+// highlight returns text's lines styled by lexer, one string per line of
+// text (split on "\n"). Text must already be sanitized and tab-expanded. A
+// nil lexer, a failing one or the Ascii profile returns the lines as they are.
+func highlight(text string, lexer chroma.Lexer, th *theme.Theme) []string {
+	plain := strings.Split(text, "\n")
+	if lexer == nil || th.Profile == termenv.Ascii {
+		return plain
+	}
+	it, err := lexer.Tokenise(nil, text)
+	if err != nil {
+		return plain
+	}
+	style := th.Chroma()
+	prefixes := map[chroma.TokenType]string{}
+	out := make([]string, 0, len(plain))
+	var line strings.Builder
+	for tok := it(); tok != chroma.EOF; tok = it() {
+		pre, ok := prefixes[tok.Type]
+		if !ok {
+			pre = sgrFor(style.Get(tok.Type), th.Profile)
+			prefixes[tok.Type] = pre
+		}
+		parts := strings.Split(tok.Value, "\n")
+		for i, part := range parts {
+			if i > 0 {
+				out = append(out, line.String())
+				line.Reset()
+			}
+			if part == "" {
+				continue
+			}
+			if pre == "" {
+				line.WriteString(part)
+			} else {
+				line.WriteString(pre)
+				line.WriteString(part)
+				line.WriteString(reset)
+			}
+		}
+	}
+	out = append(out, line.String())
+	if len(out) != len(plain) {
+		// A lexer that lost or invented newlines cannot be trusted to line
+		// up with the text; show it plain.
+		return plain
+	}
+	return out
+}
+
+// highlightLog styles a log: the leading timestamp dim, the level word by
+// severity. It is cheap enough for any page.
+func highlightLog(text string, th *theme.Theme) []string {
+	lines := strings.Split(text, "\n")
+	if th.Profile == termenv.Ascii {
+		return lines
+	}
+	s := th.Styles
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		ts, rest, ok := strings.Cut(l, " ")
+		if !ok || len(ts) < 8 || !(ts[0] >= '0' && ts[0] <= '9') {
+			out[i] = l
+			continue
+		}
+		lvl, tail, _ := strings.Cut(strings.TrimLeft(rest, " "), " ")
+		pad := rest[:len(rest)-len(strings.TrimLeft(rest, " "))]
+		var ls string
+		switch lvl {
+		case "ERROR", "FATAL", "PANIC":
+			ls = s.Error.Bold(true).Render(lvl)
+		case "WARN", "WARNING":
+			ls = s.Warning.Render(lvl)
+		case "INFO":
+			ls = s.Info.Render(lvl)
+		case "DEBUG", "TRACE":
+			ls = s.Subtle.Render(lvl)
+		default:
+			out[i] = s.Subtle.Render(ts) + " " + rest
+			continue
+		}
+		out[i] = s.Subtle.Render(ts) + " " + pad + ls + " " + tail
+	}
+	return out
+}
+
+// expandTabs replaces tabs with spaces up to the next tab stop.
+func expandTabs(s string) string {
+	if !strings.Contains(s, "\t") {
+		return s
+	}
+	var b strings.Builder
+	col := 0
+	for _, r := range s {
+		switch r {
+		case '\t':
+			n := tabWidth - col%tabWidth
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+		case '\n':
+			b.WriteRune(r)
+			col = 0
+		default:
+			b.WriteRune(r)
+			col++
+		}
+	}
+	return b.String()
+}

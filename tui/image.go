@@ -1,0 +1,359 @@
+package tui
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"hash/fnv"
+	"image"
+	"image/color"
+	_ "image/gif" // GIF spills are drawn too
+	_ "image/jpeg"
+	"image/png"
+	"os"
+	"strings"
+	"sync/atomic"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/muesli/termenv"
+
+	"github.com/howl-mcp/howl/theme"
+)
+
+// ImageMode is how images are drawn.
+type ImageMode int
+
+// The ways howl draws an image. Half-blocks work in any colour terminal
+// (and under tmux); the graphics protocols draw real pixels where the
+// terminal speaks them.
+const (
+	ImageHalfBlocks ImageMode = iota
+	ImageKitty
+	ImageITerm2
+)
+
+// String names the mode as HOWL_IMAGES spells it.
+func (m ImageMode) String() string {
+	return [...]string{"halfblocks", "kitty", "iterm2"}[m]
+}
+
+// DetectImageMode picks the image mode from the environment. HOWL_IMAGES
+// (halfblocks, kitty or iterm2) wins; inside tmux or screen, which do not
+// pass graphics through by default, half-blocks are used; otherwise kitty
+// and Ghostty get the kitty protocol (with Unicode placeholders), and
+// iTerm2 and WezTerm the iTerm2 inline-image protocol.
+func DetectImageMode(getenv func(string) string) ImageMode {
+	switch strings.ToLower(getenv("HOWL_IMAGES")) {
+	case "kitty":
+		return ImageKitty
+	case "iterm2", "iterm":
+		return ImageITerm2
+	case "halfblocks", "blocks", "off":
+		return ImageHalfBlocks
+	}
+	if getenv("TMUX") != "" || strings.HasPrefix(getenv("TERM"), "screen") {
+		return ImageHalfBlocks
+	}
+	term, prog := getenv("TERM"), getenv("TERM_PROGRAM")
+	switch {
+	case getenv("KITTY_WINDOW_ID") != "" || term == "xterm-kitty" || term == "xterm-ghostty" || prog == "ghostty":
+		return ImageKitty
+	case prog == "iTerm.app" || prog == "WezTerm" || getenv("LC_TERMINAL") == "iTerm2":
+		return ImageITerm2
+	}
+	return ImageHalfBlocks
+}
+
+// MaxImagePixels bounds the images howl decodes to draw; a larger one is
+// shown as metadata and hex only.
+const MaxImagePixels = 40_000_000
+
+// imageDoc is a decoded image and its renders, one per size.
+type imageDoc struct {
+	img    image.Image
+	w, h   int
+	format string
+	path   string
+	mode   ImageMode
+	// renders holds the drawn lines per [cols, rows]; pending the sizes
+	// being drawn.
+	renders map[[2]int][]string
+	pending map[[2]int]bool
+}
+
+// openImage decodes an image file, refusing one over MaxImagePixels.
+func openImage(path string, mode ImageMode) (*imageDoc, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the image: %w", err)
+	}
+	defer f.Close()
+	cfg, format, err := image.DecodeConfig(f)
+	if err != nil {
+		return nil, fmt.Errorf("not a PNG, JPEG or GIF image howl can draw (%v)", err)
+	}
+	if cfg.Width*cfg.Height > MaxImagePixels {
+		return nil, fmt.Errorf("the image is %d×%d, over MaxImagePixels (%d): open the file in an image viewer", cfg.Width, cfg.Height, MaxImagePixels)
+	}
+	if _, err := f.Seek(0, 0); err != nil {
+		return nil, err
+	}
+	img, _, err := image.Decode(f)
+	if err != nil {
+		return nil, fmt.Errorf("the %s image does not decode (%v)", format, err)
+	}
+	return &imageDoc{img: img, w: cfg.Width, h: cfg.Height, format: strings.ToUpper(format), path: path, mode: mode,
+		renders: map[[2]int][]string{}, pending: map[[2]int]bool{}}, nil
+}
+
+// fitImage sizes a w x h pixel image to at most cols x rows cells, keeping
+// its aspect ratio for cells twice as tall as wide (one cell is 1 x 2
+// pixels in half-blocks). Small images grow up to 4 times.
+func fitImage(w, h, cols, rows int) (int, int) {
+	if w <= 0 || h <= 0 || cols <= 0 || rows <= 0 {
+		return 0, 0
+	}
+	s := min(float64(cols)/float64(w), float64(2*rows)/float64(h), 4)
+	c := max(int(float64(w)*s+0.5), 1)
+	r := max(int(float64(h)*s/2+0.5), 1)
+	return min(c, cols), min(r, rows)
+}
+
+// imageRenderedMsg carries an image drawn at one size.
+type imageRenderedMsg struct {
+	docID int
+	size  [2]int
+	lines []string
+}
+
+// renderImageCmd draws an image at cols x rows off the update path.
+func renderImageCmd(docID int, img image.Image, mode ImageMode, cols, rows int, th *theme.Theme) tea.Cmd {
+	return func() tea.Msg {
+		var lines []string
+		switch mode {
+		case ImageKitty:
+			lines = kittyLines(img, uint32(docID)&0xFFFFFF|1, cols, rows)
+		case ImageITerm2:
+			lines = iterm2Lines(img, cols, rows)
+		default:
+			lines = renderImageCells(img, cols, rows, th)
+		}
+		return imageRenderedMsg{docID: docID, size: [2]int{cols, rows}, lines: lines}
+	}
+}
+
+// renderImageCells draws an image in character cells: half-blocks (the
+// upper half is one pixel, the lower half the next) in colour, or, when the
+// theme has no colours (NO_COLOR), a luminance ramp of ASCII characters.
+func renderImageCells(img image.Image, cols, rows int, th *theme.Theme) []string {
+	if th.NoColor {
+		return asciiImage(img, cols, rows)
+	}
+	b := img.Bounds()
+	out := make([]string, rows)
+	ascii := th.Profile == termenv.Ascii
+	for y := 0; y < rows; y++ {
+		var sb strings.Builder
+		for x := 0; x < cols; x++ {
+			top := sample(img, b, x, 2*y, cols, rows*2)
+			bot := sample(img, b, x, 2*y+1, cols, rows*2)
+			switch {
+			case top.A < 128 && bot.A < 128:
+				sb.WriteString(" ")
+			case ascii:
+				sb.WriteString("▀")
+			case bot.A < 128:
+				sb.WriteString(sgr(th.Profile, top, false) + "▀" + reset)
+			case top.A < 128:
+				sb.WriteString(sgr(th.Profile, bot, false) + "▄" + reset)
+			default:
+				sb.WriteString(sgr(th.Profile, top, false) + sgr(th.Profile, bot, true) + "▀" + reset)
+			}
+		}
+		out[y] = sb.String()
+	}
+	return out
+}
+
+// asciiRamp orders characters from light to heavy.
+const asciiRamp = " .:-=+*#%@"
+
+func asciiImage(img image.Image, cols, rows int) []string {
+	b := img.Bounds()
+	out := make([]string, rows)
+	for y := 0; y < rows; y++ {
+		var sb strings.Builder
+		for x := 0; x < cols; x++ {
+			c := sample(img, b, x, y, cols, rows)
+			if c.A < 128 {
+				sb.WriteByte(' ')
+				continue
+			}
+			lum := (299*int(c.R) + 587*int(c.G) + 114*int(c.B)) / 1000
+			sb.WriteByte(asciiRamp[lum*(len(asciiRamp)-1)/255])
+		}
+		out[y] = sb.String()
+	}
+	return out
+}
+
+// sample averages the source pixels that fall in cell (x, y) of a cols x
+// rows grid laid over bounds b.
+func sample(img image.Image, b image.Rectangle, x, y, cols, rows int) color.NRGBA {
+	x0 := b.Min.X + x*b.Dx()/cols
+	x1 := max(b.Min.X+(x+1)*b.Dx()/cols, x0+1)
+	y0 := b.Min.Y + y*b.Dy()/rows
+	y1 := max(b.Min.Y+(y+1)*b.Dy()/rows, y0+1)
+	var r, g, bl, a, n uint32
+	for py := y0; py < y1 && py < b.Max.Y; py++ {
+		for px := x0; px < x1 && px < b.Max.X; px++ {
+			c := color.NRGBAModel.Convert(img.At(px, py)).(color.NRGBA)
+			r += uint32(c.R)
+			g += uint32(c.G)
+			bl += uint32(c.B)
+			a += uint32(c.A)
+			n++
+		}
+	}
+	if n == 0 {
+		return color.NRGBA{}
+	}
+	return color.NRGBA{uint8(r / n), uint8(g / n), uint8(bl / n), uint8(a / n)}
+}
+
+// sgr is the colour sequence of c as foreground or background under p.
+func sgr(p termenv.Profile, c color.NRGBA, bg bool) string {
+	seq := p.Color(fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B)).Sequence(bg)
+	if seq == "" {
+		return ""
+	}
+	return "\x1b[" + seq + "m"
+}
+
+// kittyDiacritics encode row and column numbers of kitty's Unicode
+// placeholders (the first entries of kitty's rowcolumn-diacritics table;
+// entry i encodes the number i).
+var kittyDiacritics = []rune{
+	0x0305, 0x030D, 0x030E, 0x0310, 0x0312, 0x033D, 0x033E, 0x033F, 0x0346, 0x034A,
+	0x034B, 0x034C, 0x0350, 0x0351, 0x0352, 0x0357, 0x035B, 0x0363, 0x0364, 0x0365,
+	0x0366, 0x0367, 0x0368, 0x0369, 0x036A, 0x036B, 0x036C, 0x036D, 0x036E, 0x036F,
+	0x0483, 0x0484, 0x0485, 0x0486, 0x0487, 0x0592, 0x0593, 0x0594, 0x0595, 0x0597,
+	0x0598, 0x0599, 0x059C, 0x059D, 0x059E, 0x059F, 0x05A0, 0x05A1, 0x05A8, 0x05A9,
+	0x05AB, 0x05AC, 0x05AF, 0x05C4, 0x0610, 0x0611, 0x0612, 0x0613, 0x0614, 0x0615,
+	0x0616, 0x0617, 0x0657, 0x0658, 0x0659, 0x065A, 0x065B, 0x065D, 0x065E, 0x06D6,
+	0x06D7, 0x06D8, 0x06D9, 0x06DA, 0x06DB, 0x06DC, 0x06DF, 0x06E0, 0x06E1, 0x06E2,
+	0x06E4, 0x06E7, 0x06E8, 0x06EB, 0x06EC, 0x0730, 0x0732, 0x0733, 0x0735, 0x0736,
+	0x073A, 0x073D, 0x073F, 0x0740, 0x0741, 0x0743, 0x0745, 0x0747, 0x0749, 0x074A,
+}
+
+// kittyPlaceholder is the cell character of a kitty Unicode placeholder.
+const kittyPlaceholder = '\U0010EEEE'
+
+// kittyLines draws an image with kitty's graphics protocol in Unicode
+// placeholder mode: the first line carries the image (transmitted as PNG,
+// quietly) and a virtual placement of cols x rows cells; every line is
+// ordinary text, placeholder cells whose foreground colour is the image id,
+// so bubbletea's renderer moves and clips them like any other text.
+func kittyLines(img image.Image, id uint32, cols, rows int) []string {
+	rows = min(rows, len(kittyDiacritics))
+	cols = min(cols, len(kittyDiacritics))
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		return nil
+	}
+	payload := base64.StdEncoding.EncodeToString(buf.Bytes())
+	var head strings.Builder
+	const chunk = 4096
+	for i := 0; i < len(payload); i += chunk {
+		end := min(i+chunk, len(payload))
+		more := 0
+		if end < len(payload) {
+			more = 1
+		}
+		if i == 0 {
+			fmt.Fprintf(&head, "\x1b_Ga=t,f=100,t=d,i=%d,q=2,m=%d;%s\x1b\\", id, more, payload[i:end])
+		} else {
+			fmt.Fprintf(&head, "\x1b_Gm=%d;%s\x1b\\", more, payload[i:end])
+		}
+	}
+	fmt.Fprintf(&head, "\x1b_Ga=p,U=1,i=%d,c=%d,r=%d,q=2\x1b\\", id, cols, rows)
+	fg := fmt.Sprintf("\x1b[38;2;%d;%d;%dm", (id>>16)&0xFF, (id>>8)&0xFF, id&0xFF)
+	out := make([]string, rows)
+	for r := 0; r < rows; r++ {
+		var sb strings.Builder
+		if r == 0 {
+			sb.WriteString(head.String())
+		}
+		sb.WriteString(fg)
+		for c := 0; c < cols; c++ {
+			sb.WriteRune(kittyPlaceholder)
+			if c == 0 {
+				sb.WriteRune(kittyDiacritics[r])
+				sb.WriteRune(kittyDiacritics[0])
+			}
+		}
+		sb.WriteString("\x1b[39m")
+		out[r] = sb.String()
+	}
+	return out
+}
+
+// iterm2Lines draws an image with iTerm2's inline-image protocol. Blank
+// cells are laid out for the picture; the last line carries the image, sent
+// with the cursor moved up to the picture's first row and restored after,
+// so it is drawn after the cells it covers. Lines above it are written
+// before it on every repaint; the root view makes the last line change
+// whenever any line of the picture does (see iterm2Seal), so a repaint that
+// cleared part of the picture also draws it again.
+func iterm2Lines(img image.Image, cols, rows int) []string {
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		return nil
+	}
+	payload := base64.StdEncoding.EncodeToString(buf.Bytes())
+	blank := strings.Repeat(" ", cols)
+	out := make([]string, rows)
+	for i := range out {
+		out[i] = blank
+	}
+	up := ""
+	if rows > 1 {
+		up = fmt.Sprintf("\x1b[%dA", rows-1)
+	}
+	out[rows-1] = "\x1b7" + up + fmt.Sprintf("\x1b]1337;File=inline=1;size=%d;width=%d;height=%d;preserveAspectRatio=1:%s\a", buf.Len(), cols, rows, payload) + "\x1b8" + iterm2SealMark + blank
+	return out
+}
+
+// iterm2SealMark is replaced in the final frame by a zero-width token that
+// changes with the picture's other lines (see iterm2Seal).
+const iterm2SealMark = "\x1b[39m"
+
+// atomicCounter hands out increasing ids from any goroutine.
+type atomicCounter struct{ n atomic.Int64 }
+
+func (c *atomicCounter) next() int { return int(c.n.Add(1)) }
+
+// iterm2Seal makes the line that carries an iTerm2 picture change whenever
+// any other line the picture covers changes, so bubbletea's renderer, which
+// repaints changed lines only, redraws the picture after any repaint that
+// cleared part of it.
+func iterm2Seal(lines []string) []string {
+	for i, l := range lines {
+		at := strings.Index(l, "\x1b]1337;File=")
+		if at < 0 {
+			continue
+		}
+		rows := 1
+		if j := strings.Index(l[at:], "height="); j >= 0 {
+			fmt.Sscanf(l[at+j+len("height="):], "%d", &rows)
+		}
+		h := fnv.New32a()
+		for k := max(i-rows+1, 0); k < i; k++ {
+			h.Write([]byte(lines[k]))
+		}
+		sum := h.Sum32()
+		token := fmt.Sprintf("\x1b[38;5;%dm\x1b[38;5;%dm\x1b[39m", sum&0xFF, (sum>>8)&0xFF)
+		lines[i] = l[:at] + strings.Replace(l[at:], iterm2SealMark, token, 1)
+	}
+	return lines
+}

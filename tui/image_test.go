@@ -1,0 +1,154 @@
+package tui
+
+import (
+	"bytes"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/muesli/termenv"
+
+	"github.com/howl-mcp/howl/theme"
+)
+
+// twoTone is a w x h image, red on top, blue below.
+func twoTone(w, h int) *image.NRGBA {
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			c := color.NRGBA{255, 0, 0, 255}
+			if y >= h/2 {
+				c = color.NRGBA{0, 0, 255, 255}
+			}
+			img.Set(x, y, c)
+		}
+	}
+	return img
+}
+
+func TestHalfBlocksCarryTheTopPixelInForegroundAndTheBottomInBackground(t *testing.T) {
+	th := theme.New(theme.Options{Dark: true, Profile: termenv.TrueColor})
+	lines := renderImageCells(twoTone(2, 4), 2, 2, th)
+	if len(lines) != 2 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	red, blue := "38;2;255;0;0", "48;2;0;0;255"
+	if !strings.Contains(lines[0], red) || strings.Contains(lines[0], "0;0;255") {
+		t.Errorf("top row should be red on red: %q", lines[0])
+	}
+	if !strings.Contains(lines[1], "38;2;0;0;255") || !strings.Contains(lines[1], blue) {
+		t.Errorf("bottom row should be blue: %q", lines[1])
+	}
+	if n := strings.Count(lines[0], "▀"); n != 2 {
+		t.Errorf("%d half-blocks in a 2-cell row", n)
+	}
+}
+
+func TestNoColorImagesUseAnASCIIRamp(t *testing.T) {
+	th := theme.New(theme.Options{NoColor: true, Profile: termenv.ANSI})
+	lines := renderImageCells(twoTone(4, 4), 4, 2, th)
+	for _, l := range lines {
+		if strings.Contains(l, "\x1b[") || strings.Contains(l, "▀") {
+			t.Fatalf("NO_COLOR image drew colour or blocks: %q", l)
+		}
+	}
+}
+
+func TestFitImageKeepsTheAspectRatio(t *testing.T) {
+	cases := []struct{ w, h, cols, rows, wc, wr int }{
+		{64, 64, 78, 31, 62, 31},     // height-bound: 31 rows of 2 px
+		{64, 64, 200, 100, 200, 100}, // grows up to 4x
+		{1000, 100, 80, 30, 80, 4},
+		{10, 10, 0, 10, 0, 0},
+	}
+	for _, c := range cases {
+		if gc, gr := fitImage(c.w, c.h, c.cols, c.rows); gc != c.wc || gr != c.wr {
+			t.Errorf("fitImage(%d,%d,%d,%d) = %d,%d; want %d,%d", c.w, c.h, c.cols, c.rows, gc, gr, c.wc, c.wr)
+		}
+	}
+}
+
+func TestKittyLinesTransmitOnceAndPlaceholdEveryCell(t *testing.T) {
+	lines := kittyLines(twoTone(4, 4), 0x0A0B0C, 3, 2)
+	if len(lines) != 2 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	if !strings.HasPrefix(lines[0], "\x1b_Ga=t,f=100,t=d,i=658188,q=2,m=0;") || !strings.Contains(lines[0], "\x1b_Ga=p,U=1,i=658188,c=3,r=2,q=2\x1b\\") {
+		t.Errorf("first line lacks the transmission and placement: %q", lines[0][:80])
+	}
+	if strings.Contains(lines[1], "\x1b_G") {
+		t.Error("the image is transmitted on more than one line")
+	}
+	for i, l := range lines {
+		if n := strings.Count(l, string(kittyPlaceholder)); n != 3 {
+			t.Errorf("line %d has %d placeholders", i, n)
+		}
+		if !strings.Contains(l, "\x1b[38;2;10;11;12m") {
+			t.Errorf("line %d does not carry the image id as its colour", i)
+		}
+		if !strings.Contains(l, string(kittyPlaceholder)+string(kittyDiacritics[i])+string(kittyDiacritics[0])) {
+			t.Errorf("line %d's first cell does not encode row %d, column 0", i, i)
+		}
+	}
+}
+
+func TestITerm2LinesDrawFromTheLastRowAndSealRepaints(t *testing.T) {
+	lines := iterm2Lines(twoTone(4, 4), 3, 2)
+	if len(lines) != 2 || lines[0] != "   " || !strings.HasPrefix(lines[1], "\x1b7\x1b[1A\x1b]1337;File=inline=1;") {
+		t.Fatalf("lines %q", lines)
+	}
+	frame := []string{"a", "b" + lines[0], "c" + lines[1]}
+	sealed := iterm2Seal(append([]string(nil), frame...))
+	frame2 := []string{"a", "B" + lines[0], "c" + lines[1]}
+	sealed2 := iterm2Seal(append([]string(nil), frame2...))
+	if sealed[2] == sealed2[2] {
+		t.Error("the picture's line did not change when a line it covers did")
+	}
+}
+
+func TestDetectImageMode(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		m := map[string]string{}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return func(k string) string { return m[k] }
+	}
+	cases := []struct {
+		env  func(string) string
+		want ImageMode
+	}{
+		{env(), ImageHalfBlocks},
+		{env("TERM", "xterm-kitty"), ImageKitty},
+		{env("TERM", "xterm-kitty", "TMUX", "/tmp/tmux"), ImageHalfBlocks},
+		{env("TERM_PROGRAM", "iTerm.app"), ImageITerm2},
+		{env("TERM_PROGRAM", "iTerm.app", "HOWL_IMAGES", "halfblocks"), ImageHalfBlocks},
+		{env("HOWL_IMAGES", "kitty", "TMUX", "x"), ImageKitty},
+	}
+	for i, c := range cases {
+		if got := DetectImageMode(c.env); got != c.want {
+			t.Errorf("case %d: %s, want %s", i, got, c.want)
+		}
+	}
+}
+
+func TestOpenImageRefusesNonImagesWithAReason(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "x.png")
+	os.WriteFile(bad, []byte("not a png"), 0o600)
+	if _, err := openImage(bad, ImageHalfBlocks); err == nil || !strings.Contains(err.Error(), "not a PNG, JPEG or GIF") {
+		t.Fatalf("err %v", err)
+	}
+	var buf bytes.Buffer
+	png.Encode(&buf, twoTone(8, 6))
+	good := filepath.Join(dir, "y.png")
+	os.WriteFile(good, buf.Bytes(), 0o600)
+	img, err := openImage(good, ImageHalfBlocks)
+	if err != nil || img.w != 8 || img.h != 6 || img.format != "PNG" {
+		t.Fatalf("img %+v, err %v", img, err)
+	}
+}

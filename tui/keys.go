@@ -1,0 +1,180 @@
+package tui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+)
+
+// KeyMap is every key binding, as data: the help screen and the help line
+// are generated from it, and bindings are enabled or disabled as the state
+// changes (matching and help both respect that).
+type KeyMap struct {
+	// Global.
+	Quit, ForceQuit, Help, Servers key.Binding
+	FocusNext, FocusPrev           key.Binding
+	Tab1, Tab2, Tab3, Tab4         key.Binding
+	NextTab, PrevTab               key.Binding
+
+	// Moving in any pane.
+	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
+
+	// Catalog.
+	Open, Filter, Refresh key.Binding
+
+	// Viewer.
+	NextPage, PrevPage, Search, NextMatch, PrevMatch key.Binding
+	Pattern, ClearPattern, Wrap, Left, Right         key.Binding
+	HexToggle, OpenAttachment, Copy, Back            key.Binding
+
+	// Text inputs, forms and dialogs (never disabled).
+	Accept, Cancel, NextField, PrevField, Submit, Toggle, Reconnect key.Binding
+}
+
+// DefaultKeyMap returns howl's default bindings.
+func DefaultKeyMap() *KeyMap {
+	b := func(keys []string, helpKey, desc string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(helpKey, desc))
+	}
+	return &KeyMap{
+		Quit:      b([]string{"q"}, "q", "quit"),
+		ForceQuit: b([]string{"ctrl+c"}, "ctrl+c", "quit"),
+		Help:      b([]string{"?"}, "?", "help"),
+		Servers:   b([]string{"S"}, "S", "servers"),
+		FocusNext: b([]string{"tab"}, "tab", "next pane"),
+		FocusPrev: b([]string{"shift+tab"}, "shift+tab", "previous pane"),
+		Tab1:      b([]string{"1"}, "1", "tools"),
+		Tab2:      b([]string{"2"}, "2", "resources"),
+		Tab3:      b([]string{"3"}, "3", "templates"),
+		Tab4:      b([]string{"4"}, "4", "prompts"),
+		NextTab:   b([]string{"]", "right", "l"}, "]/→", "next tab"),
+		PrevTab:   b([]string{"[", "left", "h"}, "[/←", "previous tab"),
+
+		Up:       b([]string{"up", "k"}, "↑/k", "up"),
+		Down:     b([]string{"down", "j"}, "↓/j", "down"),
+		PageUp:   b([]string{"pgup", "ctrl+u"}, "pgup", "page up"),
+		PageDown: b([]string{"pgdown", "ctrl+d", " "}, "pgdn", "page down"),
+		Top:      b([]string{"home", "g"}, "g", "top"),
+		Bottom:   b([]string{"end", "G"}, "G", "bottom"),
+
+		Open:    b([]string{"enter"}, "enter", "open"),
+		Filter:  b([]string{"/"}, "/", "filter"),
+		Refresh: b([]string{"r"}, "r", "refresh server"),
+
+		NextPage:       b([]string{"n"}, "n", "next page"),
+		PrevPage:       b([]string{"p"}, "p", "previous page"),
+		Search:         b([]string{"/"}, "/", "search"),
+		NextMatch:      b([]string{">", "enter"}, ">", "next match"),
+		PrevMatch:      b([]string{"<"}, "<", "previous match"),
+		Pattern:        b([]string{"f"}, "f", "server-side filter"),
+		ClearPattern:   b([]string{"F"}, "F", "clear filter"),
+		Wrap:           b([]string{"w"}, "w", "wrap"),
+		Left:           b([]string{"left", "h"}, "←/h", "scroll left"),
+		Right:          b([]string{"right", "l"}, "→/l", "scroll right"),
+		HexToggle:      b([]string{"x"}, "x", "hex/image"),
+		OpenAttachment: b([]string{"o"}, "o", "open attachment"),
+		Copy:           b([]string{"y"}, "y", "copy"),
+		Back:           b([]string{"esc"}, "esc", "back"),
+
+		Accept:    b([]string{"enter"}, "enter", "accept"),
+		Cancel:    b([]string{"esc"}, "esc", "cancel"),
+		NextField: b([]string{"tab", "down"}, "tab/↓", "next field"),
+		PrevField: b([]string{"shift+tab", "up"}, "shift+tab/↑", "previous field"),
+		Submit:    b([]string{"ctrl+s"}, "ctrl+s", "submit"),
+		Toggle:    b([]string{" ", "left", "right"}, "space/←/→", "change choice"),
+		Reconnect: b([]string{"r"}, "r", "reconnect"),
+	}
+}
+
+// bindingsByName names every binding for Rebind and for the help screen.
+func (k *KeyMap) bindingsByName() map[string]*key.Binding {
+	return map[string]*key.Binding{
+		"quit": &k.Quit, "force_quit": &k.ForceQuit, "help": &k.Help, "servers": &k.Servers,
+		"focus_next": &k.FocusNext, "focus_prev": &k.FocusPrev,
+		"tab_tools": &k.Tab1, "tab_resources": &k.Tab2, "tab_templates": &k.Tab3, "tab_prompts": &k.Tab4,
+		"next_tab": &k.NextTab, "prev_tab": &k.PrevTab,
+		"up": &k.Up, "down": &k.Down, "page_up": &k.PageUp, "page_down": &k.PageDown, "top": &k.Top, "bottom": &k.Bottom,
+		"open": &k.Open, "filter": &k.Filter, "refresh": &k.Refresh,
+		"next_page": &k.NextPage, "prev_page": &k.PrevPage, "search": &k.Search, "next_match": &k.NextMatch, "prev_match": &k.PrevMatch,
+		"pattern": &k.Pattern, "clear_pattern": &k.ClearPattern, "wrap": &k.Wrap, "left": &k.Left, "right": &k.Right,
+		"hex_toggle": &k.HexToggle, "open_attachment": &k.OpenAttachment, "copy": &k.Copy, "back": &k.Back,
+		"accept": &k.Accept, "cancel": &k.Cancel, "next_field": &k.NextField, "prev_field": &k.PrevField,
+		"submit": &k.Submit, "toggle": &k.Toggle, "reconnect": &k.Reconnect,
+	}
+}
+
+// Rebind replaces the keys of named bindings, e.g. {"quit": ["q", "Q"]}.
+// An unknown name or an empty key list is an error naming the valid names;
+// nothing is changed unless every entry is valid.
+func (k *KeyMap) Rebind(bindings map[string][]string) error {
+	byName := k.bindingsByName()
+	var bad []string
+	for name, keys := range bindings {
+		if _, ok := byName[name]; !ok {
+			bad = append(bad, fmt.Sprintf("unknown binding %q", name))
+		} else if len(keys) == 0 {
+			bad = append(bad, fmt.Sprintf("binding %q has no keys", name))
+		}
+	}
+	if len(bad) > 0 {
+		sort.Strings(bad)
+		names := make([]string, 0, len(byName))
+		for n := range byName {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return fmt.Errorf("keys: %s: the bindings are %s, each a list of keys like [\"ctrl+x\", \"x\"]",
+			strings.Join(bad, "; "), strings.Join(names, ", "))
+	}
+	for name, keys := range bindings {
+		b := byName[name]
+		b.SetKeys(keys...)
+		b.SetHelp(strings.Join(keys, "/"), b.Help().Desc)
+	}
+	return nil
+}
+
+// setEnabled enables or disables bindings together.
+func setEnabled(on bool, bs ...*key.Binding) {
+	for _, b := range bs {
+		b.SetEnabled(on)
+	}
+}
+
+// helpState is what the help line and the help screen depend on.
+type helpState struct {
+	// dialog is the top dialog's ID ("" when none).
+	dialog     string
+	textInput  bool
+	viewerOpen bool
+	focus      focusPane
+}
+
+// ShortHelp is the one-line help for the current state.
+func (k *KeyMap) ShortHelp(s helpState) []key.Binding {
+	switch {
+	case strings.HasPrefix(s.dialog, "form:"):
+		return []key.Binding{k.NextField, k.Toggle, k.Submit, k.Cancel}
+	case s.dialog == "servers":
+		return []key.Binding{k.Up, k.Down, k.Reconnect, k.Cancel}
+	case s.dialog != "":
+		return []key.Binding{k.Up, k.Down, k.Accept, k.Cancel}
+	case s.textInput:
+		return []key.Binding{k.Accept, k.Cancel}
+	case s.focus == focusRight && s.viewerOpen:
+		return []key.Binding{k.NextPage, k.PrevPage, k.HexToggle, k.OpenAttachment, k.Back, k.Help, k.Search, k.Pattern, k.Copy, k.Quit}
+	default:
+		return []key.Binding{k.Open, k.Filter, k.Help, k.Quit, k.NextTab, k.FocusNext, k.Refresh}
+	}
+}
+
+// FullHelp is the help screen: every enabled binding, grouped.
+func (k *KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Quit, k.Help, k.Servers, k.FocusNext, k.FocusPrev, k.Tab1, k.Tab2, k.Tab3, k.Tab4, k.NextTab, k.PrevTab},
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Open, k.Filter, k.Refresh},
+		{k.NextPage, k.PrevPage, k.Search, k.NextMatch, k.PrevMatch, k.Pattern, k.ClearPattern, k.Wrap, k.Left, k.Right, k.HexToggle, k.OpenAttachment, k.Copy, k.Back},
+	}
+}

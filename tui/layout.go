@@ -1,0 +1,94 @@
+package tui
+
+// The smallest terminal howl lays out; below it the whole screen asks to be
+// made bigger instead of drawing a broken layout.
+const (
+	MinWidth  = 60
+	MinHeight = 16
+)
+
+// wideWidth is the width from which the list stays beside a focused viewer.
+const wideWidth = 100
+
+// focusPane names the pane that receives keys.
+type focusPane int
+
+const (
+	focusList  focusPane = iota
+	focusRight           // the detail pane, or the viewer when one is open
+)
+
+// Rect is a screen rectangle in cells.
+type Rect struct{ X, Y, W, H int }
+
+// Contains reports whether the cell (x, y) is inside r.
+func (r Rect) Contains(x, y int) bool {
+	return x >= r.X && x < r.X+r.W && y >= r.Y && y < r.Y+r.H
+}
+
+// Empty reports whether r has no cells.
+func (r Rect) Empty() bool { return r.W <= 0 || r.H <= 0 }
+
+// LayoutState is the part of the model the layout depends on.
+type LayoutState struct {
+	ViewerOpen bool
+	Focus      focusPane
+	// HideHelp drops the help line (the help screen is open, say).
+	HideHelp bool
+}
+
+// Layout places every region of the screen.
+type Layout struct {
+	Width, Height int
+	// TooSmall: the terminal is below MinWidth x MinHeight and only the
+	// "make me bigger" screen is drawn.
+	TooSmall bool
+	Tabs     Rect
+	// List is empty when the viewer takes the whole body.
+	List Rect
+	// Right holds the detail pane, or the viewer when one is open.
+	Right  Rect
+	Help   Rect
+	Status Rect
+}
+
+// ComputeLayout is a pure function of the terminal size and the state.
+// Rows from the top: the tab bar, the body (list beside detail or viewer),
+// the help line, the status bar. On a narrow terminal a focused viewer takes
+// the whole body; focusing the list brings it back beside the viewer.
+func ComputeLayout(w, h int, s LayoutState) Layout {
+	l := Layout{Width: w, Height: h}
+	if w < MinWidth || h < MinHeight {
+		l.TooSmall = true
+		return l
+	}
+	l.Tabs = Rect{0, 0, w, 1}
+	l.Status = Rect{0, h - 1, w, 1}
+	bodyBottom := h - 1
+	if !s.HideHelp {
+		l.Help = Rect{0, h - 2, w, 1}
+		bodyBottom = h - 2
+	}
+	body := Rect{0, 1, w, bodyBottom - 1}
+	if s.ViewerOpen && s.Focus == focusRight && w < wideWidth {
+		l.Right = body
+		return l
+	}
+	listW := clamp(w*2/5, 28, 60)
+	if s.ViewerOpen {
+		listW = clamp(w/3, 28, 48)
+	}
+	l.List = Rect{body.X, body.Y, listW, body.H}
+	l.Right = Rect{body.X + listW, body.Y, w - listW, body.H}
+	return l
+}
+
+func clamp(v, lo, hi int) int {
+	if v < lo {
+		return lo
+	}
+	if v > hi {
+		return hi
+	}
+	return v
+}

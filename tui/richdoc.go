@@ -1,0 +1,252 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/alecthomas/chroma/v2/lexers"
+
+	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/render"
+)
+
+// Rich documents: a tool result, a prompt or a multi-item read, drawn as
+// labelled blocks with their files and links as attachments.
+
+// toolDoc renders a bounded CallToolResult.
+func toolDoc(env loadEnv, req docRequest, out []byte) *document {
+	d := &document{kind: docRich, title: titleFor(req)}
+	names, values := orderedObject(out)
+	var b richBuilder
+	b.env = env
+	var content []json.RawMessage
+	var structured json.RawMessage
+	for i, n := range names {
+		switch n {
+		case "howl_coverage":
+			var cov render.ToolCoverage
+			if json.Unmarshal(values[i], &cov) == nil {
+				d.note = render.SanitizeLine(cov.Note)
+			}
+		case "isError":
+			_ = json.Unmarshal(values[i], &d.isError)
+		case "content":
+			_ = json.Unmarshal(values[i], &content)
+		case "structuredContent":
+			structured = values[i]
+		}
+	}
+	if d.note == "" {
+		d.note = fmt.Sprintf("%s, unchanged: the result is within bounds (%s)", plural(len(content), "content item"), sizeText(int64(len(out))))
+	}
+	d.meta = []string{"server " + render.SanitizeLine(req.server)}
+	if d.isError {
+		b.add(docLine{plain: "✗ the tool reported an error (isError: true)", styled: env.th.Styles.Viewer.Error.Render("✗ the tool reported an error (isError: true)")})
+	}
+	for i, raw := range content {
+		b.contentItem(i+1, req.server, raw)
+	}
+	if len(structured) > 0 && string(structured) != "null" {
+		b.label("structured content")
+		b.json(structured)
+	}
+	d.lines, d.atts, d.copyText = b.lines, b.atts, b.copy.String()
+	return d
+}
+
+// promptDoc renders a flattened prompt.
+func promptDoc(env loadEnv, req docRequest, res *mcp.PromptResult) *document {
+	d := &document{kind: docRich, title: titleFor(req)}
+	d.note = render.SanitizeLine(res.Note)
+	if res.Description != "" {
+		d.meta = []string{render.SanitizeLine(res.Description)}
+	}
+	st := env.th.Styles
+	text := expandTabs(render.Sanitize(res.Text))
+	d.copyText = text
+	var b richBuilder
+	b.env = env
+	for _, l := range strings.Split(text, "\n") {
+		styled := l
+		if l == "[user]" || l == "[assistant]" {
+			styled = st.Viewer.Label.Render(l)
+		}
+		b.add(docLine{plain: l, styled: styled})
+	}
+	d.lines = b.lines
+	return d
+}
+
+// richBuilder accumulates the lines of a rich document.
+type richBuilder struct {
+	env   loadEnv
+	lines []docLine
+	atts  []attachment
+	copy  strings.Builder
+}
+
+func (b *richBuilder) add(l docLine) { b.lines = appendLine(b.lines, l) }
+func (b *richBuilder) blank()        { b.add(docLine{}) }
+
+func (b *richBuilder) label(s string) {
+	if len(b.lines) > 0 {
+		b.blank()
+	}
+	b.add(docLine{plain: s, styled: b.env.th.Styles.Viewer.Label.Render(s)})
+}
+
+func (b *richBuilder) text(s string, lexerName string) {
+	clean := expandTabs(render.Sanitize(s))
+	if b.copy.Len() > 0 {
+		b.copy.WriteString("\n")
+	}
+	b.copy.WriteString(clean)
+	var styled []string
+	if lexerName != "" {
+		styled = highlight(clean, lexers.Get(lexerName), b.env.th)
+	} else {
+		styled = strings.Split(clean, "\n")
+	}
+	for i, p := range strings.Split(clean, "\n") {
+		s := p
+		if i < len(styled) {
+			s = styled[i]
+		}
+		b.add(docLine{plain: p, styled: s})
+	}
+}
+
+func (b *richBuilder) json(raw []byte) { b.text(prettyJSON(raw), "json") }
+
+func (b *richBuilder) muted(s string) {
+	s = render.SanitizeLine(s)
+	b.add(docLine{plain: s, styled: b.env.th.Styles.Muted.Render(s)})
+}
+
+// spill adds a spilled file's metadata, an inline picture of an image, and
+// registers the file as an attachment.
+func (b *richBuilder) spill(sp *render.SpillResult) {
+	n := len(b.atts) + 1
+	b.atts = append(b.atts, attachment{label: render.SanitizeLine(sp.URI), spill: sp})
+	for _, m := range spillMeta(b.env.displayPath, sp) {
+		b.muted(m)
+	}
+	if looksLikeImage(sp) {
+		if img, err := openImage(sp.Path, ImageHalfBlocks); err == nil {
+			cols, rows := fitImage(img.w, img.h, inlineImageCols, inlineImageRows)
+			for _, l := range renderImageCells(img.img, cols, rows, b.env.th) {
+				b.add(docLine{plain: "", styled: l})
+			}
+		}
+	}
+	b.muted(fmt.Sprintf("o: open attachment %d (image or hex view) · y copies its path", n))
+}
+
+// inlineImageCols and inlineImageRows bound a picture inside a rich
+// document; the image viewer (o) shows it as large as the pane.
+const (
+	inlineImageCols = 40
+	inlineImageRows = 16
+)
+
+// readItem adds one item of a multi-item read.
+func (b *richBuilder) readItem(n int, server string, it readItem) {
+	switch {
+	case it.Error != "":
+		b.label(fmt.Sprintf("[%d] error", n))
+		b.add(docLine{plain: it.Error, styled: b.env.th.Styles.Viewer.Error.Render(render.SanitizeLine(it.Error))})
+	case it.Spilled:
+		b.label(fmt.Sprintf("[%d] %s · spilled", n, render.SanitizeLine(it.URI)))
+		b.spill(&render.SpillResult{Spilled: true, Path: it.Path, URI: it.URI, MimeType: it.MimeType, SizeBytes: it.SizeBytes, SHA256: it.SHA256})
+	case it.Omitted > 0:
+		b.label(fmt.Sprintf("[%d] omitted", n))
+		b.muted(it.Note)
+	default:
+		b.label(fmt.Sprintf("[%d] %s · %s", n, render.SanitizeLine(it.URI), orDash(render.SanitizeLine(it.MimeType))))
+		b.muted(it.Note)
+		if it.Text != nil {
+			b.text(*it.Text, lexerName(it.MimeType, it.URI))
+		}
+	}
+}
+
+// lexerName is the chroma lexer name for a MIME type or name, or "".
+func lexerName(mimeType, name string) string {
+	if l := lexerFor(mimeType, name); l != nil {
+		return l.Config().Name
+	}
+	return ""
+}
+
+// toolContent is the union of the content items of a bounded tool result.
+type toolContent struct {
+	Type     string              `json:"type"`
+	Note     string              `json:"howl_note"`
+	Text     *string             `json:"text"`
+	MimeType string              `json:"mimeType"`
+	URI      string              `json:"uri"`
+	Name     string              `json:"name"`
+	Spill    *render.SpillResult `json:"spill"`
+	Resource json.RawMessage     `json:"resource"`
+}
+
+// contentItem adds one content item of a tool result.
+func (b *richBuilder) contentItem(n int, server string, raw json.RawMessage) {
+	var c toolContent
+	if err := json.Unmarshal(raw, &c); err != nil {
+		b.label(fmt.Sprintf("[%d] unreadable item", n))
+		b.muted(err.Error())
+		return
+	}
+	typ := render.SanitizeLine(c.Type)
+	switch {
+	case c.Type == "text" && c.Text != nil:
+		b.label(fmt.Sprintf("[%d] text", n))
+		if c.Note != "" {
+			b.muted(c.Note)
+		}
+		if t := strings.TrimSpace(*c.Text); len(t) > 1 && (t[0] == '{' || t[0] == '[') && json.Valid([]byte(t)) {
+			b.json([]byte(t)) // JSON text is shown formatted
+			return
+		}
+		b.text(*c.Text, "")
+	case c.Spill != nil:
+		b.label(fmt.Sprintf("[%d] %s · %s", n, typ, orDash(render.SanitizeLine(c.Spill.MimeType))))
+		b.spill(c.Spill)
+	case c.Type == "resource_link":
+		b.label(fmt.Sprintf("[%d] link · %s", n, render.SanitizeLine(c.URI)))
+		if c.Name != "" {
+			b.muted(c.Name)
+		}
+		b.atts = append(b.atts, attachment{label: render.SanitizeLine(c.URI), server: server, uri: c.URI})
+		b.muted(fmt.Sprintf("o: open attachment %d (read the linked resource)", len(b.atts)))
+	case c.Type == "resource" && len(c.Resource) > 0:
+		var it readItem
+		_ = json.Unmarshal(c.Resource, &it)
+		b.label(fmt.Sprintf("[%d] embedded resource · %s", n, render.SanitizeLine(it.URI)))
+		if c.Note != "" {
+			b.muted(c.Note)
+		}
+		switch {
+		case it.Spilled:
+			b.spill(&render.SpillResult{Spilled: true, Path: it.Path, URI: it.URI, MimeType: it.MimeType, SizeBytes: it.SizeBytes, SHA256: it.SHA256})
+		case it.Error != "":
+			b.add(docLine{plain: it.Error, styled: b.env.th.Styles.Viewer.Error.Render(render.SanitizeLine(it.Error))})
+		case it.Text != nil:
+			b.text(*it.Text, lexerName(it.MimeType, it.URI))
+		default:
+			b.json(c.Resource)
+		}
+	default:
+		b.label(fmt.Sprintf("[%d] %s", n, typ))
+		if c.Note != "" {
+			b.muted(c.Note)
+		}
+		if c.Text != nil {
+			b.text(*c.Text, "")
+			return
+		}
+		b.json(raw)
+	}
+}

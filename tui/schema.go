@@ -1,0 +1,164 @@
+package tui
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// schemaProp is one property of a tool's input schema, as the detail pane
+// and the argument form need it. Properties keep the schema's order.
+type schemaProp struct {
+	Name        string
+	Type        string // string, number, integer, boolean, array, object, or "" (any)
+	Description string
+	Enum        []string
+	// EnumRaw are the enum values as JSON, in Enum's order.
+	EnumRaw []json.RawMessage
+	// Default is the default value as JSON ("" when none).
+	Default  string
+	Required bool
+	// Constraints is a short human summary: "1–20", "at least 1 character".
+	Constraints string
+	// Format is the string format ("uri", "date-time", ...).
+	Format string
+}
+
+// parseSchemaProps reads the top-level properties of an object schema in
+// their written order. A schema that is not an object with properties
+// yields none; that is not an error, the form then offers raw JSON.
+func parseSchemaProps(raw json.RawMessage) []schemaProp {
+	var top struct {
+		Properties json.RawMessage `json:"properties"`
+		Required   []string        `json:"required"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &top) != nil || len(top.Properties) == 0 {
+		return nil
+	}
+	req := map[string]bool{}
+	for _, r := range top.Required {
+		req[r] = true
+	}
+	names, values := orderedObject(top.Properties)
+	out := make([]schemaProp, 0, len(names))
+	for i, name := range names {
+		p := schemaProp{Name: name, Required: req[name]}
+		var d struct {
+			Type        json.RawMessage   `json:"type"`
+			Description string            `json:"description"`
+			Title       string            `json:"title"`
+			Enum        []json.RawMessage `json:"enum"`
+			Default     json.RawMessage   `json:"default"`
+			Minimum     *float64          `json:"minimum"`
+			Maximum     *float64          `json:"maximum"`
+			MinLength   *int              `json:"minLength"`
+			MaxLength   *int              `json:"maxLength"`
+			Format      string            `json:"format"`
+			Items       *struct {
+				Type json.RawMessage `json:"type"`
+			} `json:"items"`
+		}
+		_ = json.Unmarshal(values[i], &d)
+		p.Type = schemaType(d.Type)
+		p.Description = d.Description
+		if p.Description == "" {
+			p.Description = d.Title
+		}
+		p.Format = d.Format
+		for _, e := range d.Enum {
+			p.EnumRaw = append(p.EnumRaw, e)
+			var s string
+			if json.Unmarshal(e, &s) == nil {
+				p.Enum = append(p.Enum, s)
+			} else {
+				p.Enum = append(p.Enum, string(e))
+			}
+		}
+		if len(d.Default) > 0 {
+			p.Default = string(d.Default)
+		}
+		var cons []string
+		switch {
+		case d.Minimum != nil && d.Maximum != nil:
+			cons = append(cons, fmt.Sprintf("%s–%s", num(*d.Minimum), num(*d.Maximum)))
+		case d.Minimum != nil:
+			cons = append(cons, "≥ "+num(*d.Minimum))
+		case d.Maximum != nil:
+			cons = append(cons, "≤ "+num(*d.Maximum))
+		}
+		if d.MinLength != nil && *d.MinLength > 0 {
+			cons = append(cons, fmt.Sprintf("min length %d", *d.MinLength))
+		}
+		if d.MaxLength != nil {
+			cons = append(cons, fmt.Sprintf("max length %d", *d.MaxLength))
+		}
+		if p.Type == "array" && d.Items != nil {
+			if t := schemaType(d.Items.Type); t != "" {
+				p.Type = "array of " + t
+			}
+		}
+		p.Constraints = strings.Join(cons, ", ")
+		out = append(out, p)
+	}
+	return out
+}
+
+// schemaType reads "type", which may be a string or a list of strings
+// (["string", "null"] reads as "string").
+func schemaType(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var list []string
+	if json.Unmarshal(raw, &list) == nil {
+		for _, t := range list {
+			if t != "null" {
+				return t
+			}
+		}
+	}
+	return ""
+}
+
+func num(f float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.6f", f), "0"), ".")
+}
+
+// orderedObject returns an object's keys and raw values in written order.
+func orderedObject(raw json.RawMessage) ([]string, []json.RawMessage) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, nil
+	}
+	var names []string
+	var values []json.RawMessage
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			break
+		}
+		name, ok := t.(string)
+		if !ok {
+			break
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			break
+		}
+		names = append(names, name)
+		values = append(values, v)
+	}
+	return names, values
+}
+
+// prettyJSON indents raw JSON with two spaces, or returns it as it is when
+// it does not parse.
+func prettyJSON(raw []byte) string {
+	var b bytes.Buffer
+	if json.Indent(&b, bytes.TrimSpace(raw), "", "  ") != nil {
+		return string(raw)
+	}
+	return b.String()
+}

@@ -1,0 +1,458 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/howl-mcp/howl/mcp"
+)
+
+func fakeHarness(t *testing.T, w, h int) (*harness, *fakeRuntime) {
+	t.Helper()
+	rt := newFakeRuntime()
+	rt.addServer("mem", sampleItems()...)
+	rt.texts["mem://log"] = bigLog(3000)
+	rt.texts["mem://small"] = "one\ntwo\nthree\n"
+	hs := newHarness(t, rt, []string{"mem"}, w, h)
+	t.Cleanup(hs.dumpOnFailure)
+	return hs, rt
+}
+
+func TestUpdateDoesNoIOAndTheCatalogLoadsThroughCommands(t *testing.T) {
+	hs, rt := fakeHarness(t, 120, 40)
+	// The guard fails the test on any runtime use inside Update or View;
+	// the catalog still arrived, so it came through commands.
+	if hs.rt.uses.Load() == 0 || rt.callCount("catalog mem") != 1 {
+		t.Fatalf("runtime uses = %d, catalog calls = %d", hs.rt.uses.Load(), rt.callCount("catalog mem"))
+	}
+	if got := hs.m.catalog.TabTitle(0); got != "Tools 2" {
+		t.Errorf("tab title = %q", got)
+	}
+	hs.keys("2", "enter", "n", "/", "x", "esc", "esc", "3", "enter", "esc", "4", "tab", "?", "esc", "S", "esc")
+	if !strings.Contains(hs.view(), "[Prompts 2]") {
+		t.Errorf("the tab bar does not show Prompts as active")
+	}
+}
+
+func TestTabSwitchingWithKeysAndTheTabBar(t *testing.T) {
+	hs, _ := fakeHarness(t, 120, 40)
+	for i, k := range []string{"2", "3", "4", "1"} {
+		hs.keys(k)
+		want := []string{"[Resources 2]", "[Templates 1]", "[Prompts 2]", "[Tools 2]"}[i]
+		if v := hs.view(); !strings.Contains(v, want) {
+			t.Fatalf("after %q the tab bar lacks %q:\n%s", k, want, strings.SplitN(v, "\n", 2)[0])
+		}
+	}
+	hs.keys("]", "]")
+	if hs.m.catalog.Tab() != 2 {
+		t.Errorf("] ] from Tools: tab %d, want 2", hs.m.catalog.Tab())
+	}
+	hs.keys("[")
+	if hs.m.catalog.Tab() != 1 {
+		t.Errorf("[ : tab %d, want 1", hs.m.catalog.Tab())
+	}
+	// A click on the tab bar switches too.
+	spans := hs.m.tabSpans()
+	hs.send(tea.MouseMsg{X: spans[3][0] + 1, Y: 0, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
+	if hs.m.catalog.Tab() != 3 {
+		t.Errorf("clicking the Prompts tab: tab %d", hs.m.catalog.Tab())
+	}
+}
+
+func TestFilterNarrowsEveryTabAndEscClearsIt(t *testing.T) {
+	hs, _ := fakeHarness(t, 120, 40)
+	hs.keys("/")
+	hs.typeText("ech")
+	v := hs.view()
+	if !strings.Contains(v, "[Tools 1/2]") || !strings.Contains(v, "Resources 0/2") {
+		t.Fatalf("filter counts missing:\n%s", v)
+	}
+	if e := hs.m.catalog.Selected(); e == nil || e.item.ID != "echo" {
+		t.Fatalf("selected %+v, want echo", e)
+	}
+	if !hs.m.catalog.TextInputFocused() {
+		t.Fatal("the filter input lost focus while typing")
+	}
+	// Typing q goes into the filter, it does not quit.
+	hs.typeText("q")
+	if hs.quit || hs.m.catalog.query != "echq" {
+		t.Fatalf("q while filtering: quit=%v query=%q", hs.quit, hs.m.catalog.query)
+	}
+	hs.keys("backspace", "enter")
+	if hs.m.catalog.TextInputFocused() || hs.m.catalog.query != "ech" {
+		t.Fatalf("enter should keep the filter and leave the input: focused=%v query=%q", hs.m.catalog.TextInputFocused(), hs.m.catalog.query)
+	}
+	hs.keys("esc")
+	if hs.m.catalog.query != "" || !strings.Contains(hs.view(), "[Tools 2]") {
+		t.Fatalf("esc did not clear the filter:\n%s", hs.view())
+	}
+}
+
+func TestEnterOnEachKindStartsItsAction(t *testing.T) {
+	t.Run("resource reads into the viewer", func(t *testing.T) {
+		hs, rt := fakeHarness(t, 120, 40)
+		hs.keys("2")
+		hs.selectItem("mem://small")
+		hs.keys("enter")
+		if !hs.m.viewer.Open() || hs.m.viewer.doc == nil || hs.m.viewer.doc.kind != docText {
+			t.Fatalf("viewer: open=%v doc=%+v", hs.m.viewer.Open(), hs.m.viewer.doc)
+		}
+		if rt.callCount("mcp_read_mem ") != 1 || !strings.Contains(hs.view(), "three") {
+			t.Fatalf("read calls %d; view:\n%s", rt.callCount("mcp_read_mem "), hs.view())
+		}
+		if hs.m.focus != focusRight {
+			t.Error("the viewer did not take focus")
+		}
+	})
+	t.Run("template opens a form with a live preview, then reads", func(t *testing.T) {
+		hs, rt := fakeHarness(t, 120, 40)
+		rt.texts["mem://users/ada"] = "Ada Lovelace\n"
+		hs.keys("3", "enter")
+		if hs.m.dialogs.Top() == nil || hs.m.dialogs.Top().ID() != "form:resource_template:mem://users/{id}" {
+			t.Fatalf("no template form: %v", hs.m.dialogs.Top())
+		}
+		hs.typeText("ada")
+		if v := hs.view(); !strings.Contains(v, "→ mem://users/ada") {
+			t.Fatalf("no preview of the expanded URI:\n%s", v)
+		}
+		hs.keys("enter")
+		if hs.m.dialogs.Len() != 0 || !strings.Contains(hs.view(), "Ada Lovelace") {
+			t.Fatalf("template read did not land:\n%s", hs.view())
+		}
+	})
+	t.Run("tool opens a schema form, validates, then calls", func(t *testing.T) {
+		hs, rt := fakeHarness(t, 120, 40)
+		hs.keys("enter")
+		d, ok := hs.m.dialogs.Top().(*formDialog)
+		if !ok || len(d.form.Fields()) != 1 || d.form.Fields()[0].Name != "message" {
+			t.Fatalf("tool form: %+v", hs.m.dialogs.Top())
+		}
+		hs.typeText("hi")
+		hs.keys("enter")
+		if hs.m.dialogs.Len() != 0 || rt.callCount(`mcp_invoke_mem {"arguments":{"message":"hi"},"tool":"echo"}`) != 1 {
+			t.Fatalf("dialogs %d, calls %v", hs.m.dialogs.Len(), rt.calls)
+		}
+		if !strings.Contains(hs.view(), "result of echo") {
+			t.Fatalf("no result:\n%s", hs.view())
+		}
+	})
+	t.Run("tool form fields follow the schema types", func(t *testing.T) {
+		hs, rt := fakeHarness(t, 120, 40)
+		hs.keys("down", "enter")
+		d := hs.m.dialogs.Top().(*formDialog)
+		kinds := map[string]FieldKind{}
+		for _, f := range d.form.Fields() {
+			kinds[f.Name] = f.Kind
+		}
+		want := map[string]FieldKind{"force": FieldBool, "count": FieldInteger, "mode": FieldEnum, "tags": FieldJSON}
+		for n, k := range want {
+			if kinds[n] != k {
+				t.Errorf("field %s kind %d, want %d", n, kinds[n], k)
+			}
+		}
+		if !strings.Contains(hs.view(), "destructive") {
+			t.Error("a destructive tool's form does not warn")
+		}
+		hs.keys("right") // force: (not set) -> true
+		hs.keys("tab")
+		hs.typeText("x") // count: not an integer
+		hs.keys("ctrl+s")
+		if rt.callCount("mcp_invoke_mem") != 0 || !strings.Contains(hs.view(), `"x" is not an integer`) {
+			t.Fatalf("an invalid integer was not caught:\n%s", hs.view())
+		}
+		hs.keys("backspace")
+		hs.typeText("3")
+		hs.keys("tab", "right", "tab")
+		hs.typeText(`["a"]`)
+		hs.keys("ctrl+s")
+		if rt.callCount(`mcp_invoke_mem {"arguments":{"count":3,"force":true,"mode":"fast","tags":["a"]},"tool":"wipe"}`) != 1 {
+			t.Fatalf("calls: %v", rt.calls)
+		}
+		if !strings.Contains(hs.view(), "result of wipe") {
+			t.Fatalf("tool result not shown:\n%s", hs.view())
+		}
+	})
+	t.Run("prompt with arguments opens a form, without gets at once", func(t *testing.T) {
+		hs, rt := fakeHarness(t, 120, 40)
+		hs.keys("4", "enter")
+		if _, ok := hs.m.dialogs.Top().(*formDialog); !ok {
+			t.Fatal("no prompt form")
+		}
+		hs.keys("ctrl+s")
+		if rt.callCount("prompt") != 0 || !strings.Contains(hs.view(), "required") {
+			t.Fatalf("a missing required argument was not caught:\n%s", hs.view())
+		}
+		hs.typeText("world")
+		hs.keys("enter")
+		if !strings.Contains(hs.view(), "hello world") {
+			t.Fatalf("prompt result not shown:\n%s", hs.view())
+		}
+		hs.keys("esc", "down", "enter")
+		if hs.m.dialogs.Len() != 0 || rt.callCount("prompt plain") != 1 {
+			t.Fatalf("argument-less prompt: dialogs %d, calls %v", hs.m.dialogs.Len(), rt.calls)
+		}
+	})
+}
+
+func TestViewerPagesWithNAndPThroughReadOffsets(t *testing.T) {
+	hs, rt := fakeHarness(t, 120, 40)
+	hs.keys("2", "enter")
+	v := hs.m.viewer
+	if v.doc == nil || v.doc.src == nil || v.doc.src.next == nil {
+		t.Fatalf("first page: %+v", v.doc)
+	}
+	first := *v.doc.src.next
+	if !strings.Contains(hs.view(), "page 1 of") {
+		t.Fatalf("no page note:\n%s", hs.view())
+	}
+	hs.keys("n")
+	if v.doc.src.offset != first || !strings.Contains(hs.view(), "page 2 of") {
+		t.Fatalf("after n: offset %d, want %d", v.doc.src.offset, first)
+	}
+	if rt.callCount(`mcp_read_mem {"offset":`+strconv.Itoa(first)) != 1 {
+		t.Fatalf("calls: %v", rt.calls)
+	}
+	// Line numbers continue from page 1.
+	if l := v.doc.lines[0]; l.num <= 1 {
+		t.Errorf("page 2 starts at line %d", l.num)
+	}
+	hs.keys("p")
+	if v.doc.src.offset != 0 || v.doc.lines[0].num != 1 {
+		t.Fatalf("after p: offset %d, first line %d", v.doc.src.offset, v.doc.lines[0].num)
+	}
+	reads := rt.callCount("mcp_read_mem")
+	hs.keys("p")
+	if rt.callCount("mcp_read_mem") != reads || hs.m.com.Keys.PrevPage.Enabled() {
+		t.Errorf("p on the first page read again, or stayed enabled")
+	}
+}
+
+func TestViewerSearchAndServerSidePattern(t *testing.T) {
+	hs, rt := fakeHarness(t, 120, 40)
+	hs.keys("2", "enter", "/")
+	hs.typeText("line 000300")
+	v := hs.m.viewer
+	if len(v.hits) != 1 || v.doc.lines[v.hits[0].line].num != 300 {
+		t.Fatalf("hits %+v", v.hits)
+	}
+	if !strings.Contains(hs.view(), "line 000300") {
+		t.Fatal("the hit is not on screen")
+	}
+	hs.keys("enter", "esc", "f")
+	hs.typeText("000(1|2)00")
+	hs.keys("enter")
+	if rt.callCount(`mcp_read_mem {"pattern":"000(1|2)00"`) != 1 {
+		t.Fatalf("calls: %v", rt.calls)
+	}
+	if v.doc.src.pattern == "" || v.doc.lines[0].mark == 0 || !strings.Contains(hs.view(), "lines match") {
+		t.Fatalf("pattern result not shown:\n%s", hs.view())
+	}
+	hs.keys("F")
+	if v.doc.src.pattern != "" {
+		t.Fatal("F did not clear the pattern")
+	}
+}
+
+func TestStaleResultsAreDropped(t *testing.T) {
+	hs, rt := fakeHarness(t, 120, 40)
+	hs.keys("2")
+	// Start a read and keep its command instead of running it.
+	stale := hs.update(keyMsg("enter"))
+	// A second read supersedes it.
+	hs.keys("tab")
+	hs.selectItem("mem://small")
+	hs.keys("enter")
+	if !strings.Contains(hs.view(), "three") {
+		t.Fatalf("second read not shown:\n%s", hs.view())
+	}
+	// Now the first read finishes: it must not replace the second.
+	hs.run(stale)
+	if hs.m.viewer.doc.title != "mem://small" {
+		t.Fatalf("a stale read replaced the viewer: %q", hs.m.viewer.doc.title)
+	}
+	// A stale catalog listing is dropped too.
+	sv := hs.m.catalog.byName["mem"]
+	old := sv.pending
+	hs.send(catalogLoadedMsg{server: "mem", id: old + 999, entries: [4][]*entry{}, listed: map[mcp.Kind]bool{}})
+	if len(hs.m.catalog.all[0]) != 2 {
+		t.Fatal("a stale catalog listing replaced the catalog")
+	}
+	// And a stale filter result.
+	hs.keys("tab", "1", "/")
+	hs.typeText("e")
+	hs.send(filterDoneMsg{id: hs.m.catalog.filterID + 50})
+	if hs.m.catalog.matches == nil || len(hs.m.catalog.matches[0]) == 0 {
+		t.Fatal("a stale filter result replaced the matches")
+	}
+	_ = rt
+}
+
+func TestQuitCancelsWorkInFlight(t *testing.T) {
+	hs, rt := fakeHarness(t, 120, 40)
+	rt.gate = make(chan struct{}) // every call now waits until cancelled
+	hs.keys("2")
+	read := hs.update(keyMsg("enter"))
+	done := make(chan tea.Msg, 1)
+	go func() { done <- read() }()
+	cmd := hs.update(keyMsg("q"))
+	if msg := execCmd(t, cmd); msg != (tea.QuitMsg{}) {
+		t.Fatalf("q returned %T", msg)
+	}
+	// The read in flight ends because quitting cancelled its context.
+	if msg := <-done; msg == nil {
+		t.Fatal("no message from the cancelled read")
+	}
+}
+
+func TestTooSmallTerminalAsksToBeMadeBigger(t *testing.T) {
+	hs, _ := fakeHarness(t, 59, 16)
+	if v := hs.view(); !strings.Contains(v, "Make me bigger") || !strings.Contains(v, "59×16") {
+		t.Fatalf("too-small screen:\n%s", v)
+	}
+	hs.send(tea.WindowSizeMsg{Width: 60, Height: 16})
+	if v := hs.view(); strings.Contains(v, "Make me bigger") || !strings.Contains(v, "[Tools 2]") {
+		t.Fatalf("60x16 should lay out:\n%s", v)
+	}
+	for _, l := range strings.Split(hs.view(), "\n") {
+		if w := widthOf(l); w != 60 {
+			t.Fatalf("a line is %d cells wide, want 60: %q", w, l)
+		}
+	}
+}
+
+func TestFocusMovesWithTabAndClicks(t *testing.T) {
+	hs, _ := fakeHarness(t, 120, 40)
+	hs.keys("tab")
+	if hs.m.focus != focusRight {
+		t.Fatal("tab did not move focus to the detail pane")
+	}
+	hs.keys("shift+tab")
+	if hs.m.focus != focusList {
+		t.Fatal("shift+tab did not move focus back")
+	}
+	r := hs.m.layout.Right
+	hs.send(tea.MouseMsg{X: r.X + 3, Y: r.Y + 3, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
+	if hs.m.focus != focusRight {
+		t.Fatal("a click on the detail pane did not focus it")
+	}
+	l := hs.m.layout.List
+	hs.send(tea.MouseMsg{X: l.X + 3, Y: l.Y + 3, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
+	if hs.m.focus != focusList || hs.m.catalog.Selected().item.ID != "wipe" {
+		t.Fatalf("a click on the second item: focus %d, selected %v", hs.m.focus, hs.m.catalog.Selected())
+	}
+}
+
+func TestHelpIsGeneratedFromTheEnabledBindings(t *testing.T) {
+	hs, _ := fakeHarness(t, 120, 40)
+	hs.keys("?")
+	v := hs.view()
+	if !strings.Contains(v, "filter") || strings.Contains(v, "next page") {
+		t.Fatalf("catalog help should list filter but not viewer paging:\n%s", v)
+	}
+	hs.keys("esc", "2", "enter", "?")
+	if v := hs.view(); !strings.Contains(v, "next page") || strings.Contains(v, "refresh server") {
+		t.Fatalf("viewer help should list paging, not catalog keys:\n%s", v)
+	}
+}
+
+func TestServerEventsUpdateStatusAndCatalog(t *testing.T) {
+	hs, rt := fakeHarness(t, 120, 40)
+	hs.send(EventsMsg{Events: []mcp.Event{{Kind: mcp.EventState, Server: "mem", Status: mcp.Status{Name: "mem", State: mcp.StateFailed, Reason: "exec: no such file"}}}})
+	if v := hs.view(); !strings.Contains(v, "mem ✗ failed: exec: no such file") {
+		t.Fatalf("failed state not in the status bar:\n%s", v)
+	}
+	hs.send(EventsMsg{Events: []mcp.Event{{Kind: mcp.EventState, Server: "mem", Status: mcp.Status{Name: "mem", State: mcp.StateReady}}}})
+	if rt.callCount("catalog mem") != 2 || !strings.Contains(hs.view(), "mem ● ready") {
+		t.Fatalf("ready again should list again: %v", rt.calls)
+	}
+	hs.send(EventsMsg{Events: []mcp.Event{{Kind: mcp.EventNotification, Server: "mem", Method: "notifications/resources/list_changed"}}})
+	if rt.callCount("catalog mem") != 3 {
+		t.Fatalf("list_changed should list again: %v", rt.calls)
+	}
+}
+
+func TestCopyUsesTheClipboardFromACommand(t *testing.T) {
+	hs, _ := fakeHarness(t, 120, 40)
+	hs.keys("2")
+	hs.selectItem("mem://small")
+	hs.keys("enter", "y")
+	if len(hs.clip.copied) != 1 || hs.clip.copied[0] != "one\ntwo\nthree\n" {
+		t.Fatalf("copied %q", hs.clip.copied)
+	}
+	if !strings.Contains(hs.view(), "copied the text") {
+		t.Error("no confirmation in the status bar")
+	}
+}
+
+func TestServersDialogReconnectsTheChosenServer(t *testing.T) {
+	hs, rt := fakeHarness(t, 120, 40)
+	reconnects := 0
+	rec := &reconnectCounter{fakeRuntime: rt, n: &reconnects}
+	hs.m.com.RT = &guardRuntime{inner: rec, t: t}
+	hs.rt = hs.m.com.RT.(*guardRuntime)
+	hs.keys("S")
+	if v := hs.view(); !strings.Contains(v, "Servers") || !strings.Contains(v, "2 tools · 2 resources") {
+		t.Fatalf("servers dialog:\n%s", v)
+	}
+	hs.keys("r")
+	if reconnects != 1 || hs.m.dialogs.Len() != 0 || !strings.Contains(hs.view(), "reconnecting mem") {
+		t.Fatalf("reconnects %d, dialogs %d:\n%s", reconnects, hs.m.dialogs.Len(), hs.view())
+	}
+}
+
+type reconnectCounter struct {
+	*fakeRuntime
+	n *int
+}
+
+func (r *reconnectCounter) Reconnect(string) error { *r.n++; return nil }
+
+func TestKeysThatArriveTogetherAreHandledOneByOne(t *testing.T) {
+	hs, _ := fakeHarness(t, 120, 40)
+	hs.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("j2")})
+	if hs.m.catalog.Tab() != 1 {
+		t.Fatalf("\"j2\" in one read: tab %d, want 1", hs.m.catalog.Tab())
+	}
+	hs.keys("/")
+	hs.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("sm")})
+	if hs.m.catalog.query != "sm" {
+		t.Fatalf("typed into the filter: %q", hs.m.catalog.query)
+	}
+}
+
+func TestServerStringsAreSanitizedBeforeDrawing(t *testing.T) {
+	evil := "\x1b]0;pwned\x07\x1b[2J\x1b[31mred\x1b[0m\u202Etxt.exe"
+	rt := newFakeRuntime()
+	rt.addServer("evil",
+		mcp.CatalogItem{Kind: mcp.KindTool, ID: "t" + evil, Name: "t" + evil, Title: evil, Description: evil + "\nsecond line",
+			Schema: []byte(`{"type":"object","properties":{"p\u001b[1m":{"type":"string","description":"` + "d\\u001b[2J" + `","enum":["\u001b[31mx"]}}}`)},
+		mcp.CatalogItem{Kind: mcp.KindResource, ID: "mem://r", Name: evil, URI: "mem://r", MIMEType: evil},
+		mcp.CatalogItem{Kind: mcp.KindPrompt, ID: "p", Name: "p", Description: evil, Arguments: []mcp.PromptArgument{{Name: "a" + evil, Description: evil, Required: true}}},
+	)
+	rt.texts["mem://r"] = "body " + evil + "\n"
+	hs := newHarness(t, rt, []string{"evil"}, 120, 40)
+	check := func(where string) {
+		t.Helper()
+		if v := hs.view(); strings.ContainsAny(v, "\x1b\u202E\a") {
+			t.Fatalf("%s: a server string reached the screen unsanitized: %q", where, v)
+		}
+	}
+	check("tools tab")
+	hs.keys("tab")
+	check("tool detail")
+	hs.keys("enter")
+	check("tool form")
+	hs.keys("esc", "shift+tab", "2", "enter")
+	check("resource read")
+	hs.keys("esc", "4", "tab")
+	check("prompt detail")
+	hs.keys("enter")
+	check("prompt form")
+	hs.send(EventsMsg{Events: []mcp.Event{{Kind: mcp.EventState, Server: "evil", Status: mcp.Status{Name: "evil", State: mcp.StateFailed, Reason: evil}}}})
+	check("failure reason")
+	hs.keys("esc", "S")
+	check("servers dialog")
+}

@@ -1,0 +1,673 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/howl-mcp/howl/render"
+)
+
+// viewerPane shows what reads, tool calls and prompts return, and spill
+// files: paged text with line numbers and highlighting, rich documents,
+// hex dumps and images. Every fetch is a command whose result carries the
+// viewer's request id; a result for anything but the latest request is
+// dropped.
+type viewerPane struct {
+	com           *Common
+	width, height int
+	focused       bool
+	open          bool
+
+	// The request in flight: its id, what it is for, and how to cancel it.
+	pending  requestID
+	loading  string
+	cancel   context.CancelFunc
+	doc      *document
+	stack    []*document
+	hexCells *hexCells
+
+	// Search within the document (client side).
+	searching bool
+	search    textInput
+	query     string
+	hits      []hit
+	cur       int
+
+	// The server-side pattern filter's input.
+	patterning bool
+	pattern    textInput
+
+	// Wrapped-row layout of the document, by (doc id, width).
+	layoutDoc, layoutW int
+	rowStart           []int
+}
+
+// hit is one search match: line index, byte range in the line's plain text.
+type hit struct{ line, start, end int }
+
+func newViewerPane(com *Common) *viewerPane {
+	return &viewerPane{
+		com:      com,
+		search:   newTextInput(com, "/ ", "search this page"),
+		pattern:  newTextInput(com, "pattern ", "RE2, e.g. ERROR|WARN (the server filters)"),
+		hexCells: newHexCells(com.Styles),
+	}
+}
+
+// SetSize sets the pane's outer size and asks for what the new size needs
+// (hex blocks, an image render).
+func (v *viewerPane) SetSize(w, h int) tea.Cmd {
+	v.width, v.height = w, h
+	v.search.SetWidth(max(w-8, 4))
+	v.pattern.SetWidth(max(w-12, 4))
+	return v.ensure()
+}
+
+// Focus and Blur move the keyboard focus.
+func (v *viewerPane) Focus() { v.focused = true }
+func (v *viewerPane) Blur()  { v.focused = false }
+
+// Open reports whether the viewer is showing (or loading) something.
+func (v *viewerPane) Open() bool { return v.open }
+
+// Busy reports whether a spinner should turn.
+func (v *viewerPane) Busy() bool { return v.open && v.loading != "" }
+
+// TextInputFocused reports whether the search or pattern input has the keys.
+func (v *viewerPane) TextInputFocused() bool { return v.searching || v.patterning }
+
+// Request starts a load. A page request keeps the current document on
+// screen until the new page arrives; any other replaces it.
+func (v *viewerPane) Request(req docRequest, what string) tea.Cmd {
+	if v.cancel != nil {
+		v.cancel()
+	}
+	id := v.com.newID()
+	ctx, cancel := context.WithCancel(v.com.Ctx)
+	v.pending, v.cancel, v.loading, v.open = id, cancel, what, true
+	var cmds []tea.Cmd
+	if req.mode == openFresh {
+		cmds = append(cmds, v.closeAll())
+	}
+	env := loadEnv{ctx: ctx, rt: v.com.RT, th: v.com.Theme, displayPath: v.com.DisplayPath, imgMode: v.com.Images}
+	cmds = append(cmds, loadDocCmd(env, id, req))
+	return tea.Batch(cmds...)
+}
+
+// Close closes the viewer, cancelling what is in flight and closing files.
+func (v *viewerPane) Close() tea.Cmd {
+	if v.cancel != nil {
+		v.cancel()
+		v.cancel = nil
+	}
+	v.pending, v.loading, v.open = 0, "", false
+	v.searching, v.patterning = false, false
+	return v.closeAll()
+}
+
+// closeAll forgets every document, closing their files in a command.
+func (v *viewerPane) closeAll() tea.Cmd {
+	var cmds []tea.Cmd
+	for _, d := range append(v.stack, v.doc) {
+		cmds = append(cmds, closeDoc(d))
+	}
+	v.stack, v.doc = nil, nil
+	v.clearSearch()
+	return tea.Batch(cmds...)
+}
+
+func closeDoc(d *document) tea.Cmd {
+	if d != nil && d.hex != nil && d.hex.file != nil {
+		f := d.hex.file
+		d.hex.file = nil
+		return closeFileCmd(f)
+	}
+	return nil
+}
+
+// HandleLoaded takes a finished load; a stale one is dropped (and its file
+// closed).
+func (v *viewerPane) HandleLoaded(msg docLoadedMsg) tea.Cmd {
+	if msg.id != v.pending || !v.open {
+		return closeDoc(msg.doc)
+	}
+	v.cancel, v.pending, v.loading = nil, 0, ""
+	if msg.err != nil {
+		if msg.req.mode != openFresh && v.doc != nil {
+			return ReportError(msg.err)
+		}
+		cmd := closeDoc(v.doc)
+		v.doc = errorDoc(titleFor(msg.req), msg.err)
+		return cmd
+	}
+	var cmd tea.Cmd
+	if msg.req.mode == openPush && v.doc != nil {
+		v.stack = append(v.stack, v.doc)
+	} else {
+		cmd = closeDoc(v.doc)
+	}
+	v.doc = msg.doc
+	v.doc.wrap = v.doc.kind == docRich || v.doc.kind == docError
+	v.layoutDoc = -1
+	if v.query != "" {
+		v.findHits(true)
+	}
+	return tea.Batch(cmd, v.ensure())
+}
+
+// HandleHexBlocks stores blocks read for the current hex document.
+func (v *viewerPane) HandleHexBlocks(msg hexBlocksMsg) tea.Cmd {
+	d := v.doc
+	if d == nil || d.id != msg.docID || d.hex == nil {
+		return nil
+	}
+	d.hex.store(msg.blocks)
+	if msg.err != nil {
+		d.hex.err = render.SanitizeLine(msg.err.Error())
+		return ReportError(msg.err)
+	}
+	return v.ensure()
+}
+
+// HandleImage stores an image render for the current document.
+func (v *viewerPane) HandleImage(msg imageRenderedMsg) {
+	for _, d := range append(v.stack, v.doc) {
+		if d != nil && d.id == msg.docID && d.img != nil {
+			delete(d.img.pending, msg.size)
+			d.img.renders[msg.size] = msg.lines
+		}
+	}
+}
+
+// ensure asks for what the current view needs: hex blocks around the rows
+// on screen, an image drawn at the pane's size.
+func (v *viewerPane) ensure() tea.Cmd {
+	d := v.doc
+	if d == nil || v.width <= 2 || v.height <= 2 {
+		return nil
+	}
+	switch {
+	case d.hex != nil && d.hex.file != nil:
+		bpr := hexBytesPerRow(v.innerW())
+		h := int64(v.bodyH())
+		top := int64(d.top)
+		idx := d.hex.want(top-h, top+2*h, bpr)
+		if len(idx) == 0 {
+			return nil
+		}
+		return readBlocksCmd(d.id, d.hex.file, d.hex.size, idx)
+	case d.img != nil:
+		cols, rows := fitImage(d.img.w, d.img.h, v.innerW(), v.bodyH())
+		size := [2]int{cols, rows}
+		if cols == 0 || d.img.renders[size] != nil || d.img.pending[size] {
+			return nil
+		}
+		d.img.pending[size] = true
+		return renderImageCmd(d.id, d.img.img, d.img.mode, cols, rows, v.com.Theme)
+	}
+	return nil
+}
+
+func (v *viewerPane) innerW() int { return max(v.width-2, 1) }
+
+// maxNoteLines bounds the coverage note above the body.
+const maxNoteLines = 2
+
+// noteLines is the coverage note wrapped to the pane, at most maxNoteLines.
+func (v *viewerPane) noteLines() []string {
+	if v.doc == nil || v.doc.note == "" {
+		return nil
+	}
+	lines := wrapText(v.doc.note, v.innerW()-1)
+	if len(lines) > maxNoteLines {
+		lines = lines[:maxNoteLines]
+		lines[maxNoteLines-1] = truncate(lines[maxNoteLines-1]+" …", v.innerW()-1)
+	}
+	return lines
+}
+
+// headerH is how many lines the metadata and note take.
+func (v *viewerPane) headerH() int {
+	if v.doc == nil {
+		return 0
+	}
+	return len(v.doc.meta) + len(v.noteLines()) + 1 // and a rule
+}
+
+// footerH is the input line, when one is open or a search is active.
+func (v *viewerPane) footerH() int {
+	if v.searching || v.patterning || v.query != "" {
+		return 1
+	}
+	return 0
+}
+
+func (v *viewerPane) bodyH() int { return max(v.height-2-v.headerH()-v.footerH(), 1) }
+
+// gutterW is the width of the line-number gutter.
+func (v *viewerPane) gutterW() int {
+	d := v.doc
+	if d == nil || !d.gutter || len(d.lines) == 0 {
+		return 0
+	}
+	maxNum := 0
+	for i := len(d.lines) - 1; i >= 0 && i >= len(d.lines)-64; i-- {
+		maxNum = max(maxNum, d.lines[i].num)
+	}
+	return len(fmt.Sprint(maxNum)) + 2
+}
+
+// textW is the width text is drawn in: after the gutter, or after a
+// one-cell margin when there is none.
+func (v *viewerPane) textW() int {
+	if g := v.gutterW(); g > 0 {
+		return max(v.innerW()-g, 1)
+	}
+	return max(v.innerW()-1, 1)
+}
+
+// wrapping reports whether the document's lines wrap (w toggles it).
+func (v *viewerPane) wrapping() bool { return v.doc != nil && v.doc.wrap }
+
+// rowCount is how many screen rows the document's body takes.
+func (v *viewerPane) rowCount() int {
+	d := v.doc
+	switch {
+	case d == nil:
+		return 0
+	case d.hex != nil:
+		return int(d.hex.rows(hexBytesPerRow(v.innerW())))
+	case d.img != nil:
+		_, rows := fitImage(d.img.w, d.img.h, v.innerW(), v.bodyH())
+		return rows
+	case !v.wrapping():
+		return len(d.lines)
+	}
+	v.layoutRows()
+	return v.rowStart[len(v.rowStart)-1]
+}
+
+// layoutRows computes, for wrapped text, where each line's rows start.
+func (v *viewerPane) layoutRows() {
+	d := v.doc
+	w := v.textW()
+	if v.layoutDoc == d.id && v.layoutW == w && v.rowStart != nil {
+		return
+	}
+	v.rowStart = make([]int, len(d.lines)+1)
+	for i, l := range d.lines {
+		v.rowStart[i+1] = v.rowStart[i] + max((l.width+w-1)/w, 1)
+	}
+	v.layoutDoc, v.layoutW = d.id, w
+}
+
+// HandleKey handles a key while the viewer has focus.
+func (v *viewerPane) HandleKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	if v.searching {
+		return v.handleSearchKey(msg), true
+	}
+	if v.patterning {
+		return v.handlePatternKey(msg), true
+	}
+	k := v.com.Keys
+	d := v.doc
+	switch {
+	case key.Matches(msg, k.Back):
+		return v.back(), true
+	case d == nil:
+		return nil, false
+	case key.Matches(msg, k.Up):
+		return v.Scroll(-1), true
+	case key.Matches(msg, k.Down):
+		return v.Scroll(1), true
+	case key.Matches(msg, k.PageUp):
+		return v.Scroll(-max(v.bodyH()-1, 1)), true
+	case key.Matches(msg, k.PageDown):
+		return v.Scroll(max(v.bodyH()-1, 1)), true
+	case key.Matches(msg, k.Top):
+		return v.Scroll(-1 << 40), true
+	case key.Matches(msg, k.Bottom):
+		return v.Scroll(1 << 40), true
+	case key.Matches(msg, k.Left):
+		d.xoff = max(d.xoff-8, 0)
+	case key.Matches(msg, k.Right):
+		d.xoff += 8
+	case key.Matches(msg, k.NextPage):
+		return v.page(1), true
+	case key.Matches(msg, k.PrevPage):
+		return v.page(-1), true
+	case key.Matches(msg, k.Search):
+		v.searching = true
+		v.search.SetValue(v.query)
+		v.search.CursorEnd()
+		return v.search.Focus(), true
+	case key.Matches(msg, k.NextMatch):
+		v.stepHit(1)
+	case key.Matches(msg, k.PrevMatch):
+		v.stepHit(-1)
+	case key.Matches(msg, k.Pattern):
+		v.patterning = true
+		if d.src != nil {
+			v.pattern.SetValue(d.src.pattern)
+		}
+		v.pattern.CursorEnd()
+		return v.pattern.Focus(), true
+	case key.Matches(msg, k.ClearPattern):
+		return v.applyPattern(""), true
+	case key.Matches(msg, k.Wrap):
+		d.wrap = !d.wrap
+		d.top, d.xoff = 0, 0
+	case key.Matches(msg, k.HexToggle):
+		return v.toggleHex(), true
+	case key.Matches(msg, k.OpenAttachment):
+		return v.openAttachment(), true
+	case key.Matches(msg, k.Copy):
+		return v.copy(), true
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+// back clears the search, then returns to the previous document, then
+// closes the viewer.
+func (v *viewerPane) back() tea.Cmd {
+	switch {
+	case v.query != "":
+		v.clearSearch()
+		return nil
+	case len(v.stack) > 0:
+		cmd := closeDoc(v.doc)
+		v.doc = v.stack[len(v.stack)-1]
+		v.stack = v.stack[:len(v.stack)-1]
+		v.layoutDoc = -1
+		return tea.Batch(cmd, v.ensure())
+	}
+	return v.Close()
+}
+
+// Scroll moves the view by delta rows and fetches what comes into view.
+func (v *viewerPane) Scroll(delta int) tea.Cmd {
+	d := v.doc
+	if d == nil {
+		return nil
+	}
+	maxTop := max(v.rowCount()-v.bodyH(), 0)
+	d.top = clamp(d.top+clampDelta(delta), 0, maxTop)
+	return v.ensure()
+}
+
+func clampDelta(d int) int { return clamp(d, -1<<40, 1<<40) }
+
+// page fetches the next (dir 1) or previous (dir -1) page of a paged read.
+func (v *viewerPane) page(dir int) tea.Cmd {
+	d := v.doc
+	if d == nil || d.src == nil {
+		return ReportWarn("this document has no pages: only resource reads are paged")
+	}
+	src := d.src
+	req := docRequest{kind: reqRead, server: src.server, uri: src.uri, args: src.args, pattern: src.pattern, mode: openReplace, title: d.title}
+	switch {
+	case dir > 0 && src.next == nil:
+		return ReportInfo("this is the last page")
+	case dir > 0:
+		req.offset = *src.next
+		req.firstLine = 0
+		if src.firstLine > 0 && src.pattern == "" {
+			req.firstLine = src.firstLine + strings.Count(d.copyText, "\n")
+		}
+		req.history = append(append([]pageMark(nil), src.history...), pageMark{src.offset, src.firstLine, src.continued})
+		req.continued = src.pattern == "" && !strings.HasSuffix(d.copyText, "\n")
+	case len(src.history) == 0:
+		return ReportInfo("this is the first page")
+	default:
+		prev := src.history[len(src.history)-1]
+		req.offset, req.firstLine, req.continued = prev.offset, prev.firstLine, prev.continued
+		req.history = src.history[:len(src.history)-1]
+	}
+	p, _ := pageNumbers(req.offset, src.total)
+	return v.Request(req, fmt.Sprintf("page %d", p))
+}
+
+// applyPattern re-reads the document through the server-side filter (or
+// without one, for "").
+func (v *viewerPane) applyPattern(p string) tea.Cmd {
+	d := v.doc
+	if d == nil || d.src == nil {
+		return ReportWarn("the pattern filter works on resource reads only")
+	}
+	if p == d.src.pattern {
+		return nil
+	}
+	req := docRequest{kind: reqRead, server: d.src.server, uri: d.src.uri, args: d.src.args, pattern: p, mode: openReplace, title: d.title}
+	what := "filtering"
+	if p == "" {
+		what = "clearing the filter"
+	}
+	return v.Request(req, what)
+}
+
+func (v *viewerPane) handlePatternKey(msg tea.KeyMsg) tea.Cmd {
+	k := v.com.Keys
+	switch {
+	case key.Matches(msg, k.Cancel):
+		v.patterning = false
+		v.pattern.Blur()
+		return nil
+	case key.Matches(msg, k.Accept):
+		v.patterning = false
+		v.pattern.Blur()
+		return v.applyPattern(v.pattern.Value())
+	}
+	return v.pattern.Update(msg)
+}
+
+// toggleHex switches a spill file between its image and hex views.
+func (v *viewerPane) toggleHex() tea.Cmd {
+	d := v.doc
+	if d == nil || d.spill == nil {
+		return ReportWarn("x switches between the image and hex views of a spilled file")
+	}
+	if d.img == nil && !looksLikeImageDoc(d) {
+		return ReportInfo("this file is not an image howl can draw")
+	}
+	return v.Request(docRequest{kind: reqSpill, spill: d.spill, asHex: d.img != nil, title: d.title, mode: openReplace}, "opening")
+}
+
+func looksLikeImageDoc(d *document) bool {
+	return d.hex != nil && d.spill != nil && strings.HasPrefix(strings.ToLower(d.spill.MimeType), "image/")
+}
+
+// openAttachment opens the document's one attachment. With several, the
+// root asks which (it owns the dialogs) before the viewer sees the key.
+func (v *viewerPane) openAttachment() tea.Cmd {
+	d := v.doc
+	if d == nil || len(d.atts) == 0 {
+		return ReportInfo("nothing to open here: o opens the files and links of a tool result")
+	}
+	return v.OpenAttachment(d.atts[0])
+}
+
+// OpenAttachment opens a file or link from the current document, keeping
+// the document to go back to.
+func (v *viewerPane) OpenAttachment(a attachment) tea.Cmd {
+	if a.spill != nil {
+		return v.Request(docRequest{kind: reqSpill, spill: a.spill, title: a.label, mode: openPush}, "opening")
+	}
+	return v.Request(docRequest{kind: reqRead, server: a.server, uri: a.uri, mode: openPush}, "reading")
+}
+
+// copy copies the spill path, or the document's text, with OSC 52.
+func (v *viewerPane) copy() tea.Cmd {
+	d := v.doc
+	if d == nil {
+		return nil
+	}
+	text, what := d.copyText, "text"
+	if d.spill != nil {
+		text, what = d.spill.Path, "path"
+	}
+	if text == "" {
+		return ReportInfo("nothing to copy")
+	}
+	return copyCmd(v.com.Clipboard, text, what)
+}
+
+// Render draws the pane at its size.
+func (v *viewerPane) Render(frame int) []string {
+	st := v.com.Styles
+	bs := boxStyle{focused: v.focused, border: st.Pane.Border, borderFocused: st.Pane.BorderFocused, title: st.Pane.Title, titleFocused: st.Pane.TitleFocused}
+	d := v.doc
+	w := v.innerW()
+	spin := ""
+	if v.loading != "" {
+		spin = spinnerFrames[frame%len(spinnerFrames)] + " " + v.loading + "…"
+	}
+	if d == nil {
+		lines := []string{"", " " + st.Muted.Render(spin)}
+		return box(bs, "Viewer", lines, v.width, v.height)
+	}
+	var lines []string
+	for _, m := range d.meta {
+		lines = append(lines, " "+st.Viewer.Meta.Render(truncate(m, w-1)))
+	}
+	style := st.Viewer.Note
+	if d.kind == docError {
+		style = st.Viewer.Error
+	}
+	for _, l := range v.noteLines() {
+		lines = append(lines, " "+style.Render(l))
+	}
+	rule := strings.Repeat("─", w)
+	if spin != "" {
+		rule = fit(" "+st.Accent.Render(spin)+" "+st.Pane.Border.Render(strings.Repeat("─", w)), w)
+	} else {
+		rule = st.Pane.Border.Render(rule)
+	}
+	lines = append(lines, rule)
+	lines = append(lines, v.renderBody()...)
+	lines = padLines(lines, w, v.height-2-v.footerH())
+	if f := v.renderFooter(); f != "" {
+		lines = append(lines, f)
+	}
+	title := d.title
+	if mark := scrollMark(d.top, v.rowCount(), v.bodyH()); mark != "" {
+		title += " · " + mark
+	}
+	return box(bs, title, lines, v.width, v.height)
+}
+
+func (v *viewerPane) renderFooter() string {
+	st := v.com.Styles
+	switch {
+	case v.searching:
+		return v.search.View()
+	case v.patterning:
+		return v.pattern.View()
+	case v.query != "":
+		n := fmt.Sprintf("no match for %q on this page", v.query)
+		if len(v.hits) > 0 {
+			n = fmt.Sprintf("%q: match %d of %d · >/< next/previous · esc clears", v.query, v.cur+1, len(v.hits))
+		}
+		return " " + st.Muted.Render(n)
+	}
+	return ""
+}
+
+// renderBody draws the rows of the body on screen.
+func (v *viewerPane) renderBody() []string {
+	d := v.doc
+	h := v.bodyH()
+	switch {
+	case d.hex != nil:
+		return v.renderHex(h)
+	case d.img != nil:
+		return v.renderImage(h)
+	}
+	return v.renderText(h)
+}
+
+func (v *viewerPane) renderHex(h int) []string {
+	d := v.doc
+	bpr := hexBytesPerRow(v.innerW())
+	digits := offsetDigits(d.hex.size)
+	out := make([]string, 0, h)
+	total := d.hex.rows(bpr)
+	for r := int64(d.top); r < total && len(out) < h; r++ {
+		data, ok := d.hex.row(r, bpr)
+		out = append(out, v.hexCells.renderRow(r*int64(bpr), data, ok, bpr, digits))
+	}
+	if total == 0 {
+		out = append(out, " "+v.com.Styles.Muted.Render("(empty file)"))
+	}
+	return out
+}
+
+func (v *viewerPane) renderImage(h int) []string {
+	d := v.doc
+	cols, rows := fitImage(d.img.w, d.img.h, v.innerW(), v.bodyH())
+	lines := d.img.renders[[2]int{cols, rows}]
+	if lines == nil {
+		return []string{" " + v.com.Styles.Muted.Render("drawing…")}
+	}
+	pad := strings.Repeat(" ", max((v.innerW()-cols)/2, 0))
+	out := make([]string, 0, h)
+	for i := d.top; i < len(lines) && len(out) < h; i++ {
+		out = append(out, pad+lines[i])
+	}
+	return out
+}
+
+func (v *viewerPane) renderText(h int) []string {
+	d := v.doc
+	st := v.com.Styles
+	gw := v.gutterW()
+	tw := v.textW()
+	out := make([]string, 0, h)
+	hitsByLine := v.visibleHits()
+	line, sub := d.top, 0
+	if v.wrapping() {
+		line = v.lineAtRow(d.top)
+		sub = d.top - v.rowStart[line]
+	}
+	for ; line < len(d.lines) && len(out) < h; line++ {
+		l := d.lines[line]
+		text := l.styled
+		if hs := hitsByLine[line]; len(hs) > 0 {
+			text = v.markHits(l.plain, hs)
+		}
+		rows := 1
+		if v.wrapping() {
+			rows = max((l.width+tw-1)/tw, 1)
+		}
+		for r := sub; r < rows && len(out) < h; r++ {
+			g := " "
+			if gw > 0 {
+				g = strings.Repeat(" ", gw)
+				if r == 0 && l.num > 0 {
+					num := fmt.Sprintf("%*d", gw-2, l.num)
+					mark := " "
+					style := st.Viewer.Gutter
+					switch l.mark {
+					case ':':
+						mark, style = ":", st.Viewer.GutterMatch
+					case '~':
+						mark = "…"
+					}
+					g = style.Render(num+mark) + " "
+				}
+			}
+			if v.wrapping() {
+				out = append(out, g+fit(cutCells(text, r*tw, (r+1)*tw), tw))
+			} else {
+				out = append(out, g+cutFit(text, d.xoff, tw))
+			}
+		}
+		sub = 0
+	}
+	return out
+}
