@@ -117,42 +117,29 @@ With --json it prints the exact bytes the model would receive.`,
 
 // printRead renders a read for a person: text on stdout, coverage on stderr.
 func printRead(stdout, stderr io.Writer, out []byte) error {
-	var env struct {
-		Note  string            `json:"note"`
-		Items []json.RawMessage `json:"items"`
+	res, err := render.DecodeRead(out)
+	if err != nil {
+		return err
 	}
-	items := []json.RawMessage{out}
-	if json.Unmarshal(out, &env) == nil && env.Items != nil {
-		items = env.Items
-		fmt.Fprintln(stderr, "howl:", cleanText(env.Note))
+	if res.ItemsTotal != 1 {
+		fmt.Fprintln(stderr, "howl:", cleanText(res.Note))
 	}
-	for _, it := range items {
+	for _, it := range res.Items {
 		printItem(stdout, stderr, it)
 	}
 	return nil
 }
 
 // printItem prints one rendered item (text, spill, error, omission marker).
-func printItem(stdout, stderr io.Writer, raw json.RawMessage) {
-	var it struct {
-		Spilled   bool   `json:"spilled"`
-		Path      string `json:"path"`
-		URI       string `json:"uri"`
-		MimeType  string `json:"mime_type"`
-		SizeBytes int64  `json:"size_bytes"`
-		SHA256    string `json:"sha256"`
-		Truncated bool   `json:"truncated"`
-		Note      string `json:"note"`
-		Error     string `json:"error"`
-		Text      string `json:"text"`
-	}
-	_ = json.Unmarshal(raw, &it)
-	switch {
-	case it.Spilled:
+func printItem(stdout, stderr io.Writer, item render.Item) {
+	switch it := item.(type) {
+	case *render.SpillResult:
 		fmt.Fprintf(stdout, "%s: %s, %d bytes, sha256 %s, saved to %s\n", clean(it.URI), clean(it.MimeType), it.SizeBytes, it.SHA256, it.Path)
-	case it.Error != "":
-		fmt.Fprintf(stderr, "howl: item %s: %s\n", clean(it.URI), cleanText(it.Error))
-	default:
+	case *render.ItemError:
+		fmt.Fprintf(stderr, "howl: item %d (%s): %s\n", it.Index, clean(it.URI), cleanText(it.Message))
+	case *render.OmittedItems:
+		fmt.Fprintln(stderr, "howl:", cleanText(it.Note))
+	case *render.TextResult:
 		io.WriteString(stdout, cleanText(it.Text))
 		if it.Text != "" && !strings.HasSuffix(it.Text, "\n") {
 			fmt.Fprintln(stdout)
@@ -161,6 +148,16 @@ func printItem(stdout, stderr io.Writer, raw json.RawMessage) {
 			fmt.Fprintln(stderr, "howl:", cleanText(it.Note))
 		}
 	}
+}
+
+// printRawItem decodes and prints one rendered item inside a tool result.
+func printRawItem(stdout, stderr io.Writer, raw json.RawMessage) {
+	it, err := render.DecodeItem(raw)
+	if err != nil {
+		fmt.Fprintln(stderr, "howl:", err)
+		return
+	}
+	printItem(stdout, stderr, it)
 }
 
 func newCallCmd(g *globalFlags, stdout, stderr io.Writer) *cobra.Command {
@@ -295,9 +292,9 @@ func printable(stdout, stderr io.Writer, asJSON bool, out []byte) bool {
 		}
 		switch {
 		case it.Spill != nil:
-			printItem(stdout, stderr, it.Spill)
+			printRawItem(stdout, stderr, it.Spill)
 		case it.Resource != nil:
-			printItem(stdout, stderr, it.Resource)
+			printRawItem(stdout, stderr, it.Resource)
 		case it.Type == "resource_link":
 			fmt.Fprintf(stdout, "[resource link: %s %s]\n", clean(it.URI), clean(it.Name))
 		case it.Text != nil:
