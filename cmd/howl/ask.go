@@ -59,6 +59,9 @@ interrupt), 2 usage or configuration error.`,
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the event stream as JSON lines")
 	cmd.Flags().IntVar(&o.maxSteps, "max-steps", llm.DefaultMaxSteps, fmt.Sprintf("most model requests for this question (1 to %d)", llm.MaxMaxSteps))
 	cmd.Flags().StringArrayVar(&o.servers, "server", nil, "only this server (repeatable; default: every enabled server)")
+	cmd.Flags().BoolVarP(&o.resume, "continue", "c", false, "continue the latest session instead of starting one")
+	cmd.Flags().StringVar(&o.session, "session", "", "continue this session (see howl sessions list)")
+	cmd.Flags().BoolVar(&o.noSave, "no-save", false, "do not store this conversation")
 	return cmd
 }
 
@@ -69,6 +72,9 @@ type askOptions struct {
 	maxSteps    int
 	maxStepsSet bool
 	servers     []string
+	resume      bool
+	session     string
+	noSave      bool
 }
 
 func runAsk(ctx context.Context, g *globalFlags, o askOptions, stdout, stderr io.Writer) error {
@@ -96,11 +102,25 @@ func runAsk(ctx context.Context, g *globalFlags, o askOptions, stdout, stderr io
 	if !o.json {
 		fmt.Fprintf(stderr, "howl: asking %s (%s)\n", choice.Name(), choice.Source)
 	}
-	conv := llm.NewConversation()
+	servers := o.servers
+	if len(servers) == 0 {
+		for _, sc := range s.cfg.Enabled() {
+			servers = append(servers, sc.Name)
+		}
+	}
+	rec, conv, err := openRecord(ctx, o, choice.Name(), servers, stderr)
+	if err != nil {
+		return err
+	}
+	defer rec.close()
+	before := len(conv.Messages)
 	conv.AddUser(o.question)
 	p := &askPrinter{stdout: stdout, stderr: stderr, json: o.json, args: map[string]string{}}
 	err = llm.NewAgent(model, s.rt, llm.Options{MaxSteps: choice.MaxSteps}).Run(ctx, conv, p.event)
 	p.finish()
+	// The loop keeps the conversation well-formed whatever happened, so
+	// what it holds now is a whole turn.
+	rec.save(ctx, o.question, choice.Name(), conv.Messages[before:])
 	return err
 }
 

@@ -126,6 +126,7 @@ Exit codes: 0 ok, 1 server or tool error, 2 usage error.`,
 		newToolsCmd(g, stdout),
 		newDemoServerCmd(stdin, stdout, stderr),
 		newAskCmd(g, stdin, stdout, stderr),
+		newSessionsCmd(stdout),
 	)
 	return root
 }

@@ -33,6 +33,7 @@ func isolate(t *testing.T) string {
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
 	t.Setenv("HOME", dir)
 	t.Setenv("HOWL_CACHE_DIR", filepath.Join(dir, "cache"))
+	t.Setenv("HOWL_DATA_DIR", filepath.Join(dir, "data"))
 	t.Chdir(dir)
 	return dir
 }
@@ -198,7 +199,7 @@ func TestPromptTextStartingWithBangIsPrintedNotRun(t *testing.T) {
 	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if e.Name() != "cache" && e.Name() != "config" {
+		if e.Name() != "cache" && e.Name() != "config" && e.Name() != "data" {
 			t.Errorf("running a prompt created %s", e.Name())
 		}
 	}
