@@ -1,6 +1,12 @@
 // Package tui is howl's full-screen terminal interface: one root model that
 // routes every message to plain child structs (the catalog browser, the
-// detail pane, the viewer, the status bar) and to a stack of dialogs.
+// detail pane, the viewer, the chat with its input line and completion
+// popup, the status bar) and to a stack of dialogs.
+//
+// The chat is a tab beside the catalog's four (c or ctrl+t): a transcript
+// of items rendered once per width, the model's turn streamed from an
+// llm.Agent through a re-armed command that coalesces tokens per frame,
+// and a command line whose `.` commands come from one table.
 //
 // Every MCP call runs in a tea.Cmd through the Runtime interface, the same
 // functions the model's meta-functions use; results carry their owner and a
@@ -20,6 +26,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
 	"github.com/howl-mcp/howl/theme"
@@ -45,6 +52,24 @@ type Options struct {
 	Context context.Context
 	// Tick replaces timers (tests pass one that never fires).
 	Tick func(d time.Duration, msg tea.Msg) tea.Cmd
+	// Model is the chat's model; nil leaves the chat explaining how to
+	// configure one (ModelError's Fix), and everything else works.
+	Model      llm.Model
+	ModelError error
+	// ModelRuntime is what the chat's model calls from its own goroutine
+	// (Runtime when nil). Tests that guard Runtime against use from Update
+	// pass the unguarded one here: the model's calls overlap Update.
+	ModelRuntime Runtime
+	// MaxSteps bounds the model requests of one chat turn (0: the default).
+	MaxSteps int
+	// SwitchModel resolves `.model provider/name` (unavailable when nil).
+	SwitchModel func(ctx context.Context, spec string) (llm.Model, error)
+	// CompletionTimeout bounds each completion request (mcp.CompletionTimeout when 0).
+	CompletionTimeout time.Duration
+	// Editor is what ctrl+o runs on the draft ($EDITOR; "" disables it).
+	Editor string
+	// StartInChat opens on the chat instead of the catalog.
+	StartInChat bool
 	// Log receives debug output; DumpMessages also logs every message.
 	Log          *log.Logger
 	DumpMessages bool
@@ -66,6 +91,15 @@ type Model struct {
 	status  *statusBar
 	dialogs dialogStack
 	help    help.Model
+
+	// The chat: its pane, the input line and the completion popup.
+	// chatMode shows it instead of the catalog; returnToChat brings it
+	// back when a viewer opened from the chat closes.
+	chat         *chatPane
+	input        *chatInput
+	comp         completer
+	chatMode     bool
+	returnToChat bool
 
 	frame    int
 	spinning bool
@@ -91,7 +125,8 @@ func New(o Options) *Model {
 		keys = DefaultKeyMap()
 	}
 	com := &Common{Ctx: ctx, RT: o.Runtime, Theme: th, Styles: th.Styles, Keys: keys, Images: o.Images,
-		Clipboard: o.Clipboard, DisplayPath: o.DisplayPath, Tick: o.Tick, Log: o.Log}
+		Clipboard: o.Clipboard, DisplayPath: o.DisplayPath, Tick: o.Tick, Log: o.Log,
+		ModelRT: o.ModelRuntime, Hidden: map[string]bool{}, CompletionTimeout: o.CompletionTimeout, SwitchModel: o.SwitchModel, Editor: o.Editor}
 	if com.DisplayPath == nil {
 		com.DisplayPath = func(s string) string { return s }
 	}
@@ -101,6 +136,9 @@ func New(o Options) *Model {
 	if com.Log == nil {
 		com.Log = discardLogger()
 	}
+	if com.ModelRT == nil {
+		com.ModelRT = o.Runtime
+	}
 	m := &Model{com: com, cancel: cancel, dump: o.DumpMessages}
 	m.catalog = newCatalogPane(com, o.Servers)
 	m.detail = newDetailPane(com)
@@ -108,6 +146,10 @@ func New(o Options) *Model {
 	m.status = &statusBar{com: com}
 	m.help = help.New()
 	m.help.Styles = th.Styles.Help
+	m.chat = newChatPane(com, o.Model, o.ModelError, o.MaxSteps)
+	m.input = newChatInput(com)
+	m.comp = completer{com: com}
+	m.chatMode = o.StartInChat
 	m.catalog.Focus()
 	m.updateKeys()
 	return m
@@ -168,6 +210,22 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case spinnerTickMsg:
 		m.frame++
 		m.spinning = false
+	case turnEventsMsg:
+		cmd = m.chat.HandleEvents(msg)
+	case promptFoundMsg:
+		cmd = m.handlePromptFound(msg)
+	case promptResultMsg:
+		cmd = m.handlePromptResult(msg)
+	case tableMsg:
+		m.chat.Table(msg.lines)
+	case completionsMsg:
+		m.handleCompletions(msg)
+	case modelSwitchedMsg:
+		cmd = m.handleModelSwitched(msg)
+	case editorReadyMsg:
+		cmd = m.handleEditorReady(msg)
+	case editorDoneMsg:
+		m.handleEditorDone(msg)
 	default:
 		if m.dialogs.Len() > 0 {
 			cmd = m.applyAction(m.dialogs.Top().HandleMsg(msg))
@@ -185,12 +243,17 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) afterUpdate() tea.Cmd {
 	if m.viewerWasOpen && !m.viewer.Open() {
 		m.setFocus(focusList)
+		if m.returnToChat {
+			m.returnToChat = false
+			m.chatMode = true
+		}
 	}
 	m.viewerWasOpen = m.viewer.Open()
 	cmd := m.relayout()
 	m.detail.SetEntry(m.catalog.Selected())
+	m.status.chat = m.chatStatus()
 	m.updateKeys()
-	if !m.spinning && (m.catalog.Busy() || m.viewer.Busy()) {
+	if !m.spinning && (m.catalog.Busy() || m.viewer.Busy() || m.chat.Running()) {
 		m.spinning = true
 		cmd = tea.Batch(cmd, m.com.Tick(spinnerInterval, spinnerTickMsg{}))
 	}
@@ -202,8 +265,12 @@ func (m *Model) relayout() tea.Cmd {
 	if m.focus == focusRight && !m.viewer.Open() && m.catalog.Selected() == nil {
 		m.setFocus(focusList)
 	}
-	m.layout = ComputeLayout(m.width, m.height, LayoutState{ViewerOpen: m.viewer.Open(), Focus: m.focus})
+	m.layout = ComputeLayout(m.width, m.height, LayoutState{ViewerOpen: m.viewer.Open(), Focus: m.focus, Chat: m.chatMode, InputH: m.input.Height()})
 	l := m.layout
+	if m.chatMode {
+		m.chat.SetSize(l.Chat.W, l.Chat.H)
+		m.input.SetWidth(l.Input.W)
+	}
 	m.catalog.SetSize(l.List.W, l.List.H)
 	m.detail.SetSize(l.Right.W, l.Right.H)
 	m.help.Width = l.Help.W - 1 // after the one-cell margin
@@ -250,6 +317,13 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		return nil
 	}
+	if m.chatMode {
+		return m.handleChatKey(msg)
+	}
+	if key.Matches(msg, k.ToggleChat, k.Chat) && !m.catalog.TextInputFocused() && !m.viewer.TextInputFocused() {
+		m.setChatMode(true)
+		return nil
+	}
 	if m.focus == focusList && m.catalog.TextInputFocused() {
 		cmd, _ := m.catalog.HandleKey(msg)
 		return cmd
@@ -269,6 +343,9 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 func (m *Model) typing() bool {
 	if d, ok := m.dialogs.Top().(*formDialog); ok {
 		return d.form.TextInputFocused()
+	}
+	if m.dialogs.Len() == 0 && m.chatMode {
+		return !m.chat.focused
 	}
 	return m.dialogs.Len() == 0 && (m.catalog.TextInputFocused() || m.viewer.TextInputFocused())
 }
@@ -410,6 +487,13 @@ func (m *Model) applyAction(a Action) tea.Cmd {
 	case actionGetPrompt:
 		m.dialogs.Pop()
 		return m.openViewer(docRequest{kind: reqPrompt, server: a.item.Server, prompt: a.item.Name, promptArgs: a.values}, "getting the prompt")
+	case actionPreviewPrompt:
+		m.dialogs.Pop()
+		return getPromptCmd(m.com.Ctx, m.com.RT, a.item, a.values, true)
+	case actionSendChat:
+		m.dialogs.Pop()
+		m.setChatMode(true)
+		return m.chat.Submit(a.text)
 	case actionReconnect:
 		m.dialogs.Pop()
 		return reconnectCmd(m.com.RT, a.server)
@@ -497,6 +581,9 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 	case tea.MouseButtonWheelDown:
 		wheel = 3
 	}
+	if m.chatMode {
+		return m.handleChatMouse(msg, wheel)
+	}
 	switch {
 	case wheel != 0 && l.List.Contains(x, y):
 		m.catalog.Scroll(wheel)
@@ -507,7 +594,9 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 	case msg.Action != tea.MouseActionPress || msg.Button != tea.MouseButtonLeft:
 		// Only a left press selects or focuses.
 	case l.Tabs.Contains(x, y):
-		if t := tabAt(m.tabSpans(), x); t >= 0 {
+		if t := tabAt(m.tabSpans(), x); t == len(tabTitles) {
+			m.setChatMode(true)
+		} else if t >= 0 {
 			m.catalog.SetTab(t)
 		}
 	case l.List.Contains(x, y):
@@ -558,6 +647,8 @@ func (m *Model) View() string {
 	lines = append(lines, m.renderTabs())
 	var body []string
 	switch {
+	case m.chatMode:
+		body = m.chatBody()
 	case l.List.Empty():
 		body = m.rightPane()
 	default:
@@ -590,6 +681,10 @@ func (m *Model) helpState() helpState {
 		textInput:  m.catalog.TextInputFocused() || m.viewer.TextInputFocused(),
 		viewerOpen: m.viewer.Open(),
 		focus:      m.focus,
+		chat:       m.chatMode,
+		blocks:     m.chat.focused,
+		running:    m.chat.Running(),
+		popup:      m.comp.open,
 	}
 }
 
@@ -613,7 +708,9 @@ func (m *Model) tabSpans() [][2]int {
 		spans[i] = [2]int{x, x + w}
 		x += w + 1
 	}
-	return spans
+	// The chat tab, one blank further.
+	x++
+	return append(spans, [2]int{x, x + widthOf(chatTabTitle) + 2})
 }
 
 // tabAt is the tab at column x, or -1.
@@ -635,14 +732,18 @@ func (m *Model) renderTabs() string {
 	b.WriteString(" ")
 	for i := range tabTitles {
 		title := m.catalog.TabTitle(i)
-		if i == m.catalog.Tab() {
+		if i == m.catalog.Tab() && !m.chatMode {
 			b.WriteString(st.Tabs.Active.Render("[" + title + "]"))
 		} else {
 			b.WriteString(st.Tabs.Inactive.Render(" " + title + " "))
 		}
-		if i < len(tabTitles)-1 {
-			b.WriteString(" ")
-		}
+		b.WriteString(" ")
+	}
+	b.WriteString(" ")
+	if m.chatMode {
+		b.WriteString(st.Tabs.Active.Render("[" + chatTabTitle + "]"))
+	} else {
+		b.WriteString(st.Tabs.Inactive.Render(" " + chatTabTitle + " "))
 	}
 	return fit(b.String(), m.width)
 }

@@ -8,6 +8,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/theme"
 )
 
@@ -34,6 +35,18 @@ type Common struct {
 	Tick func(d time.Duration, msg tea.Msg) tea.Cmd
 	// Log receives debug output (io.Discard unless HOWL_DEBUG is set).
 	Log *log.Logger
+
+	// ModelRT is what the chat's model calls (RT in production).
+	ModelRT Runtime
+	// Hidden are the servers `.mcp disable` hid from the chat, .list and
+	// completion for this session. Only Update changes it; a turn copies it.
+	Hidden map[string]bool
+	// CompletionTimeout bounds each completion request.
+	CompletionTimeout time.Duration
+	// SwitchModel resolves `.model provider/name`; it runs in a command.
+	SwitchModel func(ctx context.Context, spec string) (llm.Model, error)
+	// Editor is the command ctrl+o runs on the draft ("" when $EDITOR is unset).
+	Editor string
 
 	nextID requestID
 }

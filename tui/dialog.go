@@ -49,20 +49,26 @@ type (
 		item   mcp.CatalogItem
 		values map[string]string
 	}
+	// actionPreviewPrompt gets a prompt for the chat, to preview it.
+	actionPreviewPrompt struct {
+		item   mcp.CatalogItem
+		values map[string]string
+	}
 	// actionReconnect restarts a server.
 	actionReconnect struct{ server string }
 	// actionOpen opens an attachment of the viewer's document.
 	actionOpen struct{ att attachment }
 )
 
-func (actionNone) isAction()         {}
-func (actionClose) isAction()        {}
-func (actionCmd) isAction()          {}
-func (actionCallTool) isAction()     {}
-func (actionReadTemplate) isAction() {}
-func (actionGetPrompt) isAction()    {}
-func (actionReconnect) isAction()    {}
-func (actionOpen) isAction()         {}
+func (actionNone) isAction()          {}
+func (actionClose) isAction()         {}
+func (actionCmd) isAction()           {}
+func (actionCallTool) isAction()      {}
+func (actionReadTemplate) isAction()  {}
+func (actionGetPrompt) isAction()     {}
+func (actionReconnect) isAction()     {}
+func (actionPreviewPrompt) isAction() {}
+func (actionOpen) isAction()          {}
 
 // dialogStack holds the open dialogs, the top last.
 type dialogStack struct{ items []Dialog }
@@ -118,17 +124,32 @@ type formDialog struct {
 	com  *Common
 	item mcp.CatalogItem
 	form *Form
+	// toChat: a `.prompt` form; its result is previewed, then chatted.
+	toChat bool
+	// seq numbers completion requests; older answers are dropped.
+	seq int
 }
 
 func (d *formDialog) ID() string { return "form:" + d.item.Key() }
 
-// HandleMsg feeds keys to the form.
+// HandleMsg feeds keys to the form; a prompt's fields are completed by
+// the server as they are typed.
 func (d *formDialog) HandleMsg(msg tea.Msg) Action {
+	if cmd, ok := d.handleCompletionMsg(msg); ok {
+		return actionCmd{cmd}
+	}
 	km, ok := msg.(tea.KeyMsg)
 	if !ok {
 		return actionNone{}
 	}
+	if d.handleSuggestionKey(km) {
+		return actionNone{}
+	}
+	prevFocus, prevValue := d.form.focus, d.form.focusedValue()
 	res, cmd := d.form.HandleKey(km)
+	if res == FormContinue {
+		cmd = tea.Batch(cmd, d.afterFormKey(prevFocus, prevValue))
+	}
 	switch res {
 	case FormCancelled:
 		return actionClose{}
@@ -140,6 +161,9 @@ func (d *formDialog) HandleMsg(msg tea.Msg) Action {
 		case mcp.KindTemplate:
 			return actionReadTemplate{item: d.item, values: d.form.Strings()}
 		case mcp.KindPrompt:
+			if d.toChat {
+				return actionPreviewPrompt{item: d.item, values: d.form.Strings()}
+			}
 			return actionGetPrompt{item: d.item, values: d.form.Strings()}
 		}
 		return actionClose{}

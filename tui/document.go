@@ -108,6 +108,8 @@ const (
 	reqCall
 	reqPrompt
 	reqSpill
+	// reqText shows text the TUI already holds (a chat tool result).
+	reqText
 )
 
 // docRequest is everything a load command needs, captured by value when
@@ -130,6 +132,8 @@ type docRequest struct {
 	toolArgs   map[string]any
 	prompt     string
 	promptArgs map[string]string
+	// Text: the text to show (JSON is pretty-printed and highlighted).
+	text string
 	// Spill: the file to open; asHex forces the hex view of an image.
 	spill *render.SpillResult
 	asHex bool
@@ -223,6 +227,8 @@ func buildDoc(env loadEnv, req docRequest) (*document, error) {
 		return promptDoc(env, req, res), nil
 	case reqSpill:
 		return spillDoc(env, req.title, req.spill, req.asHex)
+	case reqText:
+		return textDoc(env, req), nil
 	}
 	return nil, fmt.Errorf("unknown request kind %d", req.kind)
 }

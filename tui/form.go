@@ -51,6 +51,10 @@ type Field struct {
 	choice  int
 	input   textInput
 	err     string
+	// suggestions are the server's completions of the value; sugSel the
+	// chosen one.
+	suggestions []string
+	sugSel      int
 }
 
 // typed reports whether the field is typed into (not a choice).
@@ -333,6 +337,17 @@ func (f *Form) Render(w int) []string {
 			fl.input.Width = max(w-6, 4)
 			add("  " + fl.input.View())
 		}
+		if focused && len(fl.suggestions) > 0 {
+			var parts []string
+			for j, sg := range fl.suggestions {
+				if j == fl.sugSel {
+					parts = append(parts, st.Form.LabelFocused.Render("["+sg+"]"))
+				} else {
+					parts = append(parts, sg)
+				}
+			}
+			add(truncate("   "+st.Form.Hint.Render("↳ ")+strings.Join(parts, " ")+st.Form.Hint.Render("  → accepts · ctrl+n/p choose"), w))
+		}
 		if fl.err != "" {
 			for _, l := range wrapText("✗ "+fl.err, w-3) {
 				add("   " + st.Form.Error.Render(l))
@@ -458,7 +473,7 @@ func TemplateFields(vars []string) []*Field {
 func PromptFields(args []mcp.PromptArgument) []*Field {
 	out := make([]*Field, len(args))
 	for i, a := range args {
-		ph := "optional"
+		ph := "optional: leave empty to skip"
 		if a.Required {
 			ph = "required"
 		}

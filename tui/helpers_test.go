@@ -49,6 +49,14 @@ func (g *guardRuntime) GetPrompt(ctx context.Context, s, n string, a map[string]
 	return g.inner.GetPrompt(ctx, s, n, a)
 }
 func (g *guardRuntime) Reconnect(n string) error { g.check("Reconnect"); return g.inner.Reconnect(n) }
+func (g *guardRuntime) Declarations() []mcp.FunctionDecl {
+	g.check("Declarations")
+	return g.inner.Declarations()
+}
+func (g *guardRuntime) Complete(ctx context.Context, s string, k mcp.Kind, ref, arg, v string, filled map[string]string) (mcp.Completion, error) {
+	g.check("Complete")
+	return g.inner.Complete(ctx, s, k, ref, arg, v, filled)
+}
 
 // fakeClipboard records copies.
 type fakeClipboard struct {
@@ -322,6 +330,12 @@ func (f *fakeRuntime) GetPrompt(ctx context.Context, server, name string, args m
 }
 
 func (f *fakeRuntime) Reconnect(string) error { return nil }
+
+func (f *fakeRuntime) Declarations() []mcp.FunctionDecl { return nil }
+
+func (f *fakeRuntime) Complete(ctx context.Context, server string, kind mcp.Kind, ref, arg, value string, filled map[string]string) (mcp.Completion, error) {
+	return mcp.Completion{Values: []string{}}, nil
+}
 
 // callCount counts logged calls that start with prefix.
 func (f *fakeRuntime) callCount(prefix string) int {

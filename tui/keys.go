@@ -29,6 +29,11 @@ type KeyMap struct {
 	Pattern, ClearPattern, Wrap, Left, Right         key.Binding
 	HexToggle, OpenAttachment, Copy, Back            key.Binding
 
+	// Chat.
+	Chat, ToggleChat, Send, Newline, Editor, CancelTurn, Complete key.Binding
+	SelectBlocks, Expand, OpenResult, BackToInput                 key.Binding
+	NextSuggestion, PrevSuggestion, AcceptSuggestion              key.Binding
+
 	// Text inputs, forms and dialogs (never disabled).
 	Accept, Cancel, NextField, PrevField, Submit, Toggle, Reconnect key.Binding
 }
@@ -78,6 +83,21 @@ func DefaultKeyMap() *KeyMap {
 		Copy:           b([]string{"y"}, "y", "copy"),
 		Back:           b([]string{"esc"}, "esc", "back"),
 
+		Chat:             b([]string{"c"}, "c", "chat"),
+		ToggleChat:       b([]string{"ctrl+t"}, "ctrl+t", "chat/catalog"),
+		Send:             b([]string{"enter"}, "enter", "send"),
+		Newline:          b([]string{"alt+enter", "ctrl+j"}, "alt+enter/ctrl+j", "new line"),
+		Editor:           b([]string{"ctrl+o"}, "ctrl+o", "$EDITOR"),
+		CancelTurn:       b([]string{"esc"}, "esc", "cancel turn"),
+		Complete:         b([]string{"tab"}, "tab", "complete"),
+		SelectBlocks:     b([]string{"shift+tab"}, "shift+tab", "tool blocks"),
+		Expand:           b([]string{" ", "right", "left"}, "space", "expand/collapse"),
+		OpenResult:       b([]string{"enter"}, "enter", "open result"),
+		BackToInput:      b([]string{"esc", "tab", "i"}, "esc/i", "back to input"),
+		NextSuggestion:   b([]string{"ctrl+n"}, "ctrl+n", "next suggestion"),
+		PrevSuggestion:   b([]string{"ctrl+p"}, "ctrl+p", "previous suggestion"),
+		AcceptSuggestion: b([]string{"right"}, "→", "accept suggestion"),
+
 		Accept:    b([]string{"enter"}, "enter", "accept"),
 		Cancel:    b([]string{"esc"}, "esc", "cancel"),
 		NextField: b([]string{"tab", "down"}, "tab/↓", "next field"),
@@ -102,6 +122,10 @@ func (k *KeyMap) bindingsByName() map[string]*key.Binding {
 		"hex_toggle": &k.HexToggle, "open_attachment": &k.OpenAttachment, "copy": &k.Copy, "back": &k.Back,
 		"accept": &k.Accept, "cancel": &k.Cancel, "next_field": &k.NextField, "prev_field": &k.PrevField,
 		"submit": &k.Submit, "toggle": &k.Toggle, "reconnect": &k.Reconnect,
+		"chat": &k.Chat, "toggle_chat": &k.ToggleChat, "send": &k.Send, "newline": &k.Newline, "editor": &k.Editor,
+		"cancel_turn": &k.CancelTurn, "complete": &k.Complete, "select_blocks": &k.SelectBlocks, "expand": &k.Expand,
+		"open_result": &k.OpenResult, "back_to_input": &k.BackToInput,
+		"next_suggestion": &k.NextSuggestion, "prev_suggestion": &k.PrevSuggestion, "accept_suggestion": &k.AcceptSuggestion,
 	}
 }
 
@@ -150,6 +174,8 @@ type helpState struct {
 	textInput  bool
 	viewerOpen bool
 	focus      focusPane
+	// chat: the chat is shown; blocks: its transcript has the keys.
+	chat, blocks, running, popup bool
 }
 
 // ShortHelp is the one-line help for the current state.
@@ -161,12 +187,22 @@ func (k *KeyMap) ShortHelp(s helpState) []key.Binding {
 		return []key.Binding{k.Up, k.Down, k.Reconnect, k.Cancel}
 	case s.dialog != "":
 		return []key.Binding{k.Up, k.Down, k.Accept, k.Cancel}
+	case strings.HasPrefix(s.dialog, "preview:"):
+		return []key.Binding{k.Accept, k.Up, k.Down, k.Cancel}
+	case s.chat && s.popup:
+		return []key.Binding{k.Complete, k.Accept, k.Cancel}
+	case s.chat && s.blocks:
+		return []key.Binding{k.Up, k.Down, k.Expand, k.OpenResult, k.BackToInput, k.PageUp, k.ToggleChat}
+	case s.chat && s.running:
+		return []key.Binding{k.CancelTurn, k.PageUp, k.PageDown, k.SelectBlocks, k.ToggleChat}
+	case s.chat:
+		return []key.Binding{k.Send, k.Newline, k.Complete, k.Editor, k.SelectBlocks, k.PageUp, k.ToggleChat}
 	case s.textInput:
 		return []key.Binding{k.Accept, k.Cancel}
 	case s.focus == focusRight && s.viewerOpen:
 		return []key.Binding{k.NextPage, k.PrevPage, k.HexToggle, k.OpenAttachment, k.Back, k.Help, k.Search, k.Pattern, k.Copy, k.Quit}
 	default:
-		return []key.Binding{k.Open, k.Filter, k.Help, k.Quit, k.NextTab, k.FocusNext, k.Refresh}
+		return []key.Binding{k.Open, k.Filter, k.Chat, k.Help, k.Quit, k.NextTab, k.FocusNext, k.Refresh}
 	}
 }
 
@@ -176,5 +212,6 @@ func (k *KeyMap) FullHelp() [][]key.Binding {
 		{k.Quit, k.Help, k.Servers, k.FocusNext, k.FocusPrev, k.Tab1, k.Tab2, k.Tab3, k.Tab4, k.NextTab, k.PrevTab},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Open, k.Filter, k.Refresh},
 		{k.NextPage, k.PrevPage, k.Search, k.NextMatch, k.PrevMatch, k.Pattern, k.ClearPattern, k.Wrap, k.Left, k.Right, k.HexToggle, k.OpenAttachment, k.Copy, k.Back},
+		{k.Chat, k.ToggleChat, k.Send, k.Newline, k.Complete, k.Editor, k.CancelTurn, k.SelectBlocks, k.Expand, k.OpenResult, k.NextSuggestion, k.AcceptSuggestion},
 	}
 }

@@ -35,6 +35,10 @@ type LayoutState struct {
 	Focus      focusPane
 	// HideHelp drops the help line (the help screen is open, say).
 	HideHelp bool
+	// Chat shows the chat instead of the catalog; InputH is the input
+	// line's height in rows.
+	Chat   bool
+	InputH int
 }
 
 // Layout places every region of the screen.
@@ -50,6 +54,8 @@ type Layout struct {
 	Right  Rect
 	Help   Rect
 	Status Rect
+	// In chat mode: the transcript, the rule above the input, the input.
+	Chat, Rule, Input Rect
 }
 
 // ComputeLayout is a pure function of the terminal size and the state.
@@ -70,6 +76,15 @@ func ComputeLayout(w, h int, s LayoutState) Layout {
 		bodyBottom = h - 2
 	}
 	body := Rect{0, 1, w, bodyBottom - 1}
+	if s.Chat {
+		// The chat fills the body; the input sits at its bottom under a
+		// rule, growing up to maxInputLines rows.
+		inputH := clamp(s.InputH, 1, maxInputLines)
+		l.Input = Rect{0, bodyBottom - inputH, w, inputH}
+		l.Rule = Rect{0, l.Input.Y - 1, w, 1}
+		l.Chat = Rect{0, 1, w, l.Rule.Y - 1}
+		return l
+	}
 	if s.ViewerOpen && s.Focus == focusRight && w < wideWidth {
 		l.Right = body
 		return l

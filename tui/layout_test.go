@@ -53,3 +53,23 @@ func TestComputeLayoutWithoutTheHelpLineGivesTheBodyARow(t *testing.T) {
 		t.Errorf("help %v, body %d vs %d", without.Help, without.Right.H, with.Right.H)
 	}
 }
+
+func TestChatLayoutStacksTranscriptRuleAndInput(t *testing.T) {
+	for _, c := range []struct{ w, h, inputH, chatH int }{
+		{60, 16, 1, 11},
+		{60, 16, 99, 6}, // the input stops growing at maxInputLines
+		{80, 24, 2, 18},
+		{120, 40, 1, 35},
+	} {
+		l := ComputeLayout(c.w, c.h, LayoutState{Chat: true, InputH: c.inputH})
+		if l.Chat.H != c.chatH || l.Chat.W != c.w {
+			t.Errorf("%dx%d input %d: chat %+v, want height %d", c.w, c.h, c.inputH, l.Chat, c.chatH)
+		}
+		if l.Rule.Y != l.Chat.Y+l.Chat.H || l.Input.Y != l.Rule.Y+1 || l.Input.Y+l.Input.H != l.Help.Y {
+			t.Errorf("%dx%d: regions overlap or leave gaps: %+v", c.w, c.h, l)
+		}
+		if !l.List.Empty() || !l.Right.Empty() {
+			t.Errorf("%dx%d: the catalog panes are placed in chat mode", c.w, c.h)
+		}
+	}
+}

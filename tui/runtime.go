@@ -23,6 +23,13 @@ type Runtime interface {
 	GetPrompt(ctx context.Context, server, name string, args map[string]string) (*mcp.PromptResult, error)
 	// Reconnect restarts one server.
 	Reconnect(name string) error
+	// Declarations are the gated meta-function declarations of every ready
+	// server: what the chat's model is offered.
+	Declarations() []mcp.FunctionDecl
+	// Complete asks a server to complete one prompt argument or template
+	// variable, with the earlier-filled ones as context. It never starts a
+	// server and is bounded by mcp.CompletionTimeout.
+	Complete(ctx context.Context, server string, kind mcp.Kind, ref, arg, value string, filled map[string]string) (mcp.Completion, error)
 }
 
 var _ Runtime = (*mcp.Runtime)(nil)

@@ -66,6 +66,8 @@ type statusBar struct {
 	com    *Common
 	info   *InfoMsg
 	infoID int
+	// chat is the chat's segment: the model and the tokens used.
+	chat string
 }
 
 // Set shows a transient message and returns the tick that clears it.
@@ -100,6 +102,13 @@ func (s *statusBar) Render(w int, servers []*serverState, frame int) string {
 			style = st.Status.Error
 		}
 		right = style.Render(truncate(s.info.Msg, max(w*2/3, 20)))
+	}
+	if s.chat != "" {
+		seg := st.Status.Counts.Render(truncate(s.chat, max(w/2, 12)))
+		if right != "" {
+			right += st.Status.Counts.Render(" │ ")
+		}
+		right += seg
 	}
 	room := w - ansi.StringWidthWc(right) - 1
 	left := ""

@@ -13,6 +13,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/term"
 
+	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/theme"
 	"github.com/howl-mcp/howl/tui"
@@ -47,6 +48,7 @@ func runTUI(ctx context.Context, g *globalFlags, stdin io.Reader, stdout *os.Fil
 	if _, err := elicitor(g); err != nil {
 		return err // a mistyped --elicit
 	}
+	model, maxSteps, modelErr := tuiModel(ctx, g, cfg)
 	topts := theme.Detect(os.Getenv)
 	theme.Apply(topts)
 
@@ -81,9 +83,44 @@ func runTUI(ctx context.Context, g *globalFlags, stdin io.Reader, stdout *os.Fil
 		Images:       tui.DetectImageMode(os.Getenv),
 		Clipboard:    &tui.OSC52{Out: stdout},
 		DisplayPath:  homeTilde,
+		Model:        model,
+		ModelError:   modelErr,
+		MaxSteps:     maxSteps,
+		SwitchModel:  switchModel(g, cfg),
+		Editor:       os.Getenv("EDITOR"),
 		Log:          logger,
 		DumpMessages: os.Getenv("HOWL_DEBUG") == "messages",
 	}, relay, stdout, progOpts...)
+}
+
+// tuiModel resolves the chat's model the way `howl ask` does (--model and
+// --base-url, $HOWL_MODEL, the config's model section, auto-detection).
+// Without one the TUI still opens: the chat shows the error's fix.
+func tuiModel(ctx context.Context, g *globalFlags, cfg *mcp.Config) (llm.Model, int, error) {
+	choice, err := resolveModel(ctx, g, cfg, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	model, err := llm.NewModel(choice)
+	if err != nil {
+		return nil, 0, err
+	}
+	return model, choice.MaxSteps, nil
+}
+
+// switchModel resolves `.model provider/name` with the same flags and
+// config, the name replacing --model.
+func switchModel(g *globalFlags, cfg *mcp.Config) func(context.Context, string) (llm.Model, error) {
+	flags := *g
+	return func(ctx context.Context, spec string) (llm.Model, error) {
+		f := flags
+		f.model = spec
+		choice, err := resolveModel(ctx, &f, cfg, 0)
+		if err != nil {
+			return nil, err
+		}
+		return llm.NewModel(choice)
+	}
 }
 
 // tuiElicitor honours --elicit defaults and decline. Asking (the default

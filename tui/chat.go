@@ -1,0 +1,455 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/howl-mcp/howl/llm"
+	"github.com/howl-mcp/howl/render"
+)
+
+// coalesceWindow is how long one read of the model's stream gathers events
+// before they reach Update: tokens arrive as a frame's worth (16 ms), so a
+// fast model re-renders the tail at most about 60 times a second.
+const coalesceWindow = 16 * time.Millisecond
+
+// chatPane is the conversation: the transcript, its scroll position, and
+// the model turn in flight. It owns the llm.Conversation; while a turn
+// runs, the agent's goroutine owns it and the pane does not read it.
+type chatPane struct {
+	com *Common
+	tr  transcript
+
+	width, height int
+	// top is the first transcript line shown; follow keeps the view at the
+	// bottom as text arrives, until the person scrolls up.
+	top    int
+	follow bool
+	// focused: keys go to the transcript (selecting tool blocks), not the input.
+	focused bool
+	sel     int
+
+	conv     *llm.Conversation
+	model    llm.Model
+	modelErr error
+	maxSteps int
+
+	// The running turn.
+	turn    requestID
+	running bool
+	cancel  context.CancelFunc
+	// cancelling: esc cancelled the turn; finish says so.
+	cancelling bool
+	// reported: the turn's end was already explained (an error event).
+	reported bool
+	cur      *chatItem
+	tools    map[string]*chatItem
+	usage    llm.Usage
+	lastReq  llm.Usage
+}
+
+func newChatPane(com *Common, model llm.Model, modelErr error, maxSteps int) *chatPane {
+	c := &chatPane{com: com, follow: true, sel: -1, conv: llm.NewConversation(), model: model, modelErr: modelErr, maxSteps: maxSteps}
+	c.tr = transcript{com: com, md: newMarkdown(com.Theme)}
+	c.greet()
+	return c
+}
+
+// greet says which model answers, or how to configure one.
+func (c *chatPane) greet() {
+	if c.model == nil {
+		c.tr.add(&chatItem{kind: itemNotice, text: noModelText(c.modelErr)})
+		return
+	}
+	c.tr.add(&chatItem{kind: itemNotice, text: "Chatting with " + c.model.Name() + ". Lines starting with . are commands (.help lists them); tab completes them."})
+}
+
+// noModelText explains how to configure a model, from the llm error's Fix.
+func noModelText(err error) string {
+	msg := "No model is configured, so the chat cannot answer; the catalog, the viewer and every . command still work."
+	var le *llm.Error
+	switch {
+	case errors.As(err, &le) && le.Fix != "":
+		msg += " " + le.Fix
+	case err != nil:
+		msg += " " + err.Error()
+	default:
+		msg += " Pass --model provider/name (e.g. openai/gpt-4.1 with $OPENAI_API_KEY set), or --base-url for any OpenAI-compatible endpoint."
+	}
+	return msg
+}
+
+// SetSize sets the pane's size.
+func (c *chatPane) SetSize(w, h int) {
+	c.width, c.height = w, h
+	c.clampScroll()
+}
+
+// SetModel replaces the model for the next turns.
+func (c *chatPane) SetModel(m llm.Model) {
+	c.model, c.modelErr = m, nil
+}
+
+// ModelName is "provider/name", or "" without a model.
+func (c *chatPane) ModelName() string {
+	if c.model == nil {
+		return ""
+	}
+	return c.model.Name()
+}
+
+// Running reports whether a turn is in flight.
+func (c *chatPane) Running() bool { return c.running }
+
+// Notice adds a line of information to the transcript.
+func (c *chatPane) Notice(text string) {
+	c.tr.add(&chatItem{kind: itemNotice, text: text})
+	c.stick()
+}
+
+// Error adds an error to the transcript.
+func (c *chatPane) Error(text string) {
+	c.tr.add(&chatItem{kind: itemError, text: text})
+	c.stick()
+}
+
+// Table adds preformatted lines (a .list table, .help) to the transcript.
+func (c *chatPane) Table(lines []string) {
+	c.tr.add(&chatItem{kind: itemTable, text: strings.Join(lines, "\n")})
+	c.stick()
+}
+
+// Clear empties the transcript and the conversation.
+func (c *chatPane) Clear() error {
+	if c.running {
+		return errors.New("a turn is running: press esc to cancel it, then .clear")
+	}
+	c.conv = llm.NewConversation()
+	c.tr.items = nil
+	c.usage, c.lastReq = llm.Usage{}, llm.Usage{}
+	c.sel, c.top, c.follow = -1, 0, true
+	return nil
+}
+
+// turnEventsMsg carries the events one read of a turn's stream gathered;
+// closed means the stream ended and the conversation is the pane's again.
+type turnEventsMsg struct {
+	id     requestID
+	ch     <-chan llm.Event
+	events []llm.Event
+	closed bool
+}
+
+// Submit sends text as the person's turn. It is never parsed as a command:
+// both typed chat and a prompt's result come here.
+func (c *chatPane) Submit(text string) tea.Cmd {
+	if c.running {
+		return ReportWarn("a turn is running: wait for it, or press esc to cancel it")
+	}
+	c.tr.add(&chatItem{kind: itemUser, text: text})
+	c.stick()
+	if c.model == nil {
+		c.tr.add(&chatItem{kind: itemNotice, text: noModelText(c.modelErr)})
+		return nil
+	}
+	c.conv.AddUser(text)
+	c.turn = c.com.newID()
+	c.running = true
+	c.tools = map[string]*chatItem{}
+	c.cur = c.tr.add(&chatItem{kind: itemAssistant, model: c.model.Name(), streaming: true})
+	ctx, cancel := context.WithCancel(c.com.Ctx)
+	c.cancel = cancel
+	hidden := map[string]bool{}
+	for k, v := range c.com.Hidden {
+		hidden[k] = v
+	}
+	agent := llm.NewAgent(c.model, hiddenTools{Runtime: c.com.ModelRT, hidden: hidden}, llm.Options{MaxSteps: c.maxSteps})
+	conv, id := c.conv, c.turn
+	return func() tea.Msg {
+		ch := agent.Start(ctx, conv)
+		return readTurn(id, ch)
+	}
+}
+
+// readTurnCmd re-arms the read of a turn's stream.
+func readTurnCmd(id requestID, ch <-chan llm.Event) tea.Cmd {
+	return func() tea.Msg { return readTurn(id, ch) }
+}
+
+// readTurn blocks for the next event, then gathers what else arrives within
+// coalesceWindow.
+func readTurn(id requestID, ch <-chan llm.Event) turnEventsMsg {
+	msg := turnEventsMsg{id: id, ch: ch}
+	e, ok := <-ch
+	if !ok {
+		msg.closed = true
+		return msg
+	}
+	msg.events = append(msg.events, e)
+	timer := time.NewTimer(coalesceWindow)
+	defer timer.Stop()
+	for {
+		select {
+		case e, ok := <-ch:
+			if !ok {
+				msg.closed = true
+				return msg
+			}
+			msg.events = append(msg.events, e)
+		case <-timer.C:
+			return msg
+		}
+	}
+}
+
+// Cancel ends the running turn (esc). The agent records no half turn.
+func (c *chatPane) Cancel() bool {
+	if !c.running || c.cancel == nil {
+		return false
+	}
+	c.cancelling = true
+	c.cancel()
+	return true
+}
+
+// HandleEvents applies a turn's events and reads on.
+func (c *chatPane) HandleEvents(msg turnEventsMsg) tea.Cmd {
+	if msg.id != c.turn {
+		return nil // a turn that was replaced: its goroutine still ends on cancel
+	}
+	for _, e := range msg.events {
+		c.apply(e)
+	}
+	if msg.closed {
+		c.finish()
+		return nil
+	}
+	c.stick()
+	return readTurnCmd(msg.id, msg.ch)
+}
+
+// apply applies one event to the transcript.
+func (c *chatPane) apply(e llm.Event) {
+	switch e := e.(type) {
+	case llm.TextDelta:
+		if c.cur == nil || !c.cur.streaming {
+			c.cur = c.tr.add(&chatItem{kind: itemAssistant, model: c.ModelName(), streaming: true})
+		}
+		c.cur.text += e.Text
+		c.cur.touch()
+	case llm.ReasoningDelta:
+		if c.cur != nil && c.cur.streaming {
+			c.cur.reasoning += e.Text
+			c.cur.touch()
+		}
+	case llm.ToolCallStarted:
+		c.endText()
+		it := c.tr.add(&chatItem{kind: itemTool, callID: e.Call.ID, name: e.Call.Name, args: e.Call.Arguments, running: true})
+		c.tools[e.Call.ID] = it
+	case llm.ToolCallFinished:
+		if it := c.tools[e.CallID]; it != nil {
+			it.running, it.isError, it.summary, it.bytes, it.dur = false, e.IsError, e.Summary, e.Bytes, e.Duration
+			if e.Denied {
+				it.summary = "denied: " + it.summary
+			}
+			it.touch()
+		}
+	case llm.UsageReport:
+		c.lastReq = e.Usage
+		c.usage = c.usage.Add(e.Usage)
+	case llm.Retrying:
+		c.tr.add(&chatItem{kind: itemNotice, text: fmt.Sprintf("%s: retrying in %s (retry %d of %d)", render.SanitizeLine(e.Reason), e.Wait.Round(time.Millisecond), e.Attempt, e.MaxRetries)})
+	case llm.ErrorEvent:
+		c.endText()
+		kind := itemError
+		if c.cancelling {
+			kind = itemNotice // the person asked for it: not an error
+		}
+		c.tr.add(&chatItem{kind: kind, text: e.Message})
+		c.reported = true
+	case llm.Done:
+		c.endText()
+		switch {
+		case e.Reason == llm.StopCancelled:
+			c.cancelling = true // finish says so
+		case e.Reason == llm.StopStepLimit:
+			c.tr.add(&chatItem{kind: itemNotice, text: fmt.Sprintf("stopped at the step limit (%d model requests); ask it to continue, or raise max_steps in the config", e.Steps)})
+		case e.Truncated:
+			c.tr.add(&chatItem{kind: itemNotice, text: "the answer was cut off at the model's output limit; ask it to continue"})
+		}
+	}
+}
+
+// endText ends the streaming assistant item; an empty one is dropped.
+func (c *chatPane) endText() {
+	if c.cur == nil || !c.cur.streaming {
+		return
+	}
+	c.cur.streaming = false
+	c.cur.touch()
+	if strings.TrimSpace(c.cur.text) == "" && c.cur.reasoning == "" {
+		items := c.tr.items
+		for i := len(items) - 1; i >= 0; i-- {
+			if items[i] == c.cur {
+				c.tr.items = append(items[:i:i], items[i+1:]...)
+				break
+			}
+		}
+	}
+	c.cur = nil
+}
+
+// finish runs when the stream closed: the conversation is the pane's
+// again, and the tool blocks get their full results from it.
+func (c *chatPane) finish() {
+	c.endText()
+	c.running = false
+	if c.cancelling && !c.reported {
+		// Events after the cancel may be dropped by the agent, Done included.
+		c.tr.add(&chatItem{kind: itemNotice, text: "cancelled: the interrupted answer was not recorded; send your message again to retry"})
+	}
+	c.cancelling, c.reported = false, false
+	if c.cancel != nil {
+		c.cancel()
+		c.cancel = nil
+	}
+	for _, m := range c.conv.Messages {
+		for _, r := range m.ToolResults {
+			if it := c.tools[r.CallID]; it != nil && it.result == "" {
+				it.result = r.Content
+				it.touch()
+			}
+		}
+	}
+	c.stick()
+}
+
+// lines is the transcript's total height at the pane's width.
+func (c *chatPane) total() int {
+	_, n := c.tr.window(c.width, 0, 0)
+	return n
+}
+
+// stick keeps the view at the bottom while following.
+func (c *chatPane) stick() {
+	if c.follow {
+		c.top = max(c.total()-c.height, 0)
+	}
+}
+
+func (c *chatPane) clampScroll() {
+	maxTop := max(c.total()-c.height, 0)
+	c.top = clamp(c.top, 0, maxTop)
+	if c.follow {
+		c.top = maxTop
+	}
+}
+
+// Scroll moves the view by delta lines. Scrolling up stops following;
+// reaching the bottom again resumes it.
+func (c *chatPane) Scroll(delta int) {
+	maxTop := max(c.total()-c.height, 0)
+	c.top = clamp(c.top+delta, 0, maxTop)
+	c.follow = c.top >= maxTop
+}
+
+// ScrollToBottom jumps to the end and follows again.
+func (c *chatPane) ScrollToBottom() {
+	c.follow = true
+	c.stick()
+}
+
+// toolItems are the indexes of the tool blocks, in order.
+func (c *chatPane) toolItems() []int {
+	var out []int
+	for i, it := range c.tr.items {
+		if it.kind == itemTool {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// MoveSelection selects the previous (-1) or next (+1) tool block and
+// scrolls it into view.
+func (c *chatPane) MoveSelection(dir int) {
+	tools := c.toolItems()
+	if len(tools) == 0 {
+		return
+	}
+	pos := -1
+	for i, t := range tools {
+		if t == c.sel {
+			pos = i
+		}
+	}
+	switch {
+	case pos < 0 && dir < 0:
+		pos = len(tools) - 1
+	case pos < 0:
+		pos = 0
+	default:
+		pos = clamp(pos+dir, 0, len(tools)-1)
+	}
+	c.sel = tools[pos]
+	c.reveal(c.sel)
+}
+
+// reveal scrolls item i into view.
+func (c *chatPane) reveal(i int) {
+	top := c.tr.itemTop(c.width, i)
+	n := len(c.tr.itemLines(c.tr.items[i], c.width))
+	switch {
+	case top < c.top, n > c.height:
+		c.top = top
+	case top+n > c.top+c.height:
+		c.top = max(top+n-c.height, 0)
+	}
+	c.follow = c.top >= max(c.total()-c.height, 0)
+}
+
+// Selected is the selected tool block, or nil.
+func (c *chatPane) Selected() *chatItem {
+	if c.sel < 0 || c.sel >= len(c.tr.items) {
+		return nil
+	}
+	return c.tr.items[c.sel]
+}
+
+// ToggleSelected expands or collapses the selected tool block.
+func (c *chatPane) ToggleSelected() {
+	if it := c.Selected(); it != nil {
+		it.expanded = !it.expanded
+		it.touch()
+		c.reveal(c.sel)
+	}
+}
+
+// Click selects (and toggles) the tool block at row y of the pane.
+func (c *chatPane) Click(y int) {
+	i := c.tr.itemAt(c.width, c.top+y)
+	if i >= 0 && c.tr.items[i].kind == itemTool {
+		if c.sel == i {
+			c.ToggleSelected()
+			return
+		}
+		c.sel = i
+	}
+}
+
+// Render draws the pane: exactly height lines of width.
+func (c *chatPane) Render() []string {
+	lines, _ := c.tr.window(c.width, c.top, c.height)
+	if c.focused && c.sel >= 0 {
+		top := c.tr.itemTop(c.width, c.sel)
+		if r := top - c.top; r >= 0 && r < len(lines) {
+			lines[r] = c.com.Styles.Accent.Bold(true).Render("›") + cutCells(lines[r], 1, c.width)
+		}
+	}
+	return padLines(lines, c.width, c.height)
+}

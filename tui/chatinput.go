@@ -1,0 +1,167 @@
+package tui
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textarea"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// maxInputLines is how tall the input line grows before it scrolls.
+const maxInputLines = 6
+
+// maxHistory bounds the input history.
+const maxHistory = 200
+
+// chatInput is the line at the bottom of the chat: multi-line editing
+// (alt+enter or ctrl+j for a newline, enter sends), a history walked with
+// up and down from the first and last line, and ctrl+o for $EDITOR.
+type chatInput struct {
+	com   *Common
+	ta    textarea.Model
+	width int
+
+	history []string
+	// hpos is the history entry shown; len(history) is the draft.
+	hpos  int
+	draft string
+}
+
+func newChatInput(com *Common) *chatInput {
+	ta := textarea.New()
+	ta.ShowLineNumbers = false
+	ta.CharLimit = 0
+	ta.MaxHeight = 0
+	ta.Prompt = "› "
+	ta.SetPromptFunc(2, func(line int) string {
+		if line == 0 {
+			return "› "
+		}
+		return "  "
+	})
+	ta.Placeholder = "ask anything · .help lists the commands"
+	st := com.Styles.TextInput
+	plain := textarea.Style{Prompt: st.Prompt, Text: st.Text, Placeholder: st.Placeholder}
+	ta.FocusedStyle, ta.BlurredStyle = plain, plain
+	ta.Cursor.Style = st.Cursor
+	ta.Cursor.SetMode(cursor.CursorStatic)
+	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("alt+enter", "ctrl+j"))
+	ta.SetHeight(1)
+	ta.Focus()
+	return &chatInput{com: com, ta: ta}
+}
+
+// Height is how many rows the input takes.
+func (in *chatInput) Height() int { return clamp(in.ta.LineCount(), 1, maxInputLines) }
+
+// SetWidth sets the width.
+func (in *chatInput) SetWidth(w int) {
+	in.width = w
+	in.ta.SetWidth(max(w, 4))
+	in.ta.SetHeight(in.Height())
+}
+
+// Value is the text typed.
+func (in *chatInput) Value() string { return in.ta.Value() }
+
+// SetValue replaces the text, the cursor at its end.
+func (in *chatInput) SetValue(s string) {
+	in.ta.SetValue(s)
+	in.ta.SetHeight(in.Height())
+}
+
+// Take returns the text, records it in the history and empties the line.
+func (in *chatInput) Take() string {
+	s := in.ta.Value()
+	if strings.TrimSpace(s) != "" && (len(in.history) == 0 || in.history[len(in.history)-1] != s) {
+		in.history = append(in.history, s)
+		if len(in.history) > maxHistory {
+			in.history = in.history[len(in.history)-maxHistory:]
+		}
+	}
+	in.hpos = len(in.history)
+	in.draft = ""
+	in.SetValue("")
+	return s
+}
+
+// HandleKey edits the text; up on the first line and down on the last
+// walk the history.
+func (in *chatInput) HandleKey(msg tea.KeyMsg) tea.Cmd {
+	switch msg.Type {
+	case tea.KeyUp:
+		if in.ta.Line() == 0 && in.hpos > 0 {
+			if in.hpos == len(in.history) {
+				in.draft = in.ta.Value()
+			}
+			in.hpos--
+			in.SetValue(in.history[in.hpos])
+			return nil
+		}
+	case tea.KeyDown:
+		if in.ta.Line() == in.ta.LineCount()-1 && in.hpos < len(in.history) {
+			in.hpos++
+			if in.hpos == len(in.history) {
+				in.SetValue(in.draft)
+			} else {
+				in.SetValue(in.history[in.hpos])
+			}
+			return nil
+		}
+	}
+	var cmd tea.Cmd
+	in.ta, cmd = in.ta.Update(msg)
+	in.ta.SetHeight(in.Height())
+	return cmd
+}
+
+// View draws the input's rows.
+func (in *chatInput) View() []string {
+	return padLines(strings.Split(in.ta.View(), "\n"), in.width, in.Height())
+}
+
+// editorReadyMsg: the draft was written to a file for the editor.
+type editorReadyMsg struct {
+	path string
+	err  error
+}
+
+// editorDoneMsg: the editor exited; text is what the file holds now.
+type editorDoneMsg struct {
+	text string
+	err  error
+}
+
+// writeDraftCmd writes the draft to a temporary file for $EDITOR.
+func writeDraftCmd(draft string) tea.Cmd {
+	return func() tea.Msg {
+		f, err := os.CreateTemp("", "howl-input-*.md")
+		if err != nil {
+			return editorReadyMsg{err: err}
+		}
+		_, err = f.WriteString(draft)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return editorReadyMsg{path: f.Name(), err: err}
+	}
+}
+
+// editorCmd suspends the program and runs editor on path; the file is read
+// back and removed when it exits.
+func editorCmd(editor, path string) tea.Cmd {
+	words := strings.Fields(editor)
+	c := exec.Command(words[0], append(words[1:], path)...)
+	return tea.ExecProcess(c, func(err error) tea.Msg {
+		b, rerr := os.ReadFile(path)
+		_ = os.Remove(path)
+		if err == nil {
+			err = rerr
+		}
+		return editorDoneMsg{text: strings.TrimRight(string(b), "\n"), err: err}
+	})
+}

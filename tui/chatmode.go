@@ -1,0 +1,295 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/howl-mcp/howl/render"
+)
+
+// chatTabTitle is the chat's tab in the tab bar.
+const chatTabTitle = "Chat"
+
+// setChatMode shows the chat (true) or the catalog (false).
+func (m *Model) setChatMode(on bool) {
+	m.chatMode = on
+	m.comp.Close()
+	if on {
+		m.returnToChat = false
+	}
+}
+
+// handleChatKey routes a key while the chat is shown: ctrl+t back to the
+// catalog, then the transcript when it has the keys, then the completion
+// popup, then the chat's own keys, and everything else to the input.
+func (m *Model) handleChatKey(msg tea.KeyMsg) tea.Cmd {
+	k := m.com.Keys
+	if key.Matches(msg, k.ToggleChat) {
+		m.setChatMode(false)
+		return nil
+	}
+	if m.chat.focused {
+		return m.handleBlocksKey(msg)
+	}
+	if m.comp.open {
+		if line, ok := m.comp.handleKey(msg); ok {
+			if line != "" {
+				m.input.SetValue(line)
+			}
+			return nil
+		}
+	}
+	switch {
+	case key.Matches(msg, k.CancelTurn):
+		if m.chat.Cancel() {
+			return ReportInfo("cancelling the turn")
+		}
+		return nil
+	case key.Matches(msg, k.Complete):
+		return m.startCompletion()
+	case key.Matches(msg, k.SelectBlocks):
+		m.chat.focused = true
+		if m.chat.Selected() == nil {
+			m.chat.MoveSelection(-1)
+		}
+		return nil
+	case key.Matches(msg, k.Send):
+		m.comp.Close()
+		if m.chat.Running() && !strings.HasPrefix(m.input.Value(), ".") {
+			// Keep the draft: it can be sent when the answer is done.
+			return ReportWarn("a turn is running: wait for it, or press esc to cancel it")
+		}
+		return m.runLine(m.input.Take())
+	case key.Matches(msg, k.Editor):
+		if m.com.Editor == "" {
+			return ReportWarn("ctrl+o opens $EDITOR, and $EDITOR is not set: set it (e.g. EDITOR=vim) and start howl again")
+		}
+		return writeDraftCmd(m.input.Value())
+	case msg.Type == tea.KeyPgUp:
+		m.chat.Scroll(-max(m.chat.height-2, 1))
+		return nil
+	case msg.Type == tea.KeyPgDown:
+		m.chat.Scroll(max(m.chat.height-2, 1))
+		return nil
+	}
+	cmd := m.input.HandleKey(msg)
+	if m.comp.open {
+		m.comp.Refilter(m.input.Value())
+	}
+	return cmd
+}
+
+// handleBlocksKey moves between tool blocks, expands them and opens their
+// results while the transcript has the keys.
+func (m *Model) handleBlocksKey(msg tea.KeyMsg) tea.Cmd {
+	k := m.com.Keys
+	c := m.chat
+	switch {
+	case key.Matches(msg, k.CancelTurn) && c.Running():
+		c.Cancel()
+		return ReportInfo("cancelling the turn")
+	case key.Matches(msg, k.BackToInput), key.Matches(msg, k.SelectBlocks):
+		c.focused = false
+	case key.Matches(msg, k.Up):
+		c.MoveSelection(-1)
+	case key.Matches(msg, k.Down):
+		c.MoveSelection(1)
+	case key.Matches(msg, k.Expand):
+		c.ToggleSelected()
+	case key.Matches(msg, k.OpenResult):
+		return m.openToolResult()
+	case key.Matches(msg, k.PageUp):
+		c.Scroll(-max(c.height-2, 1))
+	case key.Matches(msg, k.PageDown):
+		c.Scroll(max(c.height-2, 1))
+	case key.Matches(msg, k.Top):
+		c.Scroll(-c.total())
+	case key.Matches(msg, k.Bottom):
+		c.ScrollToBottom()
+	case key.Matches(msg, k.Quit):
+		return m.quit()
+	}
+	return nil
+}
+
+// openToolResult opens the selected tool block's full result in the viewer.
+func (m *Model) openToolResult() tea.Cmd {
+	it := m.chat.Selected()
+	if it == nil {
+		return nil
+	}
+	if it.result == "" {
+		return ReportInfo("the result shows when the turn ends")
+	}
+	return m.openFromChat(docRequest{kind: reqText, title: "result of " + render.SanitizeLine(it.name), text: it.result}, "opening")
+}
+
+// openFromChat opens a document in the viewer; closing it returns to the chat.
+func (m *Model) openFromChat(req docRequest, what string) tea.Cmd {
+	m.setChatMode(false)
+	m.returnToChat = true
+	return m.openViewer(req, what)
+}
+
+// startCompletion completes the word before the cursor of a command line:
+// the stages that need no request at once, the others in a command.
+func (m *Model) startCompletion() tea.Cmd {
+	line := m.input.Value()
+	if !strings.HasPrefix(line, ".") || strings.Contains(line, "\n") {
+		return nil
+	}
+	cc, ok := parseCompContext(line)
+	if !ok {
+		return nil
+	}
+	items, static := staticCompletions(cc, m.serverInfos())
+	if static {
+		m.comp.Close()
+		m.comp.Show(line, cc.start, items)
+		return nil
+	}
+	id := m.com.newID()
+	m.comp.Close()
+	m.comp.pending = id
+	return completeLiveCmd(m.com.Ctx, m.com.RT, id, line, cc, m.com.completionTimeout())
+}
+
+// handleCompletions shows a live answer unless it is stale (another
+// request since, or the line changed).
+func (m *Model) handleCompletions(msg completionsMsg) {
+	if msg.id != m.comp.pending || msg.line != m.input.Value() {
+		return
+	}
+	m.comp.pending = 0
+	m.comp.Show(msg.line, msg.start, msg.items)
+}
+
+// handleModelSwitched applies `.model`.
+func (m *Model) handleModelSwitched(msg modelSwitchedMsg) tea.Cmd {
+	if msg.err != nil {
+		m.chat.Error(".model: " + msg.err.Error())
+		return nil
+	}
+	m.chat.SetModel(msg.model)
+	m.chat.Notice("now chatting with " + msg.model.Name())
+	return nil
+}
+
+// handleEditorReady runs the editor on the written draft.
+func (m *Model) handleEditorReady(msg editorReadyMsg) tea.Cmd {
+	if msg.err != nil {
+		return ReportError(fmt.Errorf("ctrl+o: writing the draft for $EDITOR: %w", msg.err))
+	}
+	return editorCmd(m.com.Editor, msg.path)
+}
+
+// handleEditorDone puts what the editor saved into the input.
+func (m *Model) handleEditorDone(msg editorDoneMsg) {
+	if msg.err != nil {
+		m.chat.Error(fmt.Sprintf("$EDITOR (%s) failed: %v; the draft is unchanged", m.com.Editor, msg.err))
+		return
+	}
+	m.input.SetValue(msg.text)
+}
+
+// handleChatMouse scrolls the transcript with the wheel and selects tool
+// blocks and tabs with clicks.
+func (m *Model) handleChatMouse(msg tea.MouseMsg, wheel int) tea.Cmd {
+	l := m.layout
+	switch {
+	case wheel != 0 && l.Chat.Contains(msg.X, msg.Y):
+		m.chat.Scroll(wheel)
+	case msg.Action != tea.MouseActionPress || msg.Button != tea.MouseButtonLeft:
+	case l.Tabs.Contains(msg.X, msg.Y):
+		if t := tabAt(m.tabSpans(), msg.X); t >= 0 && t < len(tabTitles) {
+			m.setChatMode(false)
+			m.catalog.SetTab(t)
+		}
+	case l.Chat.Contains(msg.X, msg.Y):
+		m.chat.focused = true
+		m.chat.Click(msg.Y - l.Chat.Y)
+	case l.Input.Contains(msg.X, msg.Y):
+		m.chat.focused = false
+	}
+	return nil
+}
+
+// chatBody draws the transcript, the rule and the input, with the
+// completion popup over the bottom of the transcript.
+func (m *Model) chatBody() []string {
+	l := m.layout
+	st := m.com.Styles
+	body := m.chat.Render()
+	if m.comp.open {
+		pop := m.comp.Render(min(l.Chat.W, 100))
+		if len(pop) > len(body) {
+			pop = pop[len(pop)-len(body):]
+		}
+		body = overlay(body, pop, 0, len(body)-len(pop))
+	}
+	rule := "─ " + m.ruleText() + " "
+	body = append(body, st.Subtle.Render(fit(rule+strings.Repeat("─", max(l.Rule.W-widthOf(rule), 0)), l.Rule.W)))
+	return append(body, m.input.View()...)
+}
+
+// ruleText says what the input does now.
+func (m *Model) ruleText() string {
+	switch {
+	case m.chat.Running():
+		return spinnerFrames[m.frame%len(spinnerFrames)] + " answering · esc cancels"
+	case m.chat.focused:
+		return "tool blocks: ↑/↓ choose · space expands · enter opens · esc back"
+	case m.chat.model == nil:
+		return "no model · . commands work"
+	case !m.chat.follow:
+		return "scrolled up · pgdn to follow"
+	}
+	return "enter sends · alt+enter new line · tab completes . commands"
+}
+
+// chatStatus is the status bar's chat segment: the model and the tokens.
+func (m *Model) chatStatus() string {
+	name := m.chat.ModelName()
+	if name == "" {
+		if m.chatMode {
+			return "no model"
+		}
+		return ""
+	}
+	u := m.chat.usage
+	if u.InputTokens == 0 && u.OutputTokens == 0 {
+		return render.SanitizeLine(name)
+	}
+	return fmt.Sprintf("%s · %s in %s out", render.SanitizeLine(name), tokens(u.InputTokens), tokens(u.OutputTokens))
+}
+
+// tokens writes a token count shortly: 950, 12.3k, 1.2M.
+func tokens(n int64) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 1000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
+}
+
+// textDoc is a document of text the TUI holds: JSON pretty-printed and
+// highlighted, anything else as it is.
+func textDoc(env loadEnv, req docRequest) *document {
+	d := &document{kind: docRich, title: titleFor(req)}
+	var b richBuilder
+	b.env = env
+	if json.Valid([]byte(req.text)) {
+		b.json([]byte(req.text))
+	} else {
+		b.text(req.text, "")
+	}
+	d.lines = b.lines
+	d.copyText = b.copy.String()
+	return d
+}

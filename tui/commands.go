@@ -1,0 +1,589 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/howl-mcp/howl/llm"
+	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/render"
+)
+
+// command is one row of the command table. `.help`, the suggestion for a
+// mistyped name and tab completion all derive from this table.
+type command struct {
+	name string
+	// args is the usage after the name, e.g. "<server> <name> [key=value ...]".
+	args string
+	desc string
+	// when says when the command applies ("" means always).
+	when string
+	run  func(m *Model, words []string) tea.Cmd
+}
+
+// listKinds are what `.list` lists.
+var listKinds = []string{"prompts", "tools", "resources", "templates", "servers"}
+
+// mcpActions are `.mcp`'s subcommands.
+var mcpActions = []string{"enable", "disable", "reconnect"}
+
+// commands is the table. It is a function so the run funcs may refer to it.
+func commands() []command {
+	return []command{
+		{".prompt", "<server> <name> [key=value ...]", "get a prompt and send it as your message; missing required arguments open a form", "a ready server with prompts", (*Model).cmdPrompt},
+		{".list", "prompts|tools|resources|templates|servers", "list what the enabled servers offer", "", (*Model).cmdList},
+		{".read", "<server> <uri> [key=value ...]", "read a resource (or a template with its variables) in the viewer", "a ready server with resources", (*Model).cmdRead},
+		{".call", "<server> <tool> [key=value ...]", "call a tool and open its result in the viewer", "a ready server with tools", (*Model).cmdCall},
+		{".mcp", "enable|disable|reconnect <server>", "show or hide a server from the chat for this session, or restart it", "", (*Model).cmdMCP},
+		{".model", "<provider/name>", "switch the chat's model, e.g. .model openai/gpt-4.1", "no turn running", (*Model).cmdModel},
+		{".clear", "", "forget the conversation and empty the transcript", "no turn running", (*Model).cmdClear},
+		{".help", "", "list these commands", "", (*Model).cmdHelp},
+		{".quit", "", "quit howl", "", (*Model).cmdQuit},
+	}
+}
+
+// findCommand looks a command up by its exact name.
+func findCommand(name string) (command, bool) {
+	for _, c := range commands() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+// suggestCommand is the closest command name to a mistyped one: a prefix
+// match first, then the smallest edit distance (at most 3).
+func suggestCommand(name string) string {
+	best, bestD := "", 4
+	for _, c := range commands() {
+		if name != "." && strings.HasPrefix(c.name, name) {
+			return c.name
+		}
+		if d := editDistance(name, c.name); d < bestD {
+			best, bestD = c.name, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// runLine handles one line from the input: a command when it starts with
+// ".", otherwise a chat message.
+func (m *Model) runLine(line string) tea.Cmd {
+	if strings.TrimSpace(line) == "" {
+		return nil
+	}
+	if !strings.HasPrefix(line, ".") {
+		return m.chat.Submit(line)
+	}
+	words, err := mcp.SplitArgs(line)
+	if err != nil {
+		m.chat.Error(err.Error())
+		return nil
+	}
+	if len(words) == 0 {
+		return nil
+	}
+	c, ok := findCommand(words[0])
+	if !ok {
+		msg := fmt.Sprintf("unknown command %s", render.SanitizeLine(words[0]))
+		if s := suggestCommand(words[0]); s != "" {
+			msg += fmt.Sprintf(": did you mean %s? (.help lists the commands)", s)
+		} else {
+			msg += ": .help lists the commands"
+		}
+		m.chat.Error(msg)
+		return nil
+	}
+	return c.run(m, words[1:])
+}
+
+// usage is the usage line of a command, for errors.
+func usage(name string) string {
+	c, _ := findCommand(name)
+	return strings.TrimSpace(c.name + " " + c.args)
+}
+
+// readyServer checks that name is a known, enabled and ready server.
+func (m *Model) readyServer(name, cmd string) (*serverState, error) {
+	for _, sv := range m.catalog.servers {
+		if sv.name != name {
+			continue
+		}
+		if m.com.Hidden[name] {
+			return nil, fmt.Errorf("%s: server %q is disabled for this session: .mcp enable %s shows it again", cmd, name, name)
+		}
+		if sv.status.State != mcp.StateReady {
+			return nil, fmt.Errorf("%s: server %q is %s: .mcp reconnect %s restarts it", cmd, name, sv.status.State, name)
+		}
+		return sv, nil
+	}
+	return nil, fmt.Errorf("%s: no server is named %q: the servers are %s", cmd, name, strings.Join(m.serverNames(), ", "))
+}
+
+// serverNames are every configured server's names.
+func (m *Model) serverNames() []string {
+	var out []string
+	for _, sv := range m.catalog.servers {
+		out = append(out, sv.name)
+	}
+	return out
+}
+
+// cmdPrompt gets a prompt. With every required argument given it is sent
+// at once; otherwise the argument form opens, filled with what was typed.
+func (m *Model) cmdPrompt(words []string) tea.Cmd {
+	if len(words) < 2 {
+		m.chat.Error("usage: " + usage(".prompt") + " (tab completes servers, prompts and argument names)")
+		return nil
+	}
+	if _, err := m.readyServer(words[0], ".prompt"); err != nil {
+		m.chat.Error(err.Error())
+		return nil
+	}
+	args, err := mcp.ParseKeyValues(words[2:])
+	if err != nil {
+		m.chat.Error(".prompt: " + err.Error())
+		return nil
+	}
+	return lookupPromptCmd(m.com.Ctx, m.com.RT, words[0], words[1], args)
+}
+
+// promptFoundMsg: the prompt's catalog entry, to check its arguments.
+type promptFoundMsg struct {
+	item mcp.CatalogItem
+	args map[string]string
+	err  error
+}
+
+// lookupPromptCmd finds a prompt in its server's catalog.
+func lookupPromptCmd(ctx context.Context, rt Runtime, server, name string, args map[string]string) tea.Cmd {
+	return func() tea.Msg {
+		cat, err := rt.Catalog(ctx, server, false)
+		if err != nil {
+			return promptFoundMsg{err: err}
+		}
+		it, ok := cat.Lookup(mcp.KindPrompt, name)
+		if !ok {
+			var names []string
+			for _, x := range cat.Items {
+				if x.Kind == mcp.KindPrompt {
+					names = append(names, x.Name)
+				}
+			}
+			return promptFoundMsg{err: fmt.Errorf(".prompt: %s has no prompt %q: its prompts are %s", server, name, strings.Join(names, ", "))}
+		}
+		return promptFoundMsg{item: it, args: args}
+	}
+}
+
+// handlePromptFound opens the form when required arguments are missing (or
+// an argument is unknown), and otherwise gets the prompt.
+func (m *Model) handlePromptFound(msg promptFoundMsg) tea.Cmd {
+	if msg.err != nil {
+		m.chat.Error(render.Sanitize(msg.err.Error()))
+		return nil
+	}
+	known := map[string]bool{}
+	for _, a := range msg.item.Arguments {
+		known[a.Name] = true
+	}
+	for k := range msg.args {
+		if !known[k] {
+			var names []string
+			for _, a := range msg.item.Arguments {
+				names = append(names, a.Name)
+			}
+			m.chat.Error(fmt.Sprintf(".prompt: %s takes no argument %q: its arguments are %s", render.SanitizeLine(msg.item.Name), render.SanitizeLine(k), orDefault(strings.Join(names, ", "), "none")))
+			return nil
+		}
+	}
+	if len(mcp.MissingArguments(msg.item, msg.args)) > 0 {
+		d := newChatPromptForm(m.com, msg.item)
+		for k, v := range msg.args {
+			d.form.SetValue(k, v)
+		}
+		m.dialogs.Push(d)
+		return d.completeFocused()
+	}
+	return getPromptCmd(m.com.Ctx, m.com.RT, msg.item, msg.args, false)
+}
+
+// promptResultMsg is a prompt's flattened result, to preview or to send.
+type promptResultMsg struct {
+	item    mcp.CatalogItem
+	res     *mcp.PromptResult
+	err     error
+	preview bool
+}
+
+// getPromptCmd gets and flattens a prompt.
+func getPromptCmd(ctx context.Context, rt Runtime, it mcp.CatalogItem, args map[string]string, preview bool) tea.Cmd {
+	return func() tea.Msg {
+		res, err := rt.GetPrompt(ctx, it.Server, it.Name, args)
+		return promptResultMsg{item: it, res: res, err: err, preview: preview}
+	}
+}
+
+// handlePromptResult previews the result (from the form) or sends it. The
+// text goes to the chat as the person's message directly, never through
+// runLine: a prompt starting with "." or "!" is chatted, never run.
+func (m *Model) handlePromptResult(msg promptResultMsg) tea.Cmd {
+	if msg.err != nil {
+		m.chat.Error(render.Sanitize(msg.err.Error()))
+		return nil
+	}
+	if msg.preview {
+		m.dialogs.Push(&promptPreviewDialog{com: m.com, item: msg.item, res: msg.res})
+		return nil
+	}
+	return m.chat.Submit(msg.res.Text)
+}
+
+// cmdList prints a table of what the enabled servers offer.
+func (m *Model) cmdList(words []string) tea.Cmd {
+	if len(words) != 1 || !contains(listKinds, words[0]) {
+		m.chat.Error("usage: .list " + strings.Join(listKinds, "|"))
+		return nil
+	}
+	if words[0] == "servers" {
+		m.chat.Table(m.serversTable())
+		return nil
+	}
+	var servers, skipped []string
+	for _, sv := range m.catalog.servers {
+		switch {
+		case m.com.Hidden[sv.name]:
+		case sv.status.State == mcp.StateReady:
+			servers = append(servers, sv.name)
+		default:
+			skipped = append(skipped, fmt.Sprintf("%s is %s: not listed (.mcp reconnect %s restarts it)", render.SanitizeLine(sv.name), sv.status.State, render.SanitizeLine(sv.name)))
+		}
+	}
+	return listCmd(m.com.Ctx, m.com.RT, servers, words[0], skipped)
+}
+
+// tableMsg is a finished table for the transcript.
+type tableMsg struct{ lines []string }
+
+// listCmd lists one kind across servers as a table: server, name,
+// description and (for prompts) the arguments, every server string
+// sanitized.
+func listCmd(ctx context.Context, rt Runtime, servers []string, kind string, notes []string) tea.Cmd {
+	k := map[string]mcp.Kind{"prompts": mcp.KindPrompt, "tools": mcp.KindTool, "resources": mcp.KindResource, "templates": mcp.KindTemplate}[kind]
+	return func() tea.Msg {
+		rows := [][]string{{"server", "name", "description"}}
+		if k == mcp.KindPrompt {
+			rows[0] = append(rows[0], "arguments")
+		}
+		for _, s := range servers {
+			cat, err := rt.Catalog(ctx, s, false)
+			if err != nil {
+				notes = append(notes, render.SanitizeLine(s+": "+err.Error()))
+				continue
+			}
+			for _, it := range cat.Items {
+				if it.Kind != k {
+					continue
+				}
+				name := it.Name
+				if k == mcp.KindResource || k == mcp.KindTemplate {
+					name = it.URI
+				}
+				row := []string{render.SanitizeLine(s), render.SanitizeLine(name), render.SanitizeLine(firstLine(it.Description))}
+				if k == mcp.KindPrompt {
+					var args []string
+					for _, a := range it.Arguments {
+						n := render.SanitizeLine(a.Name)
+						if a.Required {
+							n += "*"
+						}
+						args = append(args, n)
+					}
+					row = append(row, strings.Join(args, " "))
+				}
+				rows = append(rows, row)
+			}
+		}
+		lines := formatTable(rows)
+		if len(rows) == 1 {
+			lines = []string{"no " + kind + " on the enabled servers"}
+		}
+		if k == mcp.KindPrompt && len(rows) > 1 {
+			lines = append(lines, "* required · .prompt <server> <name> key=value sends one")
+		}
+		return tableMsg{lines: append(lines, notes...)}
+	}
+}
+
+// serversTable is every server with its state.
+func (m *Model) serversTable() []string {
+	rows := [][]string{{"server", "state", "chat", "reason"}}
+	for _, sv := range m.catalog.servers {
+		chat := "shown"
+		if m.com.Hidden[sv.name] {
+			chat = "hidden"
+		}
+		rows = append(rows, []string{render.SanitizeLine(sv.name), string(sv.status.State), chat, render.SanitizeLine(sv.status.Reason)})
+	}
+	return formatTable(rows)
+}
+
+// formatTable aligns rows in columns (the last column is not padded).
+func formatTable(rows [][]string) []string {
+	widths := map[int]int{}
+	for _, r := range rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], min(widthOf(c), 60))
+		}
+	}
+	out := make([]string, len(rows))
+	for j, r := range rows {
+		var b strings.Builder
+		for i, c := range r {
+			if i == len(r)-1 {
+				b.WriteString(c)
+				break
+			}
+			b.WriteString(fit(c, widths[i]) + "  ")
+		}
+		out[j] = strings.TrimRight(b.String(), " ")
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// cmdRead reads a resource, or a template with key=value variables, in
+// the viewer.
+func (m *Model) cmdRead(words []string) tea.Cmd {
+	if len(words) < 2 {
+		m.chat.Error("usage: " + usage(".read") + " (tab completes servers and URIs)")
+		return nil
+	}
+	if _, err := m.readyServer(words[0], ".read"); err != nil {
+		m.chat.Error(err.Error())
+		return nil
+	}
+	args, err := mcp.ParseKeyValues(words[2:])
+	if err != nil {
+		m.chat.Error(".read: " + err.Error())
+		return nil
+	}
+	if len(args) == 0 {
+		args = nil
+	}
+	return m.openFromChat(docRequest{kind: reqRead, server: words[0], uri: words[1], args: args}, "reading")
+}
+
+// cmdCall calls a tool with key=value arguments, typed from its schema.
+func (m *Model) cmdCall(words []string) tea.Cmd {
+	if len(words) < 2 {
+		m.chat.Error("usage: " + usage(".call") + " (tab completes servers, tools and argument names)")
+		return nil
+	}
+	if _, err := m.readyServer(words[0], ".call"); err != nil {
+		m.chat.Error(err.Error())
+		return nil
+	}
+	kv, err := mcp.ParseKeyValues(words[2:])
+	if err != nil {
+		m.chat.Error(".call: " + err.Error())
+		return nil
+	}
+	var schema json.RawMessage
+	for _, sv := range m.catalog.servers {
+		if sv.name == words[0] {
+			for _, e := range sv.entries[0] {
+				if e.item.Kind == mcp.KindTool && e.item.Name == words[1] {
+					schema = e.item.Schema
+				}
+			}
+		}
+	}
+	return m.openFromChat(docRequest{kind: reqCall, server: words[0], tool: words[1], toolArgs: typedArgs(schema, kv)}, "calling "+render.SanitizeLine(words[1]))
+}
+
+// typedArgs types key=value strings by the tool's schema: a value for a
+// number, integer, boolean, array or object property is parsed as JSON
+// when it parses; everything else stays a string.
+func typedArgs(schema json.RawMessage, kv map[string]string) map[string]any {
+	types := map[string]string{}
+	for _, p := range parseSchemaProps(schema) {
+		types[p.Name] = p.Type
+	}
+	out := make(map[string]any, len(kv))
+	for k, v := range kv {
+		out[k] = v
+		switch types[k] {
+		case "number", "integer", "boolean", "array", "object":
+			var x any
+			dec := json.NewDecoder(strings.NewReader(v))
+			dec.UseNumber()
+			if dec.Decode(&x) == nil {
+				out[k] = x
+			}
+		}
+	}
+	return out
+}
+
+// cmdMCP hides a server from the chat, shows it again, or restarts it.
+func (m *Model) cmdMCP(words []string) tea.Cmd {
+	if len(words) != 2 || !contains(mcpActions, words[0]) {
+		m.chat.Error("usage: " + usage(".mcp"))
+		return nil
+	}
+	name := words[1]
+	if !contains(m.serverNames(), name) {
+		m.chat.Error(fmt.Sprintf(".mcp: no server is named %q: the servers are %s", name, strings.Join(m.serverNames(), ", ")))
+		return nil
+	}
+	switch words[0] {
+	case "disable":
+		m.com.Hidden[name] = true
+		m.chat.Notice(name + " is hidden from the chat, .list and completion for this session (.mcp enable " + name + " shows it again)")
+	case "enable":
+		delete(m.com.Hidden, name)
+		m.chat.Notice(name + " is shown to the chat again")
+	case "reconnect":
+		m.chat.Notice("reconnecting " + name)
+		return reconnectCmd(m.com.RT, name)
+	}
+	return nil
+}
+
+// modelSwitchedMsg is the answer to `.model`.
+type modelSwitchedMsg struct {
+	model llm.Model
+	err   error
+}
+
+// cmdModel switches the model; resolving it runs in a command.
+func (m *Model) cmdModel(words []string) tea.Cmd {
+	if len(words) != 1 {
+		m.chat.Error("usage: " + usage(".model") + "; the providers are " + strings.Join(llm.ProviderNames(), ", "))
+		return nil
+	}
+	if m.chat.Running() {
+		m.chat.Error(".model: a turn is running: press esc to cancel it first")
+		return nil
+	}
+	if m.com.SwitchModel == nil {
+		m.chat.Error(".model: switching models is not available here")
+		return nil
+	}
+	sw, ctx, spec := m.com.SwitchModel, m.com.Ctx, words[0]
+	return func() tea.Msg {
+		model, err := sw(ctx, spec)
+		return modelSwitchedMsg{model: model, err: err}
+	}
+}
+
+func (m *Model) cmdClear([]string) tea.Cmd {
+	if err := m.chat.Clear(); err != nil {
+		m.chat.Error(".clear: " + err.Error())
+	}
+	return nil
+}
+
+// cmdHelp prints the command table.
+func (m *Model) cmdHelp([]string) tea.Cmd {
+	rows := [][]string{}
+	for _, c := range commands() {
+		desc := c.desc
+		if c.when != "" {
+			desc += " (needs " + c.when + ")"
+		}
+		rows = append(rows, []string{strings.TrimSpace(c.name + " " + c.args), desc})
+	}
+	lines := formatTable(rows)
+	lines = append(lines, "", "enter sends · alt+enter or ctrl+j: new line · ↑/↓ history · tab completes · ctrl+o $EDITOR",
+		"esc cancels a turn · pgup/pgdn scroll · shift+tab selects tool blocks (space expands, enter opens) · ctrl+t catalog")
+	m.chat.Table(lines)
+	return nil
+}
+
+func (m *Model) cmdQuit([]string) tea.Cmd { return m.quit() }
+
+// hiddenTools is the Runtime the chat's model sees: servers hidden with
+// `.mcp disable` have no declarations and their calls are refused.
+type hiddenTools struct {
+	Runtime
+	hidden map[string]bool
+}
+
+// Declarations leaves out the hidden servers' functions.
+func (h hiddenTools) Declarations() []mcp.FunctionDecl {
+	all := h.Runtime.Declarations()
+	if len(h.hidden) == 0 {
+		return all
+	}
+	out := all[:0:0]
+	for _, d := range all {
+		if !h.isHidden(d.Name) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// CallMeta refuses the hidden servers' functions.
+func (h hiddenTools) CallMeta(ctx context.Context, name string, args json.RawMessage) ([]byte, error) {
+	if h.isHidden(name) {
+		return nil, fmt.Errorf("%s belongs to a server the person disabled for this session", name)
+	}
+	return h.Runtime.CallMeta(ctx, name, args)
+}
+
+func (h hiddenTools) isHidden(fn string) bool {
+	for s := range h.hidden {
+		if strings.HasSuffix(fn, "_"+mcp.FunctionSuffix(s)) {
+			return true
+		}
+	}
+	return false
+}
+
+// sortedKeys are a map's keys, sorted.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

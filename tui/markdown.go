@@ -1,0 +1,73 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/glamour"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
+
+	"github.com/howl-mcp/howl/theme"
+)
+
+// markdown renders Markdown with glamour in the theme's style, code blocks
+// highlighted through chroma. Renderers are memoized per width: building
+// one parses the style, which costs more than rendering a short answer.
+// Only the model's goroutine (Update and View) uses it.
+type markdown struct {
+	th        *theme.Theme
+	renderers map[int]*glamour.TermRenderer
+}
+
+func newMarkdown(th *theme.Theme) *markdown {
+	return &markdown{th: th, renderers: map[int]*glamour.TermRenderer{}}
+}
+
+// Render draws src at width w as lines, without glamour's leading and
+// trailing blank lines. A renderer error falls back to the plain text.
+func (md *markdown) Render(src string, w int) []string {
+	w = max(w, 10)
+	r, ok := md.renderers[w]
+	if !ok {
+		opts := []glamour.TermRendererOption{
+			glamour.WithStyles(md.th.Glamour()),
+			glamour.WithWordWrap(w),
+			glamour.WithColorProfile(md.th.Profile),
+		}
+		if md.th.Profile == termenv.Ascii {
+			// No escape sequence at all: chroma's noop formatter.
+			opts = append(opts, glamour.WithChromaFormatter("noop"))
+		}
+		var err error
+		if r, err = glamour.NewTermRenderer(opts...); err != nil {
+			r = nil
+		}
+		md.renderers[w] = r
+	}
+	if r == nil {
+		return wrapText(src, w)
+	}
+	out, err := r.Render(src)
+	if err != nil {
+		return wrapText(src, w)
+	}
+	if md.th.Profile == termenv.Ascii {
+		// glamour writes bold and italic even without colour: drop them,
+		// as every other pane draws under the Ascii profile.
+		out = ansi.Strip(out)
+	}
+	lines := strings.Split(out, "\n")
+	for i := range lines {
+		lines[i] = strings.TrimRight(lines[i], " ")
+	}
+	for len(lines) > 0 && strings.TrimSpace(stripANSI(lines[0])) == "" {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && strings.TrimSpace(stripANSI(lines[len(lines)-1])) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+// stripANSI removes escape sequences.
+func stripANSI(s string) string { return ansi.Strip(s) }

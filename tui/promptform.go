@@ -1,0 +1,238 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/render"
+)
+
+// completeDebounce is how long typing pauses before a field's value is
+// sent for completion.
+const completeDebounce = 150 * time.Millisecond
+
+// maxSuggestions bounds the suggestions shown under a field.
+const maxSuggestions = 6
+
+// formCompleteTickMsg: typing paused in a prompt form's field.
+type formCompleteTickMsg struct {
+	form *Form
+	seq  int
+}
+
+// formCompletionMsg is a server's completion of one field.
+type formCompletionMsg struct {
+	form   *Form
+	seq    int
+	field  string
+	values []string
+}
+
+// newChatPromptForm is a prompt's argument form opened from `.prompt`: on
+// submit the prompt is fetched and previewed, then sent to the chat.
+func newChatPromptForm(com *Common, it mcp.CatalogItem) *formDialog {
+	d := newPromptForm(com, it)
+	d.toChat = true
+	d.form.Submit = "Preview"
+	return d
+}
+
+// completeFocused asks the server to complete the focused field now.
+func (d *formDialog) completeFocused() tea.Cmd {
+	if d.item.Kind != mcp.KindPrompt {
+		return nil
+	}
+	f := d.form
+	if f.focus >= len(f.fields) || !f.fields[f.focus].typed() {
+		return nil
+	}
+	d.seq++
+	return d.completeCmd(d.seq)
+}
+
+// completeCmd captures the focused field, its value and the filled ones,
+// and asks the server, bounded by the completion timeout. Any error or
+// timeout is an empty list.
+func (d *formDialog) completeCmd(seq int) tea.Cmd {
+	f := d.form
+	if f.focus >= len(f.fields) {
+		return nil
+	}
+	fl := f.fields[f.focus]
+	filled := f.Strings()
+	delete(filled, fl.Name)
+	ctx, rt, it, value, timeout := d.com.Ctx, d.com.RT, d.item, fl.input.Value(), d.com.completionTimeout()
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		c, err := rt.Complete(ctx, it.Server, mcp.KindPrompt, it.Name, fl.Name, value, filled)
+		if err != nil || ctx.Err() != nil {
+			return formCompletionMsg{form: f, seq: seq, field: fl.Name}
+		}
+		return formCompletionMsg{form: f, seq: seq, field: fl.Name, values: c.Values}
+	}
+}
+
+// handleCompletionMsg applies completion ticks and answers; it reports
+// whether msg was one.
+func (d *formDialog) handleCompletionMsg(msg tea.Msg) (tea.Cmd, bool) {
+	switch msg := msg.(type) {
+	case formCompleteTickMsg:
+		if msg.form != d.form || msg.seq != d.seq {
+			return nil, true
+		}
+		return d.completeCmd(msg.seq), true
+	case formCompletionMsg:
+		if msg.form != d.form || msg.seq != d.seq {
+			return nil, true
+		}
+		for _, fl := range d.form.fields {
+			if fl.Name == msg.field {
+				fl.suggestions = nil
+				for _, v := range msg.values {
+					if v != fl.input.Value() && len(fl.suggestions) < maxSuggestions {
+						fl.suggestions = append(fl.suggestions, render.SanitizeLine(v))
+					}
+				}
+				fl.sugSel = 0
+			}
+		}
+		return nil, true
+	}
+	return nil, false
+}
+
+// handleSuggestionKey chooses (ctrl+n/ctrl+p) and accepts (→ at the end of
+// the value) the focused field's suggestions.
+func (d *formDialog) handleSuggestionKey(km tea.KeyMsg) bool {
+	f := d.form
+	if f.focus >= len(f.fields) {
+		return false
+	}
+	fl := f.fields[f.focus]
+	if !fl.typed() || len(fl.suggestions) == 0 {
+		return false
+	}
+	k := d.com.Keys
+	switch {
+	case key.Matches(km, k.NextSuggestion):
+		fl.sugSel = (fl.sugSel + 1) % len(fl.suggestions)
+	case key.Matches(km, k.PrevSuggestion):
+		fl.sugSel = (fl.sugSel - 1 + len(fl.suggestions)) % len(fl.suggestions)
+	case key.Matches(km, k.AcceptSuggestion) && fl.input.Position() == len([]rune(fl.input.Value())):
+		fl.input.SetValue(fl.suggestions[fl.sugSel])
+		fl.input.CursorEnd()
+		fl.suggestions = nil
+	default:
+		return false
+	}
+	return true
+}
+
+// afterFormKey schedules completion when the value changed, or completes a
+// newly focused field at once.
+func (d *formDialog) afterFormKey(prevFocus int, prevValue string) tea.Cmd {
+	if d.item.Kind != mcp.KindPrompt {
+		return nil
+	}
+	f := d.form
+	if f.focus != prevFocus {
+		return d.completeFocused()
+	}
+	if f.focus < len(f.fields) && f.fields[f.focus].typed() && f.fields[f.focus].input.Value() != prevValue {
+		d.seq++
+		return d.com.Tick(completeDebounce, formCompleteTickMsg{form: f, seq: d.seq})
+	}
+	return nil
+}
+
+// focusedValue is the focused field's text ("" on a choice or the button).
+func (f *Form) focusedValue() string {
+	if f.focus < len(f.fields) && f.fields[f.focus].typed() {
+		return f.fields[f.focus].input.Value()
+	}
+	return ""
+}
+
+// completionTimeout is the bound of one completion request.
+func (c *Common) completionTimeout() time.Duration {
+	if c.CompletionTimeout > 0 {
+		return c.CompletionTimeout
+	}
+	return mcp.CompletionTimeout
+}
+
+// promptPreviewDialog shows what a prompt returned, every message with its
+// [user] or [assistant] label and embedded resources as flattened, before
+// it is sent as the person's chat message. Esc drops it: nothing was sent.
+type promptPreviewDialog struct {
+	com  *Common
+	item mcp.CatalogItem
+	res  *mcp.PromptResult
+	top  int
+}
+
+func (d *promptPreviewDialog) ID() string { return "preview:" + d.item.Key() }
+
+// actionSendChat sends text as the person's chat message, unparsed.
+type actionSendChat struct{ text string }
+
+func (actionSendChat) isAction() {}
+
+// HandleMsg scrolls, sends (enter) or cancels (esc).
+func (d *promptPreviewDialog) HandleMsg(msg tea.Msg) Action {
+	km, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return actionNone{}
+	}
+	k := d.com.Keys
+	switch {
+	case key.Matches(km, k.Cancel):
+		return actionClose{}
+	case key.Matches(km, k.Accept), key.Matches(km, k.Submit):
+		return actionSendChat{text: d.res.Text}
+	case key.Matches(km, k.Up):
+		d.top = max(d.top-1, 0)
+	case key.Matches(km, k.Down):
+		d.top++
+	case key.Matches(km, k.PageUp):
+		d.top = max(d.top-10, 0)
+	case key.Matches(km, k.PageDown):
+		d.top += 10
+	}
+	return actionNone{}
+}
+
+// Render draws the flattened messages, labels highlighted.
+func (d *promptPreviewDialog) Render(maxW, maxH int) []string {
+	st := d.com.Styles
+	w := dialogWidth(maxW, 90)
+	inner := w - 2
+	var body []string
+	for _, l := range strings.Split(expandTabs(render.Sanitize(d.res.Text)), "\n") {
+		if l == "[user]" || l == "[assistant]" {
+			body = append(body, " "+st.Viewer.Label.Render(l))
+			continue
+		}
+		for _, wl := range wrapText(l, inner-2) {
+			body = append(body, " "+wl)
+		}
+	}
+	head := []string{" " + st.Muted.Render(truncate(render.SanitizeLine(d.res.Note), inner-1)), ""}
+	room := max(maxH-2-len(head)-2, 3)
+	d.top = clamp(d.top, 0, max(len(body)-room, 0))
+	where := ""
+	if len(body) > room {
+		where = fmt.Sprintf(" · lines %d–%d of %d", d.top+1, min(d.top+room, len(body)), len(body))
+	}
+	foot := []string{"", " " + st.Dialog.Hint.Render(truncate("enter sends it as your message · ↑/↓ scroll · esc cancels"+where, inner-1))}
+	shown := body[d.top:min(len(body), d.top+room)]
+	content := append(append(append([]string{}, head...), shown...), foot...)
+	return frameDialog(d.com, "prompt "+render.SanitizeLine(d.item.Name)+" · preview", content, w, maxH, -1)
+}

@@ -1,0 +1,316 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/howl-mcp/howl/render"
+)
+
+// itemKind is what a transcript item shows.
+type itemKind int
+
+const (
+	itemUser itemKind = iota
+	itemAssistant
+	itemTool
+	itemNotice
+	itemError
+	itemTable
+)
+
+// maxResultLines bounds an expanded tool block's result preview; enter
+// opens the whole result in the viewer.
+const maxResultLines = 12
+
+// chatItem is one entry of the transcript. Its rendered lines are cached by
+// (width, version): any change bumps version, so a finished item renders
+// once per width however long the transcript grows.
+type chatItem struct {
+	kind itemKind
+	// text is the user's text, the assistant's Markdown or a notice.
+	text string
+	// model names the assistant's model.
+	model string
+	// reasoning is the assistant's streamed reasoning, shown as one line.
+	reasoning string
+	// streaming: the assistant's text is still arriving.
+	streaming bool
+
+	// Tool calls.
+	callID, name, args string
+	running, isError   bool
+	summary            string
+	bytes              int
+	dur                time.Duration
+	result             string
+	expanded           bool
+
+	// chunks cache the finished blocks of a streaming answer.
+	chunks []mdChunk
+
+	version   int
+	cacheW    int
+	cacheV    int
+	cache     []string
+	hasCached bool
+}
+
+// touch marks the item changed.
+func (it *chatItem) touch() { it.version++ }
+
+// transcript is the chat's items with their render caches.
+type transcript struct {
+	com   *Common
+	md    *markdown
+	items []*chatItem
+}
+
+// add appends an item.
+func (t *transcript) add(it *chatItem) *chatItem {
+	t.items = append(t.items, it)
+	return it
+}
+
+// lines renders every item at width w, from the caches where they hold.
+func (t *transcript) lines(w int) []string {
+	var out []string
+	for i, it := range t.items {
+		if i > 0 {
+			out = append(out, "")
+		}
+		out = append(out, t.itemLines(it, w)...)
+	}
+	return out
+}
+
+// itemLines is one item's lines at width w, cached.
+func (t *transcript) itemLines(it *chatItem, w int) []string {
+	if it.hasCached && it.cacheW == w && it.cacheV == it.version {
+		return it.cache
+	}
+	it.cache = t.renderItem(it, w)
+	for i, l := range it.cache {
+		if strings.Contains(l, "\t") {
+			// A tab would move the terminal's cursor past cells the
+			// frame thinks it drew: expand any that got through.
+			it.cache[i] = strings.ReplaceAll(l, "\t", "    ")
+		}
+	}
+	it.cacheW, it.cacheV, it.hasCached = w, it.version, true
+	return it.cache
+}
+
+// renderItem draws one item at width w, uncached.
+func (t *transcript) renderItem(it *chatItem, w int) []string {
+	st := t.com.Styles
+	indent := func(lines []string, pre string) []string {
+		out := make([]string, len(lines))
+		for i, l := range lines {
+			out[i] = pre + l
+		}
+		return out
+	}
+	switch it.kind {
+	case itemUser:
+		out := []string{st.Accent.Bold(true).Render("› you")}
+		return append(out, indent(wrapText(expandTabs(render.Sanitize(it.text)), w-2), "  ")...)
+	case itemAssistant:
+		head := "● " + render.SanitizeLine(orDefault(it.model, "assistant"))
+		out := []string{st.Success.Bold(true).Render(head)}
+		if it.reasoning != "" {
+			r := strings.Join(strings.Fields(render.SanitizeLine(it.reasoning)), " ")
+			out = append(out, "  "+st.Muted.Italic(true).Render(truncate("thinking: "+r, w-2)))
+		}
+		switch {
+		case strings.TrimSpace(it.text) != "" && it.streaming:
+			out = append(out, t.streamingMarkdown(it, expandTabs(render.Sanitize(it.text)), w)...)
+		case strings.TrimSpace(it.text) != "":
+			it.chunks = nil
+			out = append(out, t.md.Render(expandTabs(render.Sanitize(it.text)), w)...)
+		case it.streaming:
+			out = append(out, "  "+st.Muted.Render("…"))
+		}
+		return out
+	case itemTool:
+		return t.renderTool(it, w)
+	case itemTable:
+		var out []string
+		for _, l := range strings.Split(it.text, "\n") {
+			out = append(out, "  "+truncate(render.SanitizeLine(l), w-2))
+		}
+		return out
+	case itemError:
+		var out []string
+		for _, l := range wrapText("✗ "+render.Sanitize(it.text), w-2) {
+			out = append(out, "  "+st.Error.Render(l))
+		}
+		return out
+	default:
+		var out []string
+		for _, l := range wrapText(expandTabs(render.Sanitize(it.text)), w-2) {
+			out = append(out, "  "+st.Muted.Render(l))
+		}
+		return out
+	}
+}
+
+// renderTool draws a tool call block: one line collapsed (name, short
+// arguments, outcome, size and duration); expanded, the arguments and the
+// start of the result.
+func (t *transcript) renderTool(it *chatItem, w int) []string {
+	st := t.com.Styles
+	mark := "▸"
+	if it.expanded {
+		mark = "▾"
+	}
+	var outcome string
+	switch {
+	case it.running:
+		outcome = st.Muted.Render("running…")
+	case it.isError:
+		outcome = st.Error.Render("✗ " + render.SanitizeLine(it.summary))
+	default:
+		outcome = st.Muted.Render("→ " + render.SanitizeLine(it.summary))
+	}
+	size := ""
+	if !it.running {
+		size = st.Subtle.Render(fmt.Sprintf(" [%s, %s]", byteSize(it.bytes), roundDur(it.dur)))
+	}
+	head := "  " + mark + " " + st.Detail.Kind.Render("⚙ "+render.SanitizeLine(it.name)) + " " + st.Subtle.Render(render.SanitizeLine(shortText(it.args, 60))) + " " + outcome + size
+	out := []string{truncate(head, w)}
+	if !it.expanded {
+		return out
+	}
+	out = append(out, "    "+st.Detail.Label.Render("arguments"))
+	for _, l := range wrapText(render.Sanitize(prettyArgs(it.args)), w-6) {
+		out = append(out, "      "+l)
+	}
+	out = append(out, "    "+st.Detail.Label.Render("result"))
+	switch {
+	case it.running:
+		out = append(out, "      "+st.Muted.Render("running…"))
+	case it.result == "":
+		out = append(out, "      "+st.Muted.Render("(the result shows when the turn ends)"))
+	default:
+		lines := strings.Split(render.Sanitize(prettyArgs(it.result)), "\n")
+		more := len(lines) - maxResultLines
+		if more > 0 {
+			lines = lines[:maxResultLines]
+		}
+		for _, l := range lines {
+			out = append(out, "      "+truncate(expandTabs(l), w-6))
+		}
+		if more > 0 {
+			out = append(out, "      "+st.Muted.Render(fmt.Sprintf("… %d more lines: enter opens the result", more)))
+		}
+	}
+	return out
+}
+
+// prettyArgs indents JSON; anything else is returned as it is.
+func prettyArgs(s string) string {
+	var v any
+	if json.Unmarshal([]byte(s), &v) != nil {
+		return s
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return s
+	}
+	return string(b)
+}
+
+// shortText is s on one line, cut to n bytes at a rune boundary.
+func shortText(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+func byteSize(n int) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+func roundDur(d time.Duration) time.Duration {
+	if d < time.Millisecond {
+		return d.Round(time.Microsecond)
+	}
+	return d.Round(time.Millisecond)
+}
+
+// window renders the lines [top, top+h) of the transcript at width w and
+// returns them with the total line count. Items outside the window still
+// come from their caches (their heights are needed), so appending to the
+// tail of a long transcript costs the tail's render, not the transcript's.
+func (t *transcript) window(w, top, h int) ([]string, int) {
+	total := 0
+	out := make([]string, 0, h)
+	for i, it := range t.items {
+		lines := t.itemLines(it, w)
+		if i > 0 {
+			if total >= top && total < top+h {
+				out = append(out, "")
+			}
+			total++
+		}
+		if total+len(lines) > top && total < top+h {
+			from := max(top-total, 0)
+			to := min(len(lines), top+h-total)
+			out = append(out, lines[from:to]...)
+		}
+		total += len(lines)
+	}
+	return out, total
+}
+
+// itemAt is the index of the item drawn on transcript line y, or -1.
+func (t *transcript) itemAt(w, y int) int {
+	total := 0
+	for i, it := range t.items {
+		if i > 0 {
+			total++
+		}
+		n := len(t.itemLines(it, w))
+		if y >= total && y < total+n {
+			return i
+		}
+		total += n
+	}
+	return -1
+}
+
+// itemTop is the first transcript line of item i.
+func (t *transcript) itemTop(w, i int) int {
+	total := 0
+	for j, it := range t.items[:i] {
+		if j > 0 {
+			total++
+		}
+		total += len(t.itemLines(it, w))
+	}
+	if i > 0 {
+		total++
+	}
+	return total
+}
