@@ -42,6 +42,9 @@ type Options struct {
 	System string
 	// Permit is the per-call decision hook (AllowAll when nil).
 	Permit PermitFunc
+	// Decide, when set, replaces Permit and also says how each call was
+	// decided; the decision is kept in ToolResult.Decision.
+	Decide DecideFunc
 	// MaxOutputTokens bounds each reply (0: the provider's default).
 	MaxOutputTokens int64
 }

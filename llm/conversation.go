@@ -74,6 +74,10 @@ type ToolResult struct {
 	// Summary is one sanitized line for a person (coverage or error first).
 	Summary  string        `json:"summary"`
 	Duration time.Duration `json:"duration_ns"`
+	// Decision says how the call was allowed or refused, for the audit
+	// ("read-only: allowed by default", "allowed by rule demo:echo",
+	// "denied: ..."); empty when no decision hook ran.
+	Decision string `json:"decision,omitempty"`
 }
 
 // Usage counts tokens.

@@ -26,20 +26,22 @@ func (r *run) dispatch(ctx context.Context, step int, calls []ToolCall) []ToolRe
 			results[i] = r.finished(step, call, ToolResult{IsError: true, Content: cancelledResult}, false)
 			continue
 		}
-		if err := r.a.opts.Permit(ctx, call); err != nil {
+		decision, err := r.decide(ctx, call)
+		if err != nil {
 			denied := ctx.Err() == nil
 			content := cancelledResult
 			if denied {
 				content = "not run: " + err.Error()
 			}
-			results[i] = r.finished(step, call, ToolResult{IsError: true, Content: content}, denied)
+			results[i] = r.finished(step, call, ToolResult{IsError: true, Content: content, Decision: decision}, denied)
 			continue
 		}
-		r.emit(ToolCallStarted{Step: step, Call: call})
+		r.emit(ToolCallStarted{Step: step, Call: call, Decision: decision})
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i] = r.call(ctx, step, call)
+			res := r.call(ctx, step, call, decision)
+			results[i] = res
 		}()
 	}
 	wg.Wait()
@@ -51,11 +53,22 @@ func (r *run) dispatch(ctx context.Context, step int, calls []ToolCall) []ToolRe
 	return results
 }
 
+// decide puts a call to the decision hook: Decide when set, else Permit.
+func (r *run) decide(ctx context.Context, call ToolCall) (string, error) {
+	if r.a.opts.Decide != nil {
+		return r.a.opts.Decide(ctx, call)
+	}
+	if err := r.a.opts.Permit(ctx, call); err != nil {
+		return "denied", err
+	}
+	return "", nil
+}
+
 // call runs one call through the meta-function table.
-func (r *run) call(ctx context.Context, step int, call ToolCall) ToolResult {
+func (r *run) call(ctx context.Context, step int, call ToolCall, decision string) ToolResult {
 	start := time.Now()
 	out, err := r.a.tools.CallMeta(ctx, call.Name, json.RawMessage(call.Arguments))
-	res := ToolResult{Duration: time.Since(start)}
+	res := ToolResult{Duration: time.Since(start), Decision: decision}
 	switch {
 	case err == nil:
 		res.Content = string(out)
@@ -74,7 +87,7 @@ func (r *run) finished(step int, call ToolCall, res ToolResult, denied bool) Too
 	res.Summary, toolErr = summarize(call.Name, res.Content, res.IsError)
 	res.IsError = res.IsError || toolErr
 	r.emit(ToolCallFinished{Step: step, CallID: call.ID, Name: call.Name, IsError: res.IsError, Denied: denied,
-		Summary: res.Summary, Bytes: len(res.Content), Duration: res.Duration})
+		Summary: res.Summary, Bytes: len(res.Content), Duration: res.Duration, Decision: res.Decision})
 	return res
 }
 

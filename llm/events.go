@@ -28,6 +28,8 @@ type ReasoningDelta struct {
 type ToolCallStarted struct {
 	Step int      `json:"step"`
 	Call ToolCall `json:"call"`
+	// Decision says how the call was allowed (see ToolResult.Decision).
+	Decision string `json:"decision,omitempty"`
 }
 
 // ToolCallFinished: a call returned; its full result is in the conversation.
@@ -42,6 +44,8 @@ type ToolCallFinished struct {
 	Summary  string        `json:"summary"`
 	Bytes    int           `json:"bytes"`
 	Duration time.Duration `json:"duration_ns"`
+	// Decision says how the call was allowed or refused.
+	Decision string `json:"decision,omitempty"`
 }
 
 // UsageReport gives the tokens of one model request (Step) and the run's total.

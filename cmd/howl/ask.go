@@ -59,6 +59,9 @@ interrupt), 2 usage or configuration error.`,
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the event stream as JSON lines")
 	cmd.Flags().IntVar(&o.maxSteps, "max-steps", llm.DefaultMaxSteps, fmt.Sprintf("most model requests for this question (1 to %d)", llm.MaxMaxSteps))
 	cmd.Flags().StringArrayVar(&o.servers, "server", nil, "only this server (repeatable; default: every enabled server)")
+	cmd.Flags().StringArrayVar(&o.allow, "allow", nil, "let the model call this tool without asking: SERVER:TOOL, or SERVER:* for every tool not annotated destructive (repeatable)")
+	cmd.Flags().BoolVar(&o.allowReadOnly, "allow-read-only", false, "let the model call tools their servers annotate read-only (and not destructive)")
+	cmd.Flags().BoolVar(&o.yes, "yes", false, "UNSAFE: let the model call every tool of every server, destructive ones included, without asking")
 	cmd.Flags().BoolVarP(&o.resume, "continue", "c", false, "continue the latest session instead of starting one")
 	cmd.Flags().StringVar(&o.session, "session", "", "continue this session (see howl sessions list)")
 	cmd.Flags().BoolVar(&o.noSave, "no-save", false, "do not store this conversation")
@@ -67,18 +70,25 @@ interrupt), 2 usage or configuration error.`,
 
 // askOptions are ask's own flags.
 type askOptions struct {
-	question    string
-	json        bool
-	maxSteps    int
-	maxStepsSet bool
-	servers     []string
-	resume      bool
-	session     string
-	noSave      bool
+	question      string
+	json          bool
+	maxSteps      int
+	maxStepsSet   bool
+	servers       []string
+	resume        bool
+	allow         []string
+	allowReadOnly bool
+	yes           bool
+	session       string
+	noSave        bool
 }
 
 func runAsk(ctx context.Context, g *globalFlags, o askOptions, stdout, stderr io.Writer) error {
 	cfg, err := loadConfig(g)
+	if err != nil {
+		return err
+	}
+	perms, err := askPermissions(cfg, o)
 	if err != nil {
 		return err
 	}
@@ -116,12 +126,36 @@ func runAsk(ctx context.Context, g *globalFlags, o askOptions, stdout, stderr io
 	before := len(conv.Messages)
 	conv.AddUser(o.question)
 	p := &askPrinter{stdout: stdout, stderr: stderr, json: o.json, args: map[string]string{}}
-	err = llm.NewAgent(model, s.rt, llm.Options{MaxSteps: choice.MaxSteps}).Run(ctx, conv, p.event)
+	err = llm.NewAgent(model, s.rt, llm.Options{MaxSteps: choice.MaxSteps, Decide: perms.Decider(s.rt, nil)}).Run(ctx, conv, p.event)
 	p.finish()
 	// The loop keeps the conversation well-formed whatever happened, so
 	// what it holds now is a whole turn.
 	rec.save(ctx, o.question, choice.Name(), conv.Messages[before:])
 	return err
+}
+
+// askPermissions combines the config's permissions with ask's flags. ask
+// has nobody to ask, so a call neither rule allows is denied.
+func askPermissions(cfg *mcp.Config, o askOptions) (llm.Permissions, error) {
+	source := cfg.Source
+	if source == "" {
+		source = "config"
+	}
+	p, err := llm.ParsePermissions(source, cfg.Extra)
+	if err != nil {
+		return p, usageError{err}
+	}
+	for _, a := range o.allow {
+		if s, t, ok := strings.Cut(a, ":"); !ok || s == "" || t == "" {
+			return p, usagef("--allow %q: write SERVER:TOOL or SERVER:*", a)
+		}
+	}
+	p.Allow = append(p.Allow, o.allow...)
+	if o.allowReadOnly {
+		p.ReadOnlyServers = append(p.ReadOnlyServers, "*")
+	}
+	p.Everything = o.yes
+	return p, nil
 }
 
 // resolveModel picks the model from the flags, the environment, the config's
@@ -182,6 +216,10 @@ func (p *askPrinter) event(e llm.Event) {
 		mark := "→"
 		if e.IsError {
 			mark = "✗"
+		}
+		if e.Denied {
+			fmt.Fprintf(p.stderr, "howl: %s %s ✗ DENIED (%s): the model was told; allow it with --allow SERVER:TOOL, --allow-read-only or --yes\n", clean(e.Name), shortArgs(p.args[e.CallID]), clean(e.Decision))
+			return
 		}
 		fmt.Fprintf(p.stderr, "howl: %s %s %s %s [%s, %s]\n", clean(e.Name), shortArgs(p.args[e.CallID]), mark, e.Summary, byteCount(e.Bytes), roundDuration(e.Duration))
 	case llm.Retrying:

@@ -160,7 +160,7 @@ func TestAskJSONPrintsTheEventStream(t *testing.T) {
 		llmtest.Turn{Text: "2 + 3 = 5", InputTokens: 20, OutputTokens: 4},
 	))
 	defer srv.Close()
-	out, errOut, code := howl(t, "ask", "--json", "--model", "ollama/scripted", "--base-url", srv.URL, "add 2 and 3")
+	out, errOut, code := howl(t, "ask", "--json", "--allow", "demo:add", "--model", "ollama/scripted", "--base-url", srv.URL, "add 2 and 3")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -311,7 +311,7 @@ func TestAskInterruptedDuringAToolCallExitsPromptlyAndSaysSo(t *testing.T) {
 	var out, errOut syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run([]string{"ask", "--json", "--model", "openai-compat/scripted", "--base-url", srv.URL, "run the slow tool"}, strings.NewReader(""), &out, &errOut)
+		done <- run([]string{"ask", "--json", "--allow", "demo:*", "--model", "openai-compat/scripted", "--base-url", srv.URL, "run the slow tool"}, strings.NewReader(""), &out, &errOut)
 	}()
 	deadline := time.Now().Add(30 * time.Second)
 	for !strings.Contains(out.String(), `"type":"tool_start"`) {
@@ -339,5 +339,76 @@ func TestAskInterruptedDuringAToolCallExitsPromptlyAndSaysSo(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), `"type":"done","reason":"cancelled"`) || len(srv.Requests()) != 1 {
 		t.Errorf("stdout = %s, %d requests", out.String(), len(srv.Requests()))
+	}
+}
+
+// howl ask cannot ask a person, so it denies any tool call no rule allows,
+// says so on stderr, and the model is told; read-only functions run.
+func TestAskDeniesUnallowedToolCallsAndAllowsWithFlags(t *testing.T) {
+	isolate(t)
+	isolateModel(t)
+	script := func() *llmtest.Server {
+		return llmtest.NewOpenAI(llmtest.Sequence(
+			llmtest.Turn{ToolCalls: []llmtest.ToolCall{
+				{ID: "s", Name: "mcp_search_demo", Arguments: `{"query":"note"}`},
+				{ID: "d", Name: "mcp_invoke_demo", Arguments: `{"tool":"delete_note","arguments":{"id":"note-001"}}`},
+				{ID: "e", Name: "mcp_invoke_demo", Arguments: `{"tool":"echo","arguments":{"message":"hi"}}`},
+			}},
+			llmtest.Turn{Text: "done"},
+		))
+	}
+	denied := func(r llmtest.ToolResult) bool { return strings.HasPrefix(r.Content, "not run: the user did not allow") }
+	results := func(srv *llmtest.Server) map[string]llmtest.ToolResult {
+		reqs := srv.Requests()
+		out := map[string]llmtest.ToolResult{}
+		for _, r := range reqs[len(reqs)-1].ToolResults() {
+			out[r.CallID] = r
+		}
+		return out
+	}
+	model := func(srv *llmtest.Server) []string {
+		return []string{"--model", "openai-compat/scripted", "--base-url", srv.URL}
+	}
+	// No rule: search runs, both invokes are denied and the model is told.
+	srv := script()
+	_, errOut, code := howl(t, append(append([]string{"ask", "--no-save"}, model(srv)...), "tidy the notes")...)
+	srv.Close()
+	res := results(srv)
+	if code != 0 || denied(res["s"]) || !denied(res["d"]) || !denied(res["e"]) ||
+		!strings.Contains(res["d"].Content, "the user did not allow delete_note on demo (annotated destructive)") ||
+		strings.Count(errOut, "DENIED") != 2 {
+		t.Fatalf("exit %d, results %+v\nstderr %s", code, res, errOut)
+	}
+	// A wildcard allows echo but never the destructive delete_note.
+	srv = script()
+	howl(t, append(append([]string{"ask", "--no-save", "--allow", "demo:*"}, model(srv)...), "tidy the notes")...)
+	srv.Close()
+	res = results(srv)
+	if denied(res["e"]) || !denied(res["d"]) {
+		t.Errorf("demo:* must allow echo, not delete_note: %+v", res)
+	}
+	// --allow-read-only: echo is annotated read-only, delete_note is not.
+	srv = script()
+	howl(t, append(append([]string{"ask", "--no-save", "--allow-read-only"}, model(srv)...), "tidy the notes")...)
+	srv.Close()
+	res = results(srv)
+	if denied(res["e"]) || !denied(res["d"]) {
+		t.Errorf("--allow-read-only: %+v", res)
+	}
+	// Naming the destructive tool, or --yes, allows it.
+	for _, flag := range [][]string{{"--allow", "demo:delete_note"}, {"--yes"}} {
+		srv = script()
+		howl(t, append(append(append([]string{"ask", "--no-save"}, flag...), model(srv)...), "tidy the notes")...)
+		srv.Close()
+		if res := results(srv); denied(res["d"]) {
+			t.Errorf("%v: delete_note still denied: %+v", flag, res["d"])
+		}
+	}
+	if _, errOut, code := howl(t, "ask", "--allow", "nocolon", "x"); code != exitUsage || !strings.Contains(errOut, "SERVER:TOOL") {
+		t.Errorf("bad --allow: %d %s", code, errOut)
+	}
+	out, _, _ := howl(t, "ask", "--help")
+	if !strings.Contains(out, "UNSAFE") {
+		t.Error("--help does not name --yes unsafe")
 	}
 }

@@ -1,0 +1,133 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/howl-mcp/howl/mcp"
+)
+
+// DecideFunc decides, before it runs, whether one tool call may, and says
+// how it was decided ("read-only: allowed by default", "allowed by --allow
+// demo:echo", "asked: allowed once"): the decision is recorded with the
+// result (ToolResult.Decision) for the audit. An error refuses the call;
+// its message is what the model reads after "not run: ".
+type DecideFunc func(ctx context.Context, call ToolCall) (decision string, err error)
+
+// Permissions are the rules for the model's tool calls.
+type Permissions struct {
+	// Allow lists "server:tool" and "server:*". A wildcard never covers a
+	// tool annotated destructive; naming the tool does.
+	Allow []string `json:"allow,omitempty"`
+	// ReadOnlyServers auto-allow the tools those servers annotate
+	// readOnlyHint (and not destructiveHint); "*" means every server.
+	ReadOnlyServers []string `json:"read_only,omitempty"`
+	// AskReads: searches, describes, reads and prompts need a decision too
+	// (they are allowed by default: they only look).
+	AskReads bool `json:"ask_reads,omitempty"`
+	// Everything allows every call (--yes). Unsafe: named so in --help.
+	Everything bool `json:"-"`
+}
+
+// ParsePermissions reads the config's top-level "permissions" section.
+func ParsePermissions(source string, extra map[string]json.RawMessage) (Permissions, error) {
+	var p Permissions
+	raw, ok := extra["permissions"]
+	if !ok {
+		return p, nil
+	}
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return p, fmt.Errorf("%s: permissions: %v: write {\"allow\": [\"server:tool\", \"server:*\"], \"read_only\": [\"server\"], \"ask_reads\": false}", source, err)
+	}
+	for _, a := range p.Allow {
+		if s, t, ok := strings.Cut(a, ":"); !ok || s == "" || t == "" {
+			return p, fmt.Errorf("%s: permissions.allow: %q is not server:tool or server:*", source, a)
+		}
+	}
+	return p, nil
+}
+
+// Catalogs is what the rules need to see a tool's annotations.
+type Catalogs interface {
+	ParseMetaCall(name string) (mcp.MetaCall, bool)
+	Catalog(ctx context.Context, server string, refresh bool) (*mcp.Catalog, error)
+}
+
+// Decider returns the DecideFunc for these rules. ask is called for a call
+// the rules neither allow nor refuse (nil: refuse it, as a headless run
+// must, saying how to allow it).
+func (p Permissions) Decider(cats Catalogs, ask func(ctx context.Context, call ToolCall, why string) (string, error)) DecideFunc {
+	return func(ctx context.Context, call ToolCall) (string, error) {
+		mc, ok := cats.ParseMetaCall(call.Name)
+		if !ok {
+			return "not a known function: allowed to fail with a teaching error", nil
+		}
+		if mc.ReadOnly() && !p.AskReads {
+			return "read-only: allowed by default", nil
+		}
+		if p.Everything {
+			return "allowed by --yes", nil
+		}
+		tool := toolOf(call)
+		var ann *mcp.ToolAnnotations
+		if cat, err := cats.Catalog(ctx, mc.Server, false); err == nil {
+			if it, ok := cat.Lookup(mcp.KindTool, tool); ok {
+				ann = it.Annotations
+			}
+		}
+		destructive := ann != nil && ann.DestructiveHint != nil && *ann.DestructiveHint
+		readOnly := ann != nil && ann.ReadOnlyHint != nil && *ann.ReadOnlyHint && !destructive
+		for _, a := range p.Allow {
+			s, t, _ := strings.Cut(a, ":")
+			if s != mc.Server {
+				continue
+			}
+			if t == tool {
+				return "allowed by rule " + a, nil
+			}
+			if t == "*" && !destructive && mc.Prefix == mcp.PrefixInvoke {
+				return "allowed by rule " + a, nil
+			}
+		}
+		if readOnly && (contains(p.ReadOnlyServers, mc.Server) || contains(p.ReadOnlyServers, "*")) {
+			return fmt.Sprintf("allowed: %s is annotated read-only", tool), nil
+		}
+		why := fmt.Sprintf("%s on %s", orName(tool, call.Name), mc.Server)
+		if destructive {
+			why += " (annotated destructive)"
+		}
+		if ask != nil {
+			return ask(ctx, call, why)
+		}
+		return "denied: nobody to ask", fmt.Errorf("the user did not allow %s: howl ask cannot ask, so it runs only calls the config or flags allow; do without this call, or tell the user to allow it with --allow %s:%s", why, mc.Server, orName(tool, "TOOL"))
+	}
+}
+
+// toolOf is the tool an mcp_invoke call names ("" for other calls).
+func toolOf(call ToolCall) string {
+	var a struct {
+		Tool string `json:"tool"`
+	}
+	_ = json.Unmarshal([]byte(call.Arguments), &a)
+	return a.Tool
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func orName(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
