@@ -11,7 +11,9 @@
 // Every MCP call runs in a tea.Cmd through the Runtime interface, the same
 // functions the model's meta-functions use; results carry their owner and a
 // request id, and stale ones are dropped. Runtime events enter through one
-// Relay goroutine. Update does no I/O.
+// Relay goroutine. Each finished chat turn is written to the SessionStore
+// in a command, in order; ctrl+r (or .sessions) lists, opens, searches,
+// renames and deletes stored conversations. Update does no I/O.
 package tui
 
 import (
@@ -62,6 +64,10 @@ type Options struct {
 	ModelRuntime Runtime
 	// MaxSteps bounds the model requests of one chat turn (0: the default).
 	MaxSteps int
+	// Decide rules on each of the model's tool calls before it runs (nil:
+	// every call runs). Until the permission dialog exists, howl passes the
+	// config's rules with nobody to ask: calls no rule allows are denied.
+	Decide llm.DecideFunc
 	// SwitchModel resolves `.model provider/name` (unavailable when nil).
 	SwitchModel func(ctx context.Context, spec string) (llm.Model, error)
 	// CompletionTimeout bounds each completion request (mcp.CompletionTimeout when 0).
@@ -73,6 +79,15 @@ type Options struct {
 	// Log receives debug output; DumpMessages also logs every message.
 	Log          *log.Logger
 	DumpMessages bool
+	// Store keeps the chat's conversations: each finished turn is written
+	// in a command. Nil means nothing is saved; StoreError (the reason the
+	// store could not be opened) is then said once in the chat.
+	Store      SessionStore
+	StoreError error
+	// Resume opens a stored conversation in the chat (howl --continue).
+	Resume *Resume
+	// Location is the time zone dates are shown in (time.Local when nil).
+	Location *time.Location
 }
 
 // Model is the root model.
@@ -101,6 +116,9 @@ type Model struct {
 	chatMode     bool
 	returnToChat bool
 
+	// loadSeq is the session load waited for (0: none).
+	loadSeq requestID
+
 	frame    int
 	spinning bool
 	quitting bool
@@ -126,7 +144,8 @@ func New(o Options) *Model {
 	}
 	com := &Common{Ctx: ctx, RT: o.Runtime, Theme: th, Styles: th.Styles, Keys: keys, Images: o.Images,
 		Clipboard: o.Clipboard, DisplayPath: o.DisplayPath, Tick: o.Tick, Log: o.Log,
-		ModelRT: o.ModelRuntime, Hidden: map[string]bool{}, CompletionTimeout: o.CompletionTimeout, SwitchModel: o.SwitchModel, Editor: o.Editor}
+		ModelRT: o.ModelRuntime, Hidden: map[string]bool{}, CompletionTimeout: o.CompletionTimeout, SwitchModel: o.SwitchModel, Editor: o.Editor,
+		Store: o.Store, StoreErr: o.StoreError, Location: o.Location, writes: &writeGate{}}
 	if com.DisplayPath == nil {
 		com.DisplayPath = func(s string) string { return s }
 	}
@@ -147,9 +166,18 @@ func New(o Options) *Model {
 	m.help = help.New()
 	m.help.Styles = th.Styles.Help
 	m.chat = newChatPane(com, o.Model, o.ModelError, o.MaxSteps)
+	m.chat.decide = o.Decide
+	m.chat.servers = o.Servers
+	if com.Store == nil && com.StoreErr != nil {
+		m.chat.Notice("Conversations are not being saved in this run: " + com.StoreErr.Error() + ". The chat works; nothing of it is kept.")
+	}
 	m.input = newChatInput(com)
 	m.comp = completer{com: com}
 	m.chatMode = o.StartInChat
+	if o.Resume != nil && o.Resume.Conv != nil {
+		m.chat.LoadSession(o.Resume.Session, o.Resume.Conv)
+		m.chatMode = true
+	}
 	m.catalog.Focus()
 	m.updateKeys()
 	return m
@@ -168,6 +196,7 @@ func (m *Model) Init() tea.Cmd {
 // the program has ended.
 func (m *Model) Close() {
 	m.cancel()
+	m.com.writes.close() // a finished turn being written is written
 	for _, d := range append(m.viewer.stack, m.viewer.doc) {
 		if d != nil && d.hex != nil && d.hex.file != nil {
 			_ = d.hex.file.Close()
@@ -226,6 +255,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.handleEditorReady(msg)
 	case editorDoneMsg:
 		m.handleEditorDone(msg)
+	case turnSavedMsg:
+		cmd = m.chat.HandleSaved(msg)
+	case sessionLoadedMsg:
+		cmd = m.handleSessionLoaded(msg)
+	case exportedMsg:
+		m.handleExported(msg)
 	default:
 		if m.dialogs.Len() > 0 {
 			cmd = m.applyAction(m.dialogs.Top().HandleMsg(msg))
@@ -393,6 +428,8 @@ func (m *Model) handleGlobalKey(msg tea.KeyMsg) tea.Cmd {
 		m.dialogs.Push(&helpDialog{com: m.com, groups: k.FullHelp()})
 	case key.Matches(msg, k.Servers):
 		m.dialogs.Push(&serversDialog{com: m.com, servers: m.catalog.servers})
+	case key.Matches(msg, k.Sessions):
+		return m.openSessionsDialog()
 	case key.Matches(msg, k.FocusNext), key.Matches(msg, k.FocusPrev):
 		m.cycleFocus()
 	case key.Matches(msg, k.Tab1):
@@ -500,6 +537,11 @@ func (m *Model) applyAction(a Action) tea.Cmd {
 	case actionOpen:
 		m.dialogs.Pop()
 		return m.viewer.OpenAttachment(a.att)
+	case actionOpenSession:
+		return m.applySessionAction(a)
+	case actionSessionDeleted:
+		m.handleSessionDeleted(a.id)
+		return a.cmd
 	}
 	return nil
 }

@@ -38,6 +38,7 @@ type chatPane struct {
 	model    llm.Model
 	modelErr error
 	maxSteps int
+	decide   llm.DecideFunc // the tool-call rules (nil: allow all)
 
 	// The running turn.
 	turn    requestID
@@ -51,10 +52,16 @@ type chatPane struct {
 	tools    map[string]*chatItem
 	usage    llm.Usage
 	lastReq  llm.Usage
+
+	// rec is where the conversation is stored; turnStart is the index of
+	// the running turn's first message in conv.
+	rec       *sessionRec
+	turnStart int
+	servers   []string
 }
 
 func newChatPane(com *Common, model llm.Model, modelErr error, maxSteps int) *chatPane {
-	c := &chatPane{com: com, follow: true, sel: -1, conv: llm.NewConversation(), model: model, modelErr: modelErr, maxSteps: maxSteps}
+	c := &chatPane{com: com, follow: true, sel: -1, conv: llm.NewConversation(), model: model, modelErr: modelErr, maxSteps: maxSteps, rec: &sessionRec{}}
 	c.tr = transcript{com: com, md: newMarkdown(com.Theme)}
 	c.greet()
 	return c
@@ -130,6 +137,7 @@ func (c *chatPane) Clear() error {
 		return errors.New("a turn is running: press esc to cancel it, then .clear")
 	}
 	c.conv = llm.NewConversation()
+	c.rec = &sessionRec{}
 	c.tr.items = nil
 	c.usage, c.lastReq = llm.Usage{}, llm.Usage{}
 	c.sel, c.top, c.follow = -1, 0, true
@@ -157,6 +165,7 @@ func (c *chatPane) Submit(text string) tea.Cmd {
 		c.tr.add(&chatItem{kind: itemNotice, text: noModelText(c.modelErr)})
 		return nil
 	}
+	c.turnStart = len(c.conv.Messages)
 	c.conv.AddUser(text)
 	c.turn = c.com.newID()
 	c.running = true
@@ -168,7 +177,7 @@ func (c *chatPane) Submit(text string) tea.Cmd {
 	for k, v := range c.com.Hidden {
 		hidden[k] = v
 	}
-	agent := llm.NewAgent(c.model, hiddenTools{Runtime: c.com.ModelRT, hidden: hidden}, llm.Options{MaxSteps: c.maxSteps})
+	agent := llm.NewAgent(c.model, hiddenTools{Runtime: c.com.ModelRT, hidden: hidden}, llm.Options{MaxSteps: c.maxSteps, Decide: c.decide})
 	conv, id := c.conv, c.turn
 	return func() tea.Msg {
 		ch := agent.Start(ctx, conv)
@@ -227,7 +236,9 @@ func (c *chatPane) HandleEvents(msg turnEventsMsg) tea.Cmd {
 	}
 	if msg.closed {
 		c.finish()
-		return nil
+		// The agent keeps the conversation well-formed whatever happened,
+		// so what it holds past turnStart is a whole turn: store it.
+		return c.saveTurn(append([]llm.Message(nil), c.conv.Messages[min(c.turnStart, len(c.conv.Messages)):]...))
 	}
 	c.stick()
 	return readTurnCmd(msg.id, msg.ch)

@@ -32,6 +32,9 @@ func (m *Model) handleChatKey(msg tea.KeyMsg) tea.Cmd {
 		m.setChatMode(false)
 		return nil
 	}
+	if key.Matches(msg, k.Sessions) {
+		return m.openSessionsDialog()
+	}
 	if m.chat.focused {
 		return m.handleBlocksKey(msg)
 	}

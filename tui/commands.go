@@ -41,7 +41,9 @@ func commands() []command {
 		{".call", "<server> <tool> [key=value ...]", "call a tool and open its result in the viewer", "a ready server with tools", (*Model).cmdCall},
 		{".mcp", "enable|disable|reconnect <server>", "show or hide a server from the chat for this session, or restart it", "", (*Model).cmdMCP},
 		{".model", "<provider/name>", "switch the chat's model, e.g. .model openai/gpt-4.1", "no turn running", (*Model).cmdModel},
-		{".clear", "", "forget the conversation and empty the transcript", "no turn running", (*Model).cmdClear},
+		{".clear", "", "start a new conversation (the old one stays in its session) and empty the transcript", "no turn running", (*Model).cmdClear},
+		{".sessions", "", "list, open, search, rename and delete saved conversations (ctrl+r)", "", (*Model).cmdSessions},
+		{".export", "<file.md>", "write the current session as Markdown", "a saved turn", (*Model).cmdExport},
 		{".help", "", "list these commands", "", (*Model).cmdHelp},
 		{".quit", "", "quit howl", "", (*Model).cmdQuit},
 	}

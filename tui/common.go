@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log"
+	"sync"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -47,6 +48,14 @@ type Common struct {
 	SwitchModel func(ctx context.Context, spec string) (llm.Model, error)
 	// Editor is the command ctrl+o runs on the draft ("" when $EDITOR is unset).
 	Editor string
+	// Store keeps the chat's conversations (nil: not saved; StoreErr says
+	// why). Only commands may call it.
+	Store    SessionStore
+	StoreErr error
+	// Location is the time zone dates are shown in (time.Local when nil).
+	Location *time.Location
+	// writes lets Close wait for the turns being written.
+	writes *writeGate
 
 	nextID requestID
 }
@@ -64,6 +73,31 @@ func (c *Common) newID() requestID {
 // defaultTick is Common.Tick outside tests.
 func defaultTick(d time.Duration, msg tea.Msg) tea.Cmd {
 	return tea.Tick(d, func(time.Time) tea.Msg { return msg })
+}
+
+// writeGate lets the program end without cutting a turn's write short:
+// writes run under the read lock, and close takes the write lock, so it
+// waits for those in flight; writes that start after it are skipped.
+type writeGate struct {
+	mu     sync.RWMutex
+	closed bool
+}
+
+// do runs f unless the gate is closed.
+func (g *writeGate) do(f func() tea.Msg) tea.Msg {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	if g.closed {
+		return nil
+	}
+	return f()
+}
+
+// close waits for the writes in flight and refuses later ones.
+func (g *writeGate) close() {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
 }
 
 func discardLogger() *log.Logger { return log.New(io.Discard, "", 0) }

@@ -13,10 +13,10 @@ import (
 // changes (matching and help both respect that).
 type KeyMap struct {
 	// Global.
-	Quit, ForceQuit, Help, Servers key.Binding
-	FocusNext, FocusPrev           key.Binding
-	Tab1, Tab2, Tab3, Tab4         key.Binding
-	NextTab, PrevTab               key.Binding
+	Quit, ForceQuit, Help, Servers, Sessions key.Binding
+	FocusNext, FocusPrev                     key.Binding
+	Tab1, Tab2, Tab3, Tab4                   key.Binding
+	NextTab, PrevTab                         key.Binding
 
 	// Moving in any pane.
 	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
@@ -36,6 +36,9 @@ type KeyMap struct {
 
 	// Text inputs, forms and dialogs (never disabled).
 	Accept, Cancel, NextField, PrevField, Submit, Toggle, Reconnect key.Binding
+
+	// The sessions dialog (never disabled).
+	SessionFilter, SessionSearch, SessionRename, SessionDelete, Confirm key.Binding
 }
 
 // DefaultKeyMap returns howl's default bindings.
@@ -48,6 +51,7 @@ func DefaultKeyMap() *KeyMap {
 		ForceQuit: b([]string{"ctrl+c"}, "ctrl+c", "quit"),
 		Help:      b([]string{"?"}, "?", "help"),
 		Servers:   b([]string{"S"}, "S", "servers"),
+		Sessions:  b([]string{"ctrl+r"}, "ctrl+r", "sessions"),
 		FocusNext: b([]string{"tab"}, "tab", "next pane"),
 		FocusPrev: b([]string{"shift+tab"}, "shift+tab", "previous pane"),
 		Tab1:      b([]string{"1"}, "1", "tools"),
@@ -105,13 +109,21 @@ func DefaultKeyMap() *KeyMap {
 		Submit:    b([]string{"ctrl+s"}, "ctrl+s", "submit"),
 		Toggle:    b([]string{" ", "left", "right"}, "space/←/→", "change choice"),
 		Reconnect: b([]string{"r"}, "r", "reconnect"),
+
+		SessionFilter: b([]string{"/"}, "/", "filter titles"),
+		SessionSearch: b([]string{"s"}, "s", "search text"),
+		SessionRename: b([]string{"r"}, "r", "rename"),
+		SessionDelete: b([]string{"d"}, "d", "delete"),
+		Confirm:       b([]string{"y"}, "y", "yes, delete"),
 	}
 }
 
 // bindingsByName names every binding for Rebind and for the help screen.
 func (k *KeyMap) bindingsByName() map[string]*key.Binding {
 	return map[string]*key.Binding{
-		"quit": &k.Quit, "force_quit": &k.ForceQuit, "help": &k.Help, "servers": &k.Servers,
+		"quit": &k.Quit, "force_quit": &k.ForceQuit, "help": &k.Help, "servers": &k.Servers, "sessions": &k.Sessions,
+		"session_filter": &k.SessionFilter, "session_search": &k.SessionSearch, "session_rename": &k.SessionRename,
+		"session_delete": &k.SessionDelete, "confirm": &k.Confirm,
 		"focus_next": &k.FocusNext, "focus_prev": &k.FocusPrev,
 		"tab_tools": &k.Tab1, "tab_resources": &k.Tab2, "tab_templates": &k.Tab3, "tab_prompts": &k.Tab4,
 		"next_tab": &k.NextTab, "prev_tab": &k.PrevTab,
@@ -185,6 +197,8 @@ func (k *KeyMap) ShortHelp(s helpState) []key.Binding {
 		return []key.Binding{k.NextField, k.Toggle, k.Submit, k.Cancel}
 	case s.dialog == "servers":
 		return []key.Binding{k.Up, k.Down, k.Reconnect, k.Cancel}
+	case s.dialog == "sessions":
+		return []key.Binding{k.Up, k.Down, k.Accept, k.SessionFilter, k.SessionSearch, k.SessionRename, k.SessionDelete, k.Cancel}
 	case s.dialog != "":
 		return []key.Binding{k.Up, k.Down, k.Accept, k.Cancel}
 	case strings.HasPrefix(s.dialog, "preview:"):
@@ -209,7 +223,7 @@ func (k *KeyMap) ShortHelp(s helpState) []key.Binding {
 // FullHelp is the help screen: every enabled binding, grouped.
 func (k *KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Quit, k.Help, k.Servers, k.FocusNext, k.FocusPrev, k.Tab1, k.Tab2, k.Tab3, k.Tab4, k.NextTab, k.PrevTab},
+		{k.Quit, k.Help, k.Servers, k.Sessions, k.FocusNext, k.FocusPrev, k.Tab1, k.Tab2, k.Tab3, k.Tab4, k.NextTab, k.PrevTab},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Open, k.Filter, k.Refresh},
 		{k.NextPage, k.PrevPage, k.Search, k.NextMatch, k.PrevMatch, k.Pattern, k.ClearPattern, k.Wrap, k.Left, k.Right, k.HexToggle, k.OpenAttachment, k.Copy, k.Back},
 		{k.Chat, k.ToggleChat, k.Send, k.Newline, k.Complete, k.Editor, k.CancelTurn, k.SelectBlocks, k.Expand, k.OpenResult, k.NextSuggestion, k.AcceptSuggestion},

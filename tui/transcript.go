@@ -265,7 +265,8 @@ func roundDur(d time.Duration) time.Duration {
 // tail of a long transcript costs the tail's render, not the transcript's.
 func (t *transcript) window(w, top, h int) ([]string, int) {
 	total := 0
-	out := make([]string, 0, h)
+	// h may be "everything" (1<<30): preallocate no more than a screen.
+	out := make([]string, 0, min(h, 512))
 	for i, it := range t.items {
 		lines := t.itemLines(it, w)
 		if i > 0 {

@@ -357,7 +357,9 @@ func TestAskDeniesUnallowedToolCallsAndAllowsWithFlags(t *testing.T) {
 			llmtest.Turn{Text: "done"},
 		))
 	}
-	denied := func(r llmtest.ToolResult) bool { return strings.HasPrefix(r.Content, "not run: the user did not allow") }
+	denied := func(r llmtest.ToolResult) bool {
+		return strings.HasPrefix(r.Content, "not run: the user did not allow")
+	}
 	results := func(srv *llmtest.Server) map[string]llmtest.ToolResult {
 		reqs := srv.Requests()
 		out := map[string]llmtest.ToolResult{}

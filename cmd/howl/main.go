@@ -101,7 +101,7 @@ Exit codes: 0 ok, 1 server or tool error, 2 usage error.`,
 		Args:          cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if writesToTerminal(stdout) {
-				return runTUI(cmd.Context(), g, stdin, stdout.(*os.File))
+				return runTUI(cmd.Context(), g, resumeFrom(cmd), stdin, stdout.(*os.File))
 			}
 			return runOverview(cmd.Context(), g, stdout)
 		},
@@ -114,6 +114,7 @@ Exit codes: 0 ok, 1 server or tool error, 2 usage error.`,
 	root.PersistentFlags().StringVar(&g.elicit, "elicit", "", "answer servers' questions: ask (default on a terminal), defaults (the schema's defaults) or decline (default otherwise)")
 	root.PersistentFlags().StringVar(&g.model, "model", "", "model as provider/name, e.g. anthropic/claude-sonnet-4-5 (default: $HOWL_MODEL, \"model\" in the config, else auto-detected)")
 	root.PersistentFlags().StringVar(&g.baseURL, "base-url", "", "OpenAI-compatible Chat Completions endpoint for the model, e.g. http://127.0.0.1:11434/v1")
+	addResumeFlags(root)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(
 		newServersCmd(g, stdout),

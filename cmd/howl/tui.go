@@ -12,8 +12,10 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
 
 	"github.com/howl-mcp/howl/llm"
+	"github.com/howl-mcp/howl/llm/store"
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/theme"
 	"github.com/howl-mcp/howl/tui"
@@ -30,10 +32,26 @@ func writesToTerminal(w io.Writer) bool {
 // background is probed once, before the program starts; servers start in
 // the background and report through the relay; on quit the terminal is
 // restored first, then the servers are closed.
-func runTUI(ctx context.Context, g *globalFlags, stdin io.Reader, stdout *os.File) error {
+func runTUI(ctx context.Context, g *globalFlags, rf resumeFlags, stdin io.Reader, stdout *os.File) error {
 	cfg, err := loadConfig(g)
 	if err != nil {
 		return err
+	}
+	// The session store, and the conversation to resume, before anything
+	// starts: an unknown --session is an error on the terminal, not a
+	// surprise in the TUI.
+	ss, err := openTUIStore(ctx, rf)
+	if err != nil {
+		return err
+	}
+	if ss.st != nil {
+		defer ss.st.Close()
+	}
+	// Until the chat can ask the person, the model's tool calls run only
+	// where the config's permissions allow them (reads always run).
+	perms, err := llm.ParsePermissions(configSource(cfg), cfg.Extra)
+	if err != nil {
+		return usageError{err}
 	}
 	keys := tui.DefaultKeyMap()
 	if raw, ok := cfg.Extra["keys"]; ok {
@@ -86,11 +104,91 @@ func runTUI(ctx context.Context, g *globalFlags, stdin io.Reader, stdout *os.Fil
 		Model:        model,
 		ModelError:   modelErr,
 		MaxSteps:     maxSteps,
+		Decide:       perms.Decider(rt, nil),
 		SwitchModel:  switchModel(g, cfg),
 		Editor:       os.Getenv("EDITOR"),
 		Log:          logger,
 		DumpMessages: os.Getenv("HOWL_DEBUG") == "messages",
+		Store:        tuiStore(ss.st),
+		StoreError:   ss.unavailable,
+		Resume:       ss.resume,
 	}, relay, stdout, progOpts...)
+}
+
+// resumeFlags are the root's --continue and --session: the conversation
+// the TUI opens on.
+type resumeFlags struct {
+	latest  bool
+	session string
+}
+
+// addResumeFlags declares --continue and --session on the root (they open
+// the TUI; the verbs have their own).
+func addResumeFlags(root *cobra.Command) {
+	root.Flags().BoolP("continue", "c", false, "open the TUI's chat on the latest saved conversation")
+	root.Flags().String("session", "", "open the TUI's chat on this saved conversation (see howl sessions list)")
+}
+
+// resumeFrom reads the root's --continue and --session.
+func resumeFrom(cmd *cobra.Command) resumeFlags {
+	latest, _ := cmd.Flags().GetBool("continue")
+	session, _ := cmd.Flags().GetString("session")
+	return resumeFlags{latest: latest, session: session}
+}
+
+// tuiSessions is the TUI's session store (nil when it could not be opened:
+// unavailable says why) and the conversation to resume (nil for a new one).
+type tuiSessions struct {
+	st          *store.Store
+	resume      *tui.Resume
+	unavailable error
+}
+
+// openTUIStore opens the session store and loads the conversation to
+// resume. A store that cannot be opened is no error (the TUI says so once
+// and saves nothing) unless a conversation was asked for.
+func openTUIStore(ctx context.Context, rf resumeFlags) (tuiSessions, error) {
+	if rf.latest && rf.session != "" {
+		return tuiSessions{}, usagef("--continue and --session both name a conversation: keep one of them")
+	}
+	st, err := openStore(ctx)
+	if err != nil {
+		if rf.latest || rf.session != "" {
+			return tuiSessions{}, fmt.Errorf("opening the session database to continue: %w", err)
+		}
+		return tuiSessions{unavailable: err}, nil
+	}
+	if !rf.latest && rf.session == "" {
+		return tuiSessions{st: st}, nil
+	}
+	var sess store.Session
+	if rf.latest {
+		sess, err = st.Latest(ctx)
+		if err != nil {
+			err = usageError{fmt.Errorf("--continue: %w: start one in the chat (c), or with howl ask \"...\"", err)}
+		}
+	} else {
+		sess, err = st.Get(ctx, rf.session)
+		err = notFoundIsUsage(err)
+	}
+	var conv *llm.Conversation
+	if err == nil {
+		conv, err = st.Load(ctx, sess.ID)
+	}
+	if err != nil {
+		st.Close()
+		return tuiSessions{}, err
+	}
+	return tuiSessions{st: st, resume: &tui.Resume{Session: sess, Conv: conv}}, nil
+}
+
+// tuiStore is st as the TUI's store, or nil (a nil *store.Store must not
+// become a non-nil interface).
+func tuiStore(st *store.Store) tui.SessionStore {
+	if st == nil {
+		return nil
+	}
+	return st
 }
 
 // tuiModel resolves the chat's model the way `howl ask` does (--model and

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/howl-mcp/howl/llm"
+	"github.com/howl-mcp/howl/llm/store"
 )
 
 func TestNoVerbOnAPipePrintsTheOverviewNotTheTUI(t *testing.T) {
@@ -113,5 +118,73 @@ func TestTUISmokeInTmux(t *testing.T) {
 	}
 	if !strings.Contains(scr, "smoke$") {
 		t.Fatalf("the shell is not back:\n%s", scr)
+	}
+}
+
+func TestResumeFlagsLoadTheConversationBeforeTheTUIStarts(t *testing.T) {
+	isolate(t)
+	ctx := context.Background()
+	// Nothing saved yet: --continue says how to start one.
+	_, err := openTUIStore(ctx, resumeFlags{latest: true})
+	var ue usageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--continue: no sessions yet") {
+		t.Fatalf("--continue with no session: %v", err)
+	}
+	st, err := openStore(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := st.Create(ctx, "remember the otter", "openai/x", nil)
+	if err == nil {
+		err = st.AppendTurn(ctx, sess.ID, []llm.Message{{Role: llm.RoleUser, Text: "remember the otter"}, {Role: llm.RoleAssistant, Text: "ok"}})
+	}
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rf := range []resumeFlags{{latest: true}, {session: sess.ID}} {
+		got, err := openTUIStore(ctx, rf)
+		if err != nil || got.unavailable != nil || got.resume == nil || got.resume.Session.ID != sess.ID || len(got.resume.Conv.Messages) != 2 {
+			t.Fatalf("%+v: %+v, err %v", rf, got, err)
+		}
+		got.st.Close()
+	}
+	// An unknown id is a usage error naming the fix, before any TUI.
+	_, err = openTUIStore(ctx, resumeFlags{session: "nope"})
+	if !errors.As(err, &ue) || !errors.Is(err, store.ErrNotFound) || !strings.Contains(err.Error(), `session "nope": no such session (list them with howl sessions list)`) {
+		t.Fatalf("--session nope: %v", err)
+	}
+	if _, err := openTUIStore(ctx, resumeFlags{latest: true, session: sess.ID}); !errors.As(err, &ue) {
+		t.Fatalf("both flags: %v", err)
+	}
+}
+
+func TestAStoreThatCannotBeOpenedLeavesTheTUIWithoutSaving(t *testing.T) {
+	dir := isolate(t)
+	// A file where the data directory should be.
+	blocker := filepath.Join(dir, "data")
+	if err := os.WriteFile(blocker, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOWL_DATA_DIR", filepath.Join(blocker, "sub"))
+	got, err := openTUIStore(context.Background(), resumeFlags{})
+	if err != nil || got.st != nil || got.resume != nil || got.unavailable == nil {
+		t.Fatalf("%+v, err %v", got, err)
+	}
+	if tuiStore(got.st) != nil {
+		t.Fatal("a nil store became a non-nil SessionStore")
+	}
+	if _, err := openTUIStore(context.Background(), resumeFlags{latest: true}); err == nil {
+		t.Fatal("--continue without a store is not an error")
+	}
+}
+
+func TestRootTakesContinueAndSession(t *testing.T) {
+	root := newRootCmd(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{})
+	if err := root.ParseFlags([]string{"--continue", "--session", "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if rf := resumeFrom(root); !rf.latest || rf.session != "x" {
+		t.Fatalf("%+v", rf)
 	}
 }
