@@ -33,6 +33,15 @@ func progressMeta() *mcpgo.Meta {
 	return &mcpgo.Meta{ProgressToken: fmt.Sprintf("howl-%d", progressCounter.Add(1))}
 }
 
+// progressMetaFor uses the progress token the runtime tracks the request
+// by (see Runtime.track), else a fresh one.
+func progressMetaFor(ctx context.Context) *mcpgo.Meta {
+	if tok, ok := ctx.Value(progressTokenKey{}).(string); ok {
+		return &mcpgo.Meta{ProgressToken: tok}
+	}
+	return progressMeta()
+}
+
 // rawResult runs call with a raw sink and returns the raw JSON-RPC result.
 // A typed-parse failure with a raw result in hand is not an error: howl
 // parses the raw JSON itself.
@@ -59,7 +68,7 @@ func (c *Conn) ReadRaw(ctx context.Context, uri string) ([]json.RawMessage, erro
 	raw, err := c.rawResult(ctx, "resources/read", func(ctx context.Context) error {
 		req := mcpgo.ReadResourceRequest{}
 		req.Params.URI = uri
-		req.Params.Meta = progressMeta()
+		req.Params.Meta = progressMetaFor(ctx)
 		_, err := c.client.ReadResource(ctx, req)
 		return err
 	})
@@ -84,7 +93,7 @@ func (c *Conn) CallRaw(ctx context.Context, tool string, args map[string]any) (j
 			args = map[string]any{}
 		}
 		req.Params.Arguments = args
-		req.Params.Meta = progressMeta()
+		req.Params.Meta = progressMetaFor(ctx)
 		_, err := c.client.CallTool(ctx, req)
 		return err
 	})
@@ -96,7 +105,7 @@ func (c *Conn) GetPromptRaw(ctx context.Context, name string, args map[string]st
 		req := mcpgo.GetPromptRequest{}
 		req.Params.Name = name
 		req.Params.Arguments = args
-		req.Params.Meta = progressMeta()
+		req.Params.Meta = progressMetaFor(ctx)
 		_, err := c.client.GetPrompt(ctx, req)
 		return err
 	})

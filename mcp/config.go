@@ -56,6 +56,14 @@ type ServerConfig struct {
 	// ShutdownGrace is how long a stdio child gets between its stdin closing
 	// and SIGTERM; zero means the runtime's (DefaultShutdownGrace).
 	ShutdownGrace time.Duration `json:"shutdown_grace,omitempty"`
+	// CallTimeout is the entry's "timeout": how long a request may go
+	// without an answer or progress (zero: the runtime's default).
+	CallTimeout time.Duration `json:"timeout,omitempty"`
+	// Sampling lets this server ask howl to sample (RuntimeOptions.Sample,
+	// with the person's approval); off unless "sampling": true.
+	Sampling bool `json:"sampling,omitempty"`
+	// OAuth holds the entry's "oauth" settings (url entries only).
+	OAuth *OAuthSettings `json:"oauth,omitempty"`
 	// Problem is set when the entry parsed but cannot be started (an unset
 	// ${VAR}, say). The runtime reports it as the server's failure reason;
 	// the other servers are unaffected.
@@ -228,6 +236,8 @@ type rawServer struct {
 	Protocol      *string           `json:"protocol"`
 	StartTimeout  *string           `json:"startTimeout"`
 	ShutdownGrace *string           `json:"shutdownGrace"`
+	OAuth         *OAuthSettings    `json:"oauth"`
+	Sampling      bool              `json:"sampling"`
 	// Accepted and ignored: other clients write these.
 	Description any `json:"description"`
 	AutoApprove any `json:"autoApprove"`
@@ -235,7 +245,7 @@ type rawServer struct {
 }
 
 // knownServerFields lists the keys an entry may carry, for "did you mean".
-var knownServerFields = []string{"command", "args", "env", "cwd", "url", "type", "headers", "disabled", "protocol", "startTimeout", "shutdownGrace", "description", "autoApprove", "timeout"}
+var knownServerFields = []string{"command", "args", "env", "cwd", "url", "type", "headers", "disabled", "protocol", "startTimeout", "shutdownGrace", "oauth", "sampling", "description", "autoApprove", "timeout"}
 
 // ParseConfig parses a Claude-Desktop-shaped file: {"mcpServers": {name: entry}}.
 // Unknown top-level keys are ignored (other clients share the file); unknown
@@ -303,7 +313,7 @@ func parseServer(file string, data []byte, name string, raw json.RawMessage, get
 		l, c := at(key)
 		return &ConfigError{File: file, Line: l, Column: c, Field: field + "." + key, Msg: msg, Fix: fix}
 	}
-	sc := ServerConfig{Name: name, Args: rs.Args, Env: rs.Env, Headers: rs.Headers, Disabled: rs.Disabled}
+	sc := ServerConfig{Name: name, Args: rs.Args, Env: rs.Env, Headers: rs.Headers, Disabled: rs.Disabled, Sampling: rs.Sampling}
 	switch {
 	case rs.Command != nil && rs.URL != nil:
 		return sc, bad("url", "both command and url are set", "keep command (a local stdio server) or url (a remote server), not both")
@@ -366,6 +376,19 @@ func parseServer(file string, data []byte, name string, raw json.RawMessage, get
 			return sc, bad("shutdownGrace", "only stdio servers have a process to wait for", "drop it from this url entry")
 		}
 		sc.ShutdownGrace = d
+	}
+	if d, ok := parseCallTimeout(rs.Timeout); ok {
+		sc.CallTimeout = d
+	}
+	if rs.OAuth != nil {
+		if sc.Transport == TransportStdio {
+			return sc, bad("oauth", "only remote (url) servers log in with OAuth", "drop oauth from this command entry")
+		}
+		if g := rs.OAuth.Grant; g != "" && g != GrantAuthorizationCode && g != GrantClientCredentials && g != GrantEnterprise {
+			return sc, bad("oauth", fmt.Sprintf("unknown grant %q", g), `use "authorization_code" (a browser login, the default), "client_credentials" or "enterprise"`)
+		}
+		o := *rs.OAuth
+		sc.OAuth = &o
 	}
 	if err := expandServer(&sc, getenv); err != nil {
 		sc.Problem = err.Error()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"sort"
@@ -123,6 +124,10 @@ type dialOptions struct {
 	grace      time.Duration
 	onNotify   func(mcpgo.JSONRPCNotification)
 	elicit     Elicitor
+	// httpClient, when set, carries remote requests (the OAuth authorizer).
+	httpClient *http.Client
+	roots      client.RootsHandler
+	sample     client.SamplingHandler
 }
 
 // dial opens the transport, runs the handshake and returns a ready Conn.
@@ -172,6 +177,9 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 		if len(sc.Headers) > 0 {
 			opts = append(opts, transport.WithHTTPHeaders(sc.Headers))
 		}
+		if o.httpClient != nil {
+			opts = append(opts, transport.WithHTTPBasicClient(o.httpClient))
+		}
 		h, err := transport.NewStreamableHTTP(sc.URL, opts...)
 		if err != nil {
 			return nil, fmt.Errorf("http transport for %s: %w", sc.URL, err)
@@ -181,6 +189,9 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 		opts := []transport.ClientOption{}
 		if len(sc.Headers) > 0 {
 			opts = append(opts, transport.WithHeaders(sc.Headers))
+		}
+		if o.httpClient != nil {
+			opts = append(opts, transport.WithHTTPClient(o.httpClient))
 		}
 		s, err := transport.NewSSE(sc.URL, opts...)
 		if err != nil {
@@ -200,6 +211,12 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 	}
 	if o.elicit != nil {
 		copts = append(copts, client.WithElicitationHandler(elicitAdapter{server: sc.Name, fn: o.elicit}))
+	}
+	if o.roots != nil {
+		copts = append(copts, client.WithRootsHandler(o.roots))
+	}
+	if o.sample != nil {
+		copts = append(copts, client.WithSamplingHandler(o.sample))
 	}
 	c.client = client.NewClient(tr, copts...)
 	if err := c.client.Start(lifetime); err != nil {

@@ -85,5 +85,11 @@ func expandServer(sc *ServerConfig, getenv func(string) (string, bool)) error {
 	for k, v := range sc.Headers {
 		sc.Headers[k] = exp("headers."+k, v)
 	}
+	if sc.OAuth != nil {
+		sc.OAuth.ClientID = exp("oauth.clientId", sc.OAuth.ClientID)
+		sc.OAuth.ClientSecret = exp("oauth.clientSecret", sc.OAuth.ClientSecret)
+		sc.OAuth.PrivateKeyPEM = exp("oauth.privateKeyPem", sc.OAuth.PrivateKeyPEM)
+		sc.OAuth.IDToken = exp("oauth.idToken", sc.OAuth.IDToken)
+	}
 	return firstErr
 }

@@ -138,7 +138,10 @@ func (r *Runtime) callRead(ctx context.Context, server string, args json.RawMess
 	if err != nil {
 		return nil, callErrorf("%s: %v", fn, err)
 	}
-	contents, err := conn.ReadRaw(ctx, uri)
+	tctx, done := r.track(ctx, server, "resources/read")
+	contents, err := conn.ReadRaw(tctx, uri)
+	err = idleError(tctx, server, "resources/read", err)
+	done()
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +269,7 @@ func (r *Runtime) callInvoke(ctx context.Context, server string, args json.RawMe
 	if err != nil {
 		return nil, callErrorf("%s: %v", fn, err)
 	}
-	raw, err := conn.CallRaw(ctx, a.Tool, toolArgs)
+	raw, err := r.callTool(ctx, conn, server, a.Tool, toolArgs)
 	if err != nil {
 		return nil, err
 	}

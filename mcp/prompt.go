@@ -63,7 +63,10 @@ func (r *Runtime) GetPrompt(ctx context.Context, server, name string, args map[s
 	if err != nil {
 		return nil, err
 	}
-	raw, err := conn.GetPromptRaw(ctx, name, args)
+	tctx, done := r.track(ctx, server, "prompts/get")
+	raw, err := conn.GetPromptRaw(tctx, name, args)
+	err = idleError(tctx, server, "prompts/get", err)
+	done()
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -76,6 +77,12 @@ type Event struct {
 	Method string
 	Params map[string]any
 	Line   string
+	// Progress is set for EventProgress (and a task's status).
+	Progress *Progress
+	// URI is set for EventResourceUpdated.
+	URI string
+	// Change is set for EventCatalogChanged.
+	Change *CatalogChange
 }
 
 // RuntimeOptions configure a Runtime.
@@ -98,6 +105,20 @@ type RuntimeOptions struct {
 	// Elicit answers servers' requests for input (elicitation). Nil means
 	// howl does not declare the capability, so servers will not ask.
 	Elicit Elicitor
+	// CallTimeout is how long a request may go without an answer or a
+	// progress notification (DefaultCallTimeout when zero, none when
+	// negative; a server's own "timeout" wins).
+	CallTimeout time.Duration
+	// Roots, when not nil, are the directories offered to servers that ask
+	// (roots/list); howl then declares the roots capability. SetRoots
+	// changes them. DefaultRoots gives the config's "roots" or the working
+	// directory. Nil declares no roots.
+	Roots []string
+	// Sample, when set, answers sampling requests of servers whose entry
+	// says "sampling": true (only those are told howl can sample).
+	Sample Sampler
+	// OAuth says how remote servers that ask for a login are logged in to.
+	OAuth OAuthOptions
 	// OnEvent receives events from the runtime's goroutines. It must not
 	// block for long and must not call back into the server's client.
 	OnEvent func(Event)
@@ -122,6 +143,10 @@ type Runtime struct {
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
 
+	progress progressBook
+	roots    *rootsBook
+	subs     subscriptionBook
+
 	mu      sync.Mutex
 	servers map[string]*serverSlot
 	order   []string
@@ -137,6 +162,7 @@ type serverSlot struct {
 	gen     int // bumps on every (re)start; stale starts drop their result
 	settled chan struct{}
 	catalog *Catalog
+	login   bool // the next start may run an OAuth login (Login)
 }
 
 // NewRuntime prepares connections for every server in cfg. Nothing starts
@@ -151,6 +177,17 @@ func NewRuntime(cfg *Config, opts RuntimeOptions) *Runtime {
 	if opts.ClientName == "" {
 		opts.ClientName = "howl"
 	}
+	var roots *rootsBook
+	if opts.Roots != nil {
+		abs, err := absRoots(opts.Roots)
+		if err != nil {
+			abs = opts.Roots
+		}
+		roots = &rootsBook{roots: abs}
+	}
+	if opts.OAuth.Store == nil {
+		opts.OAuth.Store = NewTokenStore(DefaultTokenPath())
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Runtime{
 		opts:     opts,
@@ -158,6 +195,7 @@ func NewRuntime(cfg *Config, opts RuntimeOptions) *Runtime {
 		lifetime: ctx,
 		cancel:   cancel,
 		servers:  map[string]*serverSlot{},
+		roots:    roots,
 	}
 	for _, sc := range cfg.Servers {
 		st := StateStopped
@@ -256,6 +294,8 @@ func (r *Runtime) start(name string) error {
 	})
 	ring := slot.stderr
 	status := slot.status
+	login := r.opts.OAuth.Login || slot.login
+	slot.login = false
 	r.wg.Add(1)
 	r.mu.Unlock()
 	r.emit(Event{Kind: EventState, Server: name, Status: status})
@@ -263,12 +303,12 @@ func (r *Runtime) start(name string) error {
 	go func() {
 		defer r.wg.Done()
 		defer close(settled)
-		r.connect(name, gen, sc, ring)
+		r.connectAuth(name, gen, sc, ring, login)
 	}()
 	return nil
 }
 
-func (r *Runtime) connect(name string, gen int, sc ServerConfig, ring *stderrRing) {
+func (r *Runtime) connectAuth(name string, gen int, sc ServerConfig, ring *stderrRing, login bool) {
 	began := time.Now()
 	if sc.Problem != "" {
 		r.settle(name, gen, nil, fmt.Errorf("config: %s", sc.Problem), ring)
@@ -277,6 +317,15 @@ func (r *Runtime) connect(name string, gen int, sc ServerConfig, ring *stderrRin
 	timeout := sc.StartTimeout
 	if timeout <= 0 {
 		timeout = DefaultStartTimeout
+	}
+	var auth *authorizer
+	if sc.Transport != TransportStdio {
+		ao := r.opts.OAuth
+		ao.Login = login
+		auth = newAuthorizer(r.lifetime, sc, ao)
+		if login {
+			timeout += auth.opts.LoginTimeout // the browser takes its time
+		}
 	}
 	ctx, cancel := context.WithTimeout(r.lifetime, timeout)
 	defer cancel()
@@ -290,7 +339,16 @@ func (r *Runtime) connect(name string, gen int, sc ServerConfig, ring *stderrRin
 		stderr:     ring,
 		grace:      r.opts.ShutdownGrace,
 		onNotify:   r.notifier(name),
-		elicit:     r.opts.Elicit,
+		elicit:     r.holdingElicitor(r.opts.Elicit),
+	}
+	if auth != nil {
+		opts.httpClient = &http.Client{Transport: auth}
+	}
+	if r.roots != nil {
+		opts.roots = rootsHandler{book: r.roots}
+	}
+	if r.opts.Sample != nil && sc.Sampling {
+		opts.sample = samplingAdapter{server: name, fn: r.holdingSampler(r.opts.Sample)}
 	}
 	conn, err := dial(r.lifetime, ctx, sc, opts)
 	if err == nil && era == EraAuto && mcpgo.IsModernProtocol(conn.ProtocolVersion()) && !conn.features.PeerInfoKnown {
@@ -324,6 +382,11 @@ func (r *Runtime) connect(name string, gen int, sc ServerConfig, ring *stderrRin
 		ms := time.Since(began).Milliseconds()
 		r.settleReady(name, gen, conn, ms)
 		return
+	}
+	if auth != nil {
+		if aerr := auth.needed(); aerr != nil {
+			err = authRequired(name, sc.URL, aerr)
+		}
 	}
 	r.settle(name, gen, nil, err, ring)
 }
@@ -428,12 +491,21 @@ func (r *Runtime) notifier(name string) func(mcpgo.JSONRPCNotification) {
 		switch n.Method {
 		case "notifications/tools/list_changed", "notifications/resources/list_changed", "notifications/prompts/list_changed":
 			r.mu.Lock()
+			var old *Catalog
 			if slot, ok := r.servers[name]; ok {
+				old = slot.catalog
 				slot.catalog = nil
 			}
 			r.mu.Unlock()
+			r.scheduleRefresh(name, old)
+		case "notifications/resources/updated":
+			uri, _ := n.Params.AdditionalFields["uri"].(string)
+			defer r.emit(Event{Kind: EventResourceUpdated, Server: name, URI: uri, Params: n.Params.AdditionalFields})
 		}
 		r.emit(Event{Kind: EventNotification, Server: name, Method: n.Method, Params: n.Params.AdditionalFields})
+		if n.Method == "notifications/progress" {
+			r.onProgress(name, n.Params.AdditionalFields)
+		}
 	}
 }
 
@@ -569,6 +641,7 @@ func (r *Runtime) Close() error {
 		}
 	}
 	r.mu.Unlock()
+	r.stopListens()
 	var wg sync.WaitGroup
 	for _, c := range conns {
 		wg.Add(1)

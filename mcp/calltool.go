@@ -1,0 +1,162 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+)
+
+// callTool runs one tools/call for the invoke path: tracked (progress, idle
+// timeout), and as a task when the tool's execution.taskSupport is required.
+func (r *Runtime) callTool(ctx context.Context, conn *Conn, server, tool string, args map[string]any) (json.RawMessage, error) {
+	tctx, done := r.track(ctx, server, "tools/call "+tool)
+	defer done()
+	if cat, err := r.Catalog(ctx, server, false); err == nil {
+		if it, ok := cat.Lookup(KindTool, tool); ok && it.TaskSupport == "required" {
+			raw, err := r.callAsTask(tctx, conn, server, tool, args)
+			return raw, idleError(tctx, server, "tools/call", err)
+		}
+	}
+	raw, err := conn.CallRaw(tctx, tool, args)
+	return raw, idleError(tctx, server, "tools/call", err)
+}
+
+// TaskPollInterval is how often a task's status is asked for when the
+// server names no interval.
+const TaskPollInterval = 500 * time.Millisecond
+
+// RunningTask is a task howl started and is waiting on.
+type RunningTask struct {
+	Server  string    `json:"server"`
+	TaskID  string    `json:"task_id"`
+	Tool    string    `json:"tool"`
+	Owner   string    `json:"owner,omitempty"`
+	Status  string    `json:"status"`
+	Message string    `json:"message,omitempty"`
+	Started time.Time `json:"started"`
+	// Token is the progress token of the call that started it (Cancel takes it).
+	Token string `json:"token"`
+}
+
+// Tasks lists the tasks howl is waiting on, oldest first.
+func (r *Runtime) Tasks() []RunningTask {
+	r.progress.mu.Lock()
+	defer r.progress.mu.Unlock()
+	out := make([]RunningTask, 0, len(r.progress.tasks))
+	for _, t := range r.progress.tasks {
+		out = append(out, *t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Started.Before(out[j].Started) })
+	return out
+}
+
+// callAsTask calls a tool task-augmented, reports the task's status as
+// progress until it is terminal, and returns the tool's result (tasks/result).
+// Cancelling ctx cancels the task on the server.
+func (r *Runtime) callAsTask(ctx context.Context, conn *Conn, server, tool string, args map[string]any) (json.RawMessage, error) {
+	if args == nil {
+		args = map[string]any{}
+	}
+	raw, err := conn.rawResult(ctx, "tools/call", func(ctx context.Context) error {
+		req := mcpgo.CallToolRequest{}
+		req.Params.Name = tool
+		req.Params.Arguments = args
+		req.Params.Meta = progressMetaFor(ctx)
+		req.Params.Task = &mcpgo.TaskParams{}
+		_, err := conn.client.CallTool(ctx, req)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var created struct {
+		Task *mcpgo.Task `json:"task"`
+	}
+	if json.Unmarshal(raw, &created) != nil || created.Task == nil || created.Task.TaskId == "" {
+		return raw, nil // the server ran it as a plain call
+	}
+	token, _ := ctx.Value(progressTokenKey{}).(string)
+	obs, _ := ctx.Value(observerKey{}).(CallObserver)
+	rt := &RunningTask{Server: server, TaskID: created.Task.TaskId, Tool: tool, Owner: obs.Owner,
+		Status: string(created.Task.Status), Message: created.Task.StatusMessage, Started: time.Now(), Token: token}
+	r.progress.mu.Lock()
+	if r.progress.tasks == nil {
+		r.progress.tasks = map[string]*RunningTask{}
+	}
+	key := server + "\x00" + rt.TaskID
+	r.progress.tasks[key] = rt
+	r.progress.mu.Unlock()
+	defer func() {
+		r.progress.mu.Lock()
+		delete(r.progress.tasks, key)
+		r.progress.mu.Unlock()
+	}()
+	task := *created.Task
+	for !task.Status.IsTerminal() {
+		interval := TaskPollInterval
+		if task.PollInterval != nil && *task.PollInterval > 0 && *task.PollInterval < 60_000 {
+			interval = time.Duration(*task.PollInterval) * time.Millisecond
+		}
+		select {
+		case <-ctx.Done():
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			_, _ = conn.client.CancelTask(cctx, mcpgo.CancelTaskRequest{Params: mcpgo.CancelTaskParams{TaskId: task.TaskId}})
+			cancel()
+			return nil, fmt.Errorf("task %s of %s on %s cancelled: %w", task.TaskId, tool, server, context.Cause(ctx))
+		case <-time.After(interval):
+		}
+		res, err := conn.client.GetTask(ctx, mcpgo.GetTaskRequest{Params: mcpgo.GetTaskParams{TaskId: task.TaskId}})
+		if err != nil {
+			if ctx.Err() != nil {
+				continue // cancel it above
+			}
+			return nil, &ServerError{Server: server, Method: "tasks/get", Err: err}
+		}
+		changed := res.Status != task.Status || res.StatusMessage != task.StatusMessage
+		task = res.Task
+		r.taskStatus(server, key, rt, task, changed)
+	}
+	switch task.Status {
+	case mcpgo.TaskStatusCancelled:
+		return nil, &ServerError{Server: server, Method: "tools/call", Err: fmt.Errorf("task %s was cancelled: %s", task.TaskId, task.StatusMessage)}
+	}
+	out, err := conn.rawResult(ctx, "tasks/result", func(ctx context.Context) error {
+		_, err := conn.client.TaskResult(ctx, mcpgo.TaskResultRequest{Params: mcpgo.TaskResultParams{TaskId: task.TaskId}})
+		return err
+	})
+	if err != nil && task.Status == mcpgo.TaskStatusFailed {
+		return nil, &ServerError{Server: server, Method: "tools/call", Err: errors.Join(fmt.Errorf("task %s failed: %s", task.TaskId, task.StatusMessage), err)}
+	}
+	return out, err
+}
+
+// taskStatus records a task's status and reports it like progress (which
+// also keeps the call's idle timer alive: the server answered).
+func (r *Runtime) taskStatus(server, key string, rt *RunningTask, task mcpgo.Task, changed bool) {
+	r.progress.mu.Lock()
+	rt.Status, rt.Message = string(task.Status), task.StatusMessage
+	f := r.progress.calls[rt.Token]
+	r.progress.mu.Unlock()
+	if f != nil {
+		select {
+		case f.poke <- struct{}{}:
+		default:
+		}
+	}
+	if !changed {
+		return
+	}
+	p := Progress{Server: server, Token: rt.Token, Owner: rt.Owner, Method: "tools/call " + rt.Tool, Message: string(task.Status), Task: task.TaskId}
+	if task.StatusMessage != "" {
+		p.Message += ": " + task.StatusMessage
+	}
+	if f != nil && f.obs.OnProgress != nil {
+		f.obs.OnProgress(p)
+	}
+	r.emit(Event{Kind: EventProgress, Server: server, Progress: &p})
+}

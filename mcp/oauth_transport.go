@@ -1,0 +1,342 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// authorizer logs howl in to one remote server and signs its requests. It
+// is the http.RoundTripper under the server's MCP transport: it adds the
+// stored bearer token, refreshes it when it expires or is refused, runs the
+// login when a server answers 401 (if allowed), and steps up the scope when
+// one answers 403 insufficient_scope.
+type authorizer struct {
+	server, url string
+	settings    OAuthSettings
+	opts        OAuthOptions
+	store       *TokenStore
+	base        http.RoundTripper
+	hc          *http.Client // discovery, registration, token requests
+	lifetime    context.Context
+
+	mu        sync.Mutex // one login or refresh at a time
+	tok       *StoredToken
+	loaded    bool
+	disc      *AuthDiscovery
+	stepUps   int
+	needLogin error // set when a login was needed but not allowed or failed
+	loggedIn  bool  // a login ran on this authorizer
+}
+
+func newAuthorizer(lifetime context.Context, sc ServerConfig, opts OAuthOptions) *authorizer {
+	if opts.Store == nil {
+		opts.Store = NewTokenStore(DefaultTokenPath())
+	}
+	if opts.LoginTimeout <= 0 {
+		opts.LoginTimeout = DefaultLoginTimeout
+	}
+	a := &authorizer{
+		server: sc.Name, url: sc.URL, opts: opts, store: opts.Store,
+		base: http.DefaultTransport, lifetime: lifetime,
+		hc: &http.Client{Timeout: 30 * time.Second},
+	}
+	if sc.OAuth != nil {
+		a.settings = *sc.OAuth
+	}
+	return a
+}
+
+// needed reports why the server could not be reached without a login, if so.
+func (a *authorizer) needed() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.needLogin
+}
+
+func (a *authorizer) current() *StoredToken {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.loaded {
+		a.loaded = true
+		if t, ok, err := a.store.Get(a.url); err == nil && ok {
+			a.tok = &t
+		}
+	}
+	if a.tok != nil && a.tok.Expired(time.Now()) && a.tok.RefreshToken != "" {
+		if t, err := a.refreshLocked(a.lifetime); err == nil {
+			a.tok = &t
+		}
+	}
+	return a.tok
+}
+
+// RoundTrip implements http.RoundTripper.
+func (a *authorizer) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil && req.GetBody == nil {
+		data, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		req = req.Clone(req.Context())
+		req.Body = io.NopCloser(bytes.NewReader(data))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+	}
+	if !a.settings.interactive() && a.current() == nil {
+		a.mu.Lock()
+		_ = a.loginLocked(req.Context(), Challenge{}, "")
+		a.mu.Unlock()
+	}
+	tok := a.current()
+	resp, err := a.send(req, tok)
+	if err != nil {
+		return resp, err
+	}
+	for attempt := 0; attempt < 1+maxStepUps; attempt++ {
+		var next *StoredToken
+		switch resp.StatusCode {
+		case http.StatusUnauthorized:
+			next = a.recover(req.Context(), tok, ParseChallenge(resp.Header.Values("WWW-Authenticate")))
+		case http.StatusForbidden:
+			ch := ParseChallenge(resp.Header.Values("WWW-Authenticate"))
+			if ch.Error == "insufficient_scope" {
+				next = a.stepUp(req.Context(), tok, ch)
+			}
+		}
+		if next == nil {
+			return resp, nil
+		}
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+		resp.Body.Close()
+		tok = next
+		if resp, err = a.send(req, tok); err != nil {
+			return resp, err
+		}
+	}
+	return resp, nil
+}
+
+func (a *authorizer) send(req *http.Request, tok *StoredToken) (*http.Response, error) {
+	r := req.Clone(req.Context())
+	if req.GetBody != nil {
+		body, err := req.GetBody()
+		if err != nil {
+			return nil, err
+		}
+		r.Body = body
+	}
+	if tok != nil {
+		r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	}
+	return a.base.RoundTrip(r)
+}
+
+// recover answers a 401: use a token another request already got, refresh,
+// or log in. Nil means give the 401 back.
+func (a *authorizer) recover(ctx context.Context, sent *StoredToken, ch Challenge) *StoredToken {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.tok != nil && a.tok != sent {
+		return a.tok
+	}
+	if a.tok != nil && a.tok.RefreshToken != "" {
+		if t, err := a.refreshLocked(ctx); err == nil {
+			a.tok = &t
+			return a.tok
+		}
+	}
+	if a.loggedIn && sent != nil {
+		// A token howl just got is refused: logging in again would loop.
+		a.needLogin = fmt.Errorf("%s refused the token its authorization server just issued", a.url)
+		return nil
+	}
+	if err := a.loginLocked(ctx, ch, ""); err != nil {
+		a.needLogin = err
+		return nil
+	}
+	return a.tok
+}
+
+// stepUp answers a 403 insufficient_scope with a login for the wider
+// scope, at most maxStepUps times, and never for a scope already asked for.
+func (a *authorizer) stepUp(ctx context.Context, sent *StoredToken, ch Challenge) *StoredToken {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.tok != nil && a.tok != sent {
+		return a.tok
+	}
+	prev := ""
+	if a.tok != nil {
+		prev = a.tok.Scope
+	}
+	have := strings.Fields(prev)
+	missing := false
+	for _, s := range strings.Fields(ch.Scope) {
+		if !slices.Contains(have, s) {
+			missing = true
+		}
+	}
+	if !missing || a.stepUps >= maxStepUps {
+		return nil
+	}
+	a.stepUps++
+	if err := a.loginLocked(ctx, ch, prev); err != nil {
+		a.needLogin = err
+		return nil
+	}
+	return a.tok
+}
+
+func (a *authorizer) refreshLocked(ctx context.Context) (StoredToken, error) {
+	old := *a.tok
+	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {old.RefreshToken}}
+	if old.Resource != "" {
+		form.Set("resource", old.Resource)
+	}
+	t, err := requestToken(ctx, a.hc, old.TokenEndpoint, old.Issuer, oauthClientID{id: old.ClientID, secret: old.ClientSecret, method: old.AuthMethod}, a.settings.PrivateKeyPEM, form)
+	if err != nil {
+		return StoredToken{}, err
+	}
+	if t.RefreshToken == "" {
+		t.RefreshToken = old.RefreshToken
+	}
+	t.Scope, t.Resource = old.Scope, old.Resource
+	if err := a.store.Put(a.url, t); err != nil {
+		return StoredToken{}, err
+	}
+	return t, nil
+}
+
+// errLoginNotAllowed is a login the runtime was told not to run.
+var errLoginNotAllowed = errors.New("login not allowed")
+
+// loginLocked runs discovery and a grant, and stores the token.
+func (a *authorizer) loginLocked(reqCtx context.Context, ch Challenge, previousScope string) error {
+	interactive := a.settings.interactive()
+	if interactive && !a.opts.Login {
+		return errLoginNotAllowed
+	}
+	ctx, cancel := context.WithTimeout(a.lifetime, a.opts.LoginTimeout)
+	defer cancel()
+	_ = reqCtx // a login outlives the request that needed it: later requests reuse it
+	if a.disc == nil || ch.ResourceMetadata != "" {
+		d, err := DiscoverAuth(ctx, a.hc, a.url, ch)
+		if err != nil {
+			return err
+		}
+		a.disc = d
+	}
+	d := a.disc
+	scope := selectScope(ch, d, a.settings.Scopes, previousScope)
+	resource := a.url
+	if d.Resource != nil && d.Resource.Resource != "" {
+		resource = d.Resource.Resource
+	}
+	issuer := d.Metadata.Issuer
+	if issuer == "" {
+		issuer = d.AuthServer
+	}
+	var t StoredToken
+	if !interactive {
+		if a.settings.ClientID == "" {
+			return fmt.Errorf("oauth.grant %s needs oauth.clientId on %s's entry", a.settings.Grant, a.server)
+		}
+		c := oauthClientID{id: a.settings.ClientID, secret: a.settings.ClientSecret, method: pickAuthMethod(d.Metadata, a.settings.ClientSecret, a.settings.PrivateKeyPEM)}
+		form := url.Values{"grant_type": {GrantClientCredentials}, "resource": {resource}}
+		if a.settings.Grant == GrantEnterprise {
+			jag, err := exchangeIDToken(ctx, a.hc, a.settings, issuer, resource, scope)
+			if err != nil {
+				return err
+			}
+			form = url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:jwt-bearer"}, "assertion": {jag}, "resource": {resource}}
+		}
+		if scope != "" {
+			form.Set("scope", scope)
+		}
+		var err error
+		if t, err = requestToken(ctx, a.hc, d.Metadata.TokenEndpoint, issuer, c, a.settings.PrivateKeyPEM, form); err != nil {
+			return err
+		}
+	} else {
+		lb, err := listenLoopback(a.settings.RedirectPort)
+		if err != nil {
+			return err
+		}
+		defer lb.close()
+		c, err := resolveClient(ctx, a.hc, d, a.settings, a.tok, lb.redirectURI())
+		if err != nil {
+			return err
+		}
+		verifier, challenge := NewPKCE()
+		state := randomToken(24)
+		q := url.Values{
+			"response_type": {"code"}, "client_id": {c.id}, "redirect_uri": {lb.redirectURI()},
+			"code_challenge": {challenge}, "code_challenge_method": {"S256"}, "state": {state}, "resource": {resource},
+		}
+		if scope != "" {
+			q.Set("scope", scope)
+		}
+		authURL := d.Metadata.AuthorizationEndpoint
+		if strings.Contains(authURL, "?") {
+			authURL += "&" + q.Encode()
+		} else {
+			authURL += "?" + q.Encode()
+		}
+		if a.opts.Notice != nil {
+			a.opts.Notice(a.server, "log in to "+a.url+" in your browser: "+authURL)
+		}
+		open := a.opts.OpenURL
+		if open == nil {
+			open = OpenBrowser
+		}
+		openCtx, cancelOpen := context.WithCancel(ctx)
+		defer cancelOpen()
+		openErr := make(chan error, 1)
+		go func() { openErr <- open(openCtx, authURL) }()
+		var got url.Values
+		for got == nil {
+			select {
+			case got = <-lb.result:
+			case err := <-openErr:
+				if err != nil && a.opts.Notice != nil {
+					a.opts.Notice(a.server, err.Error())
+				}
+				openErr = nil
+			case <-ctx.Done():
+				return fmt.Errorf("no login came back to %s within %s: run howl auth %s again", lb.redirectURI(), a.opts.LoginTimeout, a.server)
+			}
+		}
+		if openErr != nil {
+			cancelOpen() // a browser command still running is done with
+			<-openErr
+		}
+		if e := got.Get("error"); e != "" {
+			return fmt.Errorf("the authorization server refused the login: %s %s", e, got.Get("error_description"))
+		}
+		if got.Get("state") != state {
+			return errors.New("the login came back with a wrong state (a forged callback?): run howl auth again")
+		}
+		form := url.Values{
+			"grant_type": {GrantAuthorizationCode}, "code": {got.Get("code")}, "redirect_uri": {lb.redirectURI()},
+			"code_verifier": {verifier}, "resource": {resource},
+		}
+		if t, err = requestToken(ctx, a.hc, d.Metadata.TokenEndpoint, issuer, c, a.settings.PrivateKeyPEM, form); err != nil {
+			return err
+		}
+	}
+	t.Scope, t.Resource = scope, resource
+	if err := a.store.Put(a.url, t); err != nil {
+		return err
+	}
+	a.tok, a.loaded, a.loggedIn, a.needLogin = &t, true, true, nil
+	return nil
+}

@@ -1,0 +1,323 @@
+package mcp
+
+import (
+	"context"
+
+	"errors"
+	"fmt"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"sort"
+	"sync"
+	"time"
+)
+
+// DefaultCallTimeout is how long a tool call, read or prompt may go without
+// an answer or a progress notification before howl gives up on it.
+const DefaultCallTimeout = 60 * time.Second
+
+// EventProgress: a server reported progress on an in-flight request
+// (Progress set).
+const EventProgress EventKind = "progress"
+
+// Progress is one notifications/progress for a request howl made.
+type Progress struct {
+	Server string `json:"server"`
+	// Token is the request's progress token; Owner is what the caller
+	// named the request (CallObserver.Owner), e.g. a UI pane and request id.
+	Token    string  `json:"token"`
+	Owner    string  `json:"owner,omitempty"`
+	Method   string  `json:"method"`
+	Progress float64 `json:"progress"`
+	Total    float64 `json:"total,omitempty"`
+	Message  string  `json:"message,omitempty"`
+	// Task is set when the progress is a task's status (see CallTask).
+	Task string `json:"task,omitempty"`
+}
+
+// InFlight is a request howl is waiting on.
+type InFlight struct {
+	Server  string    `json:"server"`
+	Token   string    `json:"token"`
+	Owner   string    `json:"owner,omitempty"`
+	Method  string    `json:"method"`
+	Started time.Time `json:"started"`
+	// Last is the latest progress, if any came.
+	Last *Progress `json:"last,omitempty"`
+}
+
+// CallObserver watches one request: pass it with WithCallObserver on the
+// context given to Invoke, Read, GetPrompt or CallMeta.
+type CallObserver struct {
+	// Owner tags the request's progress events and InFlight entry.
+	Owner string
+	// OnProgress receives the request's progress on the runtime's
+	// notification goroutine: it must not block and must not call the server.
+	OnProgress func(Progress)
+	// Timeout overrides the idle timeout (no answer and no progress) for
+	// this request; negative means none.
+	Timeout time.Duration
+}
+
+type observerKey struct{}
+type progressTokenKey struct{}
+
+// WithCallObserver returns a context whose requests report to o.
+func WithCallObserver(ctx context.Context, o CallObserver) context.Context {
+	return context.WithValue(ctx, observerKey{}, o)
+}
+
+// ErrNoProgress is the cause of a request cancelled for its idle timeout.
+var ErrNoProgress = errors.New("no progress")
+
+// inflight is the runtime's record of one request.
+type inflight struct {
+	info   InFlight
+	obs    CallObserver
+	poke   chan struct{}
+	cancel context.CancelCauseFunc
+}
+
+// progressBook tracks in-flight requests by progress token.
+type progressBook struct {
+	mu    sync.Mutex
+	calls map[string]*inflight
+	tasks map[string]*RunningTask // by server NUL task id
+	// held counts, per server, the questions howl is answering for it
+	// (elicitation, sampling): the server waits on the person then, so
+	// its requests' idle timers do not run out.
+	held map[string]int
+}
+
+// hold pauses the idle timeout of server's requests until release.
+func (r *Runtime) hold(server string) (release func()) {
+	r.progress.mu.Lock()
+	if r.progress.held == nil {
+		r.progress.held = map[string]int{}
+	}
+	r.progress.held[server]++
+	r.progress.mu.Unlock()
+	return func() {
+		r.progress.mu.Lock()
+		r.progress.held[server]--
+		for _, f := range r.progress.calls {
+			if f.info.Server == server {
+				select { // a fresh full timeout once the person answered
+				case f.poke <- struct{}{}:
+				default:
+				}
+			}
+		}
+		r.progress.mu.Unlock()
+	}
+}
+
+func (r *Runtime) isHeld(server string) bool {
+	r.progress.mu.Lock()
+	defer r.progress.mu.Unlock()
+	return r.progress.held[server] > 0
+}
+
+// holdingElicitor keeps the idle timers of server's requests from running
+// out while the person answers its question.
+func (r *Runtime) holdingElicitor(fn Elicitor) Elicitor {
+	if fn == nil {
+		return nil
+	}
+	return func(ctx context.Context, server string, req ElicitRequest) (ElicitResponse, error) {
+		defer r.hold(server)()
+		return fn(ctx, server, req)
+	}
+}
+
+// holdingSampler does the same for sampling.
+func (r *Runtime) holdingSampler(fn Sampler) Sampler {
+	return func(ctx context.Context, server string, req mcpgo.CreateMessageRequest) (*mcpgo.CreateMessageResult, error) {
+		defer r.hold(server)()
+		return fn(ctx, server, req)
+	}
+}
+
+// track starts watching a request to server: it gives the request a
+// progress token (carried in the returned context, used by CallRaw, ReadRaw
+// and GetPromptRaw) and an idle timer that progress resets. Call done when
+// the request ends; wrap its error with idleError.
+func (r *Runtime) track(ctx context.Context, server, method string) (context.Context, func()) {
+	obs, _ := ctx.Value(observerKey{}).(CallObserver)
+	timeout := obs.Timeout
+	if timeout == 0 {
+		timeout = r.callTimeout(server)
+	}
+	token := progressMeta().ProgressToken.(string)
+	cctx, cancel := context.WithCancelCause(ctx)
+	cctx = context.WithValue(cctx, progressTokenKey{}, token)
+	f := &inflight{
+		info:   InFlight{Server: server, Token: token, Owner: obs.Owner, Method: method, Started: time.Now()},
+		obs:    obs,
+		poke:   make(chan struct{}, 1),
+		cancel: cancel,
+	}
+	r.progress.mu.Lock()
+	if r.progress.calls == nil {
+		r.progress.calls = map[string]*inflight{}
+	}
+	r.progress.calls[token] = f
+	r.progress.mu.Unlock()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	if timeout > 0 {
+		wg.Add(1)
+		go func() { // ends with the request (stop) or its context
+			defer wg.Done()
+			t := time.NewTimer(timeout)
+			defer t.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-cctx.Done():
+					return
+				case <-f.poke:
+					if !t.Stop() {
+						select {
+						case <-t.C:
+						default:
+						}
+					}
+					t.Reset(timeout)
+				case <-t.C:
+					if r.isHeld(server) {
+						t.Reset(timeout)
+						continue
+					}
+					cancel(fmt.Errorf("%w from %s for %s", ErrNoProgress, server, timeout))
+					return
+				}
+			}
+		}()
+	}
+	return cctx, func() {
+		close(stop)
+		wg.Wait()
+		cancel(nil)
+		r.progress.mu.Lock()
+		delete(r.progress.calls, token)
+		r.progress.mu.Unlock()
+	}
+}
+
+// idleError turns the error of a request cancelled for its idle timeout
+// into one that says so and names the fix.
+func idleError(ctx context.Context, server, method string, err error) error {
+	if err == nil {
+		return nil
+	}
+	cause := context.Cause(ctx)
+	if !errors.Is(cause, ErrNoProgress) {
+		return err
+	}
+	return &ServerError{Server: server, Method: method, Err: fmt.Errorf("%v: the request got neither an answer nor a progress notification: raise \"timeout\" on the server's entry in the config (e.g. \"timeout\": \"5m\"): %w", cause, ErrNoProgress)}
+}
+
+func (r *Runtime) callTimeout(server string) time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s, ok := r.servers[server]; ok && s.cfg.CallTimeout != 0 {
+		return s.cfg.CallTimeout
+	}
+	if r.opts.CallTimeout != 0 {
+		return r.opts.CallTimeout
+	}
+	return DefaultCallTimeout
+}
+
+// onProgress handles a notifications/progress from server.
+func (r *Runtime) onProgress(server string, params map[string]any) {
+	token := fmt.Sprint(params["progressToken"])
+	p := Progress{Server: server, Token: token, Message: fmt.Sprint(orEmpty(params["message"]))}
+	p.Progress, _ = toFloat(params["progress"])
+	p.Total, _ = toFloat(params["total"])
+	r.progress.mu.Lock()
+	f, ok := r.progress.calls[token]
+	if ok {
+		p.Owner, p.Method = f.info.Owner, f.info.Method
+		last := p
+		f.info.Last = &last
+	}
+	r.progress.mu.Unlock()
+	if !ok || f.info.Server != server {
+		return
+	}
+	select {
+	case f.poke <- struct{}{}:
+	default:
+	}
+	if f.obs.OnProgress != nil {
+		f.obs.OnProgress(p)
+	}
+	r.emit(Event{Kind: EventProgress, Server: server, Progress: &p})
+}
+
+// InFlight lists the requests howl is waiting on, oldest first.
+func (r *Runtime) InFlight() []InFlight {
+	r.progress.mu.Lock()
+	defer r.progress.mu.Unlock()
+	out := make([]InFlight, 0, len(r.progress.calls))
+	for _, f := range r.progress.calls {
+		info := f.info
+		if info.Last != nil {
+			l := *info.Last
+			info.Last = &l
+		}
+		out = append(out, info)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Started.Before(out[j].Started) })
+	return out
+}
+
+// Cancel cancels the in-flight request with the given progress token (the
+// server gets notifications/cancelled from mcp-go). It reports whether one was found.
+func (r *Runtime) Cancel(token string) bool {
+	r.progress.mu.Lock()
+	f, ok := r.progress.calls[token]
+	r.progress.mu.Unlock()
+	if ok {
+		f.cancel(context.Canceled)
+	}
+	return ok
+}
+
+func orEmpty(v any) any {
+	if v == nil {
+		return ""
+	}
+	return v
+}
+
+func toFloat(v any) (float64, bool) {
+	switch n := v.(type) {
+	case float64:
+		return n, true
+	case int:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	}
+	return 0, false
+}
+
+// parseCallTimeout reads an entry's "timeout": a duration string ("90s",
+// "5m") or a number of seconds (other clients write it so). Anything else
+// stays ignored, as before howl read it.
+func parseCallTimeout(v any) (time.Duration, bool) {
+	switch t := v.(type) {
+	case string:
+		if d, err := time.ParseDuration(t); err == nil && d > 0 {
+			return d, true
+		}
+	case float64:
+		if t > 0 {
+			return time.Duration(t * float64(time.Second)), true
+		}
+	}
+	return 0, false
+}

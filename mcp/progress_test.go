@@ -1,0 +1,159 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func startReady(t *testing.T, cfg *Config, opts RuntimeOptions) *Runtime {
+	t.Helper()
+	if opts.CacheDir == "" {
+		opts.CacheDir = t.TempDir()
+	}
+	rt := NewRuntime(cfg, opts)
+	t.Cleanup(func() { rt.Close() })
+	_ = rt.Start()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_ = rt.Wait(ctx)
+	for _, sc := range cfg.Servers {
+		if st, _ := rt.ServerStatus(sc.Name); st.State != StateReady {
+			t.Fatalf("%s: %s %s", sc.Name, st.State, st.Reason)
+		}
+	}
+	return rt
+}
+
+func TestProgressReachesTheCallersObserverAndEvents(t *testing.T) {
+	var mu sync.Mutex
+	var events []Progress
+	rt := startReady(t, &Config{Servers: []ServerConfig{fixture("demo")}}, RuntimeOptions{OnEvent: func(e Event) {
+		if e.Kind == EventProgress {
+			mu.Lock()
+			events = append(events, *e.Progress)
+			mu.Unlock()
+		}
+	}})
+	var got []Progress
+	var sawInFlight bool
+	ctx := WithCallObserver(context.Background(), CallObserver{Owner: "pane-1/req-7", OnProgress: func(p Progress) {
+		mu.Lock()
+		got = append(got, p)
+		mu.Unlock()
+		if len(rt.InFlight()) == 1 {
+			sawInFlight = true
+		}
+	}})
+	if _, err := rt.CallMeta(ctx, "mcp_invoke_demo", json.RawMessage(`{"tool":"slow","arguments":{"duration_ms":300,"steps":3}}`)); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) < 2 {
+		t.Fatalf("observer got %d progress notifications, want the slow tool's 3 (mcp-go may drop the last)", len(got))
+	}
+	if got[0].Owner != "pane-1/req-7" || got[0].Method != "tools/call slow" || got[0].Total != 3 || got[0].Progress != 1 {
+		t.Fatalf("first progress = %+v", got[0])
+	}
+	if len(events) != len(got) || events[0].Token != got[0].Token {
+		t.Fatalf("events %+v do not match the observer's %+v", events, got)
+	}
+	if !sawInFlight {
+		t.Fatal("InFlight did not list the call while it ran")
+	}
+	if n := len(rt.InFlight()); n != 0 {
+		t.Fatalf("InFlight lists %d requests after the call ended", n)
+	}
+}
+
+func TestCallWithoutProgressTimesOutNamingTheFix(t *testing.T) {
+	rt := startReady(t, &Config{Servers: []ServerConfig{fixture("hostile")}}, RuntimeOptions{CallTimeout: 300 * time.Millisecond})
+	began := time.Now()
+	_, err := rt.CallMeta(context.Background(), "mcp_invoke_hostile", json.RawMessage(`{"tool":"never"}`))
+	if !errors.Is(err, ErrNoProgress) || !strings.Contains(err.Error(), "no progress from hostile for 300ms") || !strings.Contains(err.Error(), `raise "timeout"`) {
+		t.Fatalf("err = %v, want the idle timeout with its fix", err)
+	}
+	if d := time.Since(began); d > 5*time.Second {
+		t.Fatalf("the idle timeout took %v", d)
+	}
+}
+
+func TestProgressResetsTheIdleTimer(t *testing.T) {
+	// 6 steps of 100 ms under a 350 ms idle timeout: 600 ms in all, never
+	// 350 ms without progress.
+	rt := startReady(t, &Config{Servers: []ServerConfig{fixture("demo")}}, RuntimeOptions{CallTimeout: 350 * time.Millisecond})
+	if _, err := rt.CallMeta(context.Background(), "mcp_invoke_demo", json.RawMessage(`{"tool":"slow","arguments":{"duration_ms":600,"steps":6}}`)); err != nil {
+		t.Fatalf("a call that keeps reporting progress timed out: %v", err)
+	}
+}
+
+func TestCancelByTokenEndsTheCall(t *testing.T) {
+	rt := startReady(t, &Config{Servers: []ServerConfig{fixture("demo")}}, RuntimeOptions{})
+	tokens := make(chan string, 8)
+	ctx := WithCallObserver(context.Background(), CallObserver{OnProgress: func(p Progress) {
+		select { // an observer must never block
+		case tokens <- p.Token:
+		default:
+		}
+	}})
+	errc := make(chan error, 1)
+	go func() {
+		_, err := rt.CallMeta(ctx, "mcp_invoke_demo", json.RawMessage(`{"tool":"slow","arguments":{"duration_ms":5000,"steps":50}}`))
+		errc <- err
+	}()
+	var tok string
+	select {
+	case tok = <-tokens:
+	case err := <-errc:
+		t.Fatalf("the slow call ended before any progress: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("no progress from the slow tool")
+	}
+	if !rt.Cancel(tok) {
+		t.Fatal("Cancel did not find the call")
+	}
+	select {
+	case err := <-errc:
+		if err == nil {
+			t.Fatal("a cancelled call succeeded")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the cancelled call did not end")
+	}
+}
+
+func TestEntryTimeoutAcceptsDurationsAndSeconds(t *testing.T) {
+	cfg, err := ParseConfig("t.json", []byte(`{"mcpServers": {"a": {"command": "x", "timeout": "90s"}, "b": {"command": "x", "timeout": 5}, "c": {"command": "x", "timeout": true}}}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]time.Duration{"a": 90 * time.Second, "b": 5 * time.Second, "c": 0}
+	for _, sc := range cfg.Servers {
+		if sc.CallTimeout != want[sc.Name] {
+			t.Errorf("%s: CallTimeout = %v, want %v", sc.Name, sc.CallTimeout, want[sc.Name])
+		}
+	}
+}
+
+// A person answering a server's question is not a stalled server: the
+// idle timeout waits for them.
+func TestInteropIdleTimeoutWaitsWhileThePersonAnswersAnElicitation(t *testing.T) {
+	sc := peer(t, "everything", "@modelcontextprotocol/server-everything", "stdio")
+	rt := startReady(t, &Config{Servers: []ServerConfig{sc}}, RuntimeOptions{CallTimeout: 300 * time.Millisecond,
+		Elicit: func(ctx context.Context, server string, req ElicitRequest) (ElicitResponse, error) {
+			time.Sleep(900 * time.Millisecond) // three idle timeouts
+			return ElicitWithDefaults(ctx, server, req)
+		}})
+	if _, err := rt.Catalog(context.Background(), "everything", false); err != nil {
+		t.Fatal(err)
+	}
+	out, err := rt.CallMeta(context.Background(), "mcp_invoke_everything", json.RawMessage(`{"tool":"trigger-elicitation-request"}`))
+	if err != nil || !strings.Contains(string(out), "accept") {
+		t.Fatalf("call = %.300s, %v", out, err)
+	}
+}

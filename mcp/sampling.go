@@ -1,0 +1,52 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+)
+
+// Sampler answers a server's sampling/createMessage. It is never automatic:
+// a UI implements it with the person's approval of the request and of the
+// answer. server is the configured name of the server asking.
+type Sampler func(ctx context.Context, server string, req mcpgo.CreateMessageRequest) (*mcpgo.CreateMessageResult, error)
+
+type samplingAdapter struct {
+	server string
+	fn     Sampler
+}
+
+func (a samplingAdapter) CreateMessage(ctx context.Context, req mcpgo.CreateMessageRequest) (*mcpgo.CreateMessageResult, error) {
+	res, err := a.fn(ctx, a.server, req)
+	if err == nil && res == nil {
+		err = errors.New("declined")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("howl did not sample for %s: %w", a.server, err)
+	}
+	return res, nil
+}
+
+// SetLogLevel asks a server to send log messages at level and above
+// (debug, info, notice, warning, error, critical, alert, emergency).
+func (r *Runtime) SetLogLevel(ctx context.Context, server, level string) error {
+	switch mcpgo.LoggingLevel(level) {
+	case mcpgo.LoggingLevelDebug, mcpgo.LoggingLevelInfo, mcpgo.LoggingLevelNotice, mcpgo.LoggingLevelWarning,
+		mcpgo.LoggingLevelError, mcpgo.LoggingLevelCritical, mcpgo.LoggingLevelAlert, mcpgo.LoggingLevelEmergency:
+	default:
+		return fmt.Errorf("log level %q is not one of debug, info, notice, warning, error, critical, alert, emergency", level)
+	}
+	conn, err := r.Conn(server)
+	if err != nil {
+		return err
+	}
+	if !conn.features.Logging {
+		return fmt.Errorf("server %s does not offer logging (no logging capability in its handshake)", server)
+	}
+	if err := conn.client.SetLevel(ctx, mcpgo.SetLevelRequest{Params: mcpgo.SetLevelParams{Level: mcpgo.LoggingLevel(level)}}); err != nil {
+		return &ServerError{Server: server, Method: "logging/setLevel", Err: err}
+	}
+	return nil
+}

@@ -1,0 +1,201 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+)
+
+// More events a Runtime emits.
+const (
+	// EventResourceUpdated: a subscribed resource changed (URI set).
+	EventResourceUpdated EventKind = "resource-updated"
+	// EventCatalogChanged: after a list_changed, the catalog was listed
+	// again (Added and Removed hold catalog keys, "{kind}:{id}").
+	EventCatalogChanged EventKind = "catalog-changed"
+)
+
+// CatalogRefreshDelay is how long the runtime waits after a list_changed
+// notification before listing again, so a burst costs one listing.
+const CatalogRefreshDelay = 200 * time.Millisecond
+
+// CatalogChange is what a refresh after list_changed found.
+type CatalogChange struct {
+	Added   []string `json:"added,omitempty"`
+	Removed []string `json:"removed,omitempty"`
+}
+
+// subscriptionBook is one connection's resource subscriptions.
+type subscriptionBook struct {
+	mu     sync.Mutex
+	uris   map[string]map[string]bool // server -> uri set
+	listen map[string]func()          // server -> stop of the modern listen stream
+	// refresh debounces catalog refreshes per server.
+	refresh map[string]*time.Timer
+}
+
+// Subscribe asks server to report changes to the resource at uri: a
+// resources/subscribe on 2025-11-25 connections, a subscriptions/listen
+// stream naming it on 2026-07-28 ones. Changes arrive as EventResourceUpdated.
+func (r *Runtime) Subscribe(ctx context.Context, server, uri string) error {
+	conn, err := r.Conn(server)
+	if err != nil {
+		return err
+	}
+	if !conn.features.Subscribe && !mcpgo.IsModernProtocol(conn.ProtocolVersion()) {
+		return fmt.Errorf("server %s does not offer resource subscriptions (no resources.subscribe in its handshake)", server)
+	}
+	if err := conn.client.Subscribe(ctx, mcpgo.SubscribeRequest{Params: mcpgo.SubscribeParams{URI: uri}}); err != nil {
+		return &ServerError{Server: server, Method: "resources/subscribe", Err: err}
+	}
+	r.subs.mu.Lock()
+	if r.subs.uris == nil {
+		r.subs.uris = map[string]map[string]bool{}
+	}
+	if r.subs.uris[server] == nil {
+		r.subs.uris[server] = map[string]bool{}
+	}
+	r.subs.uris[server][uri] = true
+	r.subs.mu.Unlock()
+	return r.relisten(conn, server)
+}
+
+// Unsubscribe stops reports for uri.
+func (r *Runtime) Unsubscribe(ctx context.Context, server, uri string) error {
+	conn, err := r.Conn(server)
+	if err != nil {
+		return err
+	}
+	if err := conn.client.Unsubscribe(ctx, mcpgo.UnsubscribeRequest{Params: mcpgo.UnsubscribeParams{URI: uri}}); err != nil {
+		return &ServerError{Server: server, Method: "resources/unsubscribe", Err: err}
+	}
+	r.subs.mu.Lock()
+	delete(r.subs.uris[server], uri)
+	r.subs.mu.Unlock()
+	return r.relisten(conn, server)
+}
+
+// Subscriptions lists the URIs subscribed on server, sorted.
+func (r *Runtime) Subscriptions(server string) []string {
+	r.subs.mu.Lock()
+	defer r.subs.mu.Unlock()
+	var out []string
+	for u := range r.subs.uris[server] {
+		out = append(out, u)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// relisten (modern connections only) replaces the subscriptions/listen
+// stream with one naming the current subscriptions. The stream ends when
+// the connection or the runtime closes.
+func (r *Runtime) relisten(conn *Conn, server string) error {
+	if !mcpgo.IsModernProtocol(conn.ProtocolVersion()) {
+		return nil
+	}
+	r.subs.mu.Lock()
+	if r.subs.listen == nil {
+		r.subs.listen = map[string]func(){}
+	}
+	stop := r.subs.listen[server]
+	delete(r.subs.listen, server)
+	r.subs.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+	filter := conn.client.PendingSubscriptionFilter()
+	if len(filter.ResourceSubscriptions) == 0 {
+		return nil
+	}
+	stop, err := conn.client.ListenAsync(r.lifetime, filter, func(err error) {
+		r.emit(Event{Kind: EventStderr, Server: server, Line: "howl: subscriptions/listen ended: " + err.Error()})
+	})
+	if err != nil {
+		return &ServerError{Server: server, Method: "subscriptions/listen", Err: err}
+	}
+	r.subs.mu.Lock()
+	r.subs.listen[server] = stop
+	r.subs.mu.Unlock()
+	return nil
+}
+
+// stopListens ends every modern listen stream (on Close).
+func (r *Runtime) stopListens() {
+	r.subs.mu.Lock()
+	stops := r.subs.listen
+	r.subs.listen = nil
+	timers := r.subs.refresh
+	r.subs.refresh = nil
+	r.subs.mu.Unlock()
+	for _, t := range timers {
+		t.Stop()
+	}
+	for _, s := range stops {
+		s()
+	}
+}
+
+// scheduleRefresh lists server's catalog again CatalogRefreshDelay after
+// the last list_changed, and emits EventCatalogChanged with the difference.
+// old is the catalog the notification dropped (nil when none was cached).
+func (r *Runtime) scheduleRefresh(server string, old *Catalog) {
+	r.subs.mu.Lock()
+	defer r.subs.mu.Unlock()
+	if r.subs.refresh == nil {
+		r.subs.refresh = map[string]*time.Timer{}
+	}
+	if t, ok := r.subs.refresh[server]; ok {
+		t.Stop()
+	}
+	r.subs.refresh[server] = time.AfterFunc(CatalogRefreshDelay, func() {
+		r.mu.Lock()
+		closed := r.closed
+		if !closed {
+			r.wg.Add(1)
+		}
+		r.mu.Unlock()
+		if closed {
+			return
+		}
+		defer r.wg.Done()
+		ctx, cancel := context.WithTimeout(r.lifetime, 30*time.Second)
+		defer cancel()
+		cat, err := r.Catalog(ctx, server, true)
+		if err != nil {
+			return
+		}
+		change := diffCatalogs(old, cat)
+		r.emit(Event{Kind: EventCatalogChanged, Server: server, Change: &change})
+	})
+}
+
+func diffCatalogs(old, cur *Catalog) CatalogChange {
+	before := map[string]bool{}
+	if old != nil {
+		for _, it := range old.Items {
+			before[it.Key()] = true
+		}
+	}
+	var ch CatalogChange
+	now := map[string]bool{}
+	for _, it := range cur.Items {
+		k := it.Key()
+		now[k] = true
+		if old != nil && !before[k] {
+			ch.Added = append(ch.Added, k)
+		}
+	}
+	for k := range before {
+		if !now[k] {
+			ch.Removed = append(ch.Removed, k)
+		}
+	}
+	sort.Strings(ch.Added)
+	sort.Strings(ch.Removed)
+	return ch
+}
