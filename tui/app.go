@@ -65,9 +65,17 @@ type Options struct {
 	// MaxSteps bounds the model requests of one chat turn (0: the default).
 	MaxSteps int
 	// Decide rules on each of the model's tool calls before it runs (nil:
-	// every call runs). Until the permission dialog exists, howl passes the
-	// config's rules with nobody to ask: calls no rule allows are denied.
+	// every call runs). Permissions, when set, replaces it.
 	Decide llm.DecideFunc
+	// Permissions are the config's rules for the model's calls; the chat
+	// asks the person about every call they do not allow.
+	Permissions *llm.Permissions
+	// ConfigPath is the config file an "always allow" answer is saved to
+	// ("" in demo mode: such answers last the session).
+	ConfigPath string
+	// Now is the clock (time.Now when nil; tests step it past the
+	// permission dialog's grace period).
+	Now func() time.Time
 	// SwitchModel resolves `.model provider/name` (unavailable when nil).
 	SwitchModel func(ctx context.Context, spec string) (llm.Model, error)
 	// CompletionTimeout bounds each completion request (mcp.CompletionTimeout when 0).
@@ -105,7 +113,9 @@ type Model struct {
 	viewer  *viewerPane
 	status  *statusBar
 	dialogs dialogStack
-	help    help.Model
+	// mentionReq is the read of a message's @-mentions in flight.
+	mentionReq requestID
+	help       help.Model
 
 	// The chat: its pane, the input line and the completion popup.
 	// chatMode shows it instead of the catalog; returnToChat brings it
@@ -143,7 +153,7 @@ func New(o Options) *Model {
 		keys = DefaultKeyMap()
 	}
 	com := &Common{Ctx: ctx, RT: o.Runtime, Theme: th, Styles: th.Styles, Keys: keys, Images: o.Images,
-		Clipboard: o.Clipboard, DisplayPath: o.DisplayPath, Tick: o.Tick, Log: o.Log,
+		Clipboard: o.Clipboard, DisplayPath: o.DisplayPath, Tick: o.Tick, Now: o.Now, Log: o.Log,
 		ModelRT: o.ModelRuntime, Hidden: map[string]bool{}, CompletionTimeout: o.CompletionTimeout, SwitchModel: o.SwitchModel, Editor: o.Editor,
 		Store: o.Store, StoreErr: o.StoreError, Location: o.Location, writes: &writeGate{}}
 	if com.DisplayPath == nil {
@@ -167,6 +177,9 @@ func New(o Options) *Model {
 	m.help.Styles = th.Styles.Help
 	m.chat = newChatPane(com, o.Model, o.ModelError, o.MaxSteps)
 	m.chat.decide = o.Decide
+	if o.Permissions != nil {
+		m.chat.permits = newPermits(*o.Permissions, o.ConfigPath)
+	}
 	m.chat.servers = o.Servers
 	if com.Store == nil && com.StoreErr != nil {
 		m.chat.Notice("Conversations are not being saved in this run: " + com.StoreErr.Error() + ". The chat works; nothing of it is kept.")
@@ -241,6 +254,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.spinning = false
 	case turnEventsMsg:
 		cmd = m.chat.HandleEvents(msg)
+		if msg.ask != nil && msg.id == m.chat.turn {
+			m.openPermission(msg.ask)
+		}
+	case mentionsReadMsg:
+		cmd = m.handleMentionsRead(msg)
+	case permissionSavedMsg:
+		cmd = m.handlePermissionSaved(msg)
 	case promptFoundMsg:
 		cmd = m.handlePromptFound(msg)
 	case promptResultMsg:
@@ -409,6 +429,8 @@ func (m *Model) handlePaneKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		return m.openSelected(), true
 	case key.Matches(msg, k.Refresh):
 		return m.refreshSelected(), true
+	case key.Matches(msg, k.Mention) && m.focus == focusList:
+		return m.mentionSelected(), true
 	case key.Matches(msg, k.Filter):
 		// From the detail pane: the filter belongs to the list.
 		m.setFocus(focusList)
@@ -537,6 +559,17 @@ func (m *Model) applyAction(a Action) tea.Cmd {
 	case actionOpen:
 		m.dialogs.Pop()
 		return m.viewer.OpenAttachment(a.att)
+	case actionAnswerPermission:
+		return m.answerPermission(a)
+	case actionSendMentions:
+		m.dialogs.Pop()
+		return m.chat.SubmitWith(a.msg.text, a.msg.atts)
+	case actionInsertMention:
+		m.dialogs.Pop()
+		m.input.SetValue(a.text)
+	case actionRestoreDraft:
+		m.dialogs.Pop()
+		m.input.SetValue(a.text)
 	case actionOpenSession:
 		return m.applySessionAction(a)
 	case actionSessionDeleted:

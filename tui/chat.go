@@ -39,6 +39,9 @@ type chatPane struct {
 	modelErr error
 	maxSteps int
 	decide   llm.DecideFunc // the tool-call rules (nil: allow all)
+	// permits, when set, replace decide: the config's rules, and the
+	// person is asked about every call they do not allow.
+	permits *permits
 
 	// The running turn.
 	turn    requestID
@@ -50,8 +53,15 @@ type chatPane struct {
 	reported bool
 	cur      *chatItem
 	tools    map[string]*chatItem
-	usage    llm.Usage
-	lastReq  llm.Usage
+	// The running turn's streams: events, and calls waiting for the
+	// person; asking: a permission dialog is open and reading is paused.
+	ch     <-chan llm.Event
+	asks   chan *permissionRequest
+	asking bool
+	// asked are the arguments of the calls put to the person, by call ID.
+	asked   map[string]string
+	usage   llm.Usage
+	lastReq llm.Usage
 
 	// rec is where the conversation is stored; turnStart is the index of
 	// the running turn's first message in conv.
@@ -151,15 +161,28 @@ type turnEventsMsg struct {
 	ch     <-chan llm.Event
 	events []llm.Event
 	closed bool
+	// ask is a call waiting for the person's permission; the turn reads on
+	// once it is answered.
+	ask *permissionRequest
 }
 
 // Submit sends text as the person's turn. It is never parsed as a command:
 // both typed chat and a prompt's result come here.
-func (c *chatPane) Submit(text string) tea.Cmd {
+func (c *chatPane) Submit(text string) tea.Cmd { return c.SubmitWith(text, nil) }
+
+// SubmitWith sends text with the resources its @-mentions named: the model
+// reads each attachment after the text; the transcript shows the text and
+// one line per attachment.
+func (c *chatPane) SubmitWith(text string, atts []mentionAttachment) tea.Cmd {
 	if c.running {
 		return ReportWarn("a turn is running: wait for it, or press esc to cancel it")
 	}
 	c.tr.add(&chatItem{kind: itemUser, text: text})
+	for _, a := range atts {
+		// A chip: shift+tab selects it like a tool block, enter opens it.
+		c.tr.add(&chatItem{kind: itemTool, attachment: true, name: a.mention.String(), summary: "attached", bytes: len(a.body), result: a.body})
+	}
+	text = withAttachments(text, atts)
 	c.stick()
 	if c.model == nil {
 		c.tr.add(&chatItem{kind: itemNotice, text: noModelText(c.modelErr)})
@@ -170,6 +193,7 @@ func (c *chatPane) Submit(text string) tea.Cmd {
 	c.turn = c.com.newID()
 	c.running = true
 	c.tools = map[string]*chatItem{}
+	c.asked = map[string]string{}
 	c.cur = c.tr.add(&chatItem{kind: itemAssistant, model: c.model.Name(), streaming: true})
 	ctx, cancel := context.WithCancel(c.com.Ctx)
 	c.cancel = cancel
@@ -177,29 +201,40 @@ func (c *chatPane) Submit(text string) tea.Cmd {
 	for k, v := range c.com.Hidden {
 		hidden[k] = v
 	}
-	agent := llm.NewAgent(c.model, hiddenTools{Runtime: c.com.ModelRT, hidden: hidden}, llm.Options{MaxSteps: c.maxSteps, Decide: c.decide})
-	conv, id := c.conv, c.turn
+	decide := c.decide
+	c.asks, c.asking = nil, false
+	if cats, ok := c.com.ModelRT.(llm.Catalogs); ok && c.permits != nil {
+		c.asks = make(chan *permissionRequest)
+		decide = c.permits.decider(cats, c.asks)
+	}
+	agent := llm.NewAgent(c.model, hiddenTools{Runtime: c.com.ModelRT, hidden: hidden}, llm.Options{MaxSteps: c.maxSteps, Decide: decide})
+	conv, id, asks := c.conv, c.turn, c.asks
 	return func() tea.Msg {
 		ch := agent.Start(ctx, conv)
-		return readTurn(id, ch)
+		return readTurn(id, ch, asks)
 	}
 }
 
 // readTurnCmd re-arms the read of a turn's stream.
-func readTurnCmd(id requestID, ch <-chan llm.Event) tea.Cmd {
-	return func() tea.Msg { return readTurn(id, ch) }
+func readTurnCmd(id requestID, ch <-chan llm.Event, asks <-chan *permissionRequest) tea.Cmd {
+	return func() tea.Msg { return readTurn(id, ch, asks) }
 }
 
-// readTurn blocks for the next event, then gathers what else arrives within
-// coalesceWindow.
-func readTurn(id requestID, ch <-chan llm.Event) turnEventsMsg {
+// readTurn blocks for the next event (or a call waiting for permission),
+// then gathers what else arrives within coalesceWindow.
+func readTurn(id requestID, ch <-chan llm.Event, asks <-chan *permissionRequest) turnEventsMsg {
 	msg := turnEventsMsg{id: id, ch: ch}
-	e, ok := <-ch
-	if !ok {
-		msg.closed = true
+	select {
+	case e, ok := <-ch:
+		if !ok {
+			msg.closed = true
+			return msg
+		}
+		msg.events = append(msg.events, e)
+	case req := <-asks:
+		msg.ask = req
 		return msg
 	}
-	msg.events = append(msg.events, e)
 	timer := time.NewTimer(coalesceWindow)
 	defer timer.Stop()
 	for {
@@ -210,10 +245,23 @@ func readTurn(id requestID, ch <-chan llm.Event) turnEventsMsg {
 				return msg
 			}
 			msg.events = append(msg.events, e)
+		case req := <-asks:
+			msg.ask = req
+			return msg
 		case <-timer.C:
 			return msg
 		}
 	}
+}
+
+// resumeAfterAsk reads on in the turn once a permission request is
+// answered.
+func (c *chatPane) resumeAfterAsk() tea.Cmd {
+	if !c.running || !c.asking {
+		return nil
+	}
+	c.asking = false
+	return readTurnCmd(c.turn, c.ch, c.asks)
 }
 
 // Cancel ends the running turn (esc). The agent records no half turn.
@@ -231,8 +279,16 @@ func (c *chatPane) HandleEvents(msg turnEventsMsg) tea.Cmd {
 	if msg.id != c.turn {
 		return nil // a turn that was replaced: its goroutine still ends on cancel
 	}
+	c.ch = msg.ch
 	for _, e := range msg.events {
 		c.apply(e)
+	}
+	if msg.ask != nil {
+		// A denied call never starts: its block takes the arguments from here.
+		c.asked[msg.ask.call.ID] = msg.ask.call.Arguments
+		c.stick()
+		c.asking = true // reading resumes when the person answers
+		return nil
 	}
 	if msg.closed {
 		c.finish()
@@ -241,7 +297,7 @@ func (c *chatPane) HandleEvents(msg turnEventsMsg) tea.Cmd {
 		return c.saveTurn(append([]llm.Message(nil), c.conv.Messages[min(c.turnStart, len(c.conv.Messages)):]...))
 	}
 	c.stick()
-	return readTurnCmd(msg.id, msg.ch)
+	return readTurnCmd(msg.id, msg.ch, c.asks)
 }
 
 // apply applies one event to the transcript.
@@ -260,11 +316,21 @@ func (c *chatPane) apply(e llm.Event) {
 		}
 	case llm.ToolCallStarted:
 		c.endText()
-		it := c.tr.add(&chatItem{kind: itemTool, callID: e.Call.ID, name: e.Call.Name, args: e.Call.Arguments, running: true})
+		it := c.tr.add(&chatItem{kind: itemTool, callID: e.Call.ID, name: e.Call.Name, args: e.Call.Arguments, running: true, decision: e.Decision})
 		c.tools[e.Call.ID] = it
 	case llm.ToolCallFinished:
-		if it := c.tools[e.CallID]; it != nil {
+		it := c.tools[e.CallID]
+		if it == nil && e.Denied {
+			// A refused call never started: its block shows the refusal.
+			c.endText()
+			it = c.tr.add(&chatItem{kind: itemTool, callID: e.CallID, name: e.Name, args: c.asked[e.CallID]})
+			c.tools[e.CallID] = it
+		}
+		if it != nil {
 			it.running, it.isError, it.summary, it.bytes, it.dur = false, e.IsError, e.Summary, e.Bytes, e.Duration
+			if e.Decision != "" {
+				it.decision = e.Decision
+			}
 			if e.Denied {
 				it.summary = "denied: " + it.summary
 			}

@@ -38,6 +38,9 @@ func (m *Model) handleChatKey(msg tea.KeyMsg) tea.Cmd {
 	if m.chat.focused {
 		return m.handleBlocksKey(msg)
 	}
+	if it, ok := m.comp.Selected(); ok && it.template != nil && key.Matches(msg, k.Accept) {
+		return m.openMentionTemplate(*it.template)
+	}
 	if m.comp.open {
 		if line, ok := m.comp.handleKey(msg); ok {
 			if line != "" {
@@ -52,6 +55,8 @@ func (m *Model) handleChatKey(msg tea.KeyMsg) tea.Cmd {
 			return ReportInfo("cancelling the turn")
 		}
 		return nil
+	case key.Matches(msg, k.Complete) && mentionWord(m.input.Value()) >= 0:
+		return m.openMentions()
 	case key.Matches(msg, k.Complete):
 		return m.startCompletion()
 	case key.Matches(msg, k.SelectBlocks):
@@ -80,8 +85,11 @@ func (m *Model) handleChatKey(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	cmd := m.input.HandleKey(msg)
-	if m.comp.open {
+	switch {
+	case m.comp.open:
 		m.comp.Refilter(m.input.Value())
+	case msg.Type == tea.KeyRunes && string(msg.Runes) == "@" && mentionWord(m.input.Value()) >= 0:
+		cmd = tea.Batch(cmd, m.openMentions())
 	}
 	return cmd
 }

@@ -81,6 +81,9 @@ func (m *Model) runLine(line string) tea.Cmd {
 		return nil
 	}
 	if !strings.HasPrefix(line, ".") {
+		if cmd := m.sendWithMentions(line); cmd != nil {
+			return cmd
+		}
 		return m.chat.Submit(line)
 	}
 	words, err := mcp.SplitArgs(line)

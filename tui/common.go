@@ -34,6 +34,8 @@ type Common struct {
 	// Tick returns a command that delivers msg after d; tests stub it so no
 	// timer runs and no spinner frame reaches a golden.
 	Tick func(d time.Duration, msg tea.Msg) tea.Cmd
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
 	// Log receives debug output (io.Discard unless HOWL_DEBUG is set).
 	Log *log.Logger
 
@@ -101,3 +103,11 @@ func (g *writeGate) close() {
 }
 
 func discardLogger() *log.Logger { return log.New(io.Discard, "", 0) }
+
+// now is the current time from the injectable clock.
+func (c *Common) now() time.Time {
+	if c.Now == nil {
+		return time.Now()
+	}
+	return c.Now()
+}

@@ -25,6 +25,9 @@ type completion struct {
 	desc   string
 	// required marks a required argument key.
 	required bool
+	// template, for an @-mention of a resource template: accepting it
+	// opens the template's form instead of inserting.
+	template *mcp.CatalogItem
 }
 
 // compContext is where the cursor is in a command line: the finished
@@ -306,6 +309,8 @@ type completer struct {
 	sel     int
 	// title says what the popup lists ("prompts of demo").
 	title string
+	// filter narrows the items to the typed word (filterCompletions when nil).
+	filter func(items []completion, partial string) []completion
 }
 
 // Close hides the popup and drops any answer in flight.
@@ -313,6 +318,7 @@ func (c *completer) Close() {
 	c.open = false
 	c.pending = 0
 	c.items, c.all = nil, nil
+	c.filter = nil
 }
 
 // Show opens the popup on items for line (an empty list shows nothing).
@@ -321,7 +327,7 @@ func (c *completer) Show(line string, start int, items []completion) {
 	if cc, ok := parseCompContext(line); ok {
 		c.title = stageTitle(cc)
 	}
-	c.items = filterCompletions(items, line[start:])
+	c.items = c.narrow(items, line[start:])
 	c.sel = 0
 	c.open = len(c.items) > 0
 }
@@ -334,9 +340,25 @@ func (c *completer) Refilter(line string) {
 		return
 	}
 	c.line = line
-	c.items = filterCompletions(c.all, line[c.start:])
+	c.items = c.narrow(c.all, line[c.start:])
 	c.sel = 0
 	c.open = len(c.items) > 0
+}
+
+// narrow filters items to the word typed.
+func (c *completer) narrow(items []completion, partial string) []completion {
+	if c.filter != nil {
+		return c.filter(items, partial)
+	}
+	return filterCompletions(items, partial)
+}
+
+// Selected is the chosen item, if the popup is open.
+func (c *completer) Selected() (completion, bool) {
+	if !c.open || c.sel >= len(c.items) {
+		return completion{}, false
+	}
+	return c.items[c.sel], true
 }
 
 // Move changes the chosen item.

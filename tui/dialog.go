@@ -128,6 +128,10 @@ type formDialog struct {
 	toChat bool
 	// seq numbers completion requests; older answers are dropped.
 	seq int
+	// mention: a template chosen after @ in the chat input; submitting
+	// inserts its expanded URI after mentionPrefix instead of reading it.
+	mention       bool
+	mentionPrefix string
 }
 
 func (d *formDialog) ID() string { return "form:" + d.item.Key() }
@@ -159,6 +163,10 @@ func (d *formDialog) HandleMsg(msg tea.Msg) Action {
 			args, _ := d.form.Values()
 			return actionCallTool{item: d.item, args: args}
 		case mcp.KindTemplate:
+			if d.mention {
+				uri, _ := mcp.ExpandTemplate(d.item.URI, d.form.Strings()) // Check passed
+				return actionInsertMention{text: d.mentionPrefix + mention{server: d.item.Server, uri: uri}.String() + " "}
+			}
 			return actionReadTemplate{item: d.item, values: d.form.Strings()}
 		case mcp.KindPrompt:
 			if d.toChat {

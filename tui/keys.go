@@ -21,8 +21,8 @@ type KeyMap struct {
 	// Moving in any pane.
 	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
 
-	// Catalog.
-	Open, Filter, Refresh key.Binding
+	// Catalog. Mention adds the chosen resource's @-mention to the chat input.
+	Open, Filter, Refresh, Mention key.Binding
 
 	// Viewer.
 	NextPage, PrevPage, Search, NextMatch, PrevMatch key.Binding
@@ -109,6 +109,7 @@ func DefaultKeyMap() *KeyMap {
 		Submit:    b([]string{"ctrl+s"}, "ctrl+s", "submit"),
 		Toggle:    b([]string{" ", "left", "right"}, "space/←/→", "change choice"),
 		Reconnect: b([]string{"r"}, "r", "reconnect"),
+		Mention:   b([]string{"@"}, "@", "mention in chat"),
 
 		SessionFilter: b([]string{"/"}, "/", "filter titles"),
 		SessionSearch: b([]string{"s"}, "s", "search text"),
@@ -128,7 +129,7 @@ func (k *KeyMap) bindingsByName() map[string]*key.Binding {
 		"tab_tools": &k.Tab1, "tab_resources": &k.Tab2, "tab_templates": &k.Tab3, "tab_prompts": &k.Tab4,
 		"next_tab": &k.NextTab, "prev_tab": &k.PrevTab,
 		"up": &k.Up, "down": &k.Down, "page_up": &k.PageUp, "page_down": &k.PageDown, "top": &k.Top, "bottom": &k.Bottom,
-		"open": &k.Open, "filter": &k.Filter, "refresh": &k.Refresh,
+		"open": &k.Open, "filter": &k.Filter, "refresh": &k.Refresh, "mention": &k.Mention,
 		"next_page": &k.NextPage, "prev_page": &k.PrevPage, "search": &k.Search, "next_match": &k.NextMatch, "prev_match": &k.PrevMatch,
 		"pattern": &k.Pattern, "clear_pattern": &k.ClearPattern, "wrap": &k.Wrap, "left": &k.Left, "right": &k.Right,
 		"hex_toggle": &k.HexToggle, "open_attachment": &k.OpenAttachment, "copy": &k.Copy, "back": &k.Back,
@@ -197,6 +198,9 @@ func (k *KeyMap) ShortHelp(s helpState) []key.Binding {
 		return []key.Binding{k.NextField, k.Toggle, k.Submit, k.Cancel}
 	case s.dialog == "servers":
 		return []key.Binding{k.Up, k.Down, k.Reconnect, k.Cancel}
+	case s.dialog == "permission":
+		pk := permissionKeys
+		return []key.Binding{pk.Once, pk.Session, pk.Always, pk.Deny, k.PageDown}
 	case s.dialog == "sessions":
 		return []key.Binding{k.Up, k.Down, k.Accept, k.SessionFilter, k.SessionSearch, k.SessionRename, k.SessionDelete, k.Cancel}
 	case s.dialog != "":
@@ -224,7 +228,7 @@ func (k *KeyMap) ShortHelp(s helpState) []key.Binding {
 func (k *KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Quit, k.Help, k.Servers, k.Sessions, k.FocusNext, k.FocusPrev, k.Tab1, k.Tab2, k.Tab3, k.Tab4, k.NextTab, k.PrevTab},
-		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Open, k.Filter, k.Refresh},
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Open, k.Filter, k.Refresh, k.Mention},
 		{k.NextPage, k.PrevPage, k.Search, k.NextMatch, k.PrevMatch, k.Pattern, k.ClearPattern, k.Wrap, k.Left, k.Right, k.HexToggle, k.OpenAttachment, k.Copy, k.Back},
 		{k.Chat, k.ToggleChat, k.Send, k.Newline, k.Complete, k.Editor, k.CancelTurn, k.SelectBlocks, k.Expand, k.OpenResult, k.NextSuggestion, k.AcceptSuggestion},
 	}

@@ -43,10 +43,13 @@ type chatItem struct {
 	callID, name, args string
 	running, isError   bool
 	summary            string
-	bytes              int
-	dur                time.Duration
-	result             string
-	expanded           bool
+	decision           string // who allowed or denied the call
+	// attachment: a resource an @-mention attached to the user's message.
+	attachment bool
+	bytes      int
+	dur        time.Duration
+	result     string
+	expanded   bool
 
 	// chunks cache the finished blocks of a streaming answer.
 	chunks []mdChunk
@@ -179,10 +182,22 @@ func (t *transcript) renderTool(it *chatItem, w int) []string {
 	if !it.running {
 		size = st.Subtle.Render(fmt.Sprintf(" [%s, %s]", byteSize(it.bytes), roundDur(it.dur)))
 	}
-	head := "  " + mark + " " + st.Detail.Kind.Render("⚙ "+render.SanitizeLine(it.name)) + " " + st.Subtle.Render(render.SanitizeLine(shortText(it.args, 60))) + " " + outcome + size
+	// Who decided comes before the arguments, so a narrow screen keeps it.
+	decision := ""
+	if it.decision != "" {
+		decision = st.Muted.Render("["+render.SanitizeLine(it.decision)+"]") + " "
+	}
+	icon := "⚙ "
+	if it.attachment {
+		icon = "📎 "
+	}
+	head := "  " + mark + " " + st.Detail.Kind.Render(icon+render.SanitizeLine(it.name)) + " " + decision + st.Subtle.Render(render.SanitizeLine(shortText(it.args, 60))) + " " + outcome + size
 	out := []string{truncate(head, w)}
 	if !it.expanded {
 		return out
+	}
+	if it.decision != "" {
+		out = append(out, "    "+st.Detail.Label.Render("decision")+" "+render.SanitizeLine(it.decision))
 	}
 	out = append(out, "    "+st.Detail.Label.Render("arguments"))
 	for _, l := range wrapText(render.Sanitize(prettyArgs(it.args)), w-6) {

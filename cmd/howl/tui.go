@@ -47,8 +47,8 @@ func runTUI(ctx context.Context, g *globalFlags, rf resumeFlags, stdin io.Reader
 	if ss.st != nil {
 		defer ss.st.Close()
 	}
-	// Until the chat can ask the person, the model's tool calls run only
-	// where the config's permissions allow them (reads always run).
+	// The config's permissions; the chat asks the person about every call
+	// they do not allow.
 	perms, err := llm.ParsePermissions(configSource(cfg), cfg.Extra)
 	if err != nil {
 		return usageError{err}
@@ -104,7 +104,8 @@ func runTUI(ctx context.Context, g *globalFlags, rf resumeFlags, stdin io.Reader
 		Model:        model,
 		ModelError:   modelErr,
 		MaxSteps:     maxSteps,
-		Decide:       perms.Decider(rt, nil),
+		Permissions:  &perms,
+		ConfigPath:   cfg.Source,
 		SwitchModel:  switchModel(g, cfg),
 		Editor:       os.Getenv("EDITOR"),
 		Log:          logger,

@@ -1,0 +1,153 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/howl-mcp/howl/llm/llmtest"
+	"github.com/howl-mcp/howl/mcp/demo"
+)
+
+func TestParseMentionsKeepsKnownServersOnceEach(t *testing.T) {
+	got := parseMentions("see @demo:demo://docs/readme.md, and @other:x://y and @demo:demo://docs/readme.md again; mail a@b.c", []string{"demo", "other"})
+	if len(got) != 2 || got[0].String() != "@demo:demo://docs/readme.md" || got[1].String() != "@other:x://y" {
+		t.Errorf("parseMentions = %v", got)
+	}
+}
+
+func TestMentionedResourcesAreAttachedBoundedForTheModel(t *testing.T) {
+	srv, model := scriptedModel(t, llmtest.Sequence(llmtest.Turn{Text: "Read it."}))
+	hs := newChatHarness(t, demoRuntime(t), []string{"demo"}, 120, 40, Options{Model: model})
+	defer hs.dumpOnFailure()
+	hs.line("summarize @demo:" + demo.MarkdownURI + " and @demo:" + demo.PNGURI)
+	got := lastUser(t, srv)
+	if !strings.HasPrefix(got, "summarize @demo:") {
+		t.Errorf("the message does not lead with the typed text: %.80q", got)
+	}
+	for _, want := range []string{"[attached @demo:" + demo.MarkdownURI + ", as mcp_read_demo returns it]", "[attached @demo:" + demo.PNGURI, `"spill`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the model's message lacks %q:\n%.2000s", want, got)
+		}
+	}
+	// Coverage first: the attachment's JSON opens with its coverage fields.
+	body := got[strings.Index(got, "returns it]\n")+len("returns it]\n"):]
+	if !strings.HasPrefix(body, "{") || strings.Index(body, `"text"`) >= 0 && strings.Index(body, `"text"`) < strings.Index(body, `"total_bytes"`) {
+		t.Errorf("the attachment is not coverage-first: %.300s", body)
+	}
+	if len(got) > 2*204800+1000 {
+		t.Errorf("the attachments are not bounded: %d bytes", len(got))
+	}
+	if v := hs.view(); !strings.Contains(v, "📎 @demo:"+demo.MarkdownURI) {
+		t.Errorf("the transcript does not show the attachment:\n%s", v)
+	}
+	// The chip opens in the viewer.
+	hs.keys("shift+tab")
+	for i := 0; i < 5 && hs.m.chat.Selected() != nil && hs.m.chat.Selected().name != "@demo:"+demo.MarkdownURI; i++ {
+		hs.keys("up")
+	}
+	hs.keys("enter")
+	if !hs.m.viewer.Open() || hs.m.chatMode {
+		t.Error("enter on an attachment chip did not open it in the viewer")
+	}
+}
+
+func TestAFailedMentionBlocksTheSendUntilThePersonDecides(t *testing.T) {
+	srv, model := scriptedModel(t, llmtest.Sequence(llmtest.Turn{Text: "OK."}))
+	clock := &testClock{t: time.Now()}
+	hs := newChatHarness(t, demoRuntime(t), []string{"demo"}, 120, 40, Options{Model: model, Now: clock.Now})
+	defer hs.dumpOnFailure()
+	hs.line("look at @demo:demo://nope/missing.txt please")
+	hs.keys("esc") // in the grace period: ignored
+	if !hs.m.dialogs.Has("mention-failed") {
+		t.Fatal("a key in the grace period closed the dialog")
+	}
+	clock.advance(PermissionGrace)
+	if !hs.m.dialogs.Has("mention-failed") {
+		t.Fatal("a failed mention did not open its dialog")
+	}
+	if v := hs.view(); !strings.Contains(v, "@demo:demo://nope/missing.txt") || !strings.Contains(v, "Nothing was sent") {
+		t.Errorf("the dialog does not name the mention:\n%s", v)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("the model received %d requests before the person decided", n)
+	}
+	hs.keys("esc")
+	if hs.m.input.Value() != "look at @demo:demo://nope/missing.txt please" {
+		t.Errorf("cancel left %q in the input", hs.m.input.Value())
+	}
+	hs.keys("enter")
+	clock.advance(PermissionGrace)
+	hs.keys("enter")
+	if got := lastUser(t, srv); got != "look at @demo:demo://nope/missing.txt please" {
+		t.Errorf("sending without the mention sent %q", got)
+	}
+}
+
+func TestAtCompletesResourcesAcrossTwoServers(t *testing.T) {
+	rt := sharedRuntime(t, "demo+notes", demoServer("demo"), demoServer("notes"))
+	_, model := scriptedModel(t, llmtest.Sequence(llmtest.Turn{Text: "OK."}))
+	hs := newChatHarness(t, rt, []string{"demo", "notes"}, 120, 40, Options{Model: model})
+	defer hs.dumpOnFailure()
+	hs.typeText("read @")
+	if !hs.m.comp.open {
+		t.Fatal("@ did not open the mention popup")
+	}
+	servers := map[string]bool{}
+	for _, it := range hs.m.comp.items {
+		servers[strings.SplitN(it.label, ":", 2)[0]] = true
+	}
+	if !servers["@demo"] || !servers["@notes"] {
+		t.Errorf("the popup lists the servers %v, want both", servers)
+	}
+	hs.typeText("notesreadme")
+	it, ok := hs.m.comp.Selected()
+	if !ok || it.label != "@notes:"+demo.MarkdownURI {
+		t.Fatalf("the fuzzy match chose %+v", it)
+	}
+	if v := hs.view(); !strings.Contains(v, "text/markdown") {
+		t.Errorf("the popup does not show the mime type:\n%s", v)
+	}
+	hs.keys("enter")
+	if got := hs.m.input.Value(); got != "read @notes:"+demo.MarkdownURI+" " {
+		t.Errorf("accepting inserted %q", got)
+	}
+}
+
+func TestATemplateMentionGoesThroughItsForm(t *testing.T) {
+	srv, model := scriptedModel(t, llmtest.Sequence(llmtest.Turn{Text: "OK."}))
+	hs := newChatHarness(t, demoRuntime(t), []string{"demo"}, 120, 40, Options{Model: model})
+	defer hs.dumpOnFailure()
+	hs.typeText("who is @users")
+	it, ok := hs.m.comp.Selected()
+	if !ok || it.template == nil || it.template.URI != demo.UserTemplate {
+		t.Fatalf("the popup chose %+v, want the users template", it)
+	}
+	hs.keys("enter")
+	if _, ok := hs.m.dialogs.Top().(*formDialog); !ok {
+		t.Fatal("choosing a template did not open its form")
+	}
+	hs.typeText("ada")
+	hs.keys("ctrl+s")
+	if got := hs.m.input.Value(); got != "who is @demo:demo://users/ada " {
+		t.Fatalf("the form inserted %q", got)
+	}
+	hs.keys("enter")
+	if got := lastUser(t, srv); !strings.Contains(got, "[attached @demo:demo://users/ada, as mcp_read_demo returns it]") {
+		t.Errorf("the template's resource was not attached: %.300s", got)
+	}
+}
+
+func TestAtOnACatalogResourceAddsItsMentionToTheChat(t *testing.T) {
+	hs := newHarness(t, demoRuntime(t), []string{"demo"}, 120, 40)
+	defer hs.dumpOnFailure()
+	hs.keys("2")
+	hs.selectItem(demo.MarkdownURI)
+	hs.keys("@")
+	if !hs.m.chatMode {
+		t.Fatal("@ did not open the chat")
+	}
+	if got := hs.m.input.Value(); got != "@demo:"+demo.MarkdownURI+" " {
+		t.Errorf("the input holds %q", got)
+	}
+}
