@@ -354,9 +354,11 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	if key.Matches(msg, k.ForceQuit) {
 		return m.quit()
 	}
-	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.typing() {
-		// Keys typed faster than one read arrive together ("jj"); outside
-		// a text input each is a key of its own.
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
+		// Keys typed faster than one read arrive together ("jj"). Each is a
+		// key of its own, in a text input too: a word typed fast arrives as
+		// one message whose text can be a key's name ("delete", "up", "end"),
+		// which bindings would take for that key.
 		var cmds []tea.Cmd
 		for _, r := range msg.Runes {
 			cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
@@ -391,18 +393,6 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return cmd
 	}
 	return m.handleGlobalKey(msg)
-}
-
-// typing reports whether keys go into a text input (a form field, the
-// filter, the viewer's search or pattern).
-func (m *Model) typing() bool {
-	if d, ok := m.dialogs.Top().(*formDialog); ok {
-		return d.form.TextInputFocused()
-	}
-	if m.dialogs.Len() == 0 && m.chatMode {
-		return !m.chat.focused
-	}
-	return m.dialogs.Len() == 0 && (m.catalog.TextInputFocused() || m.viewer.TextInputFocused())
 }
 
 // handlePaneKey offers the key to the focused pane.

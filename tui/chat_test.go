@@ -581,3 +581,15 @@ func TestStreamingBlocksRenderAsTheWholeAnswerDoes(t *testing.T) {
 		t.Errorf("only %d finished blocks were cached", len(it.chunks))
 	}
 }
+
+// A word typed faster than one read arrives as one message; when its text
+// is a key's name ("delete", "up", "end", "home") it must still be text.
+func TestWordsTypedFastThatNameKeysAreText(t *testing.T) {
+	hs := newChatHarness(t, demoRuntime(t), []string{"demo"}, 100, 30, Options{})
+	for _, w := range []string{"delete", " up", " end", " home", " tab"} {
+		hs.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(w)})
+	}
+	if got := hs.m.input.Value(); got != "delete up end home tab" {
+		t.Errorf("input = %q, want the typed words", got)
+	}
+}
