@@ -233,68 +233,37 @@ func buildDoc(env loadEnv, req docRequest) (*document, error) {
 	return nil, fmt.Errorf("unknown request kind %d", req.kind)
 }
 
-// readItem is the union of the items a read renders to: a TextResult, a
-// SpillResult, an ItemError or an OmittedItems marker.
-type readItem struct {
-	URI          string `json:"uri"`
-	MimeType     string `json:"mime_type"`
-	Truncated    bool   `json:"truncated"`
-	TotalBytes   int    `json:"total_bytes"`
-	NextOffset   *int   `json:"next_offset"`
-	Note         string `json:"note"`
-	Pattern      string `json:"pattern"`
-	MatchedLines *int   `json:"matched_lines"`
-	TotalLines   *int   `json:"total_lines"`
-	Sniffed      bool   `json:"sniffed"`
-	Text         *string
-
-	Spilled   bool   `json:"spilled"`
-	Path      string `json:"path"`
-	SizeBytes int64  `json:"size_bytes"`
-	SHA256    string `json:"sha256"`
-
-	Error string `json:"error"`
-	Code  string `json:"code"`
-	Index int    `json:"index"`
-
-	Omitted int `json:"omitted"`
-}
-
 // readDoc turns the bytes of a read (exactly what the model receives) into
-// a document.
+// a document, decoding them through render's own wire contract.
 func readDoc(env loadEnv, req docRequest, out []byte) (*document, error) {
-	var env2 struct {
-		Audience   []string          `json:"audience"`
-		ItemsTotal *int              `json:"items_total"`
-		Note       string            `json:"note"`
-		Items      []json.RawMessage `json:"items"`
+	res, err := render.DecodeRead(out)
+	if err != nil {
+		return nil, fmt.Errorf("the read result is not one howl renders (%v): this is a bug in howl, please report it", err)
 	}
-	if err := json.Unmarshal(out, &env2); err != nil {
-		return nil, fmt.Errorf("the read result is not JSON (%v): this is a bug in howl, please report it", err)
+	// The audience annotation leads a read's JSON (mcp puts it first).
+	var ann struct {
+		Audience []string `json:"audience"`
 	}
+	_ = json.Unmarshal(out, &ann)
 	audience := ""
-	if len(env2.Audience) > 0 {
-		audience = "for " + render.SanitizeLine(strings.Join(env2.Audience, ", "))
+	if len(ann.Audience) > 0 {
+		audience = "for " + render.SanitizeLine(strings.Join(ann.Audience, ", "))
 	}
-	if env2.ItemsTotal == nil {
-		var it readItem
-		_ = json.Unmarshal(out, &it)
-		d, err := itemDoc(env, req, it)
+	if res.ItemsTotal == 1 && len(res.Items) == 1 {
+		d, err := itemDoc(env, req, res.Items[0])
 		if d != nil && audience != "" && len(d.meta) > 0 {
 			d.meta[0] += " · " + audience
 		}
 		return d, err
 	}
 	d := &document{kind: docRich, title: titleFor(req)}
-	d.note = render.SanitizeLine(env2.Note)
+	d.note = render.SanitizeLine(res.Note)
 	if audience != "" {
 		d.meta = append(d.meta, audience)
 	}
 	var b richBuilder
 	b.env = env
-	for i, raw := range env2.Items {
-		var it readItem
-		_ = json.Unmarshal(raw, &it)
+	for i, it := range res.Items {
 		b.readItem(i+1, req.server, it)
 	}
 	d.lines, d.atts, d.copyText = b.lines, b.atts, b.copy.String()
@@ -302,19 +271,19 @@ func readDoc(env loadEnv, req docRequest, out []byte) (*document, error) {
 }
 
 // itemDoc is the document of a single-item read.
-func itemDoc(env loadEnv, req docRequest, it readItem) (*document, error) {
-	switch {
-	case it.Error != "":
-		return nil, &render.Error{Code: render.Code(it.Code), Message: it.Error}
-	case it.Spilled:
-		sp := &render.SpillResult{Spilled: true, Path: it.Path, URI: it.URI, MimeType: it.MimeType, SizeBytes: it.SizeBytes, SHA256: it.SHA256}
-		return spillDoc(env, titleFor(req), sp, false)
-	case it.Omitted > 0:
-		return &document{kind: docRich, title: titleFor(req), note: render.SanitizeLine(it.Note)}, nil
-	}
-	text := ""
-	if it.Text != nil {
-		text = *it.Text
+func itemDoc(env loadEnv, req docRequest, item render.Item) (*document, error) {
+	var it *render.TextResult
+	switch x := item.(type) {
+	case *render.ItemError:
+		return nil, &render.Error{Code: x.Code, Message: x.Message}
+	case *render.SpillResult:
+		return spillDoc(env, titleFor(req), x, false)
+	case *render.OmittedItems:
+		return &document{kind: docRich, title: titleFor(req), note: render.SanitizeLine(x.Note)}, nil
+	case *render.TextResult:
+		it = x
+	default:
+		return nil, fmt.Errorf("a read item of type %T: this is a bug in howl, please report it", item)
 	}
 	d := &document{kind: docText, title: titleFor(req), gutter: true}
 	mt := it.MimeType
@@ -332,7 +301,7 @@ func itemDoc(env loadEnv, req docRequest, it readItem) (*document, error) {
 	}
 	d.src = &readSource{server: req.server, uri: req.uri, args: req.args, pattern: req.pattern, offset: req.offset,
 		next: it.NextOffset, total: it.TotalBytes, firstLine: first, continued: req.continued, history: req.history}
-	clean := expandTabs(render.Sanitize(text))
+	clean := expandTabs(render.Sanitize(it.Text))
 	d.copyText = clean
 	style := func(s string) []string { return highlight(s, lexerFor(it.MimeType, it.URI), env.th) }
 	if isLog(it.MimeType, it.URI, clean) {
@@ -350,11 +319,11 @@ func itemDoc(env loadEnv, req docRequest, it readItem) (*document, error) {
 }
 
 // pageNote says which bytes the page holds, of how many, and how to move.
-func pageNote(it readItem, req docRequest) string {
-	if it.Text == nil || it.TotalBytes == 0 {
+func pageNote(it *render.TextResult, req docRequest) string {
+	if it.TotalBytes == 0 {
 		return it.Note
 	}
-	end := req.offset + len(*it.Text)
+	end := req.offset + len(it.Text)
 	if it.NextOffset != nil {
 		end = *it.NextOffset
 	}

@@ -151,24 +151,40 @@ const (
 )
 
 // readItem adds one item of a multi-item read.
-func (b *richBuilder) readItem(n int, server string, it readItem) {
-	switch {
-	case it.Error != "":
+func (b *richBuilder) readItem(n int, server string, item render.Item) {
+	switch it := item.(type) {
+	case *render.ItemError:
 		b.label(fmt.Sprintf("[%d] error", n))
-		b.add(docLine{plain: it.Error, styled: b.env.th.Styles.Viewer.Error.Render(render.SanitizeLine(it.Error))})
-	case it.Spilled:
+		b.errorLine(it.Message)
+	case *render.SpillResult:
 		b.label(fmt.Sprintf("[%d] %s · spilled", n, render.SanitizeLine(it.URI)))
-		b.spill(&render.SpillResult{Spilled: true, Path: it.Path, URI: it.URI, MimeType: it.MimeType, SizeBytes: it.SizeBytes, SHA256: it.SHA256})
-	case it.Omitted > 0:
+		b.spill(it)
+	case *render.OmittedItems:
 		b.label(fmt.Sprintf("[%d] omitted", n))
 		b.muted(it.Note)
-	default:
+	case *render.TextResult:
 		b.label(fmt.Sprintf("[%d] %s · %s", n, render.SanitizeLine(it.URI), orDash(render.SanitizeLine(it.MimeType))))
 		b.muted(it.Note)
-		if it.Text != nil {
-			b.text(*it.Text, lexerName(it.MimeType, it.URI))
-		}
+		b.text(it.Text, lexerName(it.MimeType, it.URI))
 	}
+}
+
+// itemURI is the URI a rendered item names ("" for a marker).
+func itemURI(item render.Item) string {
+	switch it := item.(type) {
+	case *render.TextResult:
+		return it.URI
+	case *render.SpillResult:
+		return it.URI
+	case *render.ItemError:
+		return it.URI
+	}
+	return ""
+}
+
+// errorLine adds a server's error message, sanitized, in the error style.
+func (b *richBuilder) errorLine(msg string) {
+	b.add(docLine{plain: msg, styled: b.env.th.Styles.Viewer.Error.Render(render.SanitizeLine(msg))})
 }
 
 // lexerName is the chroma lexer name for a MIME type or name, or "".
@@ -222,19 +238,18 @@ func (b *richBuilder) contentItem(n int, server string, raw json.RawMessage) {
 		b.atts = append(b.atts, attachment{label: render.SanitizeLine(c.URI), server: server, uri: c.URI})
 		b.muted(fmt.Sprintf("o: open attachment %d (read the linked resource)", len(b.atts)))
 	case c.Type == "resource" && len(c.Resource) > 0:
-		var it readItem
-		_ = json.Unmarshal(c.Resource, &it)
-		b.label(fmt.Sprintf("[%d] embedded resource · %s", n, render.SanitizeLine(it.URI)))
+		item, _ := render.DecodeItem(c.Resource) // nil when unreadable: shown as JSON
+		b.label(fmt.Sprintf("[%d] embedded resource · %s", n, render.SanitizeLine(itemURI(item))))
 		if c.Note != "" {
 			b.muted(c.Note)
 		}
-		switch {
-		case it.Spilled:
-			b.spill(&render.SpillResult{Spilled: true, Path: it.Path, URI: it.URI, MimeType: it.MimeType, SizeBytes: it.SizeBytes, SHA256: it.SHA256})
-		case it.Error != "":
-			b.add(docLine{plain: it.Error, styled: b.env.th.Styles.Viewer.Error.Render(render.SanitizeLine(it.Error))})
-		case it.Text != nil:
-			b.text(*it.Text, lexerName(it.MimeType, it.URI))
+		switch it := item.(type) {
+		case *render.SpillResult:
+			b.spill(it)
+		case *render.ItemError:
+			b.errorLine(it.Message)
+		case *render.TextResult:
+			b.text(it.Text, lexerName(it.MimeType, it.URI))
 		default:
 			b.json(c.Resource)
 		}
