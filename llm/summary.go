@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
@@ -86,4 +87,15 @@ func oneLine(s string) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// FormatCost is what a finished tool call cost, for a person: its result's
+// size and its duration ("202 B, 1.3ms"), as the TUI and howl ask show it.
+func FormatCost(bytes int, d time.Duration) string {
+	if d < time.Millisecond {
+		d = d.Round(time.Microsecond)
+	} else {
+		d = d.Round(time.Millisecond)
+	}
+	return render.HumanBytes(int64(bytes)) + ", " + d.String()
 }

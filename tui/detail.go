@@ -325,7 +325,7 @@ func sizeText(n int64) string {
 	if n < 1024 {
 		return plural(int(n), "byte")
 	}
-	return fmt.Sprintf("%s (%d bytes)", humanBytes(n), n)
+	return fmt.Sprintf("%s (%d bytes)", render.HumanBytes(n), n)
 }
 
 // plural is "1 item" or "3 items".
@@ -334,18 +334,4 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-// humanBytes formats a byte count: 641 B, 4.0 KiB, 2.0 MiB.
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for v := n / unit; v >= unit; v /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

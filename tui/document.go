@@ -330,7 +330,7 @@ func pageNote(it *render.TextResult, req docRequest) string {
 	page, pages := pageNumbers(req.offset, it.TotalBytes)
 	s := fmt.Sprintf("bytes %d–%d of %d", req.offset, end, it.TotalBytes)
 	if it.TotalBytes >= 1024 {
-		s += " (" + humanBytes(int64(it.TotalBytes)) + ")"
+		s += " (" + render.HumanBytes(int64(it.TotalBytes)) + ")"
 	}
 	if req.pattern != "" {
 		s = fmt.Sprintf("%d of %d lines match %q · ", deref(it.MatchedLines), deref(it.TotalLines), req.pattern) + s + " filtered"

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/render"
 )
 
@@ -180,7 +181,7 @@ func (t *transcript) renderTool(it *chatItem, w int) []string {
 	}
 	size := ""
 	if !it.running {
-		size = st.Subtle.Render(fmt.Sprintf(" [%s, %s]", byteSize(it.bytes), roundDur(it.dur)))
+		size = st.Subtle.Render(" [" + llm.FormatCost(it.bytes, it.dur) + "]")
 	}
 	// Who decided comes before the arguments, so a narrow screen keeps it.
 	decision := ""
@@ -255,23 +256,6 @@ func orDefault(s, d string) string {
 		return d
 	}
 	return s
-}
-
-func byteSize(n int) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
-}
-
-func roundDur(d time.Duration) time.Duration {
-	if d < time.Millisecond {
-		return d.Round(time.Microsecond)
-	}
-	return d.Round(time.Millisecond)
 }
 
 // window renders the lines [top, top+h) of the transcript at width w and

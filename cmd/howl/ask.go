@@ -221,7 +221,7 @@ func (p *askPrinter) event(e llm.Event) {
 			fmt.Fprintf(p.stderr, "howl: %s %s ✗ DENIED (%s): the model was told; allow it with --allow SERVER:TOOL, --allow-read-only or --yes\n", clean(e.Name), shortArgs(p.args[e.CallID]), clean(e.Decision))
 			return
 		}
-		fmt.Fprintf(p.stderr, "howl: %s %s %s %s [%s, %s]\n", clean(e.Name), shortArgs(p.args[e.CallID]), mark, e.Summary, byteCount(e.Bytes), roundDuration(e.Duration))
+		fmt.Fprintf(p.stderr, "howl: %s %s %s %s [%s]\n", clean(e.Name), shortArgs(p.args[e.CallID]), mark, e.Summary, llm.FormatCost(e.Bytes, e.Duration))
 	case llm.Retrying:
 		fmt.Fprintf(p.stderr, "howl: %s: retrying in %s (retry %d of %d)\n", e.Reason, e.Wait.Round(time.Millisecond), e.Attempt, e.MaxRetries)
 	case llm.Done:
@@ -260,21 +260,4 @@ func shortArgs(args string) string {
 		cut--
 	}
 	return args[:cut] + "…"
-}
-
-func roundDuration(d time.Duration) time.Duration {
-	if d < time.Millisecond {
-		return d.Round(time.Microsecond)
-	}
-	return d.Round(time.Millisecond)
-}
-
-func byteCount(n int) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }
