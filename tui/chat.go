@@ -224,19 +224,9 @@ func readTurnCmd(id requestID, ch <-chan llm.Event, asks <-chan *permissionReque
 // then gathers what else arrives within coalesceWindow.
 func readTurn(id requestID, ch <-chan llm.Event, asks <-chan *permissionRequest) turnEventsMsg {
 	msg := turnEventsMsg{id: id, ch: ch}
-	select {
-	case e, ok := <-ch:
-		if !ok {
-			msg.closed = true
-			return msg
-		}
-		msg.events = append(msg.events, e)
-	case req := <-asks:
-		msg.ask = req
-		return msg
-	}
-	timer := time.NewTimer(coalesceWindow)
-	defer timer.Stop()
+	// Wait for the first event without a deadline, then gather what comes
+	// within coalesceWindow of it.
+	var window <-chan time.Time
 	for {
 		select {
 		case e, ok := <-ch:
@@ -245,10 +235,15 @@ func readTurn(id requestID, ch <-chan llm.Event, asks <-chan *permissionRequest)
 				return msg
 			}
 			msg.events = append(msg.events, e)
+			if window == nil {
+				timer := time.NewTimer(coalesceWindow)
+				defer timer.Stop()
+				window = timer.C
+			}
 		case req := <-asks:
 			msg.ask = req
 			return msg
-		case <-timer.C:
+		case <-window:
 			return msg
 		}
 	}
