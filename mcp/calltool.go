@@ -14,16 +14,18 @@ import (
 // callTool runs one tools/call for the invoke path: tracked (progress, idle
 // timeout), and as a task when the tool's execution.taskSupport is required.
 func (r *Runtime) callTool(ctx context.Context, conn *Conn, server, tool string, args map[string]any) (json.RawMessage, error) {
-	tctx, done := r.track(ctx, server, "tools/call "+tool)
-	defer done()
+	asTask := false
 	if cat, err := r.Catalog(ctx, server, false); err == nil {
 		if it, ok := cat.Lookup(KindTool, tool); ok && it.TaskSupport == "required" {
-			raw, err := r.callAsTask(tctx, conn, server, tool, args)
-			return raw, idleError(tctx, server, "tools/call", err)
+			asTask = true
 		}
 	}
-	raw, err := conn.CallRaw(tctx, tool, args)
-	return raw, idleError(tctx, server, "tools/call", err)
+	return tracked(r, ctx, server, "tools/call "+tool, "tools/call", func(ctx context.Context) (json.RawMessage, error) {
+		if asTask {
+			return r.callAsTask(ctx, conn, server, tool, args)
+		}
+		return conn.CallRaw(ctx, tool, args)
+	})
 }
 
 // TaskPollInterval is how often a task's status is asked for when the

@@ -138,10 +138,9 @@ func (r *Runtime) callRead(ctx context.Context, server string, args json.RawMess
 	if err != nil {
 		return nil, callErrorf("%s: %v", fn, err)
 	}
-	tctx, done := r.track(ctx, server, "resources/read")
-	contents, err := conn.ReadRaw(tctx, uri)
-	err = idleError(tctx, server, "resources/read", err)
-	done()
+	contents, err := tracked(r, ctx, server, "resources/read", "resources/read", func(ctx context.Context) ([]json.RawMessage, error) {
+		return conn.ReadRaw(ctx, uri)
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -205,6 +205,16 @@ func (r *Runtime) track(ctx context.Context, server, method string) (context.Con
 	}
 }
 
+// tracked runs one request under track (progress, the idle timeout) and
+// turns an idle timeout into its teaching error. label names the request
+// in the list of requests in flight; method names it in the error.
+func tracked[T any](r *Runtime, ctx context.Context, server, label, method string, f func(context.Context) (T, error)) (T, error) {
+	tctx, done := r.track(ctx, server, label)
+	defer done()
+	v, err := f(tctx)
+	return v, idleError(tctx, server, method, err)
+}
+
 // idleError turns the error of a request cancelled for its idle timeout
 // into one that says so and names the fix.
 func idleError(ctx context.Context, server, method string, err error) error {

@@ -63,10 +63,9 @@ func (r *Runtime) GetPrompt(ctx context.Context, server, name string, args map[s
 	if err != nil {
 		return nil, err
 	}
-	tctx, done := r.track(ctx, server, "prompts/get")
-	raw, err := conn.GetPromptRaw(tctx, name, args)
-	err = idleError(tctx, server, "prompts/get", err)
-	done()
+	raw, err := tracked(r, ctx, server, "prompts/get", "prompts/get", func(ctx context.Context) (json.RawMessage, error) {
+		return conn.GetPromptRaw(ctx, name, args)
+	})
 	if err != nil {
 		return nil, err
 	}
