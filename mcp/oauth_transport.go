@@ -35,6 +35,19 @@ type authorizer struct {
 	stepUps   int
 	needLogin error // set when a login was needed but not allowed or failed
 	loggedIn  bool  // a login ran on this authorizer
+	closed    bool  // the runtime closed: no more refreshes, logins or token writes
+}
+
+// errAuthorizerClosed refuses token work after the runtime closed.
+var errAuthorizerClosed = errors.New("the runtime is closed")
+
+// shutdown waits for a refresh or login in progress, then refuses any
+// more: a transport's request still in flight after Close must not write
+// the token store.
+func (a *authorizer) shutdown() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.closed = true
 }
 
 func newAuthorizer(lifetime context.Context, sc ServerConfig, opts OAuthOptions) *authorizer {
@@ -197,6 +210,9 @@ func (a *authorizer) stepUp(ctx context.Context, sent *StoredToken, ch Challenge
 }
 
 func (a *authorizer) refreshLocked(ctx context.Context) (StoredToken, error) {
+	if a.closed {
+		return StoredToken{}, errAuthorizerClosed
+	}
 	old := *a.tok
 	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {old.RefreshToken}}
 	if old.Resource != "" {
@@ -221,6 +237,9 @@ var errLoginNotAllowed = errors.New("login not allowed")
 
 // loginLocked runs discovery and a grant, and stores the token.
 func (a *authorizer) loginLocked(reqCtx context.Context, ch Challenge, previousScope string) error {
+	if a.closed {
+		return errAuthorizerClosed
+	}
 	interactive := a.settings.interactive()
 	if interactive && !a.opts.Login {
 		return errLoginNotAllowed

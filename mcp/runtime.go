@@ -148,6 +148,7 @@ type Runtime struct {
 	subs     subscriptionBook
 
 	mu      sync.Mutex
+	auths   []*authorizer // every OAuth authorizer made, shut down on Close
 	servers map[string]*serverSlot
 	order   []string
 	closed  bool
@@ -323,6 +324,9 @@ func (r *Runtime) connectAuth(name string, gen int, sc ServerConfig, ring *stder
 		ao := r.opts.OAuth
 		ao.Login = login
 		auth = newAuthorizer(r.lifetime, sc, ao)
+		r.mu.Lock()
+		r.auths = append(r.auths, auth)
+		r.mu.Unlock()
 		if login {
 			timeout += auth.opts.LoginTimeout // the browser takes its time
 		}
@@ -653,6 +657,12 @@ func (r *Runtime) Close() error {
 	wg.Wait()
 	r.cancel() // ends children still in their handshake
 	r.wg.Wait()
+	r.mu.Lock()
+	auths := r.auths
+	r.mu.Unlock()
+	for _, a := range auths {
+		a.shutdown()
+	}
 	for _, ring := range rings {
 		_ = ring.Close()
 	}
