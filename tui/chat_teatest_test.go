@@ -1,10 +1,7 @@
 package tui
 
 import (
-	"bytes"
-	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -28,36 +25,8 @@ func TestTeatestChatsWithAScriptedModelAndSendsAPromptThroughTheForm(t *testing.
 	rt := newRuntime(t, relay.Push, demoServer("demo"))
 	defer rt.Close()
 	m := New(Options{Runtime: rt, Servers: []string{"demo"}, Theme: testTheme(), Tick: noTick, DisplayPath: displayTestPath, Model: model, StartInChat: true})
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
-
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		relay.Run(ctx, tm.Send)
-	}()
-	defer func() {
-		cancel()
-		wg.Wait()
-	}()
-
-	// seen accumulates the output: one frame may hold what two waits look for.
-	var seen []byte
-	wait := func(what string) {
-		t.Helper()
-		if bytes.Contains(seen, []byte(what)) {
-			return
-		}
-		teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
-			if bytes.Contains(append(seen, b...), []byte(what)) {
-				seen = append(seen, b...)
-				return true
-			}
-			return false
-		},
-			teatest.WithDuration(60*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
-	}
+	p := runProgram(t, m, relay)
+	tm, wait := p.tm, p.wait
 	wait("ready")
 	tm.Type("what is 2 + 3?")
 	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})

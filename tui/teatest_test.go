@@ -17,13 +17,18 @@ import (
 // on the demo server: runtime events arrive through the same relay as in
 // production (into the test program), the catalog loads, a resource opens
 // in the viewer, and q ends the program cleanly.
-func TestTeatestOpensAResourceFromTheDemoAndQuits(t *testing.T) {
-	relay := NewRelay()
-	rt := newRuntime(t, relay.Push, demoServer("demo"))
-	defer rt.Close()
-	m := New(Options{Runtime: rt, Servers: []string{"demo"}, Theme: testTheme(), Tick: noTick, DisplayPath: displayTestPath})
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
+// program is m running under teatest with runtime events arriving through
+// the relay, as in production.
+type program struct {
+	t    *testing.T
+	tm   *teatest.TestModel
+	seen []byte // the output so far: one frame may hold what two waits look for
+}
 
+// runProgram starts m at 120x40 and the relay feeding it; both end with the test.
+func runProgram(t *testing.T, m *Model, relay *Relay) *program {
+	t.Helper()
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -31,16 +36,35 @@ func TestTeatestOpensAResourceFromTheDemoAndQuits(t *testing.T) {
 		defer wg.Done()
 		relay.Run(ctx, tm.Send)
 	}()
-	defer func() {
+	t.Cleanup(func() {
 		cancel()
 		wg.Wait()
-	}()
+	})
+	return &program{t: t, tm: tm}
+}
 
-	wait := func(what string) {
-		t.Helper()
-		teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(what)) },
-			teatest.WithDuration(60*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+// wait blocks until the screen has shown what.
+func (p *program) wait(what string) {
+	p.t.Helper()
+	if bytes.Contains(p.seen, []byte(what)) {
+		return
 	}
+	teatest.WaitFor(p.t, p.tm.Output(), func(b []byte) bool {
+		if bytes.Contains(append(p.seen, b...), []byte(what)) {
+			p.seen = append(p.seen, b...)
+			return true
+		}
+		return false
+	}, teatest.WithDuration(60*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+}
+
+func TestTeatestOpensAResourceFromTheDemoAndQuits(t *testing.T) {
+	relay := NewRelay()
+	rt := newRuntime(t, relay.Push, demoServer("demo"))
+	defer rt.Close()
+	m := New(Options{Runtime: rt, Servers: []string{"demo"}, Theme: testTheme(), Tick: noTick, DisplayPath: displayTestPath})
+	p := runProgram(t, m, relay)
+	tm, wait := p.tm, p.wait
 	wait("Resources 125")
 	tm.Send(keyMsg("2"))
 	tm.Send(keyMsg("enter"))
