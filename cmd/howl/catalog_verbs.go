@@ -250,6 +250,20 @@ func printListing(w io.Writer, l listing) {
 	tw.Flush()
 }
 
+// openCatalog starts one server and lists its catalog.
+func openCatalog(ctx context.Context, g *globalFlags, server string) (*session, *mcp.Catalog, error) {
+	s, err := open(ctx, g, server)
+	if err != nil {
+		return nil, nil, err
+	}
+	cat, err := s.rt.Catalog(ctx, server, false)
+	if err != nil {
+		s.close()
+		return nil, nil, err
+	}
+	return s, cat, nil
+}
+
 // truncate cuts s to n runes with an ellipsis.
 func truncate(s string, n int) string {
 	r := []rune(s)
@@ -271,15 +285,11 @@ func newSearchCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			s, err := open(cmd.Context(), g, args[0])
+			s, cat, err := openCatalog(cmd.Context(), g, args[0])
 			if err != nil {
 				return err
 			}
 			defer s.close()
-			cat, err := s.rt.Catalog(cmd.Context(), args[0], false)
-			if err != nil {
-				return err
-			}
 			res, err := mcp.Search(cat, strings.Join(args[1:], " "), limit)
 			if err != nil {
 				return usageError{err}
@@ -320,15 +330,11 @@ func newDescribeCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			s, err := open(cmd.Context(), g, args[0])
+			s, cat, err := openCatalog(cmd.Context(), g, args[0])
 			if err != nil {
 				return err
 			}
 			defer s.close()
-			cat, err := s.rt.Catalog(cmd.Context(), args[0], false)
-			if err != nil {
-				return err
-			}
 			d, err := mcp.Describe(cat, k, args[1])
 			if err != nil {
 				return err
