@@ -274,12 +274,5 @@ func rootMessage(err error) string {
 // clampMessage makes a provider's message safe and short enough to quote.
 func clampMessage(s string) string {
 	s = strings.TrimSpace(render.SanitizeLine(s))
-	if len(s) <= MaxProviderMessage {
-		return s
-	}
-	cut := MaxProviderMessage
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
+	return render.Ellipsize(s, MaxProviderMessage)
 }

@@ -79,14 +79,7 @@ func oneLine(s string) string {
 		s = strings.TrimSpace(s[:i]) + " …"
 	}
 	s = render.SanitizeLine(s)
-	if len(s) <= MaxSummary {
-		return s
-	}
-	cut := MaxSummary
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
+	return render.Ellipsize(s, MaxSummary)
 }
 
 // FormatCost is what a finished tool call cost, for a person: its result's

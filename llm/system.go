@@ -110,9 +110,5 @@ func clampBytes(s string, n int) string {
 		return s
 	}
 	marker := fmt.Sprintf(" …[clamped: %d of %d bytes]", n, len(s))
-	cut := max(n-len(marker), 0)
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + marker
+	return s[:render.RuneBoundary(s, max(n-len(marker), 0))] + marker
 }

@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/howl-mcp/howl/render"
 )
 
 // Kind is the kind of a catalog item.
@@ -304,22 +306,12 @@ func (c *Conn) listRaw(ctx context.Context, k Kind) ([]json.RawMessage, []string
 			return items, warns, nil
 		}
 		if seen[next] || next == cursor {
-			warns = append(warns, fmt.Sprintf("the server repeated cursor %q after page %d; stopped with %d items", clip(next, 64), page+1, len(items)))
+			warns = append(warns, fmt.Sprintf("the server repeated cursor %q after page %d; stopped with %d items", render.Ellipsize(next, 64), page+1, len(items)))
 			return items, warns, nil
 		}
 		seen[next] = true
 		cursor = next
 	}
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // rawItem is the union of the fields howl reads from any listed item.

@@ -250,7 +250,7 @@ func (r *Runtime) callInvoke(ctx context.Context, server string, args json.RawMe
 	var toolArgs map[string]any
 	if len(a.Arguments) > 0 && string(a.Arguments) != "null" {
 		if err := decodeJSONNumbers(a.Arguments, &toolArgs); err != nil {
-			return nil, callErrorf("%s: arguments must be a JSON object, got %s", fn, clip(string(a.Arguments), 80))
+			return nil, callErrorf("%s: arguments must be a JSON object, got %s", fn, render.Ellipsize(string(a.Arguments), 80))
 		}
 	}
 	cat, err := r.Catalog(ctx, server, false)

@@ -112,10 +112,7 @@ func FlattenPrompt(store *render.SpillStore, server, name string, raw json.RawMe
 	}
 	out.Note = fmt.Sprintf("prompt %q: %d %s flattened into one user block with [user]/[assistant] labels", name, len(res.Messages), noun)
 	if len(text) > render.MaxSliceBytes {
-		cut := render.MaxSliceBytes
-		for cut > 0 && text[cut]&0xC0 == 0x80 {
-			cut--
-		}
+		cut := render.RuneBoundary(text, render.MaxSliceBytes)
 		text = text[:cut]
 		out.Truncated = true
 		out.Note += fmt.Sprintf("; showing bytes 0-%d of %d (MaxSliceBytes is %d): pass narrower arguments for a shorter prompt", cut, out.TotalBytes, render.MaxSliceBytes)
@@ -151,7 +148,7 @@ func flattenMessage(b *strings.Builder, store *render.SpillStore, server string,
 		role = "assistant"
 	} else if m.Role != "user" {
 		role = "user"
-		fmt.Fprintf(b, "[%s]\n(message %d had role %q; shown as user)\n", role, i+1, clip(m.Role, 32))
+		fmt.Fprintf(b, "[%s]\n(message %d had role %q; shown as user)\n", role, i+1, render.Ellipsize(m.Role, 32))
 		b.WriteString(renderContent(store, server, i, m.Content))
 		return
 	}
@@ -214,13 +211,13 @@ func renderContent(store *render.SpillStore, server string, i int, raw json.RawM
 		}
 		return fmt.Sprintf("(embedded resource of message %d is empty)", i+1)
 	case "resource_link":
-		line := "[resource link: " + render.SanitizeLine(clip(c.URI, render.MaxMetaString))
+		line := "[resource link: " + render.SanitizeLine(render.Ellipsize(c.URI, render.MaxMetaString))
 		if c.Name != "" {
-			line += " (" + render.SanitizeLine(clip(c.Name, 256)) + ")"
+			line += " (" + render.SanitizeLine(render.Ellipsize(c.Name, 256)) + ")"
 		}
 		return line + "]"
 	}
-	return fmt.Sprintf("(content of type %q in message %d is not supported and was left out)", clip(c.Type, 32), i+1)
+	return fmt.Sprintf("(content of type %q in message %d is not supported and was left out)", render.Ellipsize(c.Type, 32), i+1)
 }
 
 func blobLine(kind string, item render.Item) string {

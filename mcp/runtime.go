@@ -480,14 +480,7 @@ var errAuthRequired = errors.New("authorization required")
 func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	const max = 300
-	if len(s) > max {
-		cut := max
-		for cut > 0 && s[cut]&0xC0 == 0x80 {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return s
+	return render.Ellipsize(s, max)
 }
 
 func (r *Runtime) notifier(name string) func(mcpgo.JSONRPCNotification) {

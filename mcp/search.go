@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+
+	"github.com/howl-mcp/howl/render"
 )
 
 // Search limits.
@@ -264,9 +266,6 @@ func clampText(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	cut := n
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
+	cut := render.RuneBoundary(s, n)
 	return s[:cut] + fmt.Sprintf("… [%d of %d bytes]", cut, len(s))
 }

@@ -15,3 +15,24 @@ func HumanBytes(n int64) string {
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
+
+// RuneBoundary is the largest character boundary of s at or before n: where
+// a cut at n bytes may fall without splitting a UTF-8 sequence.
+func RuneBoundary(s string, n int) int {
+	if n >= len(s) {
+		return len(s)
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return max(n, 0)
+}
+
+// Ellipsize cuts s to at most n bytes at a character boundary and marks a
+// cut with "…" (the mark is beyond the n bytes).
+func Ellipsize(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:RuneBoundary(s, n)] + "…"
+}

@@ -7,6 +7,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/howl-mcp/howl/render"
 )
 
 // Clipboard receives what `y` copies.
@@ -46,10 +48,7 @@ func copyCmd(cb Clipboard, text, what string) tea.Cmd {
 	return func() tea.Msg {
 		note := ""
 		if len(text) > maxCopyBytes {
-			cut := maxCopyBytes
-			for cut > 0 && text[cut]&0xC0 == 0x80 {
-				cut--
-			}
+			cut := render.RuneBoundary(text, maxCopyBytes)
 			text = text[:cut]
 			note = fmt.Sprintf(" (the first %d bytes: terminals drop larger copies)", cut)
 		}

@@ -241,14 +241,7 @@ func prettyArgs(s string) string {
 
 // shortText is s on one line, cut to n bytes at a rune boundary.
 func shortText(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
+	return render.Ellipsize(strings.Join(strings.Fields(s), " "), n)
 }
 
 func orDefault(s, d string) string {

@@ -12,6 +12,8 @@ import (
 
 	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/mcp"
+
+	"github.com/howl-mcp/howl/render"
 )
 
 // maxArgsShown bounds the arguments echoed on a tool activity line.
@@ -251,13 +253,5 @@ func (p *askPrinter) finish() {
 }
 
 func shortArgs(args string) string {
-	args = clean(strings.TrimSpace(args))
-	if len(args) <= maxArgsShown {
-		return args
-	}
-	cut := maxArgsShown
-	for cut > 0 && args[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return args[:cut] + "…"
+	return render.Ellipsize(clean(strings.TrimSpace(args)), maxArgsShown)
 }
