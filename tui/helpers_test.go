@@ -57,6 +57,22 @@ func (g *guardRuntime) Complete(ctx context.Context, s string, k mcp.Kind, ref, 
 	g.check("Complete")
 	return g.inner.Complete(ctx, s, k, ref, arg, v, filled)
 }
+func (g *guardRuntime) Subscribe(ctx context.Context, s, uri string) error {
+	g.check("Subscribe")
+	return g.inner.Subscribe(ctx, s, uri)
+}
+func (g *guardRuntime) Unsubscribe(ctx context.Context, s, uri string) error {
+	g.check("Unsubscribe")
+	return g.inner.Unsubscribe(ctx, s, uri)
+}
+func (g *guardRuntime) SetLogLevel(ctx context.Context, s, level string) error {
+	g.check("SetLogLevel")
+	return g.inner.SetLogLevel(ctx, s, level)
+}
+func (g *guardRuntime) Login(n string) error     { g.check("Login"); return g.inner.Login(n) }
+func (g *guardRuntime) Tasks() []mcp.RunningTask { g.check("Tasks"); return g.inner.Tasks() }
+func (g *guardRuntime) Cancel(token string) bool { g.check("Cancel"); return g.inner.Cancel(token) }
+func (g *guardRuntime) Stderr(n string) []byte   { g.check("Stderr"); return g.inner.Stderr(n) }
 
 // fakeClipboard records copies.
 type fakeClipboard struct {
@@ -336,6 +352,29 @@ func (f *fakeRuntime) Declarations() []mcp.FunctionDecl { return nil }
 func (f *fakeRuntime) Complete(ctx context.Context, server string, kind mcp.Kind, ref, arg, value string, filled map[string]string) (mcp.Completion, error) {
 	return mcp.Completion{Values: []string{}}, nil
 }
+
+func (f *fakeRuntime) Subscribe(ctx context.Context, server, uri string) error {
+	f.log("subscribe " + uri)
+	return nil
+}
+
+func (f *fakeRuntime) Unsubscribe(ctx context.Context, server, uri string) error {
+	f.log("unsubscribe " + uri)
+	return nil
+}
+
+func (f *fakeRuntime) SetLogLevel(ctx context.Context, server, level string) error {
+	f.log("loglevel " + server + " " + level)
+	return nil
+}
+
+func (f *fakeRuntime) Login(name string) error { f.log("login " + name); return nil }
+
+func (f *fakeRuntime) Tasks() []mcp.RunningTask { return nil }
+
+func (f *fakeRuntime) Cancel(token string) bool { f.log("cancel " + token); return false }
+
+func (f *fakeRuntime) Stderr(string) []byte { return nil }
 
 // callCount counts logged calls that start with prefix.
 func (f *fakeRuntime) callCount(prefix string) int {

@@ -30,6 +30,20 @@ type Runtime interface {
 	// variable, with the earlier-filled ones as context. It never starts a
 	// server and is bounded by mcp.CompletionTimeout.
 	Complete(ctx context.Context, server string, kind mcp.Kind, ref, arg, value string, filled map[string]string) (mcp.Completion, error)
+	// Subscribe and Unsubscribe ask a server to report (or stop reporting)
+	// changes to one resource; changes arrive as mcp.EventResourceUpdated.
+	Subscribe(ctx context.Context, server, uri string) error
+	Unsubscribe(ctx context.Context, server, uri string) error
+	// SetLogLevel asks a server for log messages at level and above.
+	SetLogLevel(ctx context.Context, server, level string) error
+	// Login reconnects a remote server through its OAuth login.
+	Login(name string) error
+	// Tasks are the tasks howl is waiting on; Cancel cancels the request
+	// (or task) with the given progress token at its server.
+	Tasks() []mcp.RunningTask
+	Cancel(token string) bool
+	// Stderr is the tail of a stdio server's standard error.
+	Stderr(name string) []byte
 }
 
 var _ Runtime = (*mcp.Runtime)(nil)
