@@ -64,9 +64,15 @@ func (r *run) decide(ctx context.Context, call ToolCall) (string, error) {
 	return "", nil
 }
 
+// CallOwner is the owner the MCP requests of one of the model's calls
+// carry (mcp.CallObserver.Owner): a UI matches the call's progress events
+// to the call by it.
+func CallOwner(callID string) string { return "tool-call:" + callID }
+
 // call runs one call through the meta-function table.
 func (r *run) call(ctx context.Context, step int, call ToolCall, decision string) ToolResult {
 	start := time.Now()
+	ctx = mcp.WithCallObserver(ctx, mcp.CallObserver{Owner: CallOwner(call.ID)})
 	out, err := r.a.tools.CallMeta(ctx, call.Name, json.RawMessage(call.Arguments))
 	res := ToolResult{Duration: time.Since(start), Decision: decision}
 	switch {

@@ -155,7 +155,7 @@ func New(o Options) *Model {
 	com := &Common{Ctx: ctx, RT: o.Runtime, Theme: th, Styles: th.Styles, Keys: keys, Images: o.Images,
 		Clipboard: o.Clipboard, DisplayPath: o.DisplayPath, Tick: o.Tick, Now: o.Now, Log: o.Log,
 		ModelRT: o.ModelRuntime, Hidden: map[string]bool{}, CompletionTimeout: o.CompletionTimeout, SwitchModel: o.SwitchModel, Editor: o.Editor,
-		Store: o.Store, StoreErr: o.StoreError, Location: o.Location, writes: &writeGate{}}
+		Store: o.Store, StoreErr: o.StoreError, Location: o.Location, writes: &writeGate{}, Progress: &progressBoard{}}
 	if com.DisplayPath == nil {
 		com.DisplayPath = func(s string) string { return s }
 	}
@@ -252,6 +252,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case spinnerTickMsg:
 		m.frame++
 		m.spinning = false
+		m.chat.Tick(m.frame)
 	case turnEventsMsg:
 		cmd = m.chat.HandleEvents(msg)
 		if msg.ask != nil && msg.id == m.chat.turn {
@@ -308,7 +309,7 @@ func (m *Model) afterUpdate() tea.Cmd {
 	m.detail.SetEntry(m.catalog.Selected())
 	m.status.chat = m.chatStatus()
 	m.updateKeys()
-	if !m.spinning && (m.catalog.Busy() || m.viewer.Busy() || m.chat.Running()) {
+	if !m.spinning && (m.catalog.Busy() || m.viewer.Busy() || m.chat.Running() || m.com.Progress.Len() > 0) {
 		m.spinning = true
 		cmd = tea.Batch(cmd, m.com.Tick(spinnerInterval, spinnerTickMsg{}))
 	}
@@ -352,6 +353,9 @@ func (m *Model) setFocus(f focusPane) {
 func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	k := m.com.Keys
 	if key.Matches(msg, k.ForceQuit) {
+		if cmd, ok := m.cancelRunning(); ok {
+			return cmd
+		}
 		return m.quit()
 	}
 	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
@@ -393,6 +397,20 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return cmd
 	}
 	return m.handleGlobalKey(msg)
+}
+
+// cancelRunning is ctrl+c while a call runs: it cancels the chat's turn
+// (and with it the model's MCP calls) or the viewer's request, and the
+// servers are told to stop. A second ctrl+c quits.
+func (m *Model) cancelRunning() (tea.Cmd, bool) {
+	switch {
+	case m.chat.Running() && !m.chat.cancelling:
+		m.chat.Cancel()
+		return ReportInfo("cancelling the turn: the servers are told to stop · ctrl+c again quits"), true
+	case m.viewer.Loading():
+		return m.viewer.CancelLoad(), true
+	}
+	return nil, false
 }
 
 // handlePaneKey offers the key to the focused pane.
@@ -597,12 +615,31 @@ func (m *Model) handleEvents(msg EventsMsg) tea.Cmd {
 			cmds = append(cmds, m.catalog.ApplyStatus(e.Status))
 		case mcp.EventNotification:
 			cmds = append(cmds, m.handleNotification(e))
+		case mcp.EventProgress:
+			m.handleProgress(e)
 		}
 	}
 	if msg.Dropped > 0 {
 		cmds = append(cmds, ReportWarn(fmt.Sprintf("%d server events were dropped: the servers sent more than howl could show", msg.Dropped)))
 	}
 	return tea.Batch(cmds...)
+}
+
+// handleProgress records a request's progress where it shows: the status
+// bar always, and the chat's tool block or the viewer that waits on it.
+// Progress for a request nobody here owns (a finished one) is dropped.
+func (m *Model) handleProgress(e mcp.Event) {
+	if e.Progress == nil {
+		return
+	}
+	p := *e.Progress
+	if mine, live := m.chat.HandleProgress(p); mine && !live {
+		return
+	}
+	if strings.HasPrefix(p.Owner, "viewer:") && (!m.viewer.Loading() || p.Owner != viewerOwner(m.viewer.pending)) {
+		return
+	}
+	m.com.Progress.Apply(p)
 }
 
 // handleNotification reacts to a server notification.
@@ -613,15 +650,6 @@ func (m *Model) handleNotification(e mcp.Event) tea.Cmd {
 		return tea.Batch(m.catalog.Reload(e.Server, false), ReportInfo(name+": the catalog changed, listing again"))
 	case "notifications/resources/updated":
 		return ReportInfo(fmt.Sprintf("%s: %v was updated", name, render.SanitizeLine(fmt.Sprint(e.Params["uri"]))))
-	case "notifications/progress":
-		msg := fmt.Sprintf("%s: progress %v", name, e.Params["progress"])
-		if t, ok := e.Params["total"]; ok {
-			msg += fmt.Sprintf("/%v", t)
-		}
-		if s, ok := e.Params["message"].(string); ok {
-			msg += " " + s
-		}
-		return ReportInfo(render.SanitizeLine(msg))
 	case "notifications/message":
 		lvl, _ := e.Params["level"].(string)
 		switch lvl {

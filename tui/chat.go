@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/howl-mcp/howl/llm"
+	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
 )
 
@@ -122,6 +123,33 @@ func (c *chatPane) ModelName() string {
 
 // Running reports whether a turn is in flight.
 func (c *chatPane) Running() bool { return c.running }
+
+// HandleProgress shows a running call's progress in its block. It reports
+// whether the progress names one of the model's calls (mine) and whether
+// that call is still running here (live).
+func (c *chatPane) HandleProgress(p mcp.Progress) (mine, live bool) {
+	id, ok := strings.CutPrefix(p.Owner, llm.CallOwner(""))
+	if !ok {
+		return false, false
+	}
+	it := c.tools[id]
+	if it == nil || !it.running {
+		return true, false
+	}
+	it.progress = &p
+	it.touch()
+	return true, true
+}
+
+// Tick advances the spinner of running blocks whose progress has no total.
+func (c *chatPane) Tick(frame int) {
+	c.tr.frame = frame
+	for _, it := range c.tools {
+		if it.running && it.progress != nil && it.progress.Total <= 0 {
+			it.touch()
+		}
+	}
+}
 
 // Notice adds a line of information to the transcript.
 func (c *chatPane) Notice(text string) {
@@ -286,6 +314,9 @@ func (c *chatPane) HandleEvents(msg turnEventsMsg) tea.Cmd {
 		return nil
 	}
 	if msg.closed {
+		for id := range c.tools {
+			c.com.Progress.Done(llm.CallOwner(id))
+		}
 		c.finish()
 		// The agent keeps the conversation well-formed whatever happened,
 		// so what it holds past turnStart is a whole turn: store it.
@@ -321,8 +352,10 @@ func (c *chatPane) apply(e llm.Event) {
 			it = c.tr.add(&chatItem{kind: itemTool, callID: e.CallID, name: e.Name, args: c.asked[e.CallID]})
 			c.tools[e.CallID] = it
 		}
+		c.com.Progress.Done(llm.CallOwner(e.CallID))
 		if it != nil {
 			it.running, it.isError, it.summary, it.bytes, it.dur = false, e.IsError, e.Summary, e.Bytes, e.Duration
+			it.progress = nil
 			if e.Decision != "" {
 				it.decision = e.Decision
 			}
@@ -392,10 +425,27 @@ func (c *chatPane) finish() {
 	}
 	for _, m := range c.conv.Messages {
 		for _, r := range m.ToolResults {
-			if it := c.tools[r.CallID]; it != nil && it.result == "" {
+			it := c.tools[r.CallID]
+			if it == nil {
+				continue
+			}
+			if it.result == "" {
 				it.result = r.Content
 				it.touch()
 			}
+			if it.running {
+				// A cancel can drop the call's finished event: the stored
+				// result is how it ended.
+				it.running, it.progress, it.isError = false, nil, r.IsError
+				it.summary, _, _ = strings.Cut(r.Content, "\n")
+				it.touch()
+			}
+		}
+	}
+	for _, it := range c.tools {
+		if it.running {
+			it.running, it.progress, it.isError, it.summary = false, nil, true, "cancelled before it finished"
+			it.touch()
 		}
 	}
 	c.stick()

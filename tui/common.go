@@ -56,6 +56,10 @@ type Common struct {
 	StoreErr error
 	// Location is the time zone dates are shown in (time.Local when nil).
 	Location *time.Location
+	// Progress is the latest progress of the requests in flight, by owner:
+	// the chat's tool blocks, the viewer and the status bar draw from it.
+	// Only Update changes it.
+	Progress *progressBoard
 	// writes lets Close wait for the turns being written.
 	writes *writeGate
 

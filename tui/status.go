@@ -103,6 +103,12 @@ func (s *statusBar) Render(w int, servers []*serverState, frame int) string {
 		}
 		right = style.Render(truncate(s.info.Msg, max(w*2/3, 20)))
 	}
+	if p := progressStatus(s.com.Progress, frame); p != "" {
+		if right != "" {
+			right += st.Status.Counts.Render(" │ ")
+		}
+		right += st.Accent.Render(truncate(p, max(w/2, 20)))
+	}
 	if s.chat != "" {
 		seg := st.Status.Counts.Render(truncate(s.chat, max(w/2, 12)))
 		if right != "" {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/howl-mcp/howl/llm"
+	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
 )
 
@@ -45,6 +46,8 @@ type chatItem struct {
 	running, isError   bool
 	summary            string
 	decision           string // who allowed or denied the call
+	// progress is the running call's latest progress (nil: none came).
+	progress *mcp.Progress
 	// attachment: a resource an @-mention attached to the user's message.
 	attachment bool
 	bytes      int
@@ -70,6 +73,8 @@ type transcript struct {
 	com   *Common
 	md    *markdown
 	items []*chatItem
+	// frame is the spinner frame running blocks draw.
+	frame int
 }
 
 // add appends an item.
@@ -172,6 +177,8 @@ func (t *transcript) renderTool(it *chatItem, w int) []string {
 	}
 	var outcome string
 	switch {
+	case it.running && it.progress != nil:
+		outcome = st.Accent.Render(progressText(*it.progress, t.frame))
 	case it.running:
 		outcome = st.Muted.Render("running…")
 	case it.isError:

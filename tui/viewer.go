@@ -2,12 +2,15 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
 )
 
@@ -22,9 +25,12 @@ type viewerPane struct {
 	focused       bool
 	open          bool
 
-	// The request in flight: its id, what it is for, and how to cancel it.
+	// The request in flight: its id, what it is for, when it started, and
+	// how to cancel it.
 	pending  requestID
 	loading  string
+	started  time.Time
+	req      docRequest
 	cancel   context.CancelFunc
 	doc      *document
 	stack    []*document
@@ -87,8 +93,13 @@ func (v *viewerPane) Request(req docRequest, what string) tea.Cmd {
 		v.cancel()
 	}
 	id := v.com.newID()
+	if v.pending != 0 {
+		v.com.Progress.Done(viewerOwner(v.pending))
+	}
 	ctx, cancel := context.WithCancel(v.com.Ctx)
+	ctx = mcp.WithCallObserver(ctx, mcp.CallObserver{Owner: viewerOwner(id)})
 	v.pending, v.cancel, v.loading, v.open = id, cancel, what, true
+	v.started, v.req = v.com.now(), req
 	var cmds []tea.Cmd
 	if req.mode == openFresh {
 		cmds = append(cmds, v.closeAll())
@@ -98,12 +109,38 @@ func (v *viewerPane) Request(req docRequest, what string) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
+// Loading reports whether a request is in flight.
+func (v *viewerPane) Loading() bool { return v.open && v.loading != "" && v.cancel != nil }
+
+// CancelLoad cancels the request in flight: its context ends, so mcp-go
+// sends the server notifications/cancelled, and the viewer says it was
+// cancelled (over the document it was replacing, if any).
+func (v *viewerPane) CancelLoad() tea.Cmd {
+	if !v.Loading() {
+		return nil
+	}
+	v.cancel()
+	v.cancel = nil
+	v.com.Progress.Done(viewerOwner(v.pending))
+	what := v.loading
+	msg := fmt.Sprintf("cancelled %s after %s: howl told the server to stop (notifications/cancelled)", what, v.com.now().Sub(v.started).Round(100*time.Millisecond))
+	v.pending, v.loading = 0, ""
+	if v.doc != nil && v.req.mode != openFresh {
+		return ReportInfo(msg)
+	}
+	cmd := closeDoc(v.doc)
+	v.doc = errorDoc(titleFor(v.req), errors.New(msg))
+	v.doc.note = "cancelled"
+	return tea.Batch(cmd, ReportInfo(msg))
+}
+
 // Close closes the viewer, cancelling what is in flight and closing files.
 func (v *viewerPane) Close() tea.Cmd {
 	if v.cancel != nil {
 		v.cancel()
 		v.cancel = nil
 	}
+	v.com.Progress.Done(viewerOwner(v.pending))
 	v.pending, v.loading, v.open = 0, "", false
 	v.searching, v.patterning = false, false
 	return v.closeAll()
@@ -135,6 +172,7 @@ func (v *viewerPane) HandleLoaded(msg docLoadedMsg) tea.Cmd {
 	if msg.id != v.pending || !v.open {
 		return closeDoc(msg.doc)
 	}
+	v.com.Progress.Done(viewerOwner(msg.id))
 	v.cancel, v.pending, v.loading = nil, 0, ""
 	if msg.err != nil {
 		if msg.req.mode != openFresh && v.doc != nil {
@@ -373,10 +411,12 @@ func (v *viewerPane) HandleKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	return nil, true
 }
 
-// back clears the search, then returns to the previous document, then
-// closes the viewer.
+// back cancels the request in flight, then clears the search, then
+// returns to the previous document, then closes the viewer.
 func (v *viewerPane) back() tea.Cmd {
 	switch {
+	case v.loading != "" && v.cancel != nil:
+		return v.CancelLoad()
 	case v.query != "":
 		v.clearSearch()
 		return nil
@@ -526,6 +566,10 @@ func (v *viewerPane) Render(frame int) []string {
 	spin := ""
 	if v.loading != "" {
 		spin = spinnerFrames[frame%len(spinnerFrames)] + " " + v.loading + "…"
+		if p, ok := v.com.Progress.Get(viewerOwner(v.pending)); ok {
+			spin = v.loading + " " + progressText(p, frame)
+		}
+		spin += " · esc cancels"
 	}
 	if d == nil {
 		lines := []string{"", " " + st.Muted.Render(spin)}

@@ -1,0 +1,127 @@
+package tui
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/render"
+)
+
+// Owners tag the MCP requests the TUI makes (mcp.CallObserver.Owner), so
+// their progress reaches the pane that waits on them. The model's calls
+// carry llm.CallOwner(callID).
+func viewerOwner(id requestID) string { return "viewer:" + strconv.FormatUint(uint64(id), 10) }
+
+// progressBoard is the latest progress of every request still in flight
+// that reported any, by owner. Entries end when their owner's request
+// ends (Done), never on a timer: a slow request keeps its line.
+type progressBoard struct {
+	entries map[string]*progressEntry
+	seq     int
+}
+
+type progressEntry struct {
+	p mcp.Progress
+	// seq orders entries by their latest update.
+	seq int
+}
+
+// Apply records a progress notification.
+func (b *progressBoard) Apply(p mcp.Progress) {
+	if p.Owner == "" {
+		p.Owner = p.Server + "\x00" + p.Token
+	}
+	if b.entries == nil {
+		b.entries = map[string]*progressEntry{}
+	}
+	b.seq++
+	b.entries[p.Owner] = &progressEntry{p: p, seq: b.seq}
+}
+
+// Done forgets the progress of owner's request.
+func (b *progressBoard) Done(owner string) { delete(b.entries, owner) }
+
+// Get returns owner's latest progress.
+func (b *progressBoard) Get(owner string) (mcp.Progress, bool) {
+	e, ok := b.entries[owner]
+	if !ok {
+		return mcp.Progress{}, false
+	}
+	return e.p, true
+}
+
+// Len is how many requests are reporting progress.
+func (b *progressBoard) Len() int { return len(b.entries) }
+
+// Latest returns the most recently updated progress.
+func (b *progressBoard) Latest() (mcp.Progress, bool) {
+	var best *progressEntry
+	for _, e := range b.entries {
+		if best == nil || e.seq > best.seq {
+			best = e
+		}
+	}
+	if best == nil {
+		return mcp.Progress{}, false
+	}
+	return best.p, true
+}
+
+// All returns every entry, most recent first.
+func (b *progressBoard) All() []mcp.Progress {
+	es := make([]*progressEntry, 0, len(b.entries))
+	for _, e := range b.entries {
+		es = append(es, e)
+	}
+	sort.Slice(es, func(i, j int) bool { return es[i].seq > es[j].seq })
+	out := make([]mcp.Progress, len(es))
+	for i, e := range es {
+		out[i] = e.p
+	}
+	return out
+}
+
+// progressBarCells is the width of a progress bar's inside.
+const progressBarCells = 12
+
+// progressText is one line for a request's progress: a bar and the count
+// when the total is known ("▕██████░░░░░░▏ 3/6"), a spinner frame and the
+// count otherwise, then the server's message (sanitized).
+func progressText(p mcp.Progress, frame int) string {
+	var b strings.Builder
+	if p.Total > 0 {
+		frac := math.Max(0, math.Min(p.Progress/p.Total, 1))
+		full := int(math.Round(frac * progressBarCells))
+		b.WriteString("▕" + strings.Repeat("█", full) + strings.Repeat("░", progressBarCells-full) + "▏ ")
+		b.WriteString(num(p.Progress) + "/" + num(p.Total))
+	} else {
+		b.WriteString(spinnerFrames[frame%len(spinnerFrames)] + " ")
+		if p.Task != "" {
+			b.WriteString("task")
+		} else {
+			b.WriteString(num(p.Progress))
+		}
+	}
+	if msg := strings.TrimSpace(render.SanitizeLine(p.Message)); msg != "" {
+		b.WriteString(" " + msg)
+	}
+	return b.String()
+}
+
+// progressStatus is the status bar's progress segment: the latest request's
+// progress, its server, and how many more are reporting.
+func progressStatus(b *progressBoard, frame int) string {
+	p, ok := b.Latest()
+	if !ok {
+		return ""
+	}
+	s := render.SanitizeLine(p.Server) + " " + progressText(p, frame)
+	if n := b.Len() - 1; n > 0 {
+		s += fmt.Sprintf(" (+%d more)", n)
+	}
+	return s
+}
