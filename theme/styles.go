@@ -63,6 +63,14 @@ type Styles struct {
 		Bar, Server, Ready, Starting, Failed, Counts, Info, Warn, Error lipgloss.Style
 	}
 
+	// Log styles the server log pane: one style per MCP log level (critical,
+	// alert and emergency share Critical), a server's stderr lines, the
+	// timestamp, the logger name and the pane's title bar (focused or not).
+	Log struct {
+		Debug, Info, Notice, Warning, Error, Critical lipgloss.Style
+		Stderr, Time, Logger, Title, TitleFocused     lipgloss.Style
+	}
+
 	// TextInput styles the bubbles text inputs.
 	TextInput struct {
 		Prompt, Text, Placeholder, Cursor lipgloss.Style
@@ -169,6 +177,18 @@ func NewStyles(p Palette) *Styles {
 	s.Status.Info = fg(p.Info)
 	s.Status.Warn = fg(p.Warning)
 	s.Status.Error = fg(p.Error).Bold(true)
+
+	s.Log.Debug = fg(p.Subtle)
+	s.Log.Info = fg(p.Info)
+	s.Log.Notice = fg(p.Success)
+	s.Log.Warning = fg(p.Warning)
+	s.Log.Error = fg(p.Error)
+	s.Log.Critical = fg(p.Error).Bold(true)
+	s.Log.Stderr = fg(p.Muted)
+	s.Log.Time = fg(p.Subtle)
+	s.Log.Logger = fg(p.Primary)
+	s.Log.Title = fg(p.Muted)
+	s.Log.TitleFocused = fg(p.Primary).Bold(true)
 
 	s.TextInput.Prompt = fg(p.Primary).Bold(true)
 	s.TextInput.Text = fg(p.Text)

@@ -129,6 +129,11 @@ type Model struct {
 	// loadSeq is the session load waited for (0: none).
 	loadSeq requestID
 
+	// logs is the server log pane (ctrl+l); logins are the servers whose
+	// `.mcp auth` result the chat still waits for.
+	logs   *logPane
+	logins map[string]bool
+
 	frame    int
 	spinning bool
 	quitting bool
@@ -173,6 +178,8 @@ func New(o Options) *Model {
 	m.detail = newDetailPane(com)
 	m.viewer = newViewerPane(com)
 	m.status = &statusBar{com: com}
+	m.logs = newLogPane(com, o.Servers)
+	m.logins = map[string]bool{}
 	m.help = help.New()
 	m.help.Styles = th.Styles.Help
 	m.chat = newChatPane(com, o.Model, o.ModelError, o.MaxSteps)
@@ -282,6 +289,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.handleSessionLoaded(msg)
 	case exportedMsg:
 		m.handleExported(msg)
+	case logSeedMsg:
+		m.handleLogSeed(msg)
+	case commandDoneMsg:
+		m.handleCommandDone(msg)
 	default:
 		if m.dialogs.Len() > 0 {
 			cmd = m.applyAction(m.dialogs.Top().HandleMsg(msg))
@@ -321,8 +332,9 @@ func (m *Model) relayout() tea.Cmd {
 	if m.focus == focusRight && !m.viewer.Open() && m.catalog.Selected() == nil {
 		m.setFocus(focusList)
 	}
-	m.layout = ComputeLayout(m.width, m.height, LayoutState{ViewerOpen: m.viewer.Open(), Focus: m.focus, Chat: m.chatMode, InputH: m.input.Height()})
+	m.layout = ComputeLayout(m.width, m.height, LayoutState{ViewerOpen: m.viewer.Open(), Focus: m.focus, Chat: m.chatMode, InputH: m.input.Height(), Logs: m.logs.open})
 	l := m.layout
+	m.logs.SetSize(l.Logs.W, l.Logs.H)
 	if m.chatMode {
 		m.chat.SetSize(l.Chat.W, l.Chat.H)
 		m.input.SetWidth(l.Input.W)
@@ -377,6 +389,9 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 			return m.quit()
 		}
 		return nil
+	}
+	if cmd, ok := m.handleLogsKey(msg); ok {
+		return cmd
 	}
 	if m.chatMode {
 		return m.handleChatKey(msg)
@@ -610,9 +625,11 @@ func (m *Model) handleSnapshot(msg statusSnapshotMsg) tea.Cmd {
 func (m *Model) handleEvents(msg EventsMsg) tea.Cmd {
 	var cmds []tea.Cmd
 	for _, e := range msg.Events {
+		m.addLogEvent(e)
 		switch e.Kind {
 		case mcp.EventState:
 			cmds = append(cmds, m.catalog.ApplyStatus(e.Status))
+			m.noteLogin(e.Status)
 		case mcp.EventNotification:
 			cmds = append(cmds, m.handleNotification(e))
 		case mcp.EventProgress:
@@ -674,6 +691,13 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 	case tea.MouseButtonWheelDown:
 		wheel = 3
 	}
+	if m.logs.open && l.Logs.Contains(x, y) {
+		m.handleLogsMouse(msg, wheel)
+		return nil
+	}
+	if msg.Action == tea.MouseActionPress && msg.Button == tea.MouseButtonLeft {
+		m.logs.focused = false // a click elsewhere takes the keys from the log
+	}
 	if m.chatMode {
 		return m.handleChatMouse(msg, wheel)
 	}
@@ -724,6 +748,7 @@ func (m *Model) updateKeys() {
 	setEnabled(viewer && d != nil && len(d.atts) > 0, &k.OpenAttachment)
 	setEnabled(viewer && d != nil, &k.Copy)
 	setEnabled(v.Open() || m.catalog.query != "", &k.Back)
+	setEnabled(m.logs.open && m.logs.focused, &k.LogNext, &k.LogPrev, &k.LogOpen, &k.LogBlur)
 }
 
 // View draws the screen. It reads the model and never changes it beyond
@@ -748,6 +773,9 @@ func (m *Model) View() string {
 		body = joinColumns(m.catalog.Render(m.frame), m.rightPane())
 	}
 	lines = append(lines, body...)
+	if m.logs.open {
+		lines = append(lines, m.logs.Render()...)
+	}
 	if !l.Help.Empty() {
 		lines = append(lines, fit(" "+m.help.ShortHelpView(m.com.Keys.ShortHelp(m.helpState())), l.Help.W))
 	}
@@ -778,6 +806,7 @@ func (m *Model) helpState() helpState {
 		blocks:     m.chat.focused,
 		running:    m.chat.Running(),
 		popup:      m.comp.open,
+		logs:       m.logs.open && m.logs.focused,
 	}
 }
 

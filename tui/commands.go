@@ -30,7 +30,7 @@ type command struct {
 var listKinds = []string{"prompts", "tools", "resources", "templates", "servers"}
 
 // mcpActions are `.mcp`'s subcommands.
-var mcpActions = []string{"enable", "disable", "reconnect"}
+var mcpActions = []string{"enable", "disable", "reconnect", "auth"}
 
 // commands is the table. It is a function so the run funcs may refer to it.
 func commands() []command {
@@ -39,7 +39,9 @@ func commands() []command {
 		{".list", "prompts|tools|resources|templates|servers", "list what the enabled servers offer", "", (*Model).cmdList},
 		{".read", "<server> <uri> [key=value ...]", "read a resource (or a template with its variables) in the viewer", "a ready server with resources", (*Model).cmdRead},
 		{".call", "<server> <tool> [key=value ...]", "call a tool and open its result in the viewer", "a ready server with tools", (*Model).cmdCall},
-		{".mcp", "enable|disable|reconnect <server>", "show or hide a server from the chat for this session, or restart it", "", (*Model).cmdMCP},
+		{".mcp", "[enable|disable|reconnect|auth <server>]", "list the servers; show or hide one from the chat for this session, restart it, or log in to it (auth)", "", (*Model).cmdMCP},
+		{".loglevel", "<server> <level>", "ask a server for log messages at level and above (" + strings.Join(logLevels, ", ") + "); ctrl+l shows them", "a ready server with logging", (*Model).cmdLogLevel},
+		{".tasks", "[cancel <task id>]", "list the tasks howl is waiting on, or cancel one", "", (*Model).cmdTasks},
 		{".model", "<provider/name>", "switch the chat's model, e.g. .model openai/gpt-4.1", "no turn running", (*Model).cmdModel},
 		{".clear", "", "start a new conversation (the old one stays in its session) and empty the transcript", "no turn running", (*Model).cmdClear},
 		{".sessions", "", "list, open, search, rename and delete saved conversations (ctrl+r)", "", (*Model).cmdSessions},
@@ -334,7 +336,7 @@ func (m *Model) serversTable() []string {
 		if m.com.Hidden[sv.name] {
 			chat = "hidden"
 		}
-		rows = append(rows, []string{render.SanitizeLine(sv.name), string(sv.status.State), chat, render.SanitizeLine(sv.status.Reason)})
+		rows = append(rows, []string{render.SanitizeLine(sv.name), string(sv.status.State), chat, serverReason(sv)})
 	}
 	return formatTable(rows)
 }
@@ -445,8 +447,14 @@ func typedArgs(schema json.RawMessage, kv map[string]string) map[string]any {
 	return out
 }
 
-// cmdMCP hides a server from the chat, shows it again, or restarts it.
+// cmdMCP lists the servers with their states and fixes; with an action
+// it hides a server from the chat, shows it again, restarts it, or starts
+// its login.
 func (m *Model) cmdMCP(words []string) tea.Cmd {
+	if len(words) == 0 {
+		m.chat.Table(m.serversTable())
+		return nil
+	}
 	if len(words) != 2 || !contains(mcpActions, words[0]) {
 		m.chat.Error("usage: " + usage(".mcp"))
 		return nil
@@ -466,6 +474,8 @@ func (m *Model) cmdMCP(words []string) tea.Cmd {
 	case "reconnect":
 		m.chat.Notice("reconnecting " + name)
 		return reconnectCmd(m.com.RT, name)
+	case "auth":
+		return m.login(name)
 	}
 	return nil
 }
@@ -516,7 +526,7 @@ func (m *Model) cmdHelp([]string) tea.Cmd {
 	}
 	lines := formatTable(rows)
 	lines = append(lines, "", "enter sends · alt+enter or ctrl+j: new line · ↑/↓ history · tab completes · ctrl+o $EDITOR",
-		"esc cancels a turn · pgup/pgdn scroll · shift+tab selects tool blocks (space expands, enter opens) · ctrl+t catalog")
+		"esc cancels a turn · pgup/pgdn scroll · shift+tab selects tool blocks (space expands, enter opens) · ctrl+t catalog · ctrl+l server log")
 	m.chat.Table(lines)
 	return nil
 }

@@ -75,6 +75,7 @@ type serverInfo struct {
 	name                      string
 	ready                     bool
 	tools, resources, prompts bool
+	logging                   bool
 }
 
 // completionsMsg is the answer to a completion request.
@@ -95,7 +96,7 @@ func (m *Model) serverInfos() []serverInfo {
 		}
 		si := serverInfo{name: sv.name, ready: sv.status.State == mcp.StateReady}
 		if f := sv.status.Features; f != nil {
-			si.tools, si.resources, si.prompts = f.Tools, f.Resources, f.Prompts
+			si.tools, si.resources, si.prompts, si.logging = f.Tools, f.Resources, f.Prompts, f.Logging
 		}
 		out = append(out, si)
 	}
@@ -154,6 +155,17 @@ func staticCompletions(cc compContext, servers []serverInfo) ([]completion, bool
 				out = append(out, completion{insert: mcp.QuoteArg(s.name) + " ", label: s.name})
 			}
 			return out, true
+		}
+	case ".loglevel":
+		switch n {
+		case 1:
+			return serversWith(func(s serverInfo) bool { return s.logging }), true
+		case 2:
+			return words(logLevels, ""), true
+		}
+	case ".tasks":
+		if n == 1 {
+			return words([]string{"cancel"}, "cancel a task by its id (.tasks lists them)"), true
 		}
 	case ".model":
 		if n == 1 {
@@ -397,6 +409,10 @@ func stageTitle(cc compContext) string {
 		return "arguments of " + render.SanitizeLine(cc.words[2]) + " (* required)"
 	case cc.words[0] == ".read" && n == 2:
 		return "resources and templates of " + render.SanitizeLine(cc.words[1])
+	case cc.words[0] == ".loglevel" && n == 1:
+		return "servers with logging"
+	case cc.words[0] == ".loglevel" && n == 2:
+		return "log levels (that level and above are sent)"
 	case n == 1 && (cc.words[0] == ".read" || cc.words[0] == ".call"):
 		return "servers"
 	}

@@ -403,6 +403,9 @@ func (d *serversDialog) Render(maxW, maxH int) []string {
 			detail("items", sv.countText(true))
 		}
 		detail("reason", sv.status.Reason)
+		if sv.status.State == mcp.StateAuthRequired {
+			detail("fix", ".mcp auth "+sv.name+" in the chat logs in")
+		}
 		if tail := strings.TrimSpace(sv.status.StderrTail); tail != "" {
 			content = append(content, "    "+st.Detail.Label.Render("stderr"))
 			lines := strings.Split(render.Sanitize(tail), "\n")

@@ -37,6 +37,10 @@ type KeyMap struct {
 	// Text inputs, forms and dialogs (never disabled).
 	Accept, Cancel, NextField, PrevField, Submit, Toggle, Reconnect key.Binding
 
+	// The server log pane: Logs opens, focuses and closes it from anywhere;
+	// the others apply while it has the keys.
+	Logs, LogNext, LogPrev, LogOpen, LogBlur key.Binding
+
 	// The sessions dialog (never disabled).
 	SessionFilter, SessionSearch, SessionRename, SessionDelete, Confirm key.Binding
 }
@@ -111,6 +115,12 @@ func DefaultKeyMap() *KeyMap {
 		Reconnect: b([]string{"r"}, "r", "reconnect"),
 		Mention:   b([]string{"@"}, "@", "mention in chat"),
 
+		Logs:    b([]string{"ctrl+l"}, "ctrl+l", "server log"),
+		LogNext: b([]string{"]", "right"}, "]/→", "next server"),
+		LogPrev: b([]string{"[", "left"}, "[/←", "prev server"),
+		LogOpen: b([]string{"enter"}, "enter", "open in viewer"),
+		LogBlur: b([]string{"esc"}, "esc", "leave log"),
+
 		SessionFilter: b([]string{"/"}, "/", "filter titles"),
 		SessionSearch: b([]string{"s"}, "s", "search text"),
 		SessionRename: b([]string{"r"}, "r", "rename"),
@@ -138,6 +148,7 @@ func (k *KeyMap) bindingsByName() map[string]*key.Binding {
 		"chat": &k.Chat, "toggle_chat": &k.ToggleChat, "send": &k.Send, "newline": &k.Newline, "editor": &k.Editor,
 		"cancel_turn": &k.CancelTurn, "complete": &k.Complete, "select_blocks": &k.SelectBlocks, "expand": &k.Expand,
 		"open_result": &k.OpenResult, "back_to_input": &k.BackToInput,
+		"logs": &k.Logs, "log_next": &k.LogNext, "log_prev": &k.LogPrev, "log_open": &k.LogOpen, "log_blur": &k.LogBlur,
 		"next_suggestion": &k.NextSuggestion, "prev_suggestion": &k.PrevSuggestion, "accept_suggestion": &k.AcceptSuggestion,
 	}
 }
@@ -189,6 +200,8 @@ type helpState struct {
 	focus      focusPane
 	// chat: the chat is shown; blocks: its transcript has the keys.
 	chat, blocks, running, popup bool
+	// logs: the server log pane has the keys.
+	logs bool
 }
 
 // ShortHelp is the one-line help for the current state.
@@ -207,6 +220,8 @@ func (k *KeyMap) ShortHelp(s helpState) []key.Binding {
 		return []key.Binding{k.Up, k.Down, k.Accept, k.Cancel}
 	case strings.HasPrefix(s.dialog, "preview:"):
 		return []key.Binding{k.Accept, k.Up, k.Down, k.Cancel}
+	case s.logs:
+		return []key.Binding{k.LogPrev, k.LogNext, k.LogOpen, k.LogBlur, k.Logs, k.Up, k.Down, k.PageUp}
 	case s.chat && s.popup:
 		return []key.Binding{k.Complete, k.Accept, k.Cancel}
 	case s.chat && s.blocks:
@@ -227,8 +242,8 @@ func (k *KeyMap) ShortHelp(s helpState) []key.Binding {
 // FullHelp is the help screen: every enabled binding, grouped.
 func (k *KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Quit, k.Help, k.Servers, k.Sessions, k.FocusNext, k.FocusPrev, k.Tab1, k.Tab2, k.Tab3, k.Tab4, k.NextTab, k.PrevTab},
-		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Open, k.Filter, k.Refresh, k.Mention},
+		{k.Quit, k.Help, k.Servers, k.Sessions, k.FocusNext, k.FocusPrev, k.Tab1, k.Tab2, k.Tab3, k.Tab4, k.NextTab, k.PrevTab, k.Logs},
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Open, k.Filter, k.Refresh, k.Mention, k.LogPrev, k.LogNext, k.LogOpen, k.LogBlur},
 		{k.NextPage, k.PrevPage, k.Search, k.NextMatch, k.PrevMatch, k.Pattern, k.ClearPattern, k.Wrap, k.Left, k.Right, k.HexToggle, k.OpenAttachment, k.Copy, k.Back},
 		{k.Chat, k.ToggleChat, k.Send, k.Newline, k.Complete, k.Editor, k.CancelTurn, k.SelectBlocks, k.Expand, k.OpenResult, k.NextSuggestion, k.AcceptSuggestion},
 	}

@@ -7,6 +7,13 @@ const (
 	MinHeight = 16
 )
 
+// The log pane's smallest height (its title and four lines), and the
+// smallest body it leaves above itself.
+const (
+	minLogRows  = 5
+	minBodyRows = 6
+)
+
 // wideWidth is the width from which the list stays beside a focused viewer.
 const wideWidth = 100
 
@@ -39,6 +46,8 @@ type LayoutState struct {
 	// line's height in rows.
 	Chat   bool
 	InputH int
+	// Logs shows the server log pane under the body.
+	Logs bool
 }
 
 // Layout places every region of the screen.
@@ -56,11 +65,14 @@ type Layout struct {
 	Status Rect
 	// In chat mode: the transcript, the rule above the input, the input.
 	Chat, Rule, Input Rect
+	// Logs is the server log pane (its title row first), under the body.
+	Logs Rect
 }
 
 // ComputeLayout is a pure function of the terminal size and the state.
 // Rows from the top: the tab bar, the body (list beside detail or viewer),
-// the help line, the status bar. On a narrow terminal a focused viewer takes
+// the help line, the status bar; with the log open, the log pane between
+// the body and the help line. On a narrow terminal a focused viewer takes
 // the whole body; focusing the list brings it back beside the viewer.
 func ComputeLayout(w, h int, s LayoutState) Layout {
 	l := Layout{Width: w, Height: h}
@@ -74,6 +86,13 @@ func ComputeLayout(w, h int, s LayoutState) Layout {
 	if !s.HideHelp {
 		l.Help = Rect{0, h - 2, w, 1}
 		bodyBottom = h - 2
+	}
+	if s.Logs {
+		// The log takes two fifths of the body, at least minLogRows rows,
+		// leaving the body at least minBodyRows.
+		logH := clamp((bodyBottom-1)*2/5, minLogRows, bodyBottom-1-minBodyRows)
+		bodyBottom -= logH
+		l.Logs = Rect{0, bodyBottom, w, logH}
 	}
 	body := Rect{0, 1, w, bodyBottom - 1}
 	if s.Chat {

@@ -1,0 +1,627 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/render"
+)
+
+// MaxLogLines bounds each server's log in the log pane: past it the oldest
+// lines are dropped, and the pane's title says how many were.
+const MaxLogLines = 2000
+
+// MaxLogLineBytes bounds one log line; the rest is cut and its size said.
+const MaxLogLineBytes = 4096
+
+// logLevels are MCP's log levels, lowest first: what `.loglevel` takes and
+// what notifications/message carries.
+var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// Sources of log entries that are not an MCP level.
+const (
+	logStderr = "stderr"
+	logHowl   = "howl"
+)
+
+// logEntry is one line of a server's log, sanitized.
+type logEntry struct {
+	// at is when the line arrived; zero for lines read from the stderr
+	// tail when the pane opened (their time is unknown).
+	at time.Time
+	// level is an MCP level, logStderr or logHowl (howl's own notes).
+	level  string
+	logger string
+	text   string
+	// server is set in the "all" view's ring.
+	server string
+}
+
+// logRing keeps a server's most recent MaxLogLines entries.
+type logRing struct {
+	buf []logEntry
+	// head is the oldest entry once buf is full.
+	head    int
+	dropped int
+	seeded  bool
+}
+
+func (r *logRing) len() int { return len(r.buf) }
+
+// at is the i-th entry, oldest first.
+func (r *logRing) at(i int) logEntry { return r.buf[(r.head+i)%len(r.buf)] }
+
+func (r *logRing) add(e logEntry) {
+	if len(r.buf) < MaxLogLines {
+		r.buf = append(r.buf, e)
+		return
+	}
+	r.buf[r.head] = e
+	r.head = (r.head + 1) % MaxLogLines
+	r.dropped++
+}
+
+// entries are every entry, oldest first.
+func (r *logRing) entries() []logEntry {
+	out := make([]logEntry, r.len())
+	for i := range out {
+		out[i] = r.at(i)
+	}
+	return out
+}
+
+// prepend puts older entries before the ones held, keeping the newest
+// MaxLogLines.
+func (r *logRing) prepend(older []logEntry) {
+	all := append(append(make([]logEntry, 0, len(older)+r.len()), older...), r.entries()...)
+	if over := len(all) - MaxLogLines; over > 0 {
+		all = all[over:]
+		r.dropped += over
+	}
+	r.buf, r.head = all, 0
+}
+
+// logPane is the server log: per server, the notifications/message a
+// server sent and the lines it wrote to stderr, bounded, timestamped and
+// sanitized. It sits under the body when open (ctrl+l), follows the tail
+// unless scrolled up, and switches servers with [ and ]; with more than
+// one server, an "all" view after the last interleaves them as they came.
+type logPane struct {
+	com     *Common
+	servers []string
+	logs    map[string]*logRing
+	// all holds every server's entries, in arrival order, bounded the same.
+	all logRing
+	// sel is the shown server's index; len(servers) is the "all" view.
+	sel int
+	// nameW is the widest server name, for the "all" view's column.
+	nameW int
+	// offset is how many lines the view is scrolled up from the tail; 0
+	// follows new lines.
+	offset        int
+	open, focused bool
+	width, height int
+}
+
+func newLogPane(com *Common, servers []string) *logPane {
+	p := &logPane{com: com, logs: map[string]*logRing{}}
+	for _, s := range servers {
+		p.ring(s)
+	}
+	return p
+}
+
+// ring is a server's log, created (and the server listed) on first use.
+func (p *logPane) ring(server string) *logRing {
+	r, ok := p.logs[server]
+	if !ok {
+		r = &logRing{}
+		p.logs[server] = r
+		p.servers = append(p.servers, server)
+		p.nameW = max(p.nameW, widthOf(render.SanitizeLine(server)))
+	}
+	return r
+}
+
+// Server is the server whose log is shown ("" with no servers, or in the
+// "all" view).
+func (p *logPane) Server() string {
+	if p.sel >= len(p.servers) {
+		return ""
+	}
+	return p.servers[p.sel]
+}
+
+// showingAll reports whether the "all" view is shown.
+func (p *logPane) showingAll() bool { return len(p.servers) > 1 && p.sel == len(p.servers) }
+
+// views is how many views [ and ] cycle through: each server, then "all"
+// when there is more than one.
+func (p *logPane) views() int {
+	if len(p.servers) > 1 {
+		return len(p.servers) + 1
+	}
+	return len(p.servers)
+}
+
+// current is the shown ring (nil with no servers).
+func (p *logPane) current() *logRing {
+	if p.showingAll() {
+		return &p.all
+	}
+	return p.logs[p.Server()]
+}
+
+// shown reports whether lines of server are in the shown view.
+func (p *logPane) shown(server string) bool { return p.showingAll() || server == p.Server() }
+
+// add appends entries to a server's log and to the "all" view, keeping a
+// scrolled-up view where it is.
+func (p *logPane) add(server string, es ...logEntry) {
+	r := p.ring(server)
+	for _, e := range es {
+		r.add(e)
+		e.server = server
+		p.all.add(e)
+		if p.shown(server) && p.offset > 0 {
+			p.offset = min(p.offset+1, p.current().len())
+		}
+	}
+}
+
+// AddStderr adds one line a server wrote to its standard error.
+func (p *logPane) AddStderr(server, line string, at time.Time) {
+	p.add(server, logEntry{at: at, level: logStderr, text: clipLogLine(render.SanitizeLine(line))})
+}
+
+// AddMessage adds a notifications/message: its level, logger and data (a
+// string as it is, anything else as compact JSON), one entry per line of it.
+func (p *logPane) AddMessage(server string, params map[string]any, at time.Time) {
+	level, _ := params["level"].(string)
+	level = render.SanitizeLine(level)
+	if level == "" {
+		level = "info"
+	}
+	logger, _ := params["logger"].(string)
+	var text string
+	switch d := params["data"].(type) {
+	case string:
+		text = d
+	case nil:
+		text = ""
+	default:
+		b, err := json.Marshal(d)
+		if err != nil {
+			text = fmt.Sprint(d)
+		} else {
+			text = string(b)
+		}
+	}
+	var es []logEntry
+	lines := strings.Split(strings.TrimRight(render.Sanitize(text), "\n"), "\n")
+	if over := len(lines) - MaxLogLines; over > 0 {
+		lines = lines[over:] // the ring would drop them anyway
+		p.ring(server).dropped += over
+		p.all.dropped += over
+	}
+	for _, l := range lines {
+		es = append(es, logEntry{at: at, level: level, logger: clipLogLine(render.SanitizeLine(logger)), text: clipLogLine(render.SanitizeLine(l))})
+	}
+	p.add(server, es...)
+}
+
+// Note adds a line of howl's own to a server's log (a level set, say).
+func (p *logPane) Note(server, text string, at time.Time) {
+	p.add(server, logEntry{at: at, level: logHowl, text: text})
+}
+
+// Seed puts a server's stderr tail, read when the pane opened, before the
+// lines already held. Lines the relay already delivered are not repeated:
+// the tail is cut where the held stderr lines begin.
+func (p *logPane) Seed(server string, tail []byte) {
+	r := p.ring(server)
+	if r.seeded {
+		return
+	}
+	r.seeded = true
+	lines := strings.Split(strings.TrimRight(string(tail), "\n"), "\n")
+	if len(tail) == 0 {
+		return
+	}
+	var held []string
+	for _, e := range r.entries() {
+		if e.level == logStderr {
+			held = append(held, e.text)
+		}
+	}
+	for i := range lines {
+		lines[i] = clipLogLine(render.SanitizeLine(lines[i]))
+	}
+	cut := overlapStart(lines, held)
+	var older []logEntry
+	for _, l := range lines[:cut] {
+		older = append(older, logEntry{level: logStderr, text: l})
+	}
+	if len(older) > 0 {
+		r.prepend(older)
+		tagged := make([]logEntry, len(older))
+		for i, e := range older {
+			e.server = server
+			tagged[i] = e
+		}
+		p.all.prepend(tagged)
+		if p.shown(server) && p.offset > 0 {
+			p.offset += len(older)
+		}
+	}
+}
+
+// overlapStart is where held (the stderr lines already shown, oldest
+// first) begins in tail: the tail's lines before it are older. With
+// nothing held, all of tail is older; when held is not found in tail, none
+// of it is (the tail is then already shown or from an earlier run).
+func overlapStart(tail, held []string) int {
+	if len(held) == 0 {
+		return len(tail)
+	}
+	for i := range tail {
+		n := min(len(held), len(tail)-i)
+		match := true
+		for j := 0; j < n; j++ {
+			if tail[i+j] != held[j] {
+				match = false
+				break
+			}
+		}
+		if match {
+			return i
+		}
+	}
+	return 0
+}
+
+// clipLogLine bounds one line to MaxLogLineBytes, on a rune boundary.
+func clipLogLine(s string) string {
+	if len(s) <= MaxLogLineBytes {
+		return s
+	}
+	cut := MaxLogLineBytes
+	for cut > 0 && !isRuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d bytes more)", len(s)-cut)
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// Switch shows the next (d > 0) or previous server's log, following its tail.
+func (p *logPane) Switch(d int) {
+	if n := p.views(); n > 0 {
+		p.sel = (p.sel + d%n + n) % n
+		p.offset = 0
+	}
+}
+
+// Scroll moves the view by d lines (negative is up, towards older lines).
+func (p *logPane) Scroll(d int) {
+	n := 0
+	if r := p.current(); r != nil {
+		n = r.len()
+	}
+	maxOff := max(n-p.rows(), 0)
+	p.offset = clamp(p.offset-d, 0, maxOff)
+}
+
+// rows is how many log lines fit under the title.
+func (p *logPane) rows() int { return max(p.height-1, 1) }
+
+// SetSize sets the pane's size, its title row included.
+func (p *logPane) SetSize(w, h int) {
+	p.width, p.height = w, h
+	p.Scroll(0)
+}
+
+// HandleKey scrolls and switches servers while the pane has the keys.
+func (p *logPane) HandleKey(msg tea.KeyMsg) bool {
+	k := p.com.Keys
+	page := max(p.rows()-1, 1)
+	switch {
+	case key.Matches(msg, k.LogNext):
+		p.Switch(1)
+	case key.Matches(msg, k.LogPrev):
+		p.Switch(-1)
+	case key.Matches(msg, k.Up):
+		p.Scroll(-1)
+	case key.Matches(msg, k.Down):
+		p.Scroll(1)
+	case key.Matches(msg, k.PageUp):
+		p.Scroll(-page)
+	case key.Matches(msg, k.PageDown):
+		p.Scroll(page)
+	case key.Matches(msg, k.Top):
+		p.Scroll(-MaxLogLines)
+	case key.Matches(msg, k.Bottom):
+		p.offset = 0
+	default:
+		return false
+	}
+	return true
+}
+
+// Text is a server's whole log as plain lines, for the viewer.
+func (p *logPane) Text(server string) string { return p.text(p.logs[server], false) }
+
+// text is a ring's lines, plain, each with its server when withServer.
+func (p *logPane) text(r *logRing, withServer bool) string {
+	if r == nil {
+		return ""
+	}
+	var b strings.Builder
+	if r.dropped > 0 {
+		fmt.Fprintf(&b, "(%d older lines were dropped: the log keeps the last %d)\n", r.dropped, MaxLogLines)
+	}
+	for _, e := range r.entries() {
+		b.WriteString(p.formatEntry(e, false, withServer))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// levelWidth is the width of the level column.
+const levelWidth = 6
+
+// levelTag is a level's short name for the level column.
+func levelTag(level string) string {
+	switch level {
+	case "warning":
+		return "warn"
+	case "critical":
+		return "crit"
+	case "emergency":
+		return "emerg"
+	}
+	return level
+}
+
+// levelStyle is the theme's style for a level.
+func (p *logPane) levelStyle(level string) lipgloss.Style {
+	st := p.com.Styles.Log
+	switch level {
+	case "debug":
+		return st.Debug
+	case "info":
+		return st.Info
+	case "notice":
+		return st.Notice
+	case "warning":
+		return st.Warning
+	case "error":
+		return st.Error
+	case "critical", "alert", "emergency":
+		return st.Critical
+	case logHowl:
+		return p.com.Styles.Accent
+	}
+	return st.Stderr
+}
+
+// formatEntry draws one entry: time, (its server,) level, logger and
+// text; styled when color is set.
+func (p *logPane) formatEntry(e logEntry, color, withServer bool) string {
+	st := p.com.Styles.Log
+	style := func(s lipgloss.Style, x string) string {
+		if color {
+			return s.Render(x)
+		}
+		return x
+	}
+	ts := "earlier " // read from the stderr tail: its time is unknown
+	if !e.at.IsZero() {
+		loc := p.com.Location
+		if loc == nil {
+			loc = time.Local
+		}
+		ts = e.at.In(loc).Format("15:04:05")
+	}
+	lvl := levelTag(e.level)
+	lvl += strings.Repeat(" ", max(levelWidth-len(lvl), 0))
+	out := style(st.Time, ts) + " "
+	if withServer {
+		name := render.SanitizeLine(e.server)
+		out += style(p.com.Styles.Strong, name) + strings.Repeat(" ", max(p.nameW-widthOf(name), 0)+1)
+	}
+	out += style(p.levelStyle(e.level), lvl) + " "
+	if e.logger != "" {
+		out += style(st.Logger, e.logger+":") + " "
+	}
+	text := e.text
+	if e.level == logStderr {
+		text = style(st.Stderr, text)
+	}
+	return out + text
+}
+
+// title is the pane's first row: the servers (the shown one in
+// brackets), the line count, the dropped count and the keys.
+func (p *logPane) title() string {
+	var b strings.Builder
+	b.WriteString("─ log ")
+	for i, s := range p.servers {
+		name := render.SanitizeLine(s)
+		if i == p.sel {
+			b.WriteString("[" + name + "] ")
+		} else {
+			b.WriteString(" " + name + "  ")
+		}
+	}
+	if len(p.servers) > 1 {
+		if p.showingAll() {
+			b.WriteString("[all] ")
+		} else {
+			b.WriteString(" all  ")
+		}
+	}
+	if r := p.current(); r != nil {
+		fmt.Fprintf(&b, "· %d lines ", r.len())
+		if r.dropped > 0 {
+			fmt.Fprintf(&b, "· %d older dropped (keeps %d) ", r.dropped, MaxLogLines)
+		}
+	}
+	if p.offset > 0 {
+		fmt.Fprintf(&b, "· scrolled up %d · G follows ", p.offset)
+	}
+	if p.focused {
+		b.WriteString("· ctrl+l closes ")
+	} else {
+		b.WriteString("· ctrl+l gives it the keys ")
+	}
+	return b.String()
+}
+
+// Render draws the pane: exactly height rows of exactly width cells.
+func (p *logPane) Render() []string {
+	if p.height <= 0 || p.width <= 0 {
+		return nil
+	}
+	st := p.com.Styles.Log
+	ts := st.Title
+	if p.focused {
+		ts = st.TitleFocused
+	}
+	head := p.title()
+	out := []string{ts.Render(fit(head+strings.Repeat("─", max(p.width-widthOf(head), 0)), p.width))}
+	rows := p.rows()
+	r := p.current()
+	if r == nil || r.len() == 0 {
+		msg := "no log lines yet"
+		if s := p.Server(); s != "" && !p.showingAll() {
+			name := render.SanitizeLine(s)
+			msg = fmt.Sprintf("no log lines from %s yet: its stderr and log messages show here (.loglevel %s debug asks for more)", name, name)
+		}
+		out = append(out, p.com.Styles.Muted.Render(fit(msg, p.width)))
+		return padLines(out, p.width, p.height)
+	}
+	end := r.len() - p.offset
+	start := max(end-rows, 0)
+	for i := start; i < end; i++ {
+		out = append(out, fit(p.formatEntry(r.at(i), true, p.showingAll()), p.width))
+	}
+	return padLines(out, p.width, p.height)
+}
+
+// logSeedMsg carries every server's stderr tail, read when the pane opened.
+type logSeedMsg struct{ tails map[string][]byte }
+
+// seedLogsCmd reads the stderr tails of servers not yet seeded.
+func seedLogsCmd(rt Runtime, servers []string) tea.Cmd {
+	if len(servers) == 0 {
+		return nil
+	}
+	return func() tea.Msg {
+		tails := map[string][]byte{}
+		for _, s := range servers {
+			tails[s] = rt.Stderr(s)
+		}
+		return logSeedMsg{tails: tails}
+	}
+}
+
+// handleLogSeed puts the stderr tails into the log.
+func (m *Model) handleLogSeed(msg logSeedMsg) {
+	for _, s := range sortedKeys(msg.tails) {
+		m.logs.Seed(s, msg.tails[s])
+	}
+}
+
+// toggleLogs opens the log pane (reading the stderr tails the first time),
+// gives it the keys when it is open without them, and closes it when it
+// has them.
+func (m *Model) toggleLogs() tea.Cmd {
+	p := m.logs
+	switch {
+	case !p.open:
+		p.open, p.focused = true, true
+		var todo []string
+		for _, s := range p.servers {
+			if !p.logs[s].seeded {
+				todo = append(todo, s)
+			}
+		}
+		return seedLogsCmd(m.com.RT, todo)
+	case !p.focused:
+		p.focused = true
+	default:
+		p.open, p.focused = false, false
+	}
+	return nil
+}
+
+// typing reports whether a text input has the keys (a rune key then is text).
+func (m *Model) typing() bool {
+	return (m.chatMode && !m.chat.focused) || m.catalog.TextInputFocused() || m.viewer.TextInputFocused()
+}
+
+// handleLogsKey takes the log pane's keys: the toggle from anywhere (unless
+// it is a printable key and a text input has the keys), and, while the
+// pane has the keys, scrolling, switching servers, enter to open the log
+// in the viewer and esc to give the keys back.
+func (m *Model) handleLogsKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := m.com.Keys
+	if key.Matches(msg, k.Logs) && (msg.Type != tea.KeyRunes || !m.typing() || m.logs.focused) {
+		return m.toggleLogs(), true
+	}
+	p := m.logs
+	if !p.open || !p.focused {
+		return nil, false
+	}
+	if p.HandleKey(msg) {
+		return nil, true
+	}
+	switch {
+	case key.Matches(msg, k.LogBlur), key.Matches(msg, k.FocusNext), key.Matches(msg, k.FocusPrev):
+		p.focused = false
+		return nil, true
+	case key.Matches(msg, k.LogOpen):
+		p.focused = false
+		title := "log of " + render.SanitizeLine(p.Server())
+		if p.showingAll() {
+			title = "log of every server"
+		}
+		req := docRequest{kind: reqText, title: title, text: p.text(p.current(), p.showingAll())}
+		if m.chatMode {
+			return m.openFromChat(req, "opening"), true
+		}
+		return m.openViewer(req, "opening"), true
+	case key.Matches(msg, k.ToggleChat, k.Sessions), !m.chatMode && key.Matches(msg, k.Quit, k.Help, k.Servers):
+		return nil, false // the global keys still work
+	}
+	return nil, true
+}
+
+// handleLogsMouse scrolls the log with the wheel and gives it the keys on a click.
+func (m *Model) handleLogsMouse(msg tea.MouseMsg, wheel int) {
+	switch {
+	case wheel != 0:
+		m.logs.Scroll(wheel)
+	case msg.Action == tea.MouseActionPress && msg.Button == tea.MouseButtonLeft:
+		m.logs.focused = true
+	}
+}
+
+// addLogEvent records a runtime event in the log: a stderr line, or a
+// notifications/message.
+func (m *Model) addLogEvent(e mcp.Event) {
+	switch {
+	case e.Kind == mcp.EventStderr:
+		m.logs.AddStderr(e.Server, e.Line, m.com.now())
+	case e.Kind == mcp.EventNotification && e.Method == "notifications/message":
+		m.logs.AddMessage(e.Server, e.Params, m.com.now())
+	}
+}
