@@ -289,6 +289,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.handleSessionLoaded(msg)
 	case exportedMsg:
 		m.handleExported(msg)
+	case subscribedMsg:
+		cmd = m.viewer.HandleSubscribed(msg)
 	case logSeedMsg:
 		m.handleLogSeed(msg)
 	case commandDoneMsg:
@@ -634,6 +636,8 @@ func (m *Model) handleEvents(msg EventsMsg) tea.Cmd {
 			cmds = append(cmds, m.handleNotification(e))
 		case mcp.EventProgress:
 			m.handleProgress(e)
+		case mcp.EventResourceUpdated:
+			cmds = append(cmds, m.viewer.HandleResourceUpdated(e))
 		}
 	}
 	if msg.Dropped > 0 {
@@ -747,6 +751,7 @@ func (m *Model) updateKeys() {
 	setEnabled(viewer && d != nil && d.spill != nil && (d.img != nil || looksLikeImageDoc(d)), &k.HexToggle)
 	setEnabled(viewer && d != nil && len(d.atts) > 0, &k.OpenAttachment)
 	setEnabled(viewer && d != nil, &k.Copy)
+	setEnabled(viewer && subscribable(d), &k.Subscribe)
 	setEnabled(v.Open() || m.catalog.query != "", &k.Back)
 	setEnabled(m.logs.open && m.logs.focused, &k.LogNext, &k.LogPrev, &k.LogOpen, &k.LogBlur)
 }

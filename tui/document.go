@@ -94,6 +94,9 @@ type document struct {
 	// copyText is what y copies when the document has no file path.
 	copyText string
 
+	// sub is the resource subscription (s), when there is one.
+	sub *docSub
+
 	// The view position and wrapping, kept with the document so going
 	// back restores them.
 	top, xoff int
@@ -139,6 +142,9 @@ type docRequest struct {
 	asHex bool
 	// mode says what the result does to the documents on screen.
 	mode openMode
+	// refresh: a re-read of the page on screen after the server said the
+	// resource changed; the new page keeps the scroll position.
+	refresh bool
 }
 
 // openMode says how a loaded document joins the viewer.

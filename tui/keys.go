@@ -27,7 +27,7 @@ type KeyMap struct {
 	// Viewer.
 	NextPage, PrevPage, Search, NextMatch, PrevMatch key.Binding
 	Pattern, ClearPattern, Wrap, Left, Right         key.Binding
-	HexToggle, OpenAttachment, Copy, Back            key.Binding
+	HexToggle, OpenAttachment, Copy, Subscribe, Back key.Binding
 
 	// Chat.
 	Chat, ToggleChat, Send, Newline, Editor, CancelTurn, Complete key.Binding
@@ -114,6 +114,7 @@ func DefaultKeyMap() *KeyMap {
 		Toggle:    b([]string{" ", "left", "right"}, "space/←/→", "change choice"),
 		Reconnect: b([]string{"r"}, "r", "reconnect"),
 		Mention:   b([]string{"@"}, "@", "mention in chat"),
+		Subscribe: b([]string{"s"}, "s", "subscribe"),
 
 		Logs:    b([]string{"ctrl+l"}, "ctrl+l", "server log"),
 		LogNext: b([]string{"]", "right"}, "]/→", "next server"),
@@ -142,7 +143,7 @@ func (k *KeyMap) bindingsByName() map[string]*key.Binding {
 		"open": &k.Open, "filter": &k.Filter, "refresh": &k.Refresh, "mention": &k.Mention,
 		"next_page": &k.NextPage, "prev_page": &k.PrevPage, "search": &k.Search, "next_match": &k.NextMatch, "prev_match": &k.PrevMatch,
 		"pattern": &k.Pattern, "clear_pattern": &k.ClearPattern, "wrap": &k.Wrap, "left": &k.Left, "right": &k.Right,
-		"hex_toggle": &k.HexToggle, "open_attachment": &k.OpenAttachment, "copy": &k.Copy, "back": &k.Back,
+		"hex_toggle": &k.HexToggle, "open_attachment": &k.OpenAttachment, "copy": &k.Copy, "subscribe": &k.Subscribe, "back": &k.Back,
 		"accept": &k.Accept, "cancel": &k.Cancel, "next_field": &k.NextField, "prev_field": &k.PrevField,
 		"submit": &k.Submit, "toggle": &k.Toggle, "reconnect": &k.Reconnect,
 		"chat": &k.Chat, "toggle_chat": &k.ToggleChat, "send": &k.Send, "newline": &k.Newline, "editor": &k.Editor,
@@ -233,7 +234,7 @@ func (k *KeyMap) ShortHelp(s helpState) []key.Binding {
 	case s.textInput:
 		return []key.Binding{k.Accept, k.Cancel}
 	case s.focus == focusRight && s.viewerOpen:
-		return []key.Binding{k.NextPage, k.PrevPage, k.HexToggle, k.OpenAttachment, k.Back, k.Help, k.Search, k.Pattern, k.Copy, k.Quit}
+		return []key.Binding{k.NextPage, k.PrevPage, k.HexToggle, k.OpenAttachment, k.Back, k.Help, k.Search, k.Pattern, k.Subscribe, k.Copy, k.Quit}
 	default:
 		return []key.Binding{k.Open, k.Filter, k.Chat, k.Help, k.Quit, k.NextTab, k.FocusNext, k.Refresh}
 	}
@@ -244,7 +245,7 @@ func (k *KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Quit, k.Help, k.Servers, k.Sessions, k.FocusNext, k.FocusPrev, k.Tab1, k.Tab2, k.Tab3, k.Tab4, k.NextTab, k.PrevTab, k.Logs},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Open, k.Filter, k.Refresh, k.Mention, k.LogPrev, k.LogNext, k.LogOpen, k.LogBlur},
-		{k.NextPage, k.PrevPage, k.Search, k.NextMatch, k.PrevMatch, k.Pattern, k.ClearPattern, k.Wrap, k.Left, k.Right, k.HexToggle, k.OpenAttachment, k.Copy, k.Back},
+		{k.NextPage, k.PrevPage, k.Search, k.NextMatch, k.PrevMatch, k.Pattern, k.ClearPattern, k.Wrap, k.Left, k.Right, k.HexToggle, k.OpenAttachment, k.Copy, k.Subscribe, k.Back},
 		{k.Chat, k.ToggleChat, k.Send, k.Newline, k.Complete, k.Editor, k.CancelTurn, k.SelectBlocks, k.Expand, k.OpenResult, k.NextSuggestion, k.AcceptSuggestion},
 	}
 }

@@ -58,6 +58,26 @@ func (p *program) wait(what string) {
 	}, teatest.WithDuration(60*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
 }
 
+// waitBriefly reports whether the screen shows what within d.
+func (p *program) waitBriefly(what string, d time.Duration) bool {
+	if bytes.Contains(p.seen, []byte(what)) {
+		return true
+	}
+	deadline := time.Now().Add(d)
+	buf := make([]byte, 64<<10)
+	for time.Now().Before(deadline) {
+		n, _ := p.tm.Output().Read(buf)
+		p.seen = append(p.seen, buf[:n]...)
+		if bytes.Contains(p.seen, []byte(what)) {
+			return true
+		}
+		if n == 0 {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	return false
+}
+
 func TestTeatestOpensAResourceFromTheDemoAndQuits(t *testing.T) {
 	relay := NewRelay()
 	rt := newRuntime(t, relay.Push, demoServer("demo"))

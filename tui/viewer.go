@@ -134,6 +134,16 @@ func (v *viewerPane) CancelLoad() tea.Cmd {
 	return tea.Batch(cmd, ReportInfo(msg))
 }
 
+// dropPending forgets the request in flight, cancelling it quietly.
+func (v *viewerPane) dropPending() {
+	if v.cancel != nil {
+		v.cancel()
+		v.cancel = nil
+	}
+	v.com.Progress.Done(viewerOwner(v.pending))
+	v.pending, v.loading = 0, ""
+}
+
 // Close closes the viewer, cancelling what is in flight and closing files.
 func (v *viewerPane) Close() tea.Cmd {
 	if v.cancel != nil {
@@ -158,12 +168,20 @@ func (v *viewerPane) closeAll() tea.Cmd {
 }
 
 func closeDoc(d *document) tea.Cmd {
-	if d != nil && d.hex != nil && d.hex.file != nil {
+	if d == nil {
+		return nil
+	}
+	var cmds []tea.Cmd
+	if d.sub != nil {
+		cmds = append(cmds, d.sub.unsubscribeCmd())
+		d.sub = nil
+	}
+	if d.hex != nil && d.hex.file != nil {
 		f := d.hex.file
 		d.hex.file = nil
-		return closeFileCmd(f)
+		cmds = append(cmds, closeFileCmd(f))
 	}
-	return nil
+	return tea.Batch(cmds...)
 }
 
 // HandleLoaded takes a finished load; a stale one is dropped (and its file
@@ -183,14 +201,18 @@ func (v *viewerPane) HandleLoaded(msg docLoadedMsg) tea.Cmd {
 		return cmd
 	}
 	var cmd tea.Cmd
+	msg.doc.wrap = msg.doc.kind == docRich || msg.doc.kind == docError
 	if msg.req.mode == openPush && v.doc != nil {
 		v.stack = append(v.stack, v.doc)
 	} else {
+		carryOver(v.doc, msg.doc, msg.req.refresh)
 		cmd = closeDoc(v.doc)
 	}
 	v.doc = msg.doc
-	v.doc.wrap = v.doc.kind == docRich || v.doc.kind == docError
 	v.layoutDoc = -1
+	if msg.req.refresh {
+		cmd = tea.Batch(cmd, v.Scroll(0)) // the kept position, clamped to the new length
+	}
 	if v.query != "" {
 		v.findHits(true)
 	}
@@ -405,6 +427,8 @@ func (v *viewerPane) HandleKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		return v.openAttachment(), true
 	case key.Matches(msg, k.Copy):
 		return v.copy(), true
+	case key.Matches(msg, k.Subscribe):
+		return v.toggleSubscribe(), true
 	default:
 		return nil, false
 	}
@@ -415,12 +439,13 @@ func (v *viewerPane) HandleKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 // returns to the previous document, then closes the viewer.
 func (v *viewerPane) back() tea.Cmd {
 	switch {
-	case v.loading != "" && v.cancel != nil:
+	case v.Loading() && !v.req.refresh:
 		return v.CancelLoad()
 	case v.query != "":
 		v.clearSearch()
 		return nil
 	case len(v.stack) > 0:
+		v.dropPending() // a re-read of the document going away
 		cmd := closeDoc(v.doc)
 		v.doc = v.stack[len(v.stack)-1]
 		v.stack = v.stack[:len(v.stack)-1]
@@ -569,7 +594,9 @@ func (v *viewerPane) Render(frame int) []string {
 		if p, ok := v.com.Progress.Get(viewerOwner(v.pending)); ok {
 			spin = v.loading + " " + progressText(p, frame)
 		}
-		spin += " · esc cancels"
+		if !v.req.refresh {
+			spin += " · esc cancels"
+		}
 	}
 	if d == nil {
 		lines := []string{"", " " + st.Muted.Render(spin)}
@@ -599,6 +626,9 @@ func (v *viewerPane) Render(frame int) []string {
 		lines = append(lines, f)
 	}
 	title := d.title
+	if live := subTitle(d); live != "" {
+		title += " · " + live
+	}
 	if mark := scrollMark(d.top, v.rowCount(), v.bodyH()); mark != "" {
 		title += " · " + mark
 	}

@@ -1,0 +1,147 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/render"
+)
+
+// unsubscribeTimeout bounds the unsubscribe sent when a document closes:
+// nobody waits for it, but it must end.
+const unsubscribeTimeout = 5 * time.Second
+
+// docSub is a viewer document's resource subscription (s in the viewer):
+// the server reports changes, each re-reads the page on screen.
+type docSub struct {
+	server, uri string
+	// updates counts the changes the server reported.
+	updates int
+	// rt and ctx send the unsubscribe when the document closes.
+	rt  Runtime
+	ctx context.Context
+}
+
+// unsubscribeCmd ends a subscription at its server, off the update path.
+func (s *docSub) unsubscribeCmd() tea.Cmd {
+	rt, ctx, server, uri := s.rt, context.WithoutCancel(s.ctx), s.server, s.uri
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, unsubscribeTimeout)
+		defer cancel()
+		_ = rt.Unsubscribe(ctx, server, uri) // best effort: the server may be gone
+		return nil
+	}
+}
+
+// subscribedMsg is the answer to a subscribe or unsubscribe from the viewer.
+type subscribedMsg struct {
+	docID       int
+	server, uri string
+	on          bool
+	err         error
+}
+
+// subscribable reports whether the document is a resource the viewer can
+// subscribe to: a read of a concrete URI (not a template with arguments).
+func subscribable(d *document) bool {
+	return d != nil && d.src != nil && len(d.src.args) == 0 && d.src.uri != ""
+}
+
+// toggleSubscribe subscribes the open resource, or ends its subscription.
+func (v *viewerPane) toggleSubscribe() tea.Cmd {
+	d := v.doc
+	if !subscribable(d) {
+		return ReportWarn("only a resource read by its URI can be subscribed to (not a tool result, prompt, template or file)")
+	}
+	rt, ctx, id, server, uri := v.com.RT, v.com.Ctx, d.id, d.src.server, d.src.uri
+	if d.sub != nil {
+		sub := d.sub
+		d.sub = nil
+		return tea.Batch(sub.unsubscribeCmd(), ReportInfo("unsubscribed from "+render.SanitizeLine(uri)))
+	}
+	return func() tea.Msg {
+		err := rt.Subscribe(ctx, server, uri)
+		return subscribedMsg{docID: id, server: server, uri: uri, on: true, err: err}
+	}
+}
+
+// HandleSubscribed takes the answer to a subscribe: the document (if it is
+// still open) now follows the resource; if it closed meanwhile, the
+// subscription is ended at once.
+func (v *viewerPane) HandleSubscribed(msg subscribedMsg) tea.Cmd {
+	if msg.err != nil {
+		return ReportError(fmt.Errorf("subscribing to %s: %w", render.SanitizeLine(msg.uri), msg.err))
+	}
+	sub := &docSub{server: msg.server, uri: msg.uri, rt: v.com.RT, ctx: v.com.Ctx}
+	for _, d := range v.docs() {
+		if d.id == msg.docID {
+			if d.sub == nil {
+				d.sub = sub
+			}
+			return ReportInfo("subscribed to " + render.SanitizeLine(msg.uri) + ": changes re-read it · s unsubscribes")
+		}
+	}
+	return sub.unsubscribeCmd()
+}
+
+// docs are the open documents, the one on screen last.
+func (v *viewerPane) docs() []*document {
+	var out []*document
+	for _, d := range append(append([]*document(nil), v.stack...), v.doc) {
+		if d != nil {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// HandleResourceUpdated counts a change to a subscribed resource and, when
+// its document is on screen, re-reads the page shown, keeping the scroll
+// position. A document under another one is re-read when it comes back.
+func (v *viewerPane) HandleResourceUpdated(e mcp.Event) tea.Cmd {
+	var cmd tea.Cmd
+	for _, d := range v.docs() {
+		if d.sub == nil || d.sub.server != e.Server || d.sub.uri != e.URI {
+			continue
+		}
+		d.sub.updates++
+		if d == v.doc && d.src != nil && !v.Loading() {
+			src := d.src
+			req := docRequest{kind: reqRead, server: src.server, uri: src.uri, pattern: src.pattern, offset: src.offset,
+				firstLine: src.firstLine, continued: src.continued, history: src.history, mode: openReplace, title: d.title, refresh: true}
+			cmd = v.Request(req, "re-reading")
+		}
+	}
+	return cmd
+}
+
+// carryOver moves what a re-read or a new page keeps from the document it
+// replaces: the subscription (same resource), and for a re-read the
+// scroll position and wrapping.
+func carryOver(old, cur *document, refresh bool) {
+	if old == nil || cur == nil || old.sub == nil || cur.src == nil || cur.src.uri != old.sub.uri || cur.src.server != old.sub.server {
+		return
+	}
+	cur.sub, old.sub = old.sub, nil
+	if refresh {
+		cur.top, cur.xoff, cur.wrap = old.top, old.xoff, old.wrap
+	}
+}
+
+// subTitle is the title's subscription mark: "live" and the update count.
+func subTitle(d *document) string {
+	if d == nil || d.sub == nil {
+		return ""
+	}
+	switch d.sub.updates {
+	case 0:
+		return "● live"
+	case 1:
+		return "● live · 1 update"
+	}
+	return fmt.Sprintf("● live · %d updates", d.sub.updates)
+}
