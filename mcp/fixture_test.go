@@ -114,6 +114,21 @@ func serveFixture(name string) int {
 		})
 	case "hostile":
 		return serveHostile()
+	case "asker":
+		// A tool that elicits and waits for the answer.
+		s := server.NewMCPServer("asker", "1.0", server.WithToolCapabilities(false))
+		s.AddTool(mcpgo.NewTool("ask"), func(ctx context.Context, _ mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			res, err := s.RequestElicitation(ctx, mcpgo.ElicitationRequest{Params: mcpgo.ElicitationParams{
+				Message: "name?", RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}}}})
+			if err != nil {
+				return mcpgo.NewToolResultError(err.Error()), nil
+			}
+			return mcpgo.NewToolResultText(string(res.Action)), nil
+		})
+		if err := server.NewStdioServer(s).Listen(ctx, os.Stdin, os.Stdout); err != nil {
+			return 1
+		}
+		return 0
 	case "paging-loop":
 		// A cursor that repeats forever.
 		s := server.NewMCPServer("loop", "1.0", server.WithResourceCapabilities(false, false))

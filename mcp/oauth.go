@@ -17,6 +17,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -126,11 +127,15 @@ type OAuthOptions struct {
 }
 
 // OpenBrowser opens url with $BROWSER (a command line; the URL is its last
-// argument), else xdg-open, and waits for it to exit.
+// argument), else the platform's opener (open on macOS, xdg-open
+// elsewhere), and waits for it to exit.
 func OpenBrowser(ctx context.Context, u string) error {
 	cmdline := strings.Fields(os.Getenv("BROWSER"))
 	if len(cmdline) == 0 {
 		cmdline = []string{"xdg-open"}
+		if runtime.GOOS == "darwin" {
+			cmdline = []string{"open"}
+		}
 	}
 	cmd := exec.CommandContext(ctx, cmdline[0], append(cmdline[1:], u)...)
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -86,6 +86,11 @@ type progressBook struct {
 	// (elicitation, sampling): the server waits on the person then, so
 	// its requests' idle timers do not run out.
 	held map[string]int
+	// questions are the held questions' cancels, per server: a question
+	// belongs to a request howl made, so when the server has no request of
+	// howl's in flight anymore (cancelled, answered, connection gone), its
+	// questions end too and their dialogs close.
+	questions map[string]map[*int]context.CancelFunc
 }
 
 // hold pauses the idle timeout of server's requests until release.
@@ -119,12 +124,15 @@ func (r *Runtime) isHeld(server string) bool {
 
 // holdingElicitor keeps the idle timers of server's requests from running
 // out while the person answers its question.
+// The question's context ends with the last of howl's requests to server.
 func (r *Runtime) holdingElicitor(fn Elicitor) Elicitor {
 	if fn == nil {
 		return nil
 	}
 	return func(ctx context.Context, server string, req ElicitRequest) (ElicitResponse, error) {
 		defer r.hold(server)()
+		ctx, done := r.question(ctx, server)
+		defer done()
 		return fn(ctx, server, req)
 	}
 }
@@ -133,7 +141,44 @@ func (r *Runtime) holdingElicitor(fn Elicitor) Elicitor {
 func (r *Runtime) holdingSampler(fn Sampler) Sampler {
 	return func(ctx context.Context, server string, req mcpgo.CreateMessageRequest) (*mcpgo.CreateMessageResult, error) {
 		defer r.hold(server)()
+		ctx, done := r.question(ctx, server)
+		defer done()
 		return fn(ctx, server, req)
+	}
+}
+
+// question registers a question from server: its context is cancelled
+// once none of howl's requests to server is in flight (see endQuestions).
+func (r *Runtime) question(ctx context.Context, server string) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	key := new(int)
+	r.progress.mu.Lock()
+	if r.progress.questions == nil {
+		r.progress.questions = map[string]map[*int]context.CancelFunc{}
+	}
+	if r.progress.questions[server] == nil {
+		r.progress.questions[server] = map[*int]context.CancelFunc{}
+	}
+	r.progress.questions[server][key] = cancel
+	r.progress.mu.Unlock()
+	return ctx, func() {
+		r.progress.mu.Lock()
+		delete(r.progress.questions[server], key)
+		r.progress.mu.Unlock()
+		cancel()
+	}
+}
+
+// endQuestions cancels server's questions when no request of howl's to
+// it is in flight anymore. The caller holds r.progress.mu.
+func (r *Runtime) endQuestions(server string) {
+	for _, f := range r.progress.calls {
+		if f.info.Server == server {
+			return
+		}
+	}
+	for _, cancel := range r.progress.questions[server] {
+		cancel()
 	}
 }
 
@@ -201,6 +246,7 @@ func (r *Runtime) track(ctx context.Context, server, method string) (context.Con
 		cancel(nil)
 		r.progress.mu.Lock()
 		delete(r.progress.calls, token)
+		r.endQuestions(server)
 		r.progress.mu.Unlock()
 	}
 }

@@ -11,7 +11,9 @@
 // Every MCP call runs in a tea.Cmd through the Runtime interface, the same
 // functions the model's meta-functions use; results carry their owner and a
 // request id, and stale ones are dropped. Runtime events enter through one
-// Relay goroutine. Each finished chat turn is written to the SessionStore
+// Relay goroutine, and so do servers' questions: elicitations (a form built
+// from the requested schema, or a URL to open) and sampling requests (sent
+// to the chat model only when the person approves), each in its own dialog. Each finished chat turn is written to the SessionStore
 // in a command, in order; ctrl+r (or .sessions) lists, opens, searches,
 // renames and deletes stored conversations. Update does no I/O.
 package tui
@@ -125,6 +127,9 @@ type Model struct {
 	comp         completer
 	chatMode     bool
 	returnToChat bool
+
+	// asks are servers' questions waiting for the open dialog to close.
+	asks []*question
 
 	// loadSeq is the session load waited for (0: none).
 	loadSeq requestID
@@ -295,6 +300,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.handleLogSeed(msg)
 	case commandDoneMsg:
 		m.handleCommandDone(msg)
+	case askMsg:
+		cmd = m.handleAsk(msg)
+	case askGoneMsg:
+		cmd = m.handleAskGone(msg)
+	case urlOpenedMsg:
+		cmd = m.handleURLOpened(msg)
+	case sampledMsg:
+		cmd = m.handleSampled(msg)
 	default:
 		if m.dialogs.Len() > 0 {
 			cmd = m.applyAction(m.dialogs.Top().HandleMsg(msg))
@@ -310,6 +323,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // layout (it depends on focus and the viewer), the detail pane's item,
 // the bindings' enabled states and the spinner.
 func (m *Model) afterUpdate() tea.Cmd {
+	m.nextQuestion()
 	if m.viewerWasOpen && !m.viewer.Open() {
 		m.setFocus(focusList)
 		if m.returnToChat {
@@ -600,6 +614,12 @@ func (m *Model) applyAction(a Action) tea.Cmd {
 	case actionSessionDeleted:
 		m.handleSessionDeleted(a.id)
 		return a.cmd
+	case actionAnswerQuestion:
+		return m.answerQuestion(a)
+	case actionOpenURL:
+		return openURLCmd(m.com.Ctx, a.q, a.url)
+	case actionApproveSampling:
+		return m.approveSampling(a)
 	}
 	return nil
 }

@@ -26,6 +26,9 @@ const (
 	FieldBool
 	FieldEnum
 	FieldJSON
+	// FieldMulti picks any number of its Choices (a JSON array of their
+	// values); see multiselect.go.
+	FieldMulti
 )
 
 // unsetChoice is the first choice of an optional bool or enum: send nothing.
@@ -44,6 +47,8 @@ type Field struct {
 	Hint string
 	// Placeholder is shown in an empty text field.
 	Placeholder string
+	// Initial is a typed field's starting text (a default, filled in).
+	Initial string
 	// Choices are a bool or enum field's options, as shown; values the
 	// JSON each choice sends (nil for unsetChoice).
 	Choices []string
@@ -55,10 +60,19 @@ type Field struct {
 	// chosen one.
 	suggestions []string
 	sugSel      int
+	// Check, when set, validates the typed value once it parses (bounds,
+	// formats) and returns what is wrong, or "".
+	Check func(v any) string
+	// picked are a multi-select's chosen options, cursor the one under
+	// the cursor.
+	picked []bool
+	cursor int
 }
 
 // typed reports whether the field is typed into (not a choice).
-func (fl *Field) typed() bool { return fl.Kind != FieldBool && fl.Kind != FieldEnum }
+func (fl *Field) typed() bool {
+	return fl.Kind != FieldBool && fl.Kind != FieldEnum && fl.Kind != FieldMulti
+}
 
 // FormResult is what a key did to a form.
 type FormResult int
@@ -95,6 +109,9 @@ func NewForm(com *Common, title, submit string, fields []*Field) *Form {
 	for _, fl := range fields {
 		if fl.typed() {
 			fl.input = newTextInput(com, "› ", fl.Placeholder)
+			if fl.Initial != "" {
+				fl.input.SetValue(fl.Initial)
+			}
 		}
 	}
 	f.setFocus(0)
@@ -146,7 +163,10 @@ func (f *Form) HandleKey(msg tea.KeyMsg) (FormResult, tea.Cmd) {
 		cur = f.fields[f.focus]
 	}
 	choice := cur != nil && (cur.Kind == FieldBool || cur.Kind == FieldEnum)
+	multi := cur != nil && cur.Kind == FieldMulti
 	switch {
+	case multi && cur.multiKey(msg, k):
+		f.err = ""
 	case key.Matches(msg, k.Cancel):
 		return FormCancelled, nil
 	case key.Matches(msg, k.Submit):
@@ -167,7 +187,7 @@ func (f *Form) HandleKey(msg tea.KeyMsg) (FormResult, tea.Cmd) {
 		}
 		cur.choice = (cur.choice + step + len(cur.Choices)) % len(cur.Choices)
 		cur.err = ""
-	case cur != nil && !choice:
+	case cur != nil && !choice && !multi:
 		cur.err = ""
 		f.err = ""
 		return FormContinue, cur.input.Update(msg)
@@ -230,6 +250,12 @@ func (f *Form) values() (map[string]any, bool) {
 func (f *Form) Strings() map[string]string {
 	out := map[string]string{}
 	for _, fl := range f.fields {
+		if fl.Kind == FieldMulti {
+			if s := strings.Join(fl.pickedChoices(), ","); s != "" {
+				out[fl.Name] = s
+			}
+			continue
+		}
 		if fl.Kind == FieldBool || fl.Kind == FieldEnum {
 			if v := fl.values[fl.choice]; v != nil {
 				var s string
@@ -249,6 +275,21 @@ func (f *Form) Strings() map[string]string {
 
 // value is the field's typed value, whether it is sent, and what is wrong.
 func (fl *Field) value() (any, bool, string) {
+	v, present, err := fl.parse()
+	if err == "" && present && fl.Check != nil {
+		err = fl.Check(v)
+	}
+	if err != "" {
+		return nil, false, err
+	}
+	return v, present, ""
+}
+
+// parse is the field's typed value before Check.
+func (fl *Field) parse() (any, bool, string) {
+	if fl.Kind == FieldMulti {
+		return fl.multiValue()
+	}
 	if fl.Kind == FieldBool || fl.Kind == FieldEnum {
 		raw := fl.values[fl.choice]
 		if raw == nil {
@@ -333,6 +374,10 @@ func (f *Form) Render(w int) []string {
 				line = "   " + st.Form.LabelFocused.Render("‹ "+c+" ›") + st.Form.Hint.Render("  ←/→ to change")
 			}
 			add(line)
+		case FieldMulti:
+			for _, l := range fl.renderMulti(st, focused, w-3) {
+				add("   " + l)
+			}
 		default:
 			fl.input.Width = max(w-6, 4)
 			add("  " + fl.input.View())
@@ -395,7 +440,11 @@ func (f *Form) FocusLine(w int) int {
 		if i == f.focus {
 			return lines
 		}
-		lines += 2
+		if fl.Kind == FieldMulti {
+			lines += 1 + len(fl.Choices)
+		} else {
+			lines += 2
+		}
 		if fl.err != "" {
 			lines += len(wrapText("✗ "+fl.err, w-3))
 		}

@@ -215,6 +215,12 @@ func (k *KeyMap) ShortHelp(s helpState) []key.Binding {
 	case s.dialog == "permission":
 		pk := permissionKeys
 		return []key.Binding{pk.Once, pk.Session, pk.Always, pk.Deny, k.PageDown}
+	case s.dialog == "elicit":
+		return []key.Binding{k.NextField, k.Toggle, elicitKeys.Accept, elicitKeys.Decline, k.Cancel}
+	case s.dialog == "elicit-url":
+		return []key.Binding{elicitKeys.Open, elicitKeys.DeclineURL, k.Cancel}
+	case s.dialog == "sampling":
+		return []key.Binding{samplingKeys.Approve, samplingKeys.Reject, k.PageDown}
 	case s.dialog == "sessions":
 		return []key.Binding{k.Up, k.Down, k.Accept, k.SessionFilter, k.SessionSearch, k.SessionRename, k.SessionDelete, k.Cancel}
 	case s.dialog != "":

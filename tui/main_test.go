@@ -29,6 +29,13 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	if len(os.Args) > 1 && os.Args[1] == askServerArg {
+		if err := serveAskServer(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	// Goldens are drawn without colour.
 	lipgloss.SetColorProfile(termenv.Ascii)
 	dir, err := os.MkdirTemp("", "howl-tui-test-")

@@ -2,9 +2,12 @@ package tui
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"sync"
 
 	tea "github.com/charmbracelet/bubbletea"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/howl-mcp/howl/mcp"
 )
@@ -26,16 +29,28 @@ type EventsMsg struct {
 // runtime's OnEvent) never blocks; Run is the one goroutine that hands
 // batches to the program. Production passes program.Send; tests pass
 // teatest's TestModel.Send or their own collector.
+//
+// Questions (a server's elicitation or sampling request) take the same path
+// in their own queue, which is never bounded or dropped: the runtime
+// goroutine that asks waits for the person's answer, its context, or the
+// end of Run, whichever comes first (see Elicit and Sample).
 type Relay struct {
 	mu      sync.Mutex
 	queue   []mcp.Event
 	dropped int
-	wake    chan struct{}
+	// asks are questions not yet handed to the program; gone are
+	// delivered questions whose asker stopped waiting.
+	asks []*question
+	gone []*question
+	wake chan struct{}
+	// ended is closed when Run returns: nobody will answer after that.
+	ended   chan struct{}
+	endOnce sync.Once
 }
 
 // NewRelay returns an empty relay.
 func NewRelay() *Relay {
-	return &Relay{wake: make(chan struct{}, 1)}
+	return &Relay{wake: make(chan struct{}, 1), ended: make(chan struct{})}
 }
 
 // Push queues an event. It is safe for concurrent use and never blocks, so
@@ -47,6 +62,11 @@ func (r *Relay) Push(e mcp.Event) {
 		r.queue = dropOldest(r.queue, &r.dropped)
 	}
 	r.mu.Unlock()
+	r.poke()
+}
+
+// poke wakes Run without blocking.
+func (r *Relay) poke() {
 	select {
 	case r.wake <- struct{}{}:
 	default:
@@ -68,7 +88,12 @@ func dropOldest(q []mcp.Event, dropped *int) []mcp.Event {
 // Run sends queued events to send until ctx ends. It is the relay's only
 // goroutine: start it once, and cancel ctx to end it (send must return once
 // the program has ended, as program.Send does).
+//
+// When Run returns, questions still waiting (and any asked later) are
+// answered "cancel" at once: the program that would have asked the person
+// is gone.
 func (r *Relay) Run(ctx context.Context, send func(tea.Msg)) {
+	defer r.endOnce.Do(func() { close(r.ended) })
 	for {
 		select {
 		case <-ctx.Done():
@@ -77,11 +102,119 @@ func (r *Relay) Run(ctx context.Context, send func(tea.Msg)) {
 		}
 		r.mu.Lock()
 		batch, dropped := r.queue, r.dropped
-		r.queue, r.dropped = nil, 0
+		asks, gone := r.asks, r.gone
+		r.queue, r.dropped, r.asks, r.gone = nil, 0, nil, nil
 		r.mu.Unlock()
-		if len(batch) == 0 && dropped == 0 {
-			continue
+		if len(batch) > 0 || dropped > 0 {
+			send(EventsMsg{Events: batch, Dropped: dropped})
 		}
-		send(EventsMsg{Events: batch, Dropped: dropped})
+		for _, q := range asks {
+			send(askMsg{q})
+		}
+		for _, q := range gone {
+			send(askGoneMsg{q})
+		}
 	}
+}
+
+// question is one server request waiting for the person: an elicitation
+// (elicit set) or a sampling request (sample set). The asking goroutine
+// waits on reply, which is buffered so the program never blocks answering;
+// only the first answer counts.
+type question struct {
+	ctx    context.Context
+	server string
+	elicit *mcp.ElicitRequest
+	sample *mcpgo.CreateMessageRequest
+	reply  chan questionAnswer
+}
+
+// questionAnswer is the person's answer to a question.
+type questionAnswer struct {
+	elicit mcp.ElicitResponse
+	sample *mcpgo.CreateMessageResult
+	err    error
+}
+
+// answer replies to the asker; later answers are dropped, never blocked on.
+func (q *question) answer(a questionAnswer) {
+	select {
+	case q.reply <- a:
+	default:
+	}
+}
+
+// askMsg brings a question into the program.
+type askMsg struct{ q *question }
+
+// askGoneMsg says the asker of a delivered question stopped waiting (its
+// request was cancelled, the server went away): its dialog closes.
+type askGoneMsg struct{ q *question }
+
+// errProgramEnded is a sampling request's answer once the TUI has quit.
+var errProgramEnded = errors.New("howl's window closed before the person answered")
+
+// Elicit asks the person through the program's elicitation dialog and
+// waits for the answer. It is an mcp.Elicitor: it runs on the runtime's
+// goroutine and returns when the person answers, when ctx ends (the dialog
+// then closes itself) or when Run has returned (the answer is then
+// "cancel").
+func (r *Relay) Elicit(ctx context.Context, server string, req mcp.ElicitRequest) (mcp.ElicitResponse, error) {
+	a, err := r.ask(ctx, &question{server: server, elicit: &req})
+	if err != nil {
+		if errors.Is(err, errProgramEnded) {
+			err = nil
+		}
+		return mcp.ElicitResponse{Action: mcp.ElicitCancel}, err
+	}
+	return a.elicit, a.err
+}
+
+// Sample asks the person to approve a server's sampling request and, once
+// approved, returns the chat model's answer. It is an mcp.Sampler and
+// waits like Elicit; a rejection, a cancelled ctx or an ended program is an
+// error.
+func (r *Relay) Sample(ctx context.Context, server string, req mcpgo.CreateMessageRequest) (*mcpgo.CreateMessageResult, error) {
+	a, err := r.ask(ctx, &question{server: server, sample: &req})
+	if err != nil {
+		return nil, err
+	}
+	return a.sample, a.err
+}
+
+// ask queues q for the program and waits for its answer.
+func (r *Relay) ask(ctx context.Context, q *question) (questionAnswer, error) {
+	q.ctx, q.reply = ctx, make(chan questionAnswer, 1)
+	select {
+	case <-r.ended:
+		return questionAnswer{}, errProgramEnded
+	default:
+	}
+	r.mu.Lock()
+	r.asks = append(r.asks, q)
+	r.mu.Unlock()
+	r.poke()
+	select {
+	case a := <-q.reply:
+		return a, nil
+	case <-ctx.Done():
+		r.withdraw(q)
+		return questionAnswer{}, ctx.Err()
+	case <-r.ended:
+		return questionAnswer{}, errProgramEnded
+	}
+}
+
+// withdraw takes back a question whose asker stopped waiting: unsent, it
+// is dropped; sent, the program is told to close its dialog.
+func (r *Relay) withdraw(q *question) {
+	r.mu.Lock()
+	if i := slices.Index(r.asks, q); i >= 0 {
+		r.asks = slices.Delete(r.asks, i, i+1)
+		r.mu.Unlock()
+		return
+	}
+	r.gone = append(r.gone, q)
+	r.mu.Unlock()
+	r.poke()
 }

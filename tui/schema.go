@@ -23,6 +23,74 @@ type schemaProp struct {
 	Constraints string
 	// Format is the string format ("uri", "date-time", ...).
 	Format string
+
+	// What elicitation forms check and offer, beyond the summary above.
+	Title                string
+	Minimum, Maximum     *float64
+	MinLength, MaxLength *int
+	// DefaultRaw is the default as JSON (nil when none).
+	DefaultRaw json.RawMessage
+	// Options are a single choice's values and titles: from enum (titled
+	// by enumNames when given) or oneOf/anyOf of {const, title}.
+	Options []schemaOption
+	// ItemOptions are an array's choices (items.enum, items.anyOf or
+	// items.oneOf): a multi-select; MinItems and MaxItems bound it.
+	ItemOptions        []schemaOption
+	MinItems, MaxItems *int
+}
+
+// schemaOption is one choice of an enum: the value sent and the title shown.
+type schemaOption struct {
+	Value json.RawMessage
+	Title string
+}
+
+// schemaChoices reads the choices of a schema: enum (with enumNames) or
+// oneOf/anyOf lists of {const, title}.
+type schemaChoices struct {
+	Enum      []json.RawMessage `json:"enum"`
+	EnumNames []string          `json:"enumNames"`
+	OneOf     []schemaConst     `json:"oneOf"`
+	AnyOf     []schemaConst     `json:"anyOf"`
+}
+
+type schemaConst struct {
+	Const json.RawMessage `json:"const"`
+	Title string          `json:"title"`
+}
+
+// options lists the choices, titles falling back to the values as text.
+func (c schemaChoices) options() []schemaOption {
+	var out []schemaOption
+	for i, e := range c.Enum {
+		o := schemaOption{Value: e, Title: jsonText(e)}
+		if i < len(c.EnumNames) && c.EnumNames[i] != "" {
+			o.Title = c.EnumNames[i]
+		}
+		out = append(out, o)
+	}
+	for _, list := range [][]schemaConst{c.OneOf, c.AnyOf} {
+		for _, k := range list {
+			if len(k.Const) == 0 {
+				continue
+			}
+			o := schemaOption{Value: k.Const, Title: k.Title}
+			if o.Title == "" {
+				o.Title = jsonText(k.Const)
+			}
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// jsonText is a JSON string's text, or any other JSON value as written.
+func jsonText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
 }
 
 // parseSchemaProps reads the top-level properties of an object schema in
@@ -57,9 +125,25 @@ func parseSchemaProps(raw json.RawMessage) []schemaProp {
 			Format      string            `json:"format"`
 			Items       *struct {
 				Type json.RawMessage `json:"type"`
+				schemaChoices
 			} `json:"items"`
+			MinItems *int `json:"minItems"`
+			MaxItems *int `json:"maxItems"`
+			schemaChoices
 		}
 		_ = json.Unmarshal(values[i], &d)
+		p.Title = d.Title
+		p.Minimum, p.Maximum, p.MinLength, p.MaxLength = d.Minimum, d.Maximum, d.MinLength, d.MaxLength
+		p.MinItems, p.MaxItems = d.MinItems, d.MaxItems
+		choices := d.schemaChoices
+		choices.Enum = d.Enum // the outer field of the same name took it
+		p.Options = choices.options()
+		if d.Items != nil {
+			p.ItemOptions = d.Items.schemaChoices.options()
+		}
+		if len(d.Default) > 0 && string(d.Default) != "null" {
+			p.DefaultRaw = d.Default
+		}
 		p.Type = schemaType(d.Type)
 		p.Description = d.Description
 		if p.Description == "" {

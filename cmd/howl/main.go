@@ -72,8 +72,9 @@ type globalFlags struct {
 	// url, when set, replaces the config with one remote server reached at
 	// this URL, named "url"; verbs then take no SERVER argument.
 	url string
-	// elicit says how a server's questions are answered headless:
-	// ask (on a terminal), defaults (the schema's defaults) or decline.
+	// elicit says how a server's questions are answered: ask (on a
+	// terminal; in the TUI, its dialog), defaults (the schema's defaults)
+	// or decline.
 	elicit string
 	// login says whether a verb may run the OAuth browser login when a
 	// remote server asks (auto) or stops at auth-required (never).
@@ -114,7 +115,7 @@ Exit codes: 0 ok, 1 server or tool error, 2 usage error.`,
 	root.SetErr(stderr)
 	root.PersistentFlags().StringVar(&g.config, "config", "", "config file (default: $HOWL_CONFIG, ./.mcp.json, <user config dir>/howl/mcp.json, else the demo server)")
 	root.PersistentFlags().StringVar(&g.url, "url", "", "use one remote server at this URL (streamable HTTP) instead of the config; verbs then take no SERVER")
-	root.PersistentFlags().StringVar(&g.elicit, "elicit", "", "answer servers' questions: ask (default on a terminal), defaults (the schema's defaults) or decline (default otherwise)")
+	root.PersistentFlags().StringVar(&g.elicit, "elicit", "", "answer servers' questions: ask (default on a terminal; a dialog in the TUI), defaults (the schema's defaults) or decline (default otherwise)")
 	g.login = "never"
 	root.PersistentFlags().Var(loginFlag{&g.login}, "login", "when a remote server asks for an OAuth login: auto (open $BROWSER and log in) or never (stop; run howl auth SERVER)")
 	root.PersistentFlags().StringVar(&g.model, "model", "", "model as provider/name, e.g. anthropic/claude-sonnet-4-5 (default: $HOWL_MODEL, \"model\" in the config, else auto-detected)")

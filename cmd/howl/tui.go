@@ -77,7 +77,8 @@ func runTUI(ctx context.Context, g *globalFlags, rf resumeFlags, stdin io.Reader
 	defer closeLog()
 
 	relay := tui.NewRelay()
-	rt := mcp.NewRuntime(cfg, mcp.RuntimeOptions{ClientName: "howl", ClientVersion: buildVersion(), OnEvent: relay.Push, Elicit: tuiElicitor(g)})
+	rt := mcp.NewRuntime(cfg, mcp.RuntimeOptions{ClientName: "howl", ClientVersion: buildVersion(), OnEvent: relay.Push,
+		Elicit: tuiElicitor(g, relay), Sample: relay.Sample})
 	defer rt.Close()
 	var names []string
 	for _, sc := range cfg.Enabled() {
@@ -222,18 +223,16 @@ func switchModel(g *globalFlags, cfg *mcp.Config) func(context.Context, string) 
 	}
 }
 
-// tuiElicitor honours --elicit defaults and decline. Asking (the default
-// on a terminal) reads the terminal line by line, which the full-screen
-// program owns, so the TUI does not declare elicitation at all until it has
-// a dialog for it: servers then do not ask.
-func tuiElicitor(g *globalFlags) mcp.Elicitor {
+// tuiElicitor honours --elicit defaults and decline; asking (the default)
+// opens the TUI's elicitation dialog through the relay.
+func tuiElicitor(g *globalFlags, relay *tui.Relay) mcp.Elicitor {
 	switch g.elicit {
 	case "defaults":
 		return mcp.ElicitWithDefaults
 	case "decline":
 		return mcp.ElicitDeclineAll
 	}
-	return nil
+	return relay.Elicit
 }
 
 // debugLogger logs to <cache dir>/howl-debug.log when HOWL_DEBUG is set

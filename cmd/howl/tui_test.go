@@ -14,6 +14,8 @@ import (
 
 	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/llm/store"
+	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/tui"
 )
 
 func TestNoVerbOnAPipePrintsTheOverviewNotTheTUI(t *testing.T) {
@@ -186,5 +188,29 @@ func TestRootTakesContinueAndSession(t *testing.T) {
 	}
 	if rf := resumeFrom(root); !rf.latest || rf.session != "x" {
 		t.Fatalf("%+v", rf)
+	}
+}
+
+func TestTUIElicitorAsksThroughTheDialogUnlessToldOtherwise(t *testing.T) {
+	relay := tui.NewRelay()
+	for _, c := range []struct {
+		flag string
+		want string
+	}{{"", "ask"}, {"ask", "ask"}, {"defaults", "defaults"}, {"decline", "decline"}} {
+		fn := tuiElicitor(&globalFlags{elicit: c.flag}, relay)
+		if fn == nil {
+			t.Fatalf("--elicit=%q: the TUI declares no elicitation", c.flag)
+		}
+		req := mcp.ElicitRequest{Mode: "form", Schema: []byte(`{"type":"object","properties":{"n":{"type":"integer","default":3}}}`)}
+		ctx, cancel := context.WithCancel(context.Background())
+		if c.want == "ask" {
+			cancel() // nobody answers here: the dialog's question ends with ctx
+		}
+		resp, _ := fn(ctx, "s", req)
+		cancel()
+		got := map[string]string{mcp.ElicitAccept: "defaults", mcp.ElicitDecline: "decline", mcp.ElicitCancel: "ask"}[resp.Action]
+		if got != c.want {
+			t.Errorf("--elicit=%q answered %+v, want the %s behaviour", c.flag, resp, c.want)
+		}
 	}
 }

@@ -1,0 +1,450 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/mail"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/render"
+)
+
+// elicitKeys are the answers of the elicitation dialog beside the form's
+// own keys (ctrl+s, or enter on the last field, accepts).
+var elicitKeys = struct{ Accept, Decline, Open, DeclineURL key.Binding }{
+	Accept:     key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "accept")),
+	Decline:    key.NewBinding(key.WithKeys("ctrl+d"), key.WithHelp("ctrl+d", "decline")),
+	Open:       key.NewBinding(key.WithKeys("enter", "o"), key.WithHelp("enter/o", "open in the browser")),
+	DeclineURL: key.NewBinding(key.WithKeys("d", "n", "ctrl+d"), key.WithHelp("d", "decline")),
+}
+
+// ElicitFields builds the form of an elicitation's requested schema: text
+// (with email, uri, date and date-time formats checked), numbers and
+// integers (bounds checked), booleans, single choices (enum with
+// enumNames, or oneOf/anyOf of {const, title}: titles shown, values sent)
+// and multi-selects (an array of items.enum or items.anyOf). Defaults are
+// filled in.
+func ElicitFields(schema json.RawMessage) []*Field {
+	props := parseSchemaProps(schema)
+	out := make([]*Field, 0, len(props))
+	for _, p := range props {
+		out = append(out, elicitField(p))
+	}
+	return out
+}
+
+// elicitField is the field of one requested property.
+func elicitField(p schemaProp) *Field {
+	desc := p.Description
+	if desc == p.Title {
+		desc = "" // the title is in the hint
+	}
+	var fl *Field
+	var hint []string
+	if p.Title != "" {
+		hint = append(hint, p.Title)
+	}
+	switch {
+	case strings.HasPrefix(p.Type, "array") && len(p.ItemOptions) > 0:
+		fl = multiField(p)
+		hint = append(hint, "pick any")
+		if c := itemsConstraint(p.MinItems, p.MaxItems); c != "" {
+			hint = append(hint, c)
+		}
+	case len(p.Options) > 0:
+		fl = choiceField(p, p.Options)
+	case p.Type == "boolean":
+		fl = choiceField(p, []schemaOption{{json.RawMessage("true"), "yes"}, {json.RawMessage("false"), "no"}})
+	case p.Type == "number" || p.Type == "integer":
+		fl = &Field{Kind: FieldNumber, Check: boundsCheck(p.Minimum, p.Maximum)}
+		if p.Type == "integer" {
+			fl.Kind = FieldInteger
+		}
+		hint = append(hint, p.Type)
+		if p.Constraints != "" {
+			hint = append(hint, p.Constraints)
+		}
+		fl.Initial = jsonText(p.DefaultRaw)
+	default:
+		fl = &Field{Kind: FieldText, Check: textCheck(p.Format, p.MinLength, p.MaxLength)}
+		if p.Format != "" {
+			hint = append(hint, p.Format)
+			fl.Placeholder = "e.g. " + formatExample(p.Format)
+		}
+		if p.Constraints != "" {
+			hint = append(hint, p.Constraints)
+		}
+		fl.Initial = jsonText(p.DefaultRaw)
+		if p.MinLength != nil && *p.MinLength > 0 {
+			fl.NonEmpty = true
+		}
+	}
+	fl.Name, fl.Required = p.Name, p.Required
+	fl.Description = render.Sanitize(desc)
+	fl.Hint = render.SanitizeLine(strings.Join(hint, " · "))
+	if fl.Placeholder == "" && !p.Required {
+		fl.Placeholder = "optional"
+	}
+	return fl
+}
+
+// choiceField is a single choice among opts, the default chosen.
+func choiceField(p schemaProp, opts []schemaOption) *Field {
+	fl := &Field{Kind: FieldEnum}
+	if p.Type == "boolean" {
+		fl.Kind = FieldBool
+	}
+	// Nothing is chosen for the person: without a default, even a
+	// required choice starts unset (and must be made).
+	if !p.Required || p.DefaultRaw == nil {
+		fl.Choices, fl.values = []string{unsetChoice}, []json.RawMessage{nil}
+	}
+	for _, o := range opts {
+		if sameJSON(o.Value, p.DefaultRaw) {
+			fl.choice = len(fl.Choices)
+		}
+		fl.Choices = append(fl.Choices, render.SanitizeLine(o.Title))
+		fl.values = append(fl.values, o.Value)
+	}
+	return fl
+}
+
+// multiField is a multi-select over an array's item choices, the
+// default's items picked.
+func multiField(p schemaProp) *Field {
+	var defaults []json.RawMessage
+	_ = json.Unmarshal(p.DefaultRaw, &defaults)
+	choices := make([]string, len(p.ItemOptions))
+	values := make([]json.RawMessage, len(p.ItemOptions))
+	picked := make([]bool, len(p.ItemOptions))
+	for i, o := range p.ItemOptions {
+		choices[i], values[i] = render.SanitizeLine(o.Title), o.Value
+		for _, d := range defaults {
+			picked[i] = picked[i] || sameJSON(o.Value, d)
+		}
+	}
+	minItems, maxItems := -1, -1
+	if p.MinItems != nil {
+		minItems = *p.MinItems
+	}
+	if p.MaxItems != nil {
+		maxItems = *p.MaxItems
+	}
+	return NewMultiField(p.Name, choices, values, picked, minItems, maxItems)
+}
+
+// itemsConstraint summarises minItems and maxItems.
+func itemsConstraint(minItems, maxItems *int) string {
+	switch {
+	case minItems != nil && maxItems != nil:
+		return fmt.Sprintf("%d–%d of them", *minItems, *maxItems)
+	case minItems != nil:
+		return fmt.Sprintf("at least %d", *minItems)
+	case maxItems != nil:
+		return fmt.Sprintf("at most %d", *maxItems)
+	}
+	return ""
+}
+
+// sameJSON reports whether two JSON values are equal once compacted.
+func sameJSON(a, b json.RawMessage) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xs, _ := json.Marshal(x)
+	ys, _ := json.Marshal(y)
+	return string(xs) == string(ys)
+}
+
+// boundsCheck checks a number against minimum and maximum.
+func boundsCheck(lo, hi *float64) func(any) string {
+	if lo == nil && hi == nil {
+		return nil
+	}
+	return func(v any) string {
+		var f float64
+		switch n := v.(type) {
+		case json.Number:
+			f, _ = n.Float64()
+		case int64:
+			f = float64(n)
+		default:
+			return ""
+		}
+		want := "a number"
+		switch {
+		case lo != nil && hi != nil:
+			want = "a number from " + num(*lo) + " to " + num(*hi)
+		case lo != nil:
+			want = "a number of at least " + num(*lo)
+		case hi != nil:
+			want = "a number of at most " + num(*hi)
+		}
+		switch {
+		case lo != nil && f < *lo:
+			return fmt.Sprintf("%s is below the minimum %s: enter %s", num(f), num(*lo), want)
+		case hi != nil && f > *hi:
+			return fmt.Sprintf("%s is above the maximum %s: enter %s", num(f), num(*hi), want)
+		}
+		return ""
+	}
+}
+
+// textCheck checks a string's length and format.
+func textCheck(format string, minLen, maxLen *int) func(any) string {
+	return func(v any) string {
+		s, _ := v.(string)
+		n := utf8.RuneCountInString(s)
+		switch {
+		case minLen != nil && n < *minLen:
+			return fmt.Sprintf("%d characters, at least %d needed: write more", n, *minLen)
+		case maxLen != nil && n > *maxLen:
+			return fmt.Sprintf("%d characters, at most %d allowed: shorten it", n, *maxLen)
+		}
+		if s == "" {
+			return ""
+		}
+		if !formatOK(format, s) {
+			return fmt.Sprintf("%q is not a valid %s: write it like %s", s, format, formatExample(format))
+		}
+		return ""
+	}
+}
+
+// formatOK checks s against the elicitation string formats; others pass.
+func formatOK(format, s string) bool {
+	switch format {
+	case "email":
+		a, err := mail.ParseAddress(s)
+		return err == nil && a.Address == s
+	case "uri":
+		u, err := url.Parse(s)
+		return err == nil && u.Scheme != "" && (u.Host != "" || u.Opaque != "" || u.Path != "")
+	case "date":
+		_, err := time.Parse(time.DateOnly, s)
+		return err == nil
+	case "date-time":
+		_, err := time.Parse(time.RFC3339, s)
+		return err == nil
+	}
+	return true
+}
+
+// formatExample shows what a format looks like.
+func formatExample(format string) string {
+	switch format {
+	case "email":
+		return "name@example.com"
+	case "uri":
+		return "https://example.com/page"
+	case "date":
+		return "2026-01-31"
+	case "date-time":
+		return "2026-01-31T14:30:00Z"
+	}
+	return format
+}
+
+// elicitDialog is a server's request for input: a form built from the
+// requested schema, or a URL to visit. It opens on its own, so it ignores
+// keys for PermissionGrace after it opens.
+type elicitDialog struct {
+	com    *Common
+	q      *question
+	form   *Form // nil in URL mode
+	opened time.Time
+	// err is why the URL could not be opened.
+	err string
+}
+
+// newElicitDialog builds the dialog of an elicitation question.
+func newElicitDialog(com *Common, q *question) *elicitDialog {
+	d := &elicitDialog{com: com, q: q, opened: com.now()}
+	if q.elicit.Mode != "url" {
+		d.form = NewForm(com, "", "Accept", ElicitFields(q.elicit.Schema))
+		d.form.Note = render.Sanitize(q.elicit.Message)
+	}
+	return d
+}
+
+// ID is "elicit" for a form and "elicit-url" for a URL request.
+func (d *elicitDialog) ID() string {
+	if d.form == nil {
+		return "elicit-url"
+	}
+	return "elicit"
+}
+
+// question is the question the dialog answers.
+func (d *elicitDialog) question() *question { return d.q }
+
+// answer is the action replying action (with content when accepting).
+func (d *elicitDialog) answer(action string, content map[string]any) Action {
+	return actionAnswerQuestion{q: d.q, answer: questionAnswer{elicit: mcp.ElicitResponse{Action: action, Content: content}}}
+}
+
+// HandleMsg fills the form; ctrl+s accepts, ctrl+d declines, esc cancels.
+// In URL mode enter (or o) opens the URL, d declines and esc cancels.
+func (d *elicitDialog) HandleMsg(msg tea.Msg) Action {
+	km, ok := msg.(tea.KeyMsg)
+	if !ok || d.com.now().Sub(d.opened) < PermissionGrace {
+		return actionNone{}
+	}
+	if d.form == nil {
+		return d.handleURLKey(km)
+	}
+	if key.Matches(km, elicitKeys.Decline) {
+		return d.answer(mcp.ElicitDecline, nil)
+	}
+	res, cmd := d.form.HandleKey(km)
+	switch res {
+	case FormCancelled:
+		return d.answer(mcp.ElicitCancel, nil)
+	case FormSubmitted:
+		content, _ := d.form.Values()
+		return d.answer(mcp.ElicitAccept, content)
+	}
+	if cmd != nil {
+		return actionCmd{cmd}
+	}
+	return actionNone{}
+}
+
+// handleURLKey answers a URL request.
+func (d *elicitDialog) handleURLKey(km tea.KeyMsg) Action {
+	switch {
+	case key.Matches(km, d.com.Keys.Cancel):
+		return d.answer(mcp.ElicitCancel, nil)
+	case key.Matches(km, elicitKeys.DeclineURL):
+		return d.answer(mcp.ElicitDecline, nil)
+	case key.Matches(km, elicitKeys.Open) && urlProblem(d.q.elicit.URL) == "":
+		return actionOpenURL{q: d.q, url: d.q.elicit.URL}
+	}
+	return actionNone{}
+}
+
+// urlProblem says why howl will not open u ("" when it will): only http
+// and https URLs are handed to a browser.
+func urlProblem(u string) string {
+	p, err := url.Parse(u)
+	switch {
+	case err != nil:
+		return "it is not a valid URL (" + err.Error() + ")"
+	case p.Scheme != "http" && p.Scheme != "https":
+		return "howl only opens http and https URLs, and this one is " + strconv.Quote(p.Scheme)
+	case p.Host == "":
+		return "it names no host"
+	}
+	return ""
+}
+
+// Render draws the request: the server, its message, then the form or the URL.
+func (d *elicitDialog) Render(maxW, maxH int) []string {
+	st := d.com.Styles
+	w := dialogWidth(maxW, 76)
+	inner := w - 2
+	server := render.SanitizeLine(d.q.server)
+	content := []string{"", " " + st.Strong.Render(truncate("Server "+server+" asks:", inner-2))}
+	if d.form == nil {
+		return frameDialog(d.com, "Question from "+server, append(content, d.urlLines(inner)...), w, maxH, -1)
+	}
+	lines := d.form.Render(inner)
+	// The form's own button line gives way to the three answers.
+	btn := st.Form.Button.Render("[ Accept ]")
+	if d.form.focus == len(d.form.fields) {
+		btn = st.Form.ButtonFocused.Render("[ Accept ]")
+	}
+	lines[len(lines)-1] = fit(" "+btn+"  "+st.Dialog.Hint.Render("ctrl+s accept · ctrl+d decline · esc cancel"), inner)
+	focus := d.form.FocusLine(inner)
+	if focus >= 0 {
+		focus += len(content)
+	}
+	return frameDialog(d.com, "Question from "+server, append(content, lines...), w, maxH, focus)
+}
+
+// urlLines are a URL request's body.
+func (d *elicitDialog) urlLines(inner int) []string {
+	st := d.com.Styles
+	var out []string
+	for _, l := range wrapText(render.Sanitize(d.q.elicit.Message), inner-2) {
+		out = append(out, " "+st.Muted.Render(l))
+	}
+	out = append(out, "", " "+st.Detail.Label.Render("it wants you to visit"))
+	u := render.SanitizeLine(d.q.elicit.URL)
+	for _, l := range wrapText(u, inner-4) {
+		out = append(out, "   "+st.Strong.Render(l))
+	}
+	if p, err := url.Parse(d.q.elicit.URL); err == nil && p.Host != "" {
+		out = append(out, " "+st.Detail.Label.Render(fit("host", 8))+render.SanitizeLine(p.Host))
+	}
+	out = append(out, "")
+	problem := urlProblem(d.q.elicit.URL)
+	if problem != "" {
+		for _, l := range wrapText("✗ howl will not open it: "+problem+". Decline, or copy it by hand.", inner-2) {
+			out = append(out, " "+st.Form.Error.Render(l))
+		}
+	}
+	if d.err != "" {
+		for _, l := range wrapText("✗ "+d.err, inner-2) {
+			out = append(out, " "+st.Form.Error.Render(l))
+		}
+	}
+	hint := "enter/o open it in the browser (then answers accept) · d decline · esc cancel"
+	if problem != "" {
+		hint = "d decline · esc cancel"
+	}
+	for _, l := range wrapText(hint, inner-2) {
+		out = append(out, " "+st.Dialog.Hint.Render(l))
+	}
+	return out
+}
+
+// actionOpenURL opens a URL request's URL in the browser.
+type actionOpenURL struct {
+	q   *question
+	url string
+}
+
+func (actionOpenURL) isAction() {}
+
+// urlOpenedMsg reports the browser's start on a URL request's URL.
+type urlOpenedMsg struct {
+	q   *question
+	url string
+	err error
+}
+
+// openURLCmd opens u the way an OAuth login does (mcp.OpenBrowser:
+// $BROWSER, else the platform's opener), bounded by ctx (the program's
+// lifetime).
+func openURLCmd(ctx context.Context, q *question, u string) tea.Cmd {
+	return func() tea.Msg {
+		return urlOpenedMsg{q: q, url: u, err: mcp.OpenBrowser(ctx, u)}
+	}
+}
+
+// handleURLOpened answers accept once the browser started, or shows why
+// it did not (the person can then decline).
+func (m *Model) handleURLOpened(msg urlOpenedMsg) tea.Cmd {
+	if msg.err != nil {
+		if d, ok := m.dialogs.Top().(*elicitDialog); ok && d.q == msg.q {
+			d.err = msg.err.Error()
+		}
+		return ReportError(msg.err)
+	}
+	m.answerQuestion(actionAnswerQuestion{q: msg.q, answer: questionAnswer{elicit: mcp.ElicitResponse{Action: mcp.ElicitAccept}}})
+	return ReportInfo("opened " + render.SanitizeLine(msg.url) + " in the browser and told " + render.SanitizeLine(msg.q.server))
+}

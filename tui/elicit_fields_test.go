@@ -1,0 +1,51 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestElicitFieldsFillDefaultsButNeverChooseForThePerson(t *testing.T) {
+	fields := ElicitFields([]byte(`{"type":"object","properties":{
+	 "agree":{"type":"boolean"},
+	 "count":{"type":"number","default":2.5},
+	 "mode":{"type":"string","enum":["a","b"],"default":"b"},
+	 "tier":{"type":"string","oneOf":[{"const":"x","title":"Ex"}]}
+	},"required":["agree","tier"]}`))
+	byName := map[string]*Field{}
+	for _, f := range fields {
+		byName[f.Name] = f
+	}
+	if f := byName["agree"]; f.Choices[f.choice] != unsetChoice {
+		t.Errorf("a required yes/no without a default starts at %q, want %q", f.Choices[f.choice], unsetChoice)
+	}
+	if f := byName["tier"]; f.Choices[f.choice] != unsetChoice || f.Choices[1] != "Ex" {
+		t.Errorf("tier choices %v at %d: want unset first and the title shown", f.Choices, f.choice)
+	}
+	if f := byName["mode"]; f.Choices[f.choice] != "b" {
+		t.Errorf("mode starts at %q, want its default b", f.Choices[f.choice])
+	}
+	if f := byName["count"]; f.Initial != "2.5" {
+		t.Errorf("count starts with %q, want its default 2.5 filled in", f.Initial)
+	}
+	form := NewForm(&Common{Styles: testTheme().Styles, Keys: DefaultKeyMap()}, "", "Accept", fields)
+	if _, err := form.Values(); err == nil || !strings.Contains(err.Error(), "agree: choose a value") {
+		t.Errorf("an unmade required choice: %v, want agree: choose a value", err)
+	}
+}
+
+func TestElicitStringFormatsAreChecked(t *testing.T) {
+	for _, c := range []struct {
+		format, value string
+		ok            bool
+	}{
+		{"email", "a@example.com", true}, {"email", "Ann <a@example.com>", false}, {"email", "a.example.com", false},
+		{"uri", "https://example.com/x", true}, {"uri", "urn:isbn:123", true}, {"uri", "example.com", false},
+		{"date", "2026-02-28", true}, {"date", "2026-02-30", false}, {"date", "28/02/2026", false},
+		{"date-time", "2026-02-28T10:00:00+01:00", true}, {"date-time", "2026-02-28 10:00", false},
+	} {
+		if got := formatOK(c.format, c.value); got != c.ok {
+			t.Errorf("formatOK(%s, %q) = %v, want %v", c.format, c.value, got, c.ok)
+		}
+	}
+}

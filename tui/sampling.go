@@ -1,0 +1,249 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/howl-mcp/howl/llm"
+	"github.com/howl-mcp/howl/render"
+)
+
+// errSamplingRejected is what a server hears when the person rejects its
+// sampling request (after "howl did not sample for S: ").
+var errSamplingRejected = errors.New("the user rejected the sampling request")
+
+// samplingKeys are the sampling dialog's answers.
+var samplingKeys = struct{ Approve, Reject key.Binding }{
+	Approve: key.NewBinding(key.WithKeys("y", "a"), key.WithHelp("y", "approve: ask the chat model")),
+	Reject:  key.NewBinding(key.WithKeys("n", "r"), key.WithHelp("n/esc", "reject")),
+}
+
+// samplingDialog asks whether a server's sampling request may go to the
+// chat model. It is never automatic, and it opens on its own, so it
+// ignores keys for PermissionGrace after it opens.
+type samplingDialog struct {
+	com    *Common
+	q      *question
+	opened time.Time
+	// model is the chat model the request would go to; nil says why not
+	// in noModel.
+	model   llm.Model
+	noModel error
+	top     int
+	// lastInner is the message view's height at the last render.
+	lastInner int
+}
+
+func (d *samplingDialog) ID() string { return "sampling" }
+
+// question is the question the dialog answers.
+func (d *samplingDialog) question() *question { return d.q }
+
+// HandleMsg approves (y), rejects (n or esc) and scrolls the messages.
+func (d *samplingDialog) HandleMsg(msg tea.Msg) Action {
+	km, ok := msg.(tea.KeyMsg)
+	if !ok || d.com.now().Sub(d.opened) < PermissionGrace {
+		return actionNone{}
+	}
+	k := d.com.Keys
+	switch {
+	case key.Matches(km, k.Cancel, samplingKeys.Reject):
+		err := errSamplingRejected
+		if d.model == nil {
+			err = d.noModel
+		}
+		return actionAnswerQuestion{q: d.q, answer: questionAnswer{err: err}}
+	case key.Matches(km, samplingKeys.Approve) && d.model != nil:
+		return actionApproveSampling{q: d.q, model: d.model}
+	case key.Matches(km, k.Down):
+		d.top++
+	case key.Matches(km, k.Up):
+		d.top = max(d.top-1, 0)
+	case key.Matches(km, k.PageDown):
+		d.top += max(d.lastInner-1, 1)
+	case key.Matches(km, k.PageUp):
+		d.top = max(d.top-max(d.lastInner-1, 1), 0)
+	}
+	return actionNone{}
+}
+
+// Render shows the server, the system prompt, maxTokens and the messages
+// (scrolling), then the answers.
+func (d *samplingDialog) Render(maxW, maxH int) []string {
+	st := d.com.Styles
+	w := dialogWidth(maxW, 90)
+	inner := w - 2
+	p := d.q.sample.CreateMessageParams
+	server := render.SanitizeLine(d.q.server)
+	label := func(l, v string) string {
+		return " " + st.Detail.Label.Render(fit(l, 12)) + truncate(v, inner-14)
+	}
+	head := []string{"", " " + st.Strong.Render(truncate("Server "+server+" asks the chat model to answer:", inner-2)), ""}
+	head = append(head, label("max tokens", fmt.Sprint(p.MaxTokens)))
+	if d.model != nil {
+		head = append(head, label("model", render.SanitizeLine(d.model.Name())))
+	}
+	var body []string
+	add := func(prefix, text string) {
+		for i, l := range strings.Split(render.Sanitize(text), "\n") {
+			for j, wl := range wrapText(expandTabs(l), max(inner-4-len(prefix), 10)) {
+				if i == 0 && j == 0 {
+					body = append(body, " "+st.Detail.Label.Render(prefix)+wl)
+				} else {
+					body = append(body, " "+strings.Repeat(" ", len(prefix))+wl)
+				}
+			}
+		}
+	}
+	if p.SystemPrompt != "" {
+		add(fit("system", 12), p.SystemPrompt)
+	}
+	for _, m := range p.Messages {
+		add(fit(string(m.Role), 12), samplingText(m.Content))
+	}
+	var answers []string
+	answers = append(answers, "")
+	hint := "y approve: send it to the chat model, its answer goes to " + server + " · n/esc reject"
+	if d.model == nil {
+		for _, l := range wrapText("✗ "+d.noModel.Error(), max(inner-2, 10)) {
+			answers = append(answers, " "+st.Form.Error.Render(l))
+		}
+		hint = "n/esc reject (the server is told why)"
+	}
+	for _, l := range wrapText(hint, max(inner-2, 10)) {
+		answers = append(answers, " "+st.Dialog.Hint.Render(l))
+	}
+	room := max(min(maxH, 40)-2-len(head)-len(answers), 3)
+	view := min(room, len(body))
+	d.lastInner = view
+	d.top = clamp(d.top, 0, max(len(body)-view, 0))
+	shown := append([]string(nil), body[d.top:d.top+view]...)
+	if len(body) > view {
+		shown[len(shown)-1] = " " + st.Muted.Render(fmt.Sprintf("  ↓ lines %d-%d of %d · up/down/pgdn scroll", d.top+1, d.top+view, len(body)))
+	}
+	content := append(append(head, shown...), answers...)
+	return frameDialog(d.com, "Sampling request from "+server, content, w, maxH, -1)
+}
+
+// samplingText is a sampling message's content as text: text blocks as
+// they are, anything else named by its type.
+func samplingText(content any) string {
+	raw, err := json.Marshal(content)
+	if err != nil {
+		return "[unreadable content]"
+	}
+	type block struct {
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		MIMEType string `json:"mimeType"`
+	}
+	var blocks []block
+	var one block
+	if json.Unmarshal(raw, &one) == nil && one.Type != "" {
+		blocks = []block{one}
+	} else {
+		_ = json.Unmarshal(raw, &blocks)
+	}
+	var parts []string
+	for _, b := range blocks {
+		switch {
+		case b.Type == "text":
+			parts = append(parts, b.Text)
+		case b.MIMEType != "":
+			parts = append(parts, "["+b.Type+" "+b.MIMEType+"]")
+		default:
+			parts = append(parts, "["+b.Type+"]")
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// actionApproveSampling sends an approved sampling request to model.
+type actionApproveSampling struct {
+	q     *question
+	model llm.Model
+}
+
+func (actionApproveSampling) isAction() {}
+
+// sampledMsg is the chat model's answer to an approved sampling request.
+type sampledMsg struct {
+	q   *question
+	res *mcpgo.CreateMessageResult
+	err error
+}
+
+// sampleCmd asks model for the request's answer, bounded by the request's
+// own context (a cancelled request stops the model).
+func sampleCmd(q *question, model llm.Model) tea.Cmd {
+	ctx, req := q.ctx, *q.sample
+	return func() tea.Msg {
+		res, err := runSampling(ctx, model, req)
+		return sampledMsg{q: q, res: res, err: err}
+	}
+}
+
+// runSampling sends a sampling request through model: the messages as
+// the conversation, the system prompt, maxTokens as the output bound, no
+// tools.
+func runSampling(ctx context.Context, model llm.Model, req mcpgo.CreateMessageRequest) (*mcpgo.CreateMessageResult, error) {
+	p := req.CreateMessageParams
+	lr := llm.Request{System: p.SystemPrompt, MaxOutputTokens: int64(p.MaxTokens)}
+	for _, m := range p.Messages {
+		role := llm.RoleUser
+		if m.Role == mcpgo.RoleAssistant {
+			role = llm.RoleAssistant
+		}
+		lr.Messages = append(lr.Messages, llm.Message{Role: role, Text: samplingText(m.Content)})
+	}
+	reply, err := model.Stream(ctx, lr, func(llm.Event) {})
+	if err != nil {
+		return nil, fmt.Errorf("the chat model %s failed: %w", model.Name(), err)
+	}
+	stop := "endTurn"
+	if reply.Truncated {
+		stop = "maxTokens"
+	}
+	return &mcpgo.CreateMessageResult{
+		SamplingMessage: mcpgo.SamplingMessage{Role: mcpgo.RoleAssistant, Content: mcpgo.NewTextContent(reply.Text)},
+		Model:           model.Name(),
+		StopReason:      stop,
+	}, nil
+}
+
+// noSamplingModel is the error a server hears when no chat model is
+// configured, naming the fix.
+func noSamplingModel(cause error) error {
+	fix := "start howl with --model provider/name (e.g. openai/gpt-4.1 with $OPENAI_API_KEY set), or --base-url for any OpenAI-compatible endpoint"
+	var le *llm.Error
+	if errors.As(cause, &le) && le.Fix != "" {
+		fix = le.Fix
+	}
+	return fmt.Errorf("no chat model is configured in howl, so nothing can answer: %s", fix)
+}
+
+// approveSampling closes the dialog and sends the request to the model.
+func (m *Model) approveSampling(a actionApproveSampling) tea.Cmd {
+	m.closeQuestion(a.q)
+	return tea.Batch(sampleCmd(a.q, a.model), ReportInfo("asking "+render.SanitizeLine(a.model.Name())+" for "+render.SanitizeLine(a.q.server)+"'s sampling request"))
+}
+
+// handleSampled replies with the model's answer.
+func (m *Model) handleSampled(msg sampledMsg) tea.Cmd {
+	msg.q.answer(questionAnswer{sample: msg.res, err: msg.err})
+	if msg.err != nil {
+		if msg.q.ctx.Err() != nil {
+			return nil // the server stopped waiting; its dialog said so
+		}
+		return ReportError(fmt.Errorf("sampling for %s: %w", render.SanitizeLine(msg.q.server), msg.err))
+	}
+	return ReportInfo("sent " + render.SanitizeLine(msg.res.Model) + "'s answer to " + render.SanitizeLine(msg.q.server))
+}
