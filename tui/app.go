@@ -693,6 +693,9 @@ func (m *Model) handleNotification(e mcp.Event) tea.Cmd {
 		return ReportInfo(fmt.Sprintf("%s: %v was updated", name, render.SanitizeLine(fmt.Sprint(e.Params["uri"]))))
 	case "notifications/message":
 		lvl, _ := e.Params["level"].(string)
+		if lg, _ := e.Params["logger"].(string); lg == HowlLogger {
+			return ReportInfo(render.SanitizeLine(fmt.Sprintf("%s: %v", name, e.Params["data"])))
+		}
 		switch lvl {
 		case "warning", "error", "critical", "alert", "emergency":
 			return ReportWarn(render.SanitizeLine(fmt.Sprintf("%s %s: %v", name, lvl, e.Params["data"])))

@@ -65,6 +65,17 @@ func (r *Relay) Push(e mcp.Event) {
 	r.poke()
 }
 
+// Notice shows a message of howl's own about a server, as that server's
+// log line (logger "howl") and in the status bar: an OAuth login's URL,
+// roots that could not be read. Safe for concurrent use; never blocks.
+func (r *Relay) Notice(server, msg string) {
+	r.Push(mcp.Event{Kind: mcp.EventNotification, Server: server, Method: "notifications/message",
+		Params: map[string]any{"level": "notice", "logger": HowlLogger, "data": msg}})
+}
+
+// HowlLogger is the logger name of howl's own lines in a server's log.
+const HowlLogger = "howl"
+
 // poke wakes Run without blocking.
 func (r *Relay) poke() {
 	select {

@@ -7,13 +7,13 @@ import (
 	"github.com/howl-mcp/howl/mcp"
 )
 
-// configRoots is the config's top-level "roots", offered to servers that
-// ask (roots/list). Without the key howl declares no roots: server-filesystem,
-// for one, replaces the directories on its command line with a client's
-// roots, so offering the working directory by default would change what an
-// existing entry serves. A malformed "roots" is reported and ignored.
+// configRoots are the roots offered to servers that ask (roots/list): the
+// config's top-level "roots", else the working directory. `"roots": []`
+// offers none, which is how a server-filesystem entry keeps the
+// directories on its command line (it replaces them with a client's
+// non-empty roots). A malformed "roots" is reported and none are offered.
 func configRoots(cfg *mcp.Config) []string {
-	dirs, err := mcp.ConfigRoots(cfg)
+	dirs, err := mcp.DefaultRoots(cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "howl:", err)
 		return nil

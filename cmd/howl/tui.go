@@ -77,8 +77,14 @@ func runTUI(ctx context.Context, g *globalFlags, rf resumeFlags, stdin io.Reader
 	defer closeLog()
 
 	relay := tui.NewRelay()
+	roots, rootsErr := mcp.DefaultRoots(cfg)
+	if rootsErr != nil {
+		relay.Notice("howl", rootsErr.Error()+": no roots are offered to servers")
+	}
+	oauth := oauthOptions(g)
+	oauth.Notice = relay.Notice // stderr belongs to the full-screen program
 	rt := mcp.NewRuntime(cfg, mcp.RuntimeOptions{ClientName: "howl", ClientVersion: buildVersion(), OnEvent: relay.Push,
-		Elicit: tuiElicitor(g, relay), Sample: relay.Sample})
+		Elicit: tuiElicitor(g, relay), Sample: relay.Sample, OAuth: oauth, Roots: roots})
 	defer rt.Close()
 	var names []string
 	for _, sc := range cfg.Enabled() {
