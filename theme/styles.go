@@ -31,6 +31,8 @@ type Styles struct {
 		Header, HeaderCount, Notice, NoticeError lipgloss.Style
 		// Match highlights the characters a filter matched.
 		Match lipgloss.Style
+		// New marks an item a list_changed brought, until it is seen.
+		New lipgloss.Style
 		// Filter is the filter line: its prompt and its counts.
 		FilterPrompt, FilterCount lipgloss.Style
 	}
@@ -121,6 +123,7 @@ func NewStyles(p Palette) *Styles {
 	s.List.Notice = fg(p.Muted).Italic(true)
 	s.List.NoticeError = fg(p.Error)
 	s.List.Match = fg(p.Match).Bold(true).Underline(true)
+	s.List.New = fg(p.Success).Bold(true)
 	s.List.FilterPrompt = fg(p.Primary).Bold(true)
 	s.List.FilterCount = fg(p.Subtle)
 

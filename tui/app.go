@@ -333,6 +333,9 @@ func (m *Model) afterUpdate() tea.Cmd {
 	}
 	m.viewerWasOpen = m.viewer.Open()
 	cmd := m.relayout()
+	if m.focus == focusList && !m.chatMode {
+		m.catalog.MarkSeen()
+	}
 	m.detail.SetEntry(m.catalog.Selected())
 	m.status.chat = m.chatStatus()
 	m.updateKeys()
@@ -656,6 +659,8 @@ func (m *Model) handleEvents(msg EventsMsg) tea.Cmd {
 			cmds = append(cmds, m.handleNotification(e))
 		case mcp.EventProgress:
 			m.handleProgress(e)
+		case mcp.EventCatalogChanged:
+			cmds = append(cmds, m.catalog.HandleCatalogChanged(e.Server, e.Change))
 		case mcp.EventResourceUpdated:
 			cmds = append(cmds, m.viewer.HandleResourceUpdated(e))
 		}
@@ -688,7 +693,8 @@ func (m *Model) handleNotification(e mcp.Event) tea.Cmd {
 	name := render.SanitizeLine(e.Server)
 	switch e.Method {
 	case "notifications/tools/list_changed", "notifications/resources/list_changed", "notifications/prompts/list_changed":
-		return tea.Batch(m.catalog.Reload(e.Server, false), ReportInfo(name+": the catalog changed, listing again"))
+		// The runtime lists again (debounced) and reports what changed.
+		return ReportInfo(name + ": the catalog changed, listing again")
 	case "notifications/resources/updated":
 		return ReportInfo(fmt.Sprintf("%s: %v was updated", name, render.SanitizeLine(fmt.Sprint(e.Params["uri"]))))
 	case "notifications/message":

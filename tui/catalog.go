@@ -169,10 +169,58 @@ type catalogPane struct {
 
 	width, height int
 	focused       bool
+
+	// fresh are the items a list_changed brought that the person has not
+	// yet had the cursor on, by freshKey.
+	fresh map[string]bool
+}
+
+// freshKey names a catalog item across servers.
+func freshKey(server, catalogKey string) string { return server + "\x00" + catalogKey }
+
+// HandleCatalogChanged takes a server's refreshed catalog after a
+// list_changed: the added items are marked new until seen, and the list
+// is loaded again (from the runtime's fresh cache).
+func (c *catalogPane) HandleCatalogChanged(server string, ch *mcp.CatalogChange) tea.Cmd {
+	if ch != nil {
+		for _, k := range ch.Added {
+			c.fresh[freshKey(server, k)] = true
+		}
+		for _, k := range ch.Removed {
+			delete(c.fresh, freshKey(server, k))
+		}
+	}
+	return c.Reload(server, false)
+}
+
+// isFresh reports whether e is marked new.
+func (c *catalogPane) isFresh(e *entry) bool {
+	return len(c.fresh) > 0 && c.fresh[freshKey(e.item.Server, e.item.Key())]
+}
+
+// MarkSeen clears the new mark of the item under the cursor.
+func (c *catalogPane) MarkSeen() {
+	if e := c.Selected(); e != nil && len(c.fresh) > 0 {
+		delete(c.fresh, freshKey(e.item.Server, e.item.Key()))
+	}
+}
+
+// freshCount is how many items of tab i are marked new.
+func (c *catalogPane) freshCount(i int) int {
+	if len(c.fresh) == 0 {
+		return 0
+	}
+	n := 0
+	for _, e := range c.all[i] {
+		if c.isFresh(e) {
+			n++
+		}
+	}
+	return n
 }
 
 func newCatalogPane(com *Common, names []string) *catalogPane {
-	c := &catalogPane{com: com, byName: map[string]*serverState{}}
+	c := &catalogPane{com: com, byName: map[string]*serverState{}, fresh: map[string]bool{}}
 	for _, n := range names {
 		sv := &serverState{name: n, status: mcp.Status{Name: n, State: mcp.StateStarting}, listed: map[mcp.Kind]bool{}}
 		c.servers = append(c.servers, sv)
@@ -248,6 +296,9 @@ func (c *catalogPane) TabTitle(i int) string {
 	total := len(c.all[i])
 	if c.matches != nil {
 		return fmt.Sprintf("%s %d/%d", tabTitles[i], len(c.matches[i]), total)
+	}
+	if n := c.freshCount(i); n > 0 {
+		return fmt.Sprintf("%s %d +%d new", tabTitles[i], total, n)
 	}
 	return fmt.Sprintf("%s %d", tabTitles[i], total)
 }
@@ -691,8 +742,11 @@ func (c *catalogPane) renderRow(r row, selected bool, w, frame int) string {
 	}
 	nameW := min(c.nameW[c.tab], max(w/2, 8))
 	marker := "  "
+	fresh := c.isFresh(r.e)
 	if selected {
 		marker = "› "
+	} else if fresh {
+		marker = st.List.New.Render("+") + " "
 	}
 	name := truncate(r.e.name, nameW)
 	descW := w - 2 - nameW - 2
