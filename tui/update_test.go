@@ -368,9 +368,15 @@ func TestServerEventsUpdateStatusAndCatalog(t *testing.T) {
 	if rt.callCount("catalog mem") != 2 || !strings.Contains(hs.view(), "mem ● ready") {
 		t.Fatalf("ready again should list again: %v", rt.calls)
 	}
+	// The notification only says so: the runtime lists again itself and
+	// reports the change, which the catalog then loads.
 	hs.send(EventsMsg{Events: []mcp.Event{{Kind: mcp.EventNotification, Server: "mem", Method: "notifications/resources/list_changed"}}})
+	if rt.callCount("catalog mem") != 2 || !strings.Contains(hs.view(), "the catalog changed") {
+		t.Fatalf("list_changed should be reported and leave the listing to the runtime: %v", rt.calls)
+	}
+	hs.send(EventsMsg{Events: []mcp.Event{{Kind: mcp.EventCatalogChanged, Server: "mem", Change: &mcp.CatalogChange{}}}})
 	if rt.callCount("catalog mem") != 3 {
-		t.Fatalf("list_changed should list again: %v", rt.calls)
+		t.Fatalf("the runtime's catalog change should load the catalog again: %v", rt.calls)
 	}
 }
 
