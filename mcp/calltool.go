@@ -24,8 +24,40 @@ func (r *Runtime) callTool(ctx context.Context, conn *Conn, server, tool string,
 		if asTask {
 			return r.callAsTask(ctx, conn, server, tool, args)
 		}
-		return conn.CallRaw(ctx, tool, args)
+		raw, err := conn.CallRaw(ctx, tool, args)
+		if retry, uerr := r.visitRequiredURLs(ctx, server, tool, err); retry {
+			return conn.CallRaw(ctx, tool, args)
+		} else if uerr != nil {
+			return nil, uerr
+		}
+		return raw, err
 	})
+}
+
+// visitRequiredURLs handles a call refused with URLElicitationRequired
+// (-32042): each URL the server names is put to the person like a URL
+// elicitation (shown, opened only when they agree). When every one is
+// accepted the call is worth making again (retry); otherwise the error
+// says which URL was not visited. Any other error is left alone.
+func (r *Runtime) visitRequiredURLs(ctx context.Context, server, tool string, err error) (retry bool, _ error) {
+	var need mcpgo.URLElicitationRequiredError
+	if err == nil || !errors.As(err, &need) {
+		return false, nil
+	}
+	elicit := r.holdingElicitor(r.opts.Elicit)
+	if elicit == nil || len(need.Elicitations) == 0 {
+		return false, &ServerError{Server: server, Method: "tools/call", Err: fmt.Errorf("%s needs a URL visited first (%w), and howl was told not to ask: run it with --elicit=ask", tool, err)}
+	}
+	for _, e := range need.Elicitations {
+		resp, aerr := elicit(ctx, server, ElicitRequest{Mode: "url", Message: e.Message, URL: e.URL})
+		if aerr != nil {
+			return false, aerr
+		}
+		if resp.Action != ElicitAccept {
+			return false, &ServerError{Server: server, Method: "tools/call", Err: fmt.Errorf("%s needs %s visited first, and the person answered %s", tool, e.URL, resp.Action)}
+		}
+	}
+	return true, nil
 }
 
 // TaskPollInterval is how often a task's status is asked for when the

@@ -210,7 +210,11 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 		copts = append(copts, client.WithDiscoverTimeout(autoDiscoverTimeout))
 	}
 	if o.elicit != nil {
-		copts = append(copts, client.WithElicitationHandler(elicitAdapter{server: sc.Name, fn: o.elicit}))
+		// Both modes: an empty elicitation capability would mean form only,
+		// and servers then never send URL requests (howl shows the URL and
+		// opens it when the person agrees).
+		copts = append(copts, client.WithElicitationHandler(elicitAdapter{server: sc.Name, fn: o.elicit}),
+			client.WithClientCapabilities(mcpgo.ClientCapabilities{Elicitation: &mcpgo.ElicitationCapability{Form: &struct{}{}, URL: &struct{}{}}}))
 	}
 	if o.roots != nil {
 		copts = append(copts, client.WithRootsHandler(o.roots))

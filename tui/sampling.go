@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -107,7 +105,7 @@ func (d *samplingDialog) Render(maxW, maxH int) []string {
 		add(fit("system", 12), p.SystemPrompt)
 	}
 	for _, m := range p.Messages {
-		add(fit(string(m.Role), 12), samplingText(m.Content))
+		add(fit(string(m.Role), 12), llm.SamplingText(m.Content))
 	}
 	var answers []string
 	answers = append(answers, "")
@@ -133,39 +131,6 @@ func (d *samplingDialog) Render(maxW, maxH int) []string {
 	return frameDialog(d.com, "Sampling request from "+server, content, w, maxH, -1)
 }
 
-// samplingText is a sampling message's content as text: text blocks as
-// they are, anything else named by its type.
-func samplingText(content any) string {
-	raw, err := json.Marshal(content)
-	if err != nil {
-		return "[unreadable content]"
-	}
-	type block struct {
-		Type     string `json:"type"`
-		Text     string `json:"text"`
-		MIMEType string `json:"mimeType"`
-	}
-	var blocks []block
-	var one block
-	if json.Unmarshal(raw, &one) == nil && one.Type != "" {
-		blocks = []block{one}
-	} else {
-		_ = json.Unmarshal(raw, &blocks)
-	}
-	var parts []string
-	for _, b := range blocks {
-		switch {
-		case b.Type == "text":
-			parts = append(parts, b.Text)
-		case b.MIMEType != "":
-			parts = append(parts, "["+b.Type+" "+b.MIMEType+"]")
-		default:
-			parts = append(parts, "["+b.Type+"]")
-		}
-	}
-	return strings.Join(parts, "\n")
-}
-
 // actionApproveSampling sends an approved sampling request to model.
 type actionApproveSampling struct {
 	q     *question
@@ -186,37 +151,9 @@ type sampledMsg struct {
 func sampleCmd(q *question, model llm.Model) tea.Cmd {
 	ctx, req := q.ctx, *q.sample
 	return func() tea.Msg {
-		res, err := runSampling(ctx, model, req)
+		res, err := llm.Sample(ctx, model, req)
 		return sampledMsg{q: q, res: res, err: err}
 	}
-}
-
-// runSampling sends a sampling request through model: the messages as
-// the conversation, the system prompt, maxTokens as the output bound, no
-// tools.
-func runSampling(ctx context.Context, model llm.Model, req mcpgo.CreateMessageRequest) (*mcpgo.CreateMessageResult, error) {
-	p := req.CreateMessageParams
-	lr := llm.Request{System: p.SystemPrompt, MaxOutputTokens: int64(p.MaxTokens)}
-	for _, m := range p.Messages {
-		role := llm.RoleUser
-		if m.Role == mcpgo.RoleAssistant {
-			role = llm.RoleAssistant
-		}
-		lr.Messages = append(lr.Messages, llm.Message{Role: role, Text: samplingText(m.Content)})
-	}
-	reply, err := model.Stream(ctx, lr, func(llm.Event) {})
-	if err != nil {
-		return nil, fmt.Errorf("the chat model %s failed: %w", model.Name(), err)
-	}
-	stop := "endTurn"
-	if reply.Truncated {
-		stop = "maxTokens"
-	}
-	return &mcpgo.CreateMessageResult{
-		SamplingMessage: mcpgo.SamplingMessage{Role: mcpgo.RoleAssistant, Content: mcpgo.NewTextContent(reply.Text)},
-		Model:           model.Name(),
-		StopReason:      stop,
-	}, nil
 }
 
 // noSamplingModel is the error a server hears when no chat model is

@@ -5,7 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
+	"io"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,7 +20,7 @@ func elicitor(g *globalFlags) (mcp.Elicitor, error) {
 	mode := g.elicit
 	if mode == "" {
 		mode = "decline"
-		if isTerminal(os.Stdin) {
+		if g.term != nil && g.term.interactive {
 			mode = "ask"
 		}
 	}
@@ -29,22 +30,67 @@ func elicitor(g *globalFlags) (mcp.Elicitor, error) {
 	case "decline":
 		return mcp.ElicitDeclineAll, nil
 	case "ask":
-		return askElicit, nil
+		return g.term.elicit, nil
 	}
 	return nil, usagef("--elicit %q: use ask, defaults or decline", g.elicit)
 }
 
-var askMu sync.Mutex // one question on the terminal at a time
+// terminal asks the person a server's questions on the command line: one
+// at a time, reading answers from one buffered stdin so no typed-ahead
+// line is lost between questions.
+type terminal struct {
+	mu  sync.Mutex
+	in  *bufio.Reader
+	out io.Writer
+	// interactive: stdin is a terminal (asking is the default then).
+	interactive bool
+	// open opens a URL the person agreed to visit (mcp.OpenBrowser).
+	open func(ctx context.Context, url string) error
+}
 
-// askElicit asks the person on the terminal, field by field.
-func askElicit(ctx context.Context, server string, req mcp.ElicitRequest) (mcp.ElicitResponse, error) {
-	askMu.Lock()
-	defer askMu.Unlock()
-	in := bufio.NewReader(os.Stdin)
-	fmt.Fprintf(os.Stderr, "\nserver %s asks: %s\n", clean(server), cleanText(req.Message))
+func newTerminal(stdin io.Reader, stderr io.Writer) *terminal {
+	return &terminal{in: bufio.NewReader(stdin), out: stderr, interactive: isTerminal(stdin), open: mcp.OpenBrowser}
+}
+
+// confirm asks a yes/no question; def is the answer to an empty line. An
+// unreadable stdin (closed, at EOF) answers no.
+func (t *terminal) confirm(question string, def bool) bool {
+	fmt.Fprint(t.out, question)
+	line, err := t.in.ReadString('\n')
+	if err != nil && line == "" {
+		fmt.Fprintln(t.out)
+		return false
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "":
+		return def
+	case "y", "yes":
+		return true
+	}
+	return false
+}
+
+// elicit asks the person on the terminal, field by field; a URL request
+// shows the URL and opens it only when the person says so.
+func (t *terminal) elicit(ctx context.Context, server string, req mcp.ElicitRequest) (mcp.ElicitResponse, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	in := t.in
+	fmt.Fprintf(t.out, "\nserver %s asks: %s\n", clean(server), cleanText(req.Message))
 	if req.Mode == "url" {
-		fmt.Fprintf(os.Stderr, "it wants you to visit: %s\nhowl does not open URLs from the command line; declining.\n", clean(req.URL))
-		return mcp.ElicitResponse{Action: mcp.ElicitDecline}, nil
+		fmt.Fprintf(t.out, "it wants you to visit: %s\n", clean(req.URL))
+		if u, err := url.Parse(req.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+			fmt.Fprintln(t.out, "howl opens only http and https URLs; declining.")
+			return mcp.ElicitResponse{Action: mcp.ElicitDecline}, nil
+		}
+		if !t.confirm("open it in the browser ($BROWSER)? [y/N] ", false) {
+			return mcp.ElicitResponse{Action: mcp.ElicitDecline}, nil
+		}
+		if err := t.open(ctx, req.URL); err != nil {
+			fmt.Fprintf(t.out, "howl: %v\n", err)
+			return mcp.ElicitResponse{Action: mcp.ElicitCancel}, nil
+		}
+		return mcp.ElicitResponse{Action: mcp.ElicitAccept}, nil
 	}
 	var schema struct {
 		Properties map[string]struct {
@@ -71,7 +117,7 @@ func askElicit(ctx context.Context, server string, req mcp.ElicitRequest) (mcp.E
 		if p.Default != nil {
 			hint += fmt.Sprintf(", default %v", p.Default)
 		}
-		fmt.Fprintf(os.Stderr, "  %s (%s) %s: ", clean(k), clean(hint), clean(p.Description))
+		fmt.Fprintf(t.out, "  %s (%s) %s: ", clean(k), clean(hint), clean(p.Description))
 		line, err := in.ReadString('\n')
 		if err != nil && line == "" {
 			return mcp.ElicitResponse{Action: mcp.ElicitCancel}, nil
@@ -85,9 +131,7 @@ func askElicit(ctx context.Context, server string, req mcp.ElicitRequest) (mcp.E
 		}
 		content[k] = typed(p.Type, line)
 	}
-	fmt.Fprint(os.Stderr, "send these answers? [Y/n] ")
-	line, _ := in.ReadString('\n')
-	if a := strings.ToLower(strings.TrimSpace(line)); a == "n" || a == "no" {
+	if !t.confirm("send these answers? [Y/n] ", true) {
 		return mcp.ElicitResponse{Action: mcp.ElicitDecline}, nil
 	}
 	return mcp.ElicitResponse{Action: mcp.ElicitAccept, Content: content}, ctx.Err()

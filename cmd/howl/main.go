@@ -81,10 +81,14 @@ type globalFlags struct {
 	login string
 	// model and baseURL choose the model (--model, --base-url; see llm.Settings).
 	model, baseURL string
+	// sample says how headless verbs answer sampling requests: ask or decline.
+	sample string
+	// term asks the person servers' questions on the command line.
+	term *terminal
 }
 
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
-	g := &globalFlags{}
+	g := &globalFlags{term: newTerminal(stdin, stderr)}
 	root := &cobra.Command{
 		Use:   "howl",
 		Short: "A terminal client for MCP servers",
@@ -116,6 +120,7 @@ Exit codes: 0 ok, 1 server or tool error, 2 usage error.`,
 	root.PersistentFlags().StringVar(&g.config, "config", "", "config file (default: $HOWL_CONFIG, ./.mcp.json, <user config dir>/howl/mcp.json, else the demo server)")
 	root.PersistentFlags().StringVar(&g.url, "url", "", "use one remote server at this URL (streamable HTTP) instead of the config; verbs then take no SERVER")
 	root.PersistentFlags().StringVar(&g.elicit, "elicit", "", "answer servers' questions: ask (default on a terminal; a dialog in the TUI), defaults (the schema's defaults) or decline (default otherwise)")
+	root.PersistentFlags().StringVar(&g.sample, "sample", "", "answer sampling requests of servers whose entry says \"sampling\": true: ask (show each and send it to the model only if you approve; default on a terminal; a dialog in the TUI) or decline (default otherwise)")
 	g.login = "never"
 	root.PersistentFlags().Var(loginFlag{&g.login}, "login", "when a remote server asks for an OAuth login: auto (open $BROWSER and log in) or never (stop; run howl auth SERVER)")
 	root.PersistentFlags().StringVar(&g.model, "model", "", "model as provider/name, e.g. anthropic/claude-sonnet-4-5 (default: $HOWL_MODEL, \"model\" in the config, else auto-detected)")

@@ -75,7 +75,11 @@ func open(ctx context.Context, g *globalFlags, names ...string) (*session, error
 	if err != nil {
 		return nil, err
 	}
-	rt := mcp.NewRuntime(cfg, mcp.RuntimeOptions{ClientName: "howl", ClientVersion: buildVersion(), Elicit: elicit, OAuth: oauthOptions(g), Roots: configRoots(cfg)})
+	sample, err := sampler(g, cfg)
+	if err != nil {
+		return nil, err
+	}
+	rt := mcp.NewRuntime(cfg, mcp.RuntimeOptions{ClientName: "howl", ClientVersion: buildVersion(), Elicit: elicit, Sample: sample, OAuth: oauthOptions(g), Roots: configRoots(cfg)})
 	if err := rt.Start(names...); err != nil {
 		rt.Close()
 		return nil, err

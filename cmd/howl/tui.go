@@ -66,6 +66,13 @@ func runTUI(ctx context.Context, g *globalFlags, rf resumeFlags, stdin io.Reader
 	if _, err := elicitor(g); err != nil {
 		return err // a mistyped --elicit
 	}
+	declineSampling, err := sampler(&globalFlags{sample: "decline"}, cfg)
+	if err != nil {
+		return err
+	}
+	if _, err := sampler(g, cfg); err != nil {
+		return err // a mistyped --sample
+	}
 	model, maxSteps, modelErr := tuiModel(ctx, g, cfg)
 	topts := theme.Detect(os.Getenv)
 	theme.Apply(topts)
@@ -81,10 +88,14 @@ func runTUI(ctx context.Context, g *globalFlags, rf resumeFlags, stdin io.Reader
 	if rootsErr != nil {
 		relay.Notice("howl", rootsErr.Error()+": no roots are offered to servers")
 	}
+	sample := mcp.Sampler(relay.Sample) // the dialog asks; --sample=decline refuses
+	if g.sample == "decline" {
+		sample = declineSampling
+	}
 	oauth := oauthOptions(g)
 	oauth.Notice = relay.Notice // stderr belongs to the full-screen program
 	rt := mcp.NewRuntime(cfg, mcp.RuntimeOptions{ClientName: "howl", ClientVersion: buildVersion(), OnEvent: relay.Push,
-		Elicit: tuiElicitor(g, relay), Sample: relay.Sample, OAuth: oauth, Roots: roots})
+		Elicit: tuiElicitor(g, relay), Sample: sample, OAuth: oauth, Roots: roots})
 	defer rt.Close()
 	var names []string
 	for _, sc := range cfg.Enabled() {

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/howl-mcp/howl/llm"
+	"github.com/howl-mcp/howl/mcp"
+)
+
+// errSampleDeclined is what a server hears when howl will not sample.
+var errSampleDeclined = errors.New("the user declined the sampling request")
+
+// sampler picks how headless verbs answer a sampling request from a server
+// whose entry says "sampling": true: ask (show it on the terminal and run
+// it through the model only when the person approves; the default on a
+// terminal) or decline. It is never automatic.
+func sampler(g *globalFlags, cfg *mcp.Config) (mcp.Sampler, error) {
+	mode := g.sample
+	if mode == "" {
+		mode = "decline"
+		if g.term != nil && g.term.interactive {
+			mode = "ask"
+		}
+	}
+	switch mode {
+	case "decline":
+		return func(context.Context, string, mcpgo.CreateMessageRequest) (*mcpgo.CreateMessageResult, error) {
+			return nil, fmt.Errorf("%w: howl answers sampling only when asked to (--sample=ask)", errSampleDeclined)
+		}, nil
+	case "ask":
+		return func(ctx context.Context, server string, req mcpgo.CreateMessageRequest) (*mcpgo.CreateMessageResult, error) {
+			return g.term.sample(ctx, server, req, func() (llm.Model, error) {
+				choice, err := resolveModel(ctx, g, cfg, 0)
+				if err != nil {
+					return nil, err
+				}
+				return llm.NewModel(choice)
+			})
+		}, nil
+	}
+	return nil, usagef("--sample %q: use ask or decline", g.sample)
+}
+
+// maxSampleShown bounds each message shown on the terminal.
+const maxSampleShown = 2000
+
+// sample shows a sampling request (the server, its system prompt, its
+// messages and token limit) and runs it through the model only when the
+// person approves.
+func (t *terminal) sample(ctx context.Context, server string, req mcpgo.CreateMessageRequest, model func() (llm.Model, error)) (*mcpgo.CreateMessageResult, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := req.CreateMessageParams
+	fmt.Fprintf(t.out, "\nserver %s asks the model to answer (sampling, at most %d tokens):\n", clean(server), p.MaxTokens)
+	if p.SystemPrompt != "" {
+		fmt.Fprintf(t.out, "  [system] %s\n", cleanText(shorten(p.SystemPrompt)))
+	}
+	for _, m := range p.Messages {
+		fmt.Fprintf(t.out, "  [%s] %s\n", clean(string(m.Role)), cleanText(shorten(llm.SamplingText(m.Content))))
+	}
+	mdl, err := model()
+	if err != nil {
+		fmt.Fprintf(t.out, "howl: no model to answer with: %v\n", err)
+		return nil, fmt.Errorf("no chat model is configured in howl, so nothing can answer: %w", err)
+	}
+	if !t.confirm(fmt.Sprintf("send it to %s? [y/N] ", clean(mdl.Name())), false) {
+		return nil, errSampleDeclined
+	}
+	return llm.Sample(ctx, mdl, req)
+}
+
+func shorten(s string) string {
+	if len(s) <= maxSampleShown {
+		return s
+	}
+	return strings.ToValidUTF8(s[:maxSampleShown], "") + " …"
+}
