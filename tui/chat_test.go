@@ -372,6 +372,9 @@ func TestOtherCommandsComplete(t *testing.T) {
 		{".read demo ", demo.WelcomeURI},
 		{".call demo ", "add"},
 		{".call demo add a=1 ", "b="},
+		{".read demo " + demo.UserTemplate + " ", "id="},
+		{".read demo " + demo.UserTemplate + " id=", demo.UserIDs()[0]},
+		{".read demo " + demo.LogTemplate + " date=2025-06-1", "2025-06-14"},
 	} {
 		hs.m.comp.Close()
 		hs.m.input.SetValue(tc.line)
@@ -591,5 +594,29 @@ func TestWordsTypedFastThatNameKeysAreText(t *testing.T) {
 	}
 	if got := hs.m.input.Value(); got != "delete up end home tab" {
 		t.Errorf("input = %q, want the typed words", got)
+	}
+}
+
+func TestTemplateFormCompletesVariablesFromTheServer(t *testing.T) {
+	hs := newHarness(t, demoRuntime(t), []string{"demo"}, 120, 40)
+	defer hs.dumpOnFailure()
+	hs.keys("3")
+	hs.selectItem(demo.LogTemplate)
+	hs.keys("enter")
+	d, ok := hs.m.dialogs.Top().(*formDialog)
+	if !ok {
+		t.Fatalf("no template form: %T", hs.m.dialogs.Top())
+	}
+	hs.typeText("2025-06-1")
+	hs.send(formCompleteTickMsg{form: d.form, seq: d.seq})
+	if fl := d.form.fields[0]; len(fl.suggestions) == 0 || fl.suggestions[0] != "2025-06-10" {
+		t.Fatalf("suggestions for date=2025-06-1: %v", fl.suggestions)
+	}
+	if v := hs.view(); !strings.Contains(v, "2025-06-14") {
+		t.Errorf("the suggestions are not drawn:\n%s", v)
+	}
+	hs.keys("right") // accepts the first
+	if got := d.form.Strings()["date"]; got != "2025-06-10" {
+		t.Errorf("accepted %q", got)
 	}
 }

@@ -135,7 +135,7 @@ func staticCompletions(cc compContext, servers []serverInfo) ([]completion, bool
 		if n == 1 {
 			return serversWith(func(s serverInfo) bool { return s.resources }), true
 		}
-		return nil, n != 2 || !hasServer(servers, cc.words[1], func(s serverInfo) bool { return s.resources })
+		return nil, !hasServer(servers, cc.words[1], func(s serverInfo) bool { return s.resources })
 	case ".call":
 		if n == 1 {
 			return serversWith(func(s serverInfo) bool { return s.tools }), true
@@ -249,9 +249,26 @@ func liveCompletions(ctx context.Context, rt Runtime, cc compContext) []completi
 		}
 		return out
 	case ".read":
-		for _, it := range cat.Items {
-			if it.Kind == mcp.KindResource || it.Kind == mcp.KindTemplate {
-				out = append(out, completion{insert: mcp.QuoteArg(it.URI) + " ", label: render.SanitizeLine(it.URI), desc: render.SanitizeLine(it.Name)})
+		if n == 2 {
+			for _, it := range cat.Items {
+				if it.Kind == mcp.KindResource || it.Kind == mcp.KindTemplate {
+					out = append(out, completion{insert: mcp.QuoteArg(it.URI) + " ", label: render.SanitizeLine(it.URI), desc: render.SanitizeLine(it.Name)})
+				}
+			}
+			return out
+		}
+		// A template's variables, then their values from the server.
+		it, ok := cat.Lookup(mcp.KindTemplate, cc.words[2])
+		if !ok {
+			return nil
+		}
+		typed, _ := mcp.ParseKeyValues(cc.words[3:])
+		if key, value, ok := strings.Cut(cc.partial, "="); ok {
+			return valueCompletions(ctx, rt, it, key, value, typed)
+		}
+		for _, v := range it.Variables {
+			if _, done := typed[v]; !done {
+				out = append(out, completion{insert: v + "=", label: render.SanitizeLine(v) + "=", desc: "{" + render.SanitizeLine(v) + "} in " + render.SanitizeLine(it.URI), required: true})
 			}
 		}
 		return out
@@ -280,10 +297,11 @@ func liveCompletions(ctx context.Context, rt Runtime, cc compContext) []completi
 	return nil
 }
 
-// valueCompletions asks the server to complete one prompt argument's
-// value, the other typed arguments as context.
+// valueCompletions asks the server to complete one prompt argument's or
+// template variable's value, the other typed ones as context.
 func valueCompletions(ctx context.Context, rt Runtime, it mcp.CatalogItem, key, value string, typed map[string]string) []completion {
-	c, err := rt.Complete(ctx, it.Server, mcp.KindPrompt, it.Name, key, value, typed)
+	kind, ref := completionRef(it)
+	c, err := rt.Complete(ctx, it.Server, kind, ref, key, value, typed)
 	if err != nil || ctx.Err() != nil {
 		return nil
 	}
@@ -409,6 +427,11 @@ func stageTitle(cc compContext) string {
 		return "arguments of " + render.SanitizeLine(cc.words[2]) + " (* required)"
 	case cc.words[0] == ".read" && n == 2:
 		return "resources and templates of " + render.SanitizeLine(cc.words[1])
+	case cc.words[0] == ".read" && strings.Contains(cc.partial, "="):
+		k, _, _ := strings.Cut(cc.partial, "=")
+		return "values of {" + render.SanitizeLine(k) + "} (from the server)"
+	case cc.words[0] == ".read" && n > 2:
+		return "variables of " + render.SanitizeLine(cc.words[2])
 	case cc.words[0] == ".loglevel" && n == 1:
 		return "servers with logging"
 	case cc.words[0] == ".loglevel" && n == 2:

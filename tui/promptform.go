@@ -43,9 +43,24 @@ func newChatPromptForm(com *Common, it mcp.CatalogItem) *formDialog {
 	return d
 }
 
+// completable reports whether the server can complete the item's fields:
+// a prompt's arguments and a resource template's variables.
+func completable(it mcp.CatalogItem) bool {
+	return it.Kind == mcp.KindPrompt || it.Kind == mcp.KindTemplate
+}
+
+// completionRef is what completion/complete names for the item: a
+// prompt by name, a template by its URI template.
+func completionRef(it mcp.CatalogItem) (mcp.Kind, string) {
+	if it.Kind == mcp.KindTemplate {
+		return mcp.KindTemplate, it.URI
+	}
+	return mcp.KindPrompt, it.Name
+}
+
 // completeFocused asks the server to complete the focused field now.
 func (d *formDialog) completeFocused() tea.Cmd {
-	if d.item.Kind != mcp.KindPrompt {
+	if !completable(d.item) {
 		return nil
 	}
 	f := d.form
@@ -71,7 +86,8 @@ func (d *formDialog) completeCmd(seq int) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		c, err := rt.Complete(ctx, it.Server, mcp.KindPrompt, it.Name, fl.Name, value, filled)
+		kind, ref := completionRef(it)
+		c, err := rt.Complete(ctx, it.Server, kind, ref, fl.Name, value, filled)
 		if err != nil || ctx.Err() != nil {
 			return formCompletionMsg{form: f, seq: seq, field: fl.Name}
 		}
@@ -138,7 +154,7 @@ func (d *formDialog) handleSuggestionKey(km tea.KeyMsg) bool {
 // afterFormKey schedules completion when the value changed, or completes a
 // newly focused field at once.
 func (d *formDialog) afterFormKey(prevFocus int, prevValue string) tea.Cmd {
-	if d.item.Kind != mcp.KindPrompt {
+	if !completable(d.item) {
 		return nil
 	}
 	f := d.form
