@@ -47,6 +47,9 @@ type Options struct {
 	Decide DecideFunc
 	// MaxOutputTokens bounds each reply (0: the provider's default).
 	MaxOutputTokens int64
+	// PreferTasks runs tools whose taskSupport is optional as tasks (see
+	// mcp.CallObserver.PreferTask): a UI that lists and cancels tasks sets it.
+	PreferTasks bool
 }
 
 // Agent runs the tool loop: one model, the MCP servers' meta-functions, and

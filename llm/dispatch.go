@@ -72,7 +72,7 @@ func CallOwner(callID string) string { return "tool-call:" + callID }
 // call runs one call through the meta-function table.
 func (r *run) call(ctx context.Context, step int, call ToolCall, decision string) ToolResult {
 	start := time.Now()
-	ctx = mcp.WithCallObserver(ctx, mcp.CallObserver{Owner: CallOwner(call.ID)})
+	ctx = mcp.WithCallObserver(ctx, mcp.CallObserver{Owner: CallOwner(call.ID), PreferTask: r.a.opts.PreferTasks})
 	out, err := r.a.tools.CallMeta(ctx, call.Name, json.RawMessage(call.Arguments))
 	res := ToolResult{Duration: time.Since(start), Decision: decision}
 	switch {

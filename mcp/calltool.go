@@ -15,9 +15,13 @@ import (
 // timeout), and as a task when the tool's execution.taskSupport is required.
 func (r *Runtime) callTool(ctx context.Context, conn *Conn, server, tool string, args map[string]any) (json.RawMessage, error) {
 	asTask := false
+	obs, _ := ctx.Value(observerKey{}).(CallObserver)
 	if cat, err := r.Catalog(ctx, server, false); err == nil {
-		if it, ok := cat.Lookup(KindTool, tool); ok && it.TaskSupport == "required" {
-			asTask = true
+		if it, ok := cat.Lookup(KindTool, tool); ok {
+			// tasks/result is gone from 2026-07-28 (mcp-go answers it
+			// "removed"), so an optional task is only worth it before.
+			asTask = it.TaskSupport == "required" ||
+				it.TaskSupport == "optional" && obs.PreferTask && !mcpgo.IsModernProtocol(conn.ProtocolVersion())
 		}
 	}
 	return tracked(r, ctx, server, "tools/call "+tool, "tools/call", func(ctx context.Context) (json.RawMessage, error) {

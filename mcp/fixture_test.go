@@ -129,6 +129,20 @@ func serveFixture(name string) int {
 			return 1
 		}
 		return 0
+	case "tasks-optional":
+		// A tool that runs either way; as a task it takes brew_ms.
+		s := server.NewMCPServer("tasks", "1.0", server.WithToolCapabilities(false), server.WithTaskCapabilities(true, true, true))
+		s.AddTool(mcpgo.NewTool("brew", mcpgo.WithTaskSupport(mcpgo.TaskSupportOptional), mcpgo.WithNumber("brew_ms")),
+			func(_ context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+				// Not the request's context: mcp-go's stdio server ends it
+				// once the task is created, while the task runs on.
+				time.Sleep(time.Duration(req.GetFloat("brew_ms", 0)) * time.Millisecond)
+				return mcpgo.NewToolResultText("brewed"), nil
+			})
+		if err := server.NewStdioServer(s).Listen(ctx, os.Stdin, os.Stdout); err != nil {
+			return 1
+		}
+		return 0
 	case "paging-loop":
 		// A cursor that repeats forever.
 		s := server.NewMCPServer("loop", "1.0", server.WithResourceCapabilities(false, false))

@@ -56,6 +56,10 @@ type CallObserver struct {
 	// Timeout overrides the idle timeout (no answer and no progress) for
 	// this request; negative means none.
 	Timeout time.Duration
+	// PreferTask runs a tool whose execution.taskSupport is "optional" as
+	// a task (a UI does, for calls a person waits on: they then show in
+	// Tasks and report their status); "required" tools always are.
+	PreferTask bool
 }
 
 type observerKey struct{}

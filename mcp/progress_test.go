@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -155,5 +156,52 @@ func TestInteropIdleTimeoutWaitsWhileThePersonAnswersAnElicitation(t *testing.T)
 	out, err := rt.CallMeta(context.Background(), "mcp_invoke_everything", json.RawMessage(`{"tool":"trigger-elicitation-request"}`))
 	if err != nil || !strings.Contains(string(out), "accept") {
 		t.Fatalf("call = %.300s, %v", out, err)
+	}
+}
+
+func TestOptionalTaskToolRunsAsATaskOnlyWhenTheCallerPrefersIt(t *testing.T) {
+	legacy, modern := fixture("tasks-optional"), fixture("tasks-optional")
+	legacy.Era, modern.Name, modern.Era = EraLegacy, "modern", EraModern
+	rt := startReady(t, &Config{Servers: []ServerConfig{legacy, modern}}, RuntimeOptions{})
+	cat, err := rt.Catalog(context.Background(), "tasks-optional", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if it, ok := cat.Lookup(KindTool, "brew"); !ok || it.TaskSupport != "optional" {
+		t.Fatalf("brew: %+v (found %v)", it, ok)
+	}
+	call := func(prefer bool, server string) (sawTask bool) {
+		ctx := WithCallObserver(context.Background(), CallObserver{Owner: "t", PreferTask: prefer})
+		done := make(chan error, 1)
+		go func() {
+			out, err := rt.CallMeta(ctx, "mcp_invoke_"+server, json.RawMessage(`{"tool":"brew","arguments":{"brew_ms":1500}}`))
+			if err == nil && !strings.Contains(string(out), "brewed") {
+				err = fmt.Errorf("result %s", out)
+			}
+			done <- err
+		}()
+		for {
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatal(err)
+				}
+				return sawTask
+			case <-time.After(20 * time.Millisecond):
+				for _, tk := range rt.Tasks() {
+					sawTask = sawTask || tk.Tool == "brew" && tk.Owner == "t"
+				}
+			}
+		}
+	}
+	if call(false, "tasks-optional") {
+		t.Error("an optional-task tool ran as a task though the caller did not ask")
+	}
+	if !call(true, "tasks-optional") {
+		t.Error("PreferTask did not run the optional-task tool as a task")
+	}
+	// 2026-07-28 has no tasks/result: the same call runs plainly there.
+	if call(true, "modern") {
+		t.Error("an optional-task tool ran as a task on a 2026-07-28 connection")
 	}
 }

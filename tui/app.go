@@ -781,6 +781,11 @@ func (m *Model) updateKeys() {
 	setEnabled(viewer && d != nil && len(d.atts) > 0, &k.OpenAttachment)
 	setEnabled(viewer && d != nil, &k.Copy)
 	setEnabled(viewer && subscribable(d), &k.Subscribe)
+	if d != nil && d.sub != nil {
+		k.Subscribe.SetHelp(k.Subscribe.Help().Key, "unsubscribe")
+	} else {
+		k.Subscribe.SetHelp(k.Subscribe.Help().Key, "subscribe")
+	}
 	setEnabled(v.Open() || m.catalog.query != "", &k.Back)
 	setEnabled(m.logs.open && m.logs.focused, &k.LogNext, &k.LogPrev, &k.LogOpen, &k.LogBlur)
 }

@@ -235,7 +235,7 @@ func (c *chatPane) SubmitWith(text string, atts []mentionAttachment) tea.Cmd {
 		c.asks = make(chan *permissionRequest)
 		decide = c.permits.decider(cats, c.asks)
 	}
-	agent := llm.NewAgent(c.model, hiddenTools{Runtime: c.com.ModelRT, hidden: hidden}, llm.Options{MaxSteps: c.maxSteps, Decide: decide})
+	agent := llm.NewAgent(c.model, hiddenTools{Runtime: c.com.ModelRT, hidden: hidden}, llm.Options{MaxSteps: c.maxSteps, Decide: decide, PreferTasks: true})
 	conv, id, asks := c.conv, c.turn, c.asks
 	return func() tea.Msg {
 		ch := agent.Start(ctx, conv)

@@ -97,7 +97,8 @@ func (v *viewerPane) Request(req docRequest, what string) tea.Cmd {
 		v.com.Progress.Done(viewerOwner(v.pending))
 	}
 	ctx, cancel := context.WithCancel(v.com.Ctx)
-	ctx = mcp.WithCallObserver(ctx, mcp.CallObserver{Owner: viewerOwner(id)})
+	// A tool that can run as a task does here: .tasks lists it.
+	ctx = mcp.WithCallObserver(ctx, mcp.CallObserver{Owner: viewerOwner(id), PreferTask: req.kind == reqCall})
 	v.pending, v.cancel, v.loading, v.open = id, cancel, what, true
 	v.started, v.req = v.com.now(), req
 	var cmds []tea.Cmd
