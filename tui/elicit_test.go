@@ -39,13 +39,14 @@ func TestElicitationDialogSendsWhatThePersonTyped(t *testing.T) {
 	}
 	requireGolden(t, view)
 
-	// The fields come alphabetically: the schema reaches howl as a
-	// decoded object, its written order lost.
-	b.h.typeText("36")
+	// The schema reaches howl as a decoded object, its written order lost:
+	// the required fields come first in the "required" list's order, then
+	// the others by name.
+	b.h.typeText(" Lovelace")
 	b.h.keys("tab")
 	b.h.typeText("ada@example.com")
 	b.h.keys("tab")
-	b.h.typeText(" Lovelace")
+	b.h.typeText("36")
 	b.h.keys("tab", "tab", "right", "tab", "space") // newsletter stays yes; plan → Pro; pick Cheese
 	b.h.keys("ctrl+s")
 	got := b.result(out)
@@ -65,11 +66,12 @@ func TestElicitationDialogChecksBoundsAndFormatsBeforeSending(t *testing.T) {
 	b := newAskBench(t, Options{})
 	out := b.call(context.Background(), "ask", map[string]any{"message": "Check me", "schema": profileSchema})
 	b.waitDialog("elicit")
-	b.h.typeText("7") // age
+	b.h.keys("backspace", "backspace", "backspace") // name: "" (min length 2)
+	b.h.typeText("A")
 	b.h.keys("tab")
 	b.h.typeText("not-an-email")
-	b.h.keys("tab", "backspace", "backspace", "backspace") // name: "" (min length 2)
-	b.h.typeText("A")
+	b.h.keys("tab")
+	b.h.typeText("7")                                                 // age
 	b.h.keys("tab", "tab", "tab", "space", "right", "right", "space") // toppings: Cheese, Olives, Mushrooms
 	b.h.keys("ctrl+s")
 	view := b.h.view()
