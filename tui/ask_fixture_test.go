@@ -51,6 +51,18 @@ func serveAskServer(in io.Reader, out io.Writer) error {
 			b, _ := json.Marshal(res)
 			return mcpgo.NewToolResultText("sampled: " + string(b)), nil
 		})
+	s.AddTool(mcpgo.NewTool("roots"),
+		func(ctx context.Context, _ mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			res, err := s.RequestRoots(ctx, mcpgo.ListRootsRequest{})
+			if err != nil {
+				return mcpgo.NewToolResultError("roots/list failed: " + err.Error()), nil
+			}
+			var uris []string
+			for _, r := range res.Roots {
+				uris = append(uris, r.URI)
+			}
+			return mcpgo.NewToolResultText("roots: " + strings.Join(uris, " ")), nil
+		})
 	return server.NewStdioServer(s).Listen(context.Background(), in, out)
 }
 

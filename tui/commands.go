@@ -42,6 +42,7 @@ func commands() []command {
 		{".mcp", "[enable|disable|reconnect|auth <server>]", "list the servers; show or hide one from the chat for this session, restart it, or log in to it (auth)", "", (*Model).cmdMCP},
 		{".loglevel", "<server> <level>", "ask a server for log messages at level and above (" + strings.Join(logLevels, ", ") + "); ctrl+l shows them", "a ready server with logging", (*Model).cmdLogLevel},
 		{".tasks", "[cancel <task id>]", "list the tasks howl is waiting on, or cancel one", "", (*Model).cmdTasks},
+		{".roots", "[add|remove <dir>]", "list the directories offered to servers that ask for roots, or change them (servers are told)", "", (*Model).cmdRoots},
 		{".model", "<provider/name>", "switch the chat's model, e.g. .model openai/gpt-4.1", "no turn running", (*Model).cmdModel},
 		{".clear", "", "start a new conversation (the old one stays in its session) and empty the transcript", "no turn running", (*Model).cmdClear},
 		{".sessions", "", "list, open, search, rename and delete saved conversations (ctrl+r)", "", (*Model).cmdSessions},

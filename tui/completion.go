@@ -163,6 +163,10 @@ func staticCompletions(cc compContext, servers []serverInfo) ([]completion, bool
 		case 2:
 			return words(logLevels, ""), true
 		}
+	case ".roots":
+		if n == 1 {
+			return words([]string{"add", "remove"}, "a directory offered to servers that ask for roots"), true
+		}
 	case ".tasks":
 		if n == 1 {
 			return words([]string{"cancel"}, "cancel a task by its id (.tasks lists them)"), true

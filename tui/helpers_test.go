@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -73,6 +74,11 @@ func (g *guardRuntime) Login(n string) error     { g.check("Login"); return g.in
 func (g *guardRuntime) Tasks() []mcp.RunningTask { g.check("Tasks"); return g.inner.Tasks() }
 func (g *guardRuntime) Cancel(token string) bool { g.check("Cancel"); return g.inner.Cancel(token) }
 func (g *guardRuntime) Stderr(n string) []byte   { g.check("Stderr"); return g.inner.Stderr(n) }
+func (g *guardRuntime) Roots() []string          { g.check("Roots"); return g.inner.Roots() }
+func (g *guardRuntime) SetRoots(ctx context.Context, dirs []string) error {
+	g.check("SetRoots")
+	return g.inner.SetRoots(ctx, dirs)
+}
 
 // fakeClipboard records copies.
 type fakeClipboard struct {
@@ -375,6 +381,12 @@ func (f *fakeRuntime) Tasks() []mcp.RunningTask { return nil }
 func (f *fakeRuntime) Cancel(token string) bool { f.log("cancel " + token); return false }
 
 func (f *fakeRuntime) Stderr(string) []byte { return nil }
+
+func (f *fakeRuntime) Roots() []string { return nil }
+
+func (f *fakeRuntime) SetRoots(context.Context, []string) error {
+	return errors.New("the fake runtime offers no roots")
+}
 
 // callCount counts logged calls that start with prefix.
 func (f *fakeRuntime) callCount(prefix string) int {

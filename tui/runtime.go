@@ -44,6 +44,10 @@ type Runtime interface {
 	Cancel(token string) bool
 	// Stderr is the tail of a stdio server's standard error.
 	Stderr(name string) []byte
+	// Roots are the directories offered to servers that ask (nil: none);
+	// SetRoots replaces them and tells every ready server.
+	Roots() []string
+	SetRoots(ctx context.Context, dirs []string) error
 }
 
 var _ Runtime = (*mcp.Runtime)(nil)
