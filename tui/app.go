@@ -671,21 +671,21 @@ func (m *Model) handleEvents(msg EventsMsg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// handleProgress records a request's progress where it shows: the status
-// bar always, and the chat's tool block or the viewer that waits on it.
-// Progress for a request nobody here owns (a finished one) is dropped.
+// handleProgress records a request's progress where it shows: the chat's
+// tool block or the viewer that waits on it, and the status bar. Progress
+// for a request no pane waits on (a finished one, or one without an
+// owner, whose end nothing here would see) is dropped: an entry on the
+// board always has an owner that clears it.
 func (m *Model) handleProgress(e mcp.Event) {
 	if e.Progress == nil {
 		return
 	}
 	p := *e.Progress
-	if mine, live := m.chat.HandleProgress(p); mine && !live {
-		return
+	mine, live := m.chat.HandleProgress(p)
+	viewer := m.viewer.Loading() && p.Owner == viewerOwner(m.viewer.pending)
+	if (mine && live) || viewer {
+		m.com.Progress.Apply(p)
 	}
-	if strings.HasPrefix(p.Owner, "viewer:") && (!m.viewer.Loading() || p.Owner != viewerOwner(m.viewer.pending)) {
-		return
-	}
-	m.com.Progress.Apply(p)
 }
 
 // handleNotification reacts to a server notification.

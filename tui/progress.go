@@ -30,11 +30,8 @@ type progressEntry struct {
 	seq int
 }
 
-// Apply records a progress notification.
+// Apply records a progress notification of an owned request.
 func (b *progressBoard) Apply(p mcp.Progress) {
-	if p.Owner == "" {
-		p.Owner = p.Server + "\x00" + p.Token
-	}
 	if b.entries == nil {
 		b.entries = map[string]*progressEntry{}
 	}
