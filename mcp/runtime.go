@@ -426,6 +426,10 @@ func (r *Runtime) settleReady(name string, gen int, conn *Conn, ms int64) {
 	}
 	r.mu.Unlock()
 	r.emit(Event{Kind: EventState, Server: name, Status: st})
+	// A 2026-07-28 server reports list changes on a listen stream only.
+	if err := r.relisten(conn, name); err != nil {
+		r.emit(Event{Kind: EventStderr, Server: name, Line: "howl: " + err.Error()})
+	}
 }
 
 // serverExited marks a ready server failed when its process ends on its
@@ -495,6 +499,8 @@ func (r *Runtime) notifier(name string) func(mcpgo.JSONRPCNotification) {
 			}
 			r.mu.Unlock()
 			r.scheduleRefresh(name, old)
+		case "notifications/subscriptions/acknowledged":
+			r.listenAcknowledged(name)
 		case "notifications/resources/updated":
 			uri, _ := n.Params.AdditionalFields["uri"].(string)
 			defer r.emit(Event{Kind: EventResourceUpdated, Server: name, URI: uri, Params: n.Params.AdditionalFields})

@@ -31,11 +31,38 @@ type CatalogChange struct {
 
 // subscriptionBook is one connection's resource subscriptions.
 type subscriptionBook struct {
-	mu     sync.Mutex
-	uris   map[string]map[string]bool // server -> uri set
-	listen map[string]func()          // server -> stop of the modern listen stream
+	// relisten serializes relisten: two streams opened at once (the one a
+	// server gets when it is ready, and a Subscribe's) would race, and the
+	// later-started one, whatever its filter, would win.
+	relisten sync.Mutex
+	mu       sync.Mutex
+	uris     map[string]map[string]bool // server -> uri set
+	listen   map[string]func()          // server -> stop of the modern listen stream
 	// refresh debounces catalog refreshes per server.
 	refresh map[string]*time.Timer
+	// before is, per server, the catalog the first list_changed of a burst
+	// dropped: the refresh diffs against it, so a burst reports every
+	// item it added, not only the last notification's.
+	before map[string]*Catalog
+	// acked is signalled when a server acknowledges a listen stream.
+	acked map[string]chan struct{}
+}
+
+// listenAckWait bounds how long relisten waits for a stream's
+// acknowledgement before it goes on.
+const listenAckWait = 2 * time.Second
+
+// listenAcknowledged notes a server's notifications/subscriptions/acknowledged.
+func (r *Runtime) listenAcknowledged(server string) {
+	r.subs.mu.Lock()
+	ch := r.subs.acked[server]
+	r.subs.mu.Unlock()
+	if ch != nil {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // Subscribe asks server to report changes to the resource at uri: a
@@ -98,6 +125,8 @@ func (r *Runtime) relisten(conn *Conn, server string) error {
 	if !mcpgo.IsModernProtocol(conn.ProtocolVersion()) {
 		return nil
 	}
+	r.subs.relisten.Lock()
+	defer r.subs.relisten.Unlock()
 	r.subs.mu.Lock()
 	if r.subs.listen == nil {
 		r.subs.listen = map[string]func(){}
@@ -109,9 +138,19 @@ func (r *Runtime) relisten(conn *Conn, server string) error {
 		stop()
 	}
 	filter := conn.client.PendingSubscriptionFilter()
-	if len(filter.ResourceSubscriptions) == 0 {
+	// A 2026-07-28 server sends list_changed only to a stream that asks
+	// for it, so the stream always does, for what the server can change.
+	filter.ToolsListChanged, filter.PromptsListChanged, filter.ResourcesListChanged = listChangedKinds(conn)
+	if filter.IsEmpty() {
 		return nil
 	}
+	ack := make(chan struct{}, 1)
+	r.subs.mu.Lock()
+	if r.subs.acked == nil {
+		r.subs.acked = map[string]chan struct{}{}
+	}
+	r.subs.acked[server] = ack
+	r.subs.mu.Unlock()
 	stop, err := conn.client.ListenAsync(r.lifetime, filter, func(err error) {
 		r.emit(Event{Kind: EventStderr, Server: server, Line: "howl: subscriptions/listen ended: " + err.Error()})
 	})
@@ -121,7 +160,31 @@ func (r *Runtime) relisten(conn *Conn, server string) error {
 	r.subs.mu.Lock()
 	r.subs.listen[server] = stop
 	r.subs.mu.Unlock()
+	// Wait for the server to establish the stream: replacing one it has
+	// not started yet races its cancellation against its start, and a
+	// server can lose that race (keep the old filter, never ack the new).
+	t := time.NewTimer(listenAckWait)
+	defer t.Stop()
+	select {
+	case <-ack:
+	case <-t.C:
+	case <-r.lifetime.Done():
+	}
 	return nil
+}
+
+// listChangedKinds says which list_changed notifications a server can
+// send: the kinds whose capability says listChanged (all three when the
+// handshake told nothing).
+func listChangedKinds(conn *Conn) (tools, prompts, resources bool) {
+	if conn.init == nil {
+		return true, true, true
+	}
+	caps := conn.init.Capabilities
+	tools = caps.Tools != nil && caps.Tools.ListChanged
+	prompts = caps.Prompts != nil && caps.Prompts.ListChanged
+	resources = caps.Resources != nil && caps.Resources.ListChanged
+	return tools, prompts, resources
 }
 
 // stopListens ends every modern listen stream (on Close).
@@ -152,7 +215,17 @@ func (r *Runtime) scheduleRefresh(server string, old *Catalog) {
 	if t, ok := r.subs.refresh[server]; ok {
 		t.Stop()
 	}
+	if r.subs.before == nil {
+		r.subs.before = map[string]*Catalog{}
+	}
+	if r.subs.before[server] == nil {
+		r.subs.before[server] = old
+	}
 	r.subs.refresh[server] = time.AfterFunc(CatalogRefreshDelay, func() {
+		r.subs.mu.Lock()
+		old := r.subs.before[server]
+		delete(r.subs.before, server)
+		r.subs.mu.Unlock()
 		r.mu.Lock()
 		closed := r.closed
 		if !closed {

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -99,5 +100,48 @@ func TestListChangedRefreshesTheCatalogAndReportsWhatWasAdded(t *testing.T) {
 	e := log.waitFor(t, "catalog-changed", func(e Event) bool { return e.Kind == EventCatalogChanged })
 	if e.Change == nil || len(e.Change.Added) != 1 || !strings.HasPrefix(e.Change.Added[0], "resource:") || len(e.Change.Removed) != 0 {
 		t.Fatalf("change = %+v, want one added resource", e.Change)
+	}
+}
+
+// TestListChangedOnAModernServerAndABurstReportsEveryAddition: a
+// 2026-07-28 server sends list_changed only on a listen stream that asks
+// for it, with or without resource subscriptions; two notifications within
+// the debounce still report both additions.
+func TestListChangedOnAModernServerAndABurstReportsEveryAddition(t *testing.T) {
+	for _, subscribe := range []bool{false, true} {
+		t.Run(fmt.Sprintf("subscribed=%v", subscribe), func(t *testing.T) {
+			log := &eventLog{}
+			sc := fixture("demo")
+			sc.Era = EraModern
+			rt := startReady(t, &Config{Servers: []ServerConfig{sc}}, RuntimeOptions{OnEvent: log.add})
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			if _, err := rt.Catalog(ctx, "demo", false); err != nil {
+				t.Fatal(err)
+			}
+			if subscribe {
+				if err := rt.Subscribe(ctx, "demo", demo.LogURI); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// The listen stream opens asynchronously: add a note until one
+			// change lands, then two in a burst.
+			add := func(title string) {
+				args, _ := json.Marshal(map[string]any{"tool": demo.AddNoteTool, "arguments": map[string]string{"title": title}})
+				if _, err := rt.CallMeta(ctx, "mcp_invoke_demo", args); err != nil {
+					t.Fatal(err)
+				}
+			}
+			add("first")
+			log.waitFor(t, "catalog-changed", func(e Event) bool { return e.Kind == EventCatalogChanged })
+			add("second")
+			add("third")
+			e := log.waitFor(t, "catalog-changed with two additions", func(e Event) bool {
+				return e.Kind == EventCatalogChanged && e.Change != nil && len(e.Change.Added) == 2
+			})
+			if !strings.Contains(strings.Join(e.Change.Added, " "), "extra-002") || !strings.Contains(strings.Join(e.Change.Added, " "), "extra-003") {
+				t.Errorf("added %v", e.Change.Added)
+			}
+		})
 	}
 }
