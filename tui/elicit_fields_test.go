@@ -49,3 +49,28 @@ func TestElicitStringFormatsAreChecked(t *testing.T) {
 		}
 	}
 }
+
+// A server's format, default and enum text reach the form's placeholder,
+// hints and errors; none may carry a terminal escape to the screen.
+func TestElicitFormNeverDrawsAServersEscapes(t *testing.T) {
+	fields := ElicitFields([]byte(`{"type":"object","properties":{
+	 "a":{"type":"string","format":"\u001b]0;pwned\u0007"},
+	 "b":{"type":"string","title":"\u001b[31mred","description":"\u009b2J"},
+	 "c":{"type":"string","enum":["\u001b[5mx"]}
+	},"required":["a"]}`))
+	form := NewForm(&Common{Styles: testTheme().Styles, Keys: DefaultKeyMap()}, "", "Accept", fields)
+	check := func(when string) {
+		t.Helper()
+		for i := range fields {
+			form.setFocus(i)
+			out := strings.Join(form.Render(80), "\n")
+			if strings.ContainsAny(out, "\x1b\x07\u009b") {
+				t.Fatalf("%s: a server escape reached the form (field %d):\n%q", when, i, out)
+			}
+		}
+	}
+	check("empty (placeholders)")
+	form.SetValue("a", "typed")
+	form.submit() // the format check fails and names the format
+	check("after a failed check (errors)")
+}

@@ -108,7 +108,8 @@ func NewForm(com *Common, title, submit string, fields []*Field) *Form {
 	f := &Form{com: com, Title: title, Submit: submit, fields: fields}
 	for _, fl := range fields {
 		if fl.typed() {
-			fl.input = newTextInput(com, "› ", fl.Placeholder)
+			// Placeholders carry server text (defaults, formats).
+			fl.input = newTextInput(com, "› ", render.SanitizeLine(fl.Placeholder))
 			if fl.Initial != "" {
 				fl.input.SetValue(fl.Initial)
 			}
@@ -394,7 +395,7 @@ func (f *Form) Render(w int) []string {
 			add(truncate("   "+st.Form.Hint.Render("↳ ")+strings.Join(parts, " ")+st.Form.Hint.Render("  → accepts · ctrl+n/p choose"), w))
 		}
 		if fl.err != "" {
-			for _, l := range wrapText("✗ "+fl.err, w-3) {
+			for _, l := range wrapText("✗ "+render.Sanitize(fl.err), w-3) {
 				add("   " + st.Form.Error.Render(l))
 			}
 		} else if fl.Description != "" && focused {
@@ -446,7 +447,7 @@ func (f *Form) FocusLine(w int) int {
 			lines += 2
 		}
 		if fl.err != "" {
-			lines += len(wrapText("✗ "+fl.err, w-3))
+			lines += len(wrapText("✗ "+render.Sanitize(fl.err), w-3))
 		}
 	}
 	return lines
