@@ -19,11 +19,24 @@ const unsubscribeTimeout = 5 * time.Second
 // the server reports changes, each re-reads the page on screen.
 type docSub struct {
 	server, uri string
-	// updates counts the changes the server reported.
-	updates int
+	// updates counts the changes the server reported; read is the count
+	// the last re-read covered (updates > read: what is shown is stale).
+	updates, read int
+	// refs counts the open documents sharing this subscription (the same
+	// resource open twice): the server is told to stop with the last.
+	refs int
 	// rt and ctx send the unsubscribe when the document closes.
 	rt  Runtime
 	ctx context.Context
+}
+
+// release drops one document's hold; the last one unsubscribes.
+func (s *docSub) release() tea.Cmd {
+	s.refs--
+	if s.refs > 0 {
+		return nil
+	}
+	return s.unsubscribeCmd()
 }
 
 // unsubscribeCmd ends a subscription at its server, off the update path.
@@ -61,7 +74,15 @@ func (v *viewerPane) toggleSubscribe() tea.Cmd {
 	if d.sub != nil {
 		sub := d.sub
 		d.sub = nil
-		return tea.Batch(sub.unsubscribeCmd(), ReportInfo("unsubscribed from "+render.SanitizeLine(uri)))
+		return tea.Batch(sub.release(), ReportInfo("unsubscribed from "+render.SanitizeLine(uri)))
+	}
+	for _, o := range v.docs() {
+		if o.sub != nil && o.sub.server == server && o.sub.uri == uri {
+			// Open twice: share the subscription the server already has.
+			d.sub = o.sub
+			d.sub.refs++
+			return ReportInfo("subscribed to " + render.SanitizeLine(uri) + " (already followed in another view)")
+		}
 	}
 	return func() tea.Msg {
 		err := rt.Subscribe(ctx, server, uri)
@@ -76,16 +97,14 @@ func (v *viewerPane) HandleSubscribed(msg subscribedMsg) tea.Cmd {
 	if msg.err != nil {
 		return ReportError(fmt.Errorf("subscribing to %s: %w", render.SanitizeLine(msg.uri), msg.err))
 	}
-	sub := &docSub{server: msg.server, uri: msg.uri, rt: v.com.RT, ctx: v.com.Ctx}
+	sub := &docSub{server: msg.server, uri: msg.uri, rt: v.com.RT, ctx: v.com.Ctx, refs: 1}
 	for _, d := range v.docs() {
-		if d.id == msg.docID {
-			if d.sub == nil {
-				d.sub = sub
-			}
+		if d.id == msg.docID && d.sub == nil {
+			d.sub = sub
 			return ReportInfo("subscribed to " + render.SanitizeLine(msg.uri) + ": changes re-read it · s unsubscribes")
 		}
 	}
-	return sub.unsubscribeCmd()
+	return sub.unsubscribeCmd() // closed (or subscribed) meanwhile
 }
 
 // docs are the open documents, the one on screen last.
@@ -101,22 +120,33 @@ func (v *viewerPane) docs() []*document {
 
 // HandleResourceUpdated counts a change to a subscribed resource and, when
 // its document is on screen, re-reads the page shown, keeping the scroll
-// position. A document under another one is re-read when it comes back.
+// position. A change that lands while a load runs is re-read when it ends
+// (HandleLoaded calls rereadIfStale); a document under another one is
+// re-read when it comes back (back).
 func (v *viewerPane) HandleResourceUpdated(e mcp.Event) tea.Cmd {
-	var cmd tea.Cmd
+	seen := map[*docSub]bool{} // a shared subscription counts a change once
 	for _, d := range v.docs() {
-		if d.sub == nil || d.sub.server != e.Server || d.sub.uri != e.URI {
+		if d.sub == nil || d.sub.server != e.Server || d.sub.uri != e.URI || seen[d.sub] {
 			continue
 		}
+		seen[d.sub] = true
 		d.sub.updates++
-		if d == v.doc && d.src != nil && !v.Loading() {
-			src := d.src
-			req := docRequest{kind: reqRead, server: src.server, uri: src.uri, pattern: src.pattern, offset: src.offset,
-				firstLine: src.firstLine, continued: src.continued, history: src.history, mode: openReplace, title: d.title, refresh: true}
-			cmd = v.Request(req, "re-reading")
-		}
 	}
-	return cmd
+	return v.rereadIfStale()
+}
+
+// rereadIfStale re-reads the document on screen when its resource changed
+// since it was last read, unless a load is already running.
+func (v *viewerPane) rereadIfStale() tea.Cmd {
+	d := v.doc
+	if d == nil || d.sub == nil || d.src == nil || d.sub.updates <= d.sub.read || v.Loading() {
+		return nil
+	}
+	d.sub.read = d.sub.updates
+	src := d.src
+	req := docRequest{kind: reqRead, server: src.server, uri: src.uri, pattern: src.pattern, offset: src.offset,
+		firstLine: src.firstLine, continued: src.continued, history: src.history, mode: openReplace, title: d.title, refresh: true}
+	return v.Request(req, "re-reading")
 }
 
 // carryOver moves what a re-read or a new page keeps from the document it
@@ -124,6 +154,9 @@ func (v *viewerPane) HandleResourceUpdated(e mcp.Event) tea.Cmd {
 // scroll position and wrapping.
 func carryOver(old, cur *document, refresh bool) {
 	if old == nil || cur == nil || old.sub == nil || cur.src == nil || cur.src.uri != old.sub.uri || cur.src.server != old.sub.server {
+		return
+	}
+	if cur.sub != nil { // the new page subscribed on its own meanwhile
 		return
 	}
 	cur.sub, old.sub = old.sub, nil

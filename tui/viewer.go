@@ -174,7 +174,7 @@ func closeDoc(d *document) tea.Cmd {
 	}
 	var cmds []tea.Cmd
 	if d.sub != nil {
-		cmds = append(cmds, d.sub.unsubscribeCmd())
+		cmds = append(cmds, d.sub.release())
 		d.sub = nil
 	}
 	if d.hex != nil && d.hex.file != nil {
@@ -217,7 +217,7 @@ func (v *viewerPane) HandleLoaded(msg docLoadedMsg) tea.Cmd {
 	if v.query != "" {
 		v.findHits(true)
 	}
-	return tea.Batch(cmd, v.ensure())
+	return tea.Batch(cmd, v.ensure(), v.rereadIfStale())
 }
 
 // HandleHexBlocks stores blocks read for the current hex document.
@@ -451,7 +451,8 @@ func (v *viewerPane) back() tea.Cmd {
 		v.doc = v.stack[len(v.stack)-1]
 		v.stack = v.stack[:len(v.stack)-1]
 		v.layoutDoc = -1
-		return tea.Batch(cmd, v.ensure())
+		// Changes while it was under the other document show now.
+		return tea.Batch(cmd, v.ensure(), v.rereadIfStale())
 	}
 	return v.Close()
 }
