@@ -29,10 +29,19 @@ func (r *Runtime) callTool(ctx context.Context, conn *Conn, server, tool string,
 			return r.callAsTask(ctx, conn, server, tool, args)
 		}
 		raw, err := conn.CallRaw(ctx, tool, args)
-		if retry, uerr := r.visitRequiredURLs(ctx, server, tool, err); retry {
-			return conn.CallRaw(ctx, tool, args)
-		} else if uerr != nil {
+		retry, uerr := r.visitRequiredURLs(ctx, server, tool, err)
+		switch {
+		case uerr != nil:
 			return nil, uerr
+		case !retry:
+			return raw, err
+		}
+		raw, err = conn.CallRaw(ctx, tool, args)
+		var again mcpgo.URLElicitationRequiredError
+		if errors.As(err, &again) {
+			// Opening the page is not finishing there: the person may
+			// still be in the browser when the call is made again.
+			return nil, &ServerError{Server: server, Method: "tools/call", Err: fmt.Errorf("%s still needs a URL visited (%w): finish what the page asks, then make the call again", tool, err)}
 		}
 		return raw, err
 	})

@@ -620,7 +620,7 @@ func (m *Model) applyAction(a Action) tea.Cmd {
 	case actionAnswerQuestion:
 		return m.answerQuestion(a)
 	case actionOpenURL:
-		return openURLCmd(m.com.Ctx, a.q, a.url)
+		return openURLCmd(a.q.ctx, a.q, a.url)
 	case actionApproveSampling:
 		return m.approveSampling(a)
 	}

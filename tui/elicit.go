@@ -292,6 +292,8 @@ type elicitDialog struct {
 	opened time.Time
 	// err is why the URL could not be opened.
 	err string
+	// opening: the browser is being started (enter again does nothing).
+	opening bool
 }
 
 // newElicitDialog builds the dialog of an elicitation question.
@@ -354,7 +356,8 @@ func (d *elicitDialog) handleURLKey(km tea.KeyMsg) Action {
 		return d.answer(mcp.ElicitCancel, nil)
 	case key.Matches(km, elicitKeys.DeclineURL):
 		return d.answer(mcp.ElicitDecline, nil)
-	case key.Matches(km, elicitKeys.Open) && urlProblem(d.q.elicit.URL) == "":
+	case key.Matches(km, elicitKeys.Open) && urlProblem(d.q.elicit.URL) == "" && !d.opening:
+		d.opening, d.err = true, ""
 		return actionOpenURL{q: d.q, url: d.q.elicit.URL}
 	}
 	return actionNone{}
@@ -452,8 +455,8 @@ type urlOpenedMsg struct {
 }
 
 // openURLCmd opens u the way an OAuth login does (mcp.OpenBrowser:
-// $BROWSER, else the platform's opener), bounded by ctx (the program's
-// lifetime).
+// $BROWSER, else the platform's opener), bounded by ctx: the question's,
+// so a question the server withdrew opens nothing more.
 func openURLCmd(ctx context.Context, q *question, u string) tea.Cmd {
 	return func() tea.Msg {
 		return urlOpenedMsg{q: q, url: u, err: mcp.OpenBrowser(ctx, u)}
@@ -465,7 +468,7 @@ func openURLCmd(ctx context.Context, q *question, u string) tea.Cmd {
 func (m *Model) handleURLOpened(msg urlOpenedMsg) tea.Cmd {
 	if msg.err != nil {
 		if d, ok := m.dialogs.Top().(*elicitDialog); ok && d.q == msg.q {
-			d.err = msg.err.Error()
+			d.err, d.opening = msg.err.Error(), false
 		}
 		return ReportError(msg.err)
 	}
