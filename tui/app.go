@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"log"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/charmbracelet/bubbles/help"
@@ -138,6 +139,9 @@ type Model struct {
 	// `.mcp auth` result the chat still waits for.
 	logs   *logPane
 	logins map[string]bool
+	// rootsMu makes each .roots change (read, change, set: in a command)
+	// one step, so two typed quickly do not lose one.
+	rootsMu sync.Mutex
 
 	frame    int
 	spinning bool
