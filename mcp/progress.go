@@ -153,10 +153,16 @@ func (r *Runtime) holdingSampler(fn Sampler) Sampler {
 
 // question registers a question from server: its context is cancelled
 // once none of howl's requests to server is in flight (see endQuestions).
+// A question asked while no request of howl's was in flight (the server
+// asking on its own) belongs to none, so no request's end cancels it.
 func (r *Runtime) question(ctx context.Context, server string) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	key := new(int)
 	r.progress.mu.Lock()
+	if !r.serverBusy(server) {
+		r.progress.mu.Unlock()
+		return ctx, cancel
+	}
 	if r.progress.questions == nil {
 		r.progress.questions = map[string]map[*int]context.CancelFunc{}
 	}
@@ -173,13 +179,22 @@ func (r *Runtime) question(ctx context.Context, server string) (context.Context,
 	}
 }
 
+// serverBusy reports whether a request of howl's to server is in flight.
+// The caller holds r.progress.mu.
+func (r *Runtime) serverBusy(server string) bool {
+	for _, f := range r.progress.calls {
+		if f.info.Server == server {
+			return true
+		}
+	}
+	return false
+}
+
 // endQuestions cancels server's questions when no request of howl's to
 // it is in flight anymore. The caller holds r.progress.mu.
 func (r *Runtime) endQuestions(server string) {
-	for _, f := range r.progress.calls {
-		if f.info.Server == server {
-			return
-		}
+	if r.serverBusy(server) {
+		return
 	}
 	for _, cancel := range r.progress.questions[server] {
 		cancel()

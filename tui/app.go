@@ -337,9 +337,6 @@ func (m *Model) afterUpdate() tea.Cmd {
 	}
 	m.viewerWasOpen = m.viewer.Open()
 	cmd := m.relayout()
-	if m.focus == focusList && !m.chatMode {
-		m.catalog.MarkSeen()
-	}
 	m.detail.SetEntry(m.catalog.Selected())
 	m.status.chat = m.chatStatus()
 	m.updateKeys()

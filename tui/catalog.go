@@ -198,7 +198,9 @@ func (c *catalogPane) isFresh(e *entry) bool {
 	return len(c.fresh) > 0 && c.fresh[freshKey(e.item.Server, e.item.Key())]
 }
 
-// MarkSeen clears the new mark of the item under the cursor.
+// MarkSeen clears the new mark of the item under the cursor. The person's
+// moves call it (a key, the wheel, a click), not a reload that happens to
+// put a new item under the cursor.
 func (c *catalogPane) MarkSeen() {
 	if e := c.Selected(); e != nil && len(c.fresh) > 0 {
 		delete(c.fresh, freshKey(e.item.Server, e.item.Key()))
@@ -507,6 +509,7 @@ func (c *catalogPane) move(delta int) {
 		c.cursor[c.tab] = j
 	}
 	c.ensureVisible()
+	c.MarkSeen()
 }
 
 // Scroll moves the view (mouse wheel) without moving past the ends.
@@ -520,6 +523,7 @@ func (c *catalogPane) Click(y int) bool {
 	if i >= 0 && i < len(rows) && rows[i].kind == rowItem {
 		c.cursor[c.tab] = i
 		c.ensureVisible()
+		c.MarkSeen()
 		return true
 	}
 	return false
