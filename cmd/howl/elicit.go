@@ -46,17 +46,75 @@ type terminal struct {
 	interactive bool
 	// open opens a URL the person agreed to visit (mcp.OpenBrowser).
 	open func(ctx context.Context, url string) error
+
+	// The lines read so far: one goroutine reads stdin (started by the
+	// first question, ending at EOF), so a question whose server gave up
+	// stops waiting without losing the line the next one gets.
+	readOnce sync.Once
+	lmu      sync.Mutex
+	lines    []string
+	readErr  error
+	more     chan struct{}
 }
 
 func newTerminal(stdin io.Reader, stderr io.Writer) *terminal {
-	return &terminal{in: bufio.NewReader(stdin), out: stderr, interactive: isTerminal(stdin), open: mcp.OpenBrowser}
+	return &terminal{in: bufio.NewReader(stdin), out: stderr, interactive: isTerminal(stdin), open: mcp.OpenBrowser, more: make(chan struct{}, 1)}
+}
+
+// readLoop reads stdin line by line until it ends.
+func (t *terminal) readLoop() {
+	for {
+		line, err := t.in.ReadString('\n')
+		t.lmu.Lock()
+		if line != "" {
+			t.lines = append(t.lines, line)
+		}
+		if err != nil {
+			t.readErr = err
+		}
+		t.lmu.Unlock()
+		select {
+		case t.more <- struct{}{}:
+		default:
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// readLine is the next line the person typed; an error when stdin ended
+// or ctx did (the server stopped waiting).
+func (t *terminal) readLine(ctx context.Context) (string, error) {
+	t.readOnce.Do(func() { go t.readLoop() })
+	for {
+		t.lmu.Lock()
+		if len(t.lines) > 0 {
+			line := t.lines[0]
+			t.lines = t.lines[1:]
+			t.lmu.Unlock()
+			return line, nil
+		}
+		err := t.readErr
+		t.lmu.Unlock()
+		if err != nil {
+			return "", err
+		}
+		select {
+		case <-t.more:
+		case <-ctx.Done():
+			fmt.Fprintln(t.out, "\n(the server stopped waiting for this answer)")
+			return "", ctx.Err()
+		}
+	}
 }
 
 // confirm asks a yes/no question; def is the answer to an empty line. An
-// unreadable stdin (closed, at EOF) answers no.
-func (t *terminal) confirm(question string, def bool) bool {
+// unreadable stdin (closed, at EOF) or a question the server withdrew
+// answers no.
+func (t *terminal) confirm(ctx context.Context, question string, def bool) bool {
 	fmt.Fprint(t.out, question)
-	line, err := t.in.ReadString('\n')
+	line, err := t.readLine(ctx)
 	if err != nil && line == "" {
 		fmt.Fprintln(t.out)
 		return false
@@ -75,7 +133,6 @@ func (t *terminal) confirm(question string, def bool) bool {
 func (t *terminal) elicit(ctx context.Context, server string, req mcp.ElicitRequest) (mcp.ElicitResponse, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	in := t.in
 	fmt.Fprintf(t.out, "\nserver %s asks: %s\n", clean(server), cleanText(req.Message))
 	if req.Mode == "url" {
 		fmt.Fprintf(t.out, "it wants you to visit: %s\n", clean(req.URL))
@@ -83,7 +140,7 @@ func (t *terminal) elicit(ctx context.Context, server string, req mcp.ElicitRequ
 			fmt.Fprintln(t.out, "howl opens only http and https URLs; declining.")
 			return mcp.ElicitResponse{Action: mcp.ElicitDecline}, nil
 		}
-		if !t.confirm("open it in the browser ($BROWSER)? [y/N] ", false) {
+		if !t.confirm(ctx, "open it in the browser ($BROWSER)? [y/N] ", false) {
 			return mcp.ElicitResponse{Action: mcp.ElicitDecline}, nil
 		}
 		if err := t.open(ctx, req.URL); err != nil {
@@ -118,7 +175,7 @@ func (t *terminal) elicit(ctx context.Context, server string, req mcp.ElicitRequ
 			hint += fmt.Sprintf(", default %v", p.Default)
 		}
 		fmt.Fprintf(t.out, "  %s (%s) %s: ", clean(k), clean(hint), clean(p.Description))
-		line, err := in.ReadString('\n')
+		line, err := t.readLine(ctx)
 		if err != nil && line == "" {
 			return mcp.ElicitResponse{Action: mcp.ElicitCancel}, nil
 		}
@@ -131,7 +188,7 @@ func (t *terminal) elicit(ctx context.Context, server string, req mcp.ElicitRequ
 		}
 		content[k] = typed(p.Type, line)
 	}
-	if !t.confirm("send these answers? [Y/n] ", true) {
+	if !t.confirm(ctx, "send these answers? [Y/n] ", true) {
 		return mcp.ElicitResponse{Action: mcp.ElicitDecline}, nil
 	}
 	return mcp.ElicitResponse{Action: mcp.ElicitAccept, Content: content}, ctx.Err()

@@ -68,7 +68,7 @@ func (t *terminal) sample(ctx context.Context, server string, req mcpgo.CreateMe
 		fmt.Fprintf(t.out, "howl: no model to answer with: %v\n", err)
 		return nil, fmt.Errorf("no chat model is configured in howl, so nothing can answer: %w", err)
 	}
-	if !t.confirm(fmt.Sprintf("send it to %s? [y/N] ", clean(mdl.Name())), false) {
+	if !t.confirm(ctx, fmt.Sprintf("send it to %s? [y/N] ", clean(mdl.Name())), false) {
 		return nil, errSampleDeclined
 	}
 	return llm.Sample(ctx, mdl, req)
