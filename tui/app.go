@@ -118,7 +118,10 @@ type Model struct {
 	dialogs dialogStack
 	// mentionReq is the read of a message's @-mentions in flight.
 	mentionReq requestID
-	help       help.Model
+	// chatReqs are the chat's requests outside a turn (prompt gets,
+	// mention reads): ctrl+c cancels them.
+	chatReqs chatRequests
+	help     help.Model
 
 	// The chat: its pane, the input line and the completion popup.
 	// chatMode shows it instead of the catalog; returnToChat brings it
@@ -188,6 +191,7 @@ func New(o Options) *Model {
 	m.viewer = newViewerPane(com)
 	m.status = &statusBar{com: com}
 	m.logs = newLogPane(com, o.Servers)
+	m.chatReqs = chatRequests{com: com}
 	m.logins = map[string]bool{}
 	m.help = help.New()
 	m.help.Styles = th.Styles.Help
@@ -444,6 +448,8 @@ func (m *Model) cancelRunning() (tea.Cmd, bool) {
 		return ReportInfo("cancelling the turn: the servers are told to stop · ctrl+c again quits"), true
 	case m.viewer.Loading():
 		return m.viewer.CancelLoad(), true
+	case m.chatReqs.Len() > 0:
+		return m.chatReqs.CancelAll(), true
 	}
 	return nil, false
 }
@@ -591,7 +597,7 @@ func (m *Model) applyAction(a Action) tea.Cmd {
 		return m.openViewer(docRequest{kind: reqPrompt, server: a.item.Server, prompt: a.item.Name, promptArgs: a.values}, "getting the prompt")
 	case actionPreviewPrompt:
 		m.dialogs.Pop()
-		return getPromptCmd(m.com.Ctx, m.com.RT, a.item, a.values, true)
+		return m.getPromptCmd(a.item, a.values, true)
 	case actionSendChat:
 		m.dialogs.Pop()
 		m.setChatMode(true)
@@ -684,7 +690,7 @@ func (m *Model) handleProgress(e mcp.Event) {
 	p := *e.Progress
 	mine, live := m.chat.HandleProgress(p)
 	viewer := m.viewer.Loading() && p.Owner == viewerOwner(m.viewer.pending)
-	if (mine && live) || viewer {
+	if (mine && live) || viewer || m.chatReqs.Owns(p.Owner) {
 		m.com.Progress.Apply(p)
 	}
 }

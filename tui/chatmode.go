@@ -54,6 +54,9 @@ func (m *Model) handleChatKey(msg tea.KeyMsg) tea.Cmd {
 		if m.chat.Cancel() {
 			return ReportInfo("cancelling the turn")
 		}
+		if m.chatReqs.Len() > 0 {
+			return m.chatReqs.CancelAll()
+		}
 		return nil
 	case key.Matches(msg, k.Complete) && mentionWord(m.input.Value()) >= 0:
 		return m.openMentions()

@@ -219,29 +219,38 @@ func (m *Model) handlePromptFound(msg promptFoundMsg) tea.Cmd {
 		m.dialogs.Push(d)
 		return d.completeFocused()
 	}
-	return getPromptCmd(m.com.Ctx, m.com.RT, msg.item, msg.args, false)
+	return m.getPromptCmd(msg.item, msg.args, false)
 }
 
 // promptResultMsg is a prompt's flattened result, to preview or to send.
 type promptResultMsg struct {
+	// req is the chat request it answers (0: not tracked).
+	req     requestID
 	item    mcp.CatalogItem
 	res     *mcp.PromptResult
 	err     error
 	preview bool
 }
 
-// getPromptCmd gets and flattens a prompt.
-func getPromptCmd(ctx context.Context, rt Runtime, it mcp.CatalogItem, args map[string]string, preview bool) tea.Cmd {
-	return func() tea.Msg {
+// getPromptCmd gets and flattens a prompt, as a chat request (ctrl+c
+// cancels it).
+func (m *Model) getPromptCmd(it mcp.CatalogItem, args map[string]string, preview bool) tea.Cmd {
+	what := "getting the prompt " + render.SanitizeLine(it.Name)
+	ctx, id := m.chatReqs.Start(what)
+	rt := m.com.RT
+	return tea.Batch(func() tea.Msg {
 		res, err := rt.GetPrompt(ctx, it.Server, it.Name, args)
-		return promptResultMsg{item: it, res: res, err: err, preview: preview}
-	}
+		return promptResultMsg{req: id, item: it, res: res, err: err, preview: preview}
+	}, ReportInfo(what+" · ctrl+c cancels"))
 }
 
 // handlePromptResult previews the result (from the form) or sends it. The
 // text goes to the chat as the person's message directly, never through
 // runLine: a prompt starting with "." or "!" is chatted, never run.
 func (m *Model) handlePromptResult(msg promptResultMsg) tea.Cmd {
+	if msg.req != 0 && !m.chatReqs.Done(msg.req) {
+		return nil // cancelled: it said so then
+	}
 	if msg.err != nil {
 		m.chat.Error(render.Sanitize(msg.err.Error()))
 		return nil

@@ -112,14 +112,18 @@ func (m *Model) sendWithMentions(line string) tea.Cmd {
 		m.input.SetValue(line)
 		return ReportError(fmt.Errorf("%d @-mentions: at most %d per message (MaxMentions); remove some", len(ms), MaxMentions))
 	}
-	m.mentionReq = m.com.newID()
-	return tea.Batch(readMentionsCmd(m.com.Ctx, m.com.RT, m.mentionReq, line, ms), ReportInfo(fmt.Sprintf("reading %d mentioned resource(s)", len(ms))))
+	ctx, id := m.chatReqs.Start(fmt.Sprintf("reading %d mentioned resource(s)", len(ms)))
+	m.mentionReq = id
+	return tea.Batch(readMentionsCmd(ctx, m.com.RT, id, line, ms), ReportInfo(fmt.Sprintf("reading %d mentioned resource(s)", len(ms))))
 }
 
 // handleMentionsRead sends the message, or asks what to do about the
 // mentions that could not be read.
 func (m *Model) handleMentionsRead(msg mentionsReadMsg) tea.Cmd {
-	if msg.id != m.mentionReq {
+	if msg.id != m.mentionReq || !m.chatReqs.Done(msg.id) {
+		if msg.id == m.mentionReq && m.input.Value() == "" {
+			m.input.SetValue(msg.text) // cancelled: the message stays a draft
+		}
 		return nil
 	}
 	m.mentionReq = 0

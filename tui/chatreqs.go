@@ -1,0 +1,81 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/howl-mcp/howl/mcp"
+)
+
+// chatRequests are the chat's own requests outside a model turn: a
+// prompt's get, the reads of a message's @-mentions. Each carries an
+// owner, so its progress shows in the status bar, and ctrl+c (or esc in
+// the chat) cancels it at the server.
+type chatRequests struct {
+	com     *Common
+	pending map[requestID]*chatRequest
+}
+
+type chatRequest struct {
+	what    string
+	started time.Time
+	cancel  context.CancelFunc
+}
+
+func chatRequestOwner(id requestID) string {
+	return "chat-request:" + strconv.FormatUint(uint64(id), 10)
+}
+
+// Start registers a request and returns its context (owned, cancellable)
+// and id.
+func (r *chatRequests) Start(what string) (context.Context, requestID) {
+	if r.pending == nil {
+		r.pending = map[requestID]*chatRequest{}
+	}
+	id := r.com.newID()
+	ctx, cancel := context.WithCancel(r.com.Ctx)
+	ctx = mcp.WithCallObserver(ctx, mcp.CallObserver{Owner: chatRequestOwner(id)})
+	r.pending[id] = &chatRequest{what: what, started: r.com.now(), cancel: cancel}
+	return ctx, id
+}
+
+// Done forgets a finished request; it reports whether it was still
+// pending (false: cancelled, its answer is stale).
+func (r *chatRequests) Done(id requestID) bool {
+	req, ok := r.pending[id]
+	if !ok {
+		return false
+	}
+	req.cancel()
+	delete(r.pending, id)
+	r.com.Progress.Done(chatRequestOwner(id))
+	return true
+}
+
+// Owns reports whether owner names a pending request.
+func (r *chatRequests) Owns(owner string) bool {
+	for id := range r.pending {
+		if chatRequestOwner(id) == owner {
+			return true
+		}
+	}
+	return false
+}
+
+// Len is how many requests are pending.
+func (r *chatRequests) Len() int { return len(r.pending) }
+
+// CancelAll cancels every pending request and says what was cancelled.
+func (r *chatRequests) CancelAll() tea.Cmd {
+	var cmds []tea.Cmd
+	for id, req := range r.pending {
+		el := r.com.now().Sub(req.started).Round(100 * time.Millisecond)
+		cmds = append(cmds, ReportInfo(fmt.Sprintf("cancelled %s after %s: howl told the server to stop", req.what, el)))
+		r.Done(id)
+	}
+	return tea.Batch(cmds...)
+}
