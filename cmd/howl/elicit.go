@@ -6,11 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/mail"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/howl-mcp/howl/mcp"
 )
@@ -150,43 +153,55 @@ func (t *terminal) elicit(ctx context.Context, server string, req mcp.ElicitRequ
 		return mcp.ElicitResponse{Action: mcp.ElicitAccept}, nil
 	}
 	var schema struct {
-		Properties map[string]struct {
-			Type        string `json:"type"`
-			Description string `json:"description"`
-			Default     any    `json:"default"`
-			Enum        []any  `json:"enum"`
-		} `json:"properties"`
-		Required []string `json:"required"`
+		Properties map[string]askProp `json:"properties"`
+		Required   []string           `json:"required"`
 	}
 	_ = json.Unmarshal(req.Schema, &schema)
-	names := make([]string, 0, len(schema.Properties))
-	for k := range schema.Properties {
-		names = append(names, k)
+	required := map[string]bool{}
+	for _, r := range schema.Required {
+		required[r] = true
 	}
-	sort.Strings(names)
+	// Required first, in the schema's order of them; then the rest by name.
+	names := make([]string, 0, len(schema.Properties))
+	for _, r := range schema.Required {
+		if _, ok := schema.Properties[r]; ok && !slices.Contains(names, r) {
+			names = append(names, r)
+		}
+	}
+	var rest []string
+	for k := range schema.Properties {
+		if !required[k] {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	names = append(names, rest...)
 	content := map[string]any{}
 	for _, k := range names {
 		p := schema.Properties[k]
-		hint := p.Type
-		if len(p.Enum) > 0 {
-			hint = fmt.Sprintf("one of %v", p.Enum)
+		mark := ""
+		if required[k] {
+			mark = " *"
 		}
-		if p.Default != nil {
-			hint += fmt.Sprintf(", default %v", p.Default)
-		}
-		fmt.Fprintf(t.out, "  %s (%s) %s: ", clean(k), clean(hint), clean(p.Description))
-		line, err := t.readLine(ctx)
-		if err != nil && line == "" {
-			return mcp.ElicitResponse{Action: mcp.ElicitCancel}, nil
-		}
-		line = strings.TrimSpace(line)
-		if line == "" {
-			if p.Default != nil {
-				content[k] = p.Default
+		for attempt := 0; ; attempt++ {
+			fmt.Fprintf(t.out, "  %s%s (%s) %s: ", clean(k), mark, clean(p.hint()), clean(p.Description))
+			line, err := t.readLine(ctx)
+			if err != nil && line == "" {
+				return mcp.ElicitResponse{Action: mcp.ElicitCancel}, nil
 			}
-			continue
+			v, set, problem := p.parse(strings.TrimSpace(line), required[k])
+			if problem == "" {
+				if set {
+					content[k] = v
+				}
+				break
+			}
+			fmt.Fprintf(t.out, "  ✗ %s\n", clean(problem))
+			if attempt == 2 {
+				fmt.Fprintln(t.out, "  three answers did not fit: cancelling the question")
+				return mcp.ElicitResponse{Action: mcp.ElicitCancel}, nil
+			}
 		}
-		content[k] = typed(p.Type, line)
 	}
 	if !t.confirm(ctx, "send these answers? [Y/n] ", true) {
 		return mcp.ElicitResponse{Action: mcp.ElicitDecline}, nil
@@ -194,20 +209,153 @@ func (t *terminal) elicit(ctx context.Context, server string, req mcp.ElicitRequ
 	return mcp.ElicitResponse{Action: mcp.ElicitAccept, Content: content}, ctx.Err()
 }
 
-func typed(kind, s string) any {
-	switch kind {
-	case "integer":
-		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-			return n
+// askProp is one property of an elicitation's requested schema, as the
+// terminal asks it.
+type askProp struct {
+	Type        string   `json:"type"`
+	Title       string   `json:"title"`
+	Description string   `json:"description"`
+	Default     any      `json:"default"`
+	Enum        []any    `json:"enum"`
+	Format      string   `json:"format"`
+	Minimum     *float64 `json:"minimum"`
+	Maximum     *float64 `json:"maximum"`
+	OneOf       []struct {
+		Const any    `json:"const"`
+		Title string `json:"title"`
+	} `json:"oneOf"`
+	Items *struct {
+		Enum  []any `json:"enum"`
+		AnyOf []struct {
+			Const any    `json:"const"`
+			Title string `json:"title"`
+		} `json:"anyOf"`
+	} `json:"items"`
+}
+
+// choices are the values a choice property takes (nil: free input).
+func (p askProp) choices() []any {
+	switch {
+	case len(p.Enum) > 0:
+		return p.Enum
+	case len(p.OneOf) > 0:
+		out := make([]any, len(p.OneOf))
+		for i, o := range p.OneOf {
+			out[i] = o.Const
 		}
-	case "number":
-		if f, err := strconv.ParseFloat(s, 64); err == nil {
-			return f
+		return out
+	case p.Items != nil && len(p.Items.Enum) > 0:
+		return p.Items.Enum
+	case p.Items != nil && len(p.Items.AnyOf) > 0:
+		out := make([]any, len(p.Items.AnyOf))
+		for i, o := range p.Items.AnyOf {
+			out[i] = o.Const
 		}
-	case "boolean":
-		if b, err := strconv.ParseBool(s); err == nil {
-			return b
+		return out
+	}
+	return nil
+}
+
+// hint says what to type.
+func (p askProp) hint() string {
+	h := p.Type
+	if p.Format != "" {
+		h += ", " + p.Format
+	}
+	if c := p.choices(); c != nil {
+		h = fmt.Sprintf("one of %v", c)
+		if p.Type == "array" {
+			h = fmt.Sprintf("any of %v, comma-separated", c)
 		}
 	}
-	return s
+	if p.Minimum != nil || p.Maximum != nil {
+		h += fmt.Sprintf(", %s to %s", bound(p.Minimum, "-∞"), bound(p.Maximum, "∞"))
+	}
+	if p.Default != nil {
+		h += fmt.Sprintf(", default %v", p.Default)
+	}
+	return h
+}
+
+func bound(f *float64, none string) string {
+	if f == nil {
+		return none
+	}
+	return strconv.FormatFloat(*f, 'f', -1, 64)
+}
+
+// parse checks one typed answer: the value to send, whether to send one
+// (an empty answer sends the default, or nothing), and what is wrong.
+func (p askProp) parse(s string, required bool) (any, bool, string) {
+	if s == "" {
+		if p.Default != nil {
+			return p.Default, true, ""
+		}
+		if required {
+			return nil, false, "required: type a value"
+		}
+		return nil, false, ""
+	}
+	choices := p.choices()
+	pick := func(w string) (any, bool) {
+		for _, c := range choices {
+			if fmt.Sprint(c) == w {
+				return c, true
+			}
+		}
+		return nil, false
+	}
+	switch {
+	case p.Type == "array" && choices != nil:
+		var out []any
+		for _, w := range strings.Split(s, ",") {
+			c, ok := pick(strings.TrimSpace(w))
+			if !ok {
+				return nil, false, fmt.Sprintf("%q is not one of %v", strings.TrimSpace(w), choices)
+			}
+			out = append(out, c)
+		}
+		return out, true, ""
+	case choices != nil:
+		c, ok := pick(s)
+		if !ok {
+			return nil, false, fmt.Sprintf("%q is not one of %v", s, choices)
+		}
+		return c, true, ""
+	case p.Type == "integer" || p.Type == "number":
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || (p.Type == "integer" && f != float64(int64(f))) {
+			return nil, false, fmt.Sprintf("%q is not %s", s, map[bool]string{true: "an integer", false: "a number"}[p.Type == "integer"])
+		}
+		if p.Minimum != nil && f < *p.Minimum || p.Maximum != nil && f > *p.Maximum {
+			return nil, false, fmt.Sprintf("%s is outside %s to %s", s, bound(p.Minimum, "-∞"), bound(p.Maximum, "∞"))
+		}
+		if p.Type == "integer" {
+			return int64(f), true, ""
+		}
+		return f, true, ""
+	case p.Type == "boolean":
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return nil, false, fmt.Sprintf("%q is not true or false", s)
+		}
+		return b, true, ""
+	case p.Format == "email":
+		if a, err := mail.ParseAddress(s); err != nil || a.Address != s {
+			return nil, false, fmt.Sprintf("%q is not an email address: write it like name@example.com", s)
+		}
+	case p.Format == "uri":
+		if u, err := url.Parse(s); err != nil || u.Scheme == "" {
+			return nil, false, fmt.Sprintf("%q is not a URI: write it like https://example.com/page", s)
+		}
+	case p.Format == "date":
+		if _, err := time.Parse("2006-01-02", s); err != nil {
+			return nil, false, fmt.Sprintf("%q is not a date: write it like 2026-01-31", s)
+		}
+	case p.Format == "date-time":
+		if _, err := time.Parse(time.RFC3339, s); err != nil {
+			return nil, false, fmt.Sprintf("%q is not a date-time: write it like 2026-01-31T14:30:00Z", s)
+		}
+	}
+	return s, true, ""
 }

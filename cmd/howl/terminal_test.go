@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,5 +42,36 @@ func TestTerminalQuestionStopsWhenTheServerGivesUpAndLosesNoLine(t *testing.T) {
 	resp, err := term.elicit(context.Background(), "s", mcp.ElicitRequest{Mode: "form", Message: "second?", Schema: schema})
 	if err != nil || resp.Action != mcp.ElicitAccept || resp.Content["name"] != "Ada" {
 		t.Errorf("the next question got %+v, %v; want accept with name Ada", resp, err)
+	}
+}
+
+// Answers that do not fit the schema are explained and asked again;
+// choices, bounds, formats and multi-selects come back typed.
+func TestTerminalElicitationChecksAnswersAndAsksAgain(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object","properties":{
+	 "age":{"type":"integer","minimum":18,"maximum":130},
+	 "email":{"type":"string","format":"email"},
+	 "plan":{"type":"string","oneOf":[{"const":"p1","title":"Basic"},{"const":"p2","title":"Pro"}]},
+	 "toppings":{"type":"array","items":{"enum":["ch","ol","mu"]}},
+	 "note":{"type":"string","default":"none"}
+	},"required":["email","age"]}`)
+	// email (required first, in the list's order): bad, then good; age:
+	// out of bounds, then 36; note: default; plan: bad, then p2;
+	// toppings: two; then send.
+	typed := "not-an-email\nada@example.com\n7\n36\n\nplatinum\np2\nch, ol\n\n"
+	var out bytes.Buffer
+	term := newTerminal(strings.NewReader(typed), &out)
+	resp, err := term.elicit(context.Background(), "s", mcp.ElicitRequest{Mode: "form", Message: "order?", Schema: schema})
+	if err != nil || resp.Action != mcp.ElicitAccept {
+		t.Fatalf("%+v %v\n%s", resp, err, out.String())
+	}
+	got, _ := json.Marshal(resp.Content)
+	if string(got) != `{"age":36,"email":"ada@example.com","note":"none","plan":"p2","toppings":["ch","ol"]}` {
+		t.Errorf("content %s\n%s", got, out.String())
+	}
+	for _, want := range []string{`"not-an-email" is not an email address`, "7 is outside 18 to 130", `"platinum" is not one of [p1 p2]`, "email * (string, email)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the terminal did not say %q:\n%s", want, out.String())
+		}
 	}
 }
