@@ -51,6 +51,27 @@ func serveAskServer(in io.Reader, out io.Writer) error {
 			b, _ := json.Marshal(res)
 			return mcpgo.NewToolResultText("sampled: " + string(b)), nil
 		})
+	// The 2026-07-28 way (multi round-trip): the tool returns the question
+	// as an input-required result, and the client retries with the answer.
+	// mcp-go bridges it to a server request on older connections.
+	s.AddTool(mcpgo.NewTool("ask_mrtr", mcpgo.WithString("message"), mcpgo.WithString("schema")),
+		func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			if res := server.ElicitationResponse(req.Params.InputResponses, "q"); res != nil {
+				return elicitationResult(res, nil)
+			}
+			return server.NewInputRequestBuilder("").Elicit("q", mcpgo.ElicitationParams{Message: req.GetString("message", ""),
+				RequestedSchema: json.RawMessage(req.GetString("schema", `{"type":"object","properties":{}}`))}).ToolResult(), nil
+		})
+	s.AddTool(mcpgo.NewTool("sample_mrtr", mcpgo.WithString("prompt")),
+		func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			if res := server.SamplingResponse(req.Params.InputResponses, "s"); res != nil {
+				b, _ := json.Marshal(res)
+				return mcpgo.NewToolResultText("sampled: " + string(b)), nil
+			}
+			return server.NewInputRequestBuilder("").Sample("s", mcpgo.CreateMessageParams{
+				Messages:  []mcpgo.SamplingMessage{{Role: mcpgo.RoleUser, Content: mcpgo.NewTextContent(req.GetString("prompt", ""))}},
+				MaxTokens: 64}).ToolResult(), nil
+		})
 	s.AddTool(mcpgo.NewTool("roots"),
 		func(ctx context.Context, _ mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			res, err := s.RequestRoots(ctx, mcpgo.ListRootsRequest{})
@@ -101,8 +122,16 @@ type askBench struct {
 // newAskBench starts the asking fixture and the TUI (120x40) on it.
 func newAskBench(t *testing.T, o Options) *askBench {
 	t.Helper()
+	return newAskBenchOn(t, o, mcp.EraLegacy)
+}
+
+// newAskBenchOn is newAskBench on a protocol era.
+func newAskBenchOn(t *testing.T, o Options, era mcp.Era) *askBench {
+	t.Helper()
 	b := &askBench{t: t, relay: NewRelay(), msgs: make(chan tea.Msg, 256), now: time.Date(2026, 1, 31, 12, 0, 0, 0, time.UTC)}
-	b.rt = mcp.NewRuntime(&mcp.Config{Servers: []mcp.ServerConfig{askServer("asker")}}, mcp.RuntimeOptions{
+	sc := askServer("asker")
+	sc.Era = era
+	b.rt = mcp.NewRuntime(&mcp.Config{Servers: []mcp.ServerConfig{sc}}, mcp.RuntimeOptions{
 		CacheDir: filepath.Join(testCacheDir, "cache"), Spill: render.NewSpillStore(filepath.Join(testCacheDir, "mcp-resources")),
 		OnEvent: b.relay.Push, Elicit: b.relay.Elicit, Sample: b.relay.Sample,
 	})
