@@ -620,3 +620,25 @@ func TestTemplateFormCompletesVariablesFromTheServer(t *testing.T) {
 		t.Errorf("accepted %q", got)
 	}
 }
+
+// `.call` sent before the catalog on screen has loaded still types its
+// arguments by the tool's schema (the load command asks for it).
+func TestCallBeforeTheCatalogLoadedTypesItsArguments(t *testing.T) {
+	rt := demoRuntime(t)
+	g := &guardRuntime{inner: rt, t: t}
+	m := New(Options{Runtime: g, Servers: []string{"demo"}, Theme: testTheme(), Tick: noTick, DisplayPath: displayTestPath, StartInChat: true})
+	t.Cleanup(m.Close)
+	h := &harness{t: t, m: m, rt: g, clip: &fakeClipboard{}}
+	defer h.dumpOnFailure()
+	h.send(tea.WindowSizeMsg{Width: 120, Height: 40})
+	st, _ := rt.ServerStatus("demo")
+	h.update(EventsMsg{Events: []mcp.Event{{Kind: mcp.EventState, Server: "demo", Status: st}}}) // the listing it starts is not run
+	if sv := m.catalog.byName["demo"]; sv.loaded {
+		t.Fatal("precondition: the catalog must not be loaded yet")
+	}
+	h.line(".call demo add a=2 b=3")
+	d := m.viewer.doc
+	if d == nil || d.kind == docError || !strings.Contains(d.copyText, "5") {
+		t.Fatalf("the call did not succeed with typed arguments: %+v", d)
+	}
+}

@@ -420,17 +420,9 @@ func (m *Model) cmdCall(words []string) tea.Cmd {
 		m.chat.Error(".call: " + err.Error())
 		return nil
 	}
-	var schema json.RawMessage
-	for _, sv := range m.catalog.servers {
-		if sv.name == words[0] {
-			for _, e := range sv.entries[0] {
-				if e.item.Kind == mcp.KindTool && e.item.Name == words[1] {
-					schema = e.item.Schema
-				}
-			}
-		}
-	}
-	return m.openFromChat(docRequest{kind: reqCall, server: words[0], tool: words[1], toolArgs: typedArgs(schema, kv)}, "calling "+render.SanitizeLine(words[1]))
+	// Typed from the schema in the load command: the catalog on screen
+	// may still be listing when the line is sent.
+	return m.openFromChat(docRequest{kind: reqCall, server: words[0], tool: words[1], keyValues: kv}, "calling "+render.SanitizeLine(words[1]))
 }
 
 // typedArgs types key=value strings by the tool's schema: a value for a

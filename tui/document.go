@@ -131,8 +131,11 @@ type docRequest struct {
 	// continued: the page starts inside a line the previous page began.
 	continued bool
 	// Call: tool and its arguments. Prompt: name and its arguments.
-	tool       string
-	toolArgs   map[string]any
+	tool     string
+	toolArgs map[string]any
+	// keyValues are `.call`'s key=value arguments, typed by the tool's
+	// schema when the call is made (toolArgs is then ignored).
+	keyValues  map[string]string
 	prompt     string
 	promptArgs map[string]string
 	// Text: the text to show (JSON is pretty-printed and highlighted).
@@ -216,6 +219,15 @@ func buildDoc(env loadEnv, req docRequest) (*document, error) {
 		return readDoc(env, req, out)
 	case reqCall:
 		args := map[string]any{"tool": req.tool}
+		if req.keyValues != nil {
+			var schema json.RawMessage
+			if cat, err := env.rt.Catalog(env.ctx, req.server, false); err == nil {
+				if it, ok := cat.Lookup(mcp.KindTool, req.tool); ok {
+					schema = it.Schema
+				}
+			}
+			req.toolArgs = typedArgs(schema, req.keyValues)
+		}
 		if req.toolArgs != nil {
 			args["arguments"] = req.toolArgs
 		}
