@@ -3,7 +3,6 @@ package tui
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -66,20 +65,6 @@ func (b *progressBoard) Latest() (mcp.Progress, bool) {
 		return mcp.Progress{}, false
 	}
 	return best.p, true
-}
-
-// All returns every entry, most recent first.
-func (b *progressBoard) All() []mcp.Progress {
-	es := make([]*progressEntry, 0, len(b.entries))
-	for _, e := range b.entries {
-		es = append(es, e)
-	}
-	sort.Slice(es, func(i, j int) bool { return es[i].seq > es[j].seq })
-	out := make([]mcp.Progress, len(es))
-	for i, e := range es {
-		out[i] = e.p
-	}
-	return out
 }
 
 // progressBarCells is the width of a progress bar's inside.

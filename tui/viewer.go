@@ -89,13 +89,8 @@ func (v *viewerPane) TextInputFocused() bool { return v.searching || v.patternin
 // Request starts a load. A page request keeps the current document on
 // screen until the new page arrives; any other replaces it.
 func (v *viewerPane) Request(req docRequest, what string) tea.Cmd {
-	if v.cancel != nil {
-		v.cancel()
-	}
+	v.dropPending()
 	id := v.com.newID()
-	if v.pending != 0 {
-		v.com.Progress.Done(viewerOwner(v.pending))
-	}
 	ctx, cancel := context.WithCancel(v.com.Ctx)
 	// A tool that can run as a task does here: .tasks lists it.
 	ctx = mcp.WithCallObserver(ctx, mcp.CallObserver{Owner: viewerOwner(id), PreferTask: req.kind == reqCall})
@@ -120,12 +115,8 @@ func (v *viewerPane) CancelLoad() tea.Cmd {
 	if !v.Loading() {
 		return nil
 	}
-	v.cancel()
-	v.cancel = nil
-	v.com.Progress.Done(viewerOwner(v.pending))
-	what := v.loading
-	msg := fmt.Sprintf("cancelled %s after %s: howl told the server to stop (notifications/cancelled)", what, v.com.now().Sub(v.started).Round(100*time.Millisecond))
-	v.pending, v.loading = 0, ""
+	msg := fmt.Sprintf("cancelled %s after %s: howl told the server to stop (notifications/cancelled)", v.loading, v.com.now().Sub(v.started).Round(100*time.Millisecond))
+	v.dropPending()
 	if v.doc != nil && v.req.mode != openFresh {
 		return ReportInfo(msg)
 	}
@@ -147,12 +138,8 @@ func (v *viewerPane) dropPending() {
 
 // Close closes the viewer, cancelling what is in flight and closing files.
 func (v *viewerPane) Close() tea.Cmd {
-	if v.cancel != nil {
-		v.cancel()
-		v.cancel = nil
-	}
-	v.com.Progress.Done(viewerOwner(v.pending))
-	v.pending, v.loading, v.open = 0, "", false
+	v.dropPending()
+	v.open = false
 	v.searching, v.patterning = false, false
 	return v.closeAll()
 }
@@ -191,8 +178,7 @@ func (v *viewerPane) HandleLoaded(msg docLoadedMsg) tea.Cmd {
 	if msg.id != v.pending || !v.open {
 		return closeDoc(msg.doc)
 	}
-	v.com.Progress.Done(viewerOwner(msg.id))
-	v.cancel, v.pending, v.loading = nil, 0, ""
+	v.dropPending() // it finished: this releases its context
 	if msg.err != nil {
 		if msg.req.mode != openFresh && v.doc != nil {
 			return ReportError(msg.err)
