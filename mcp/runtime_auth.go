@@ -34,8 +34,8 @@ func (r *Runtime) Login(name string) error {
 	return r.Reconnect(name)
 }
 
-// Logout forgets the stored OAuth token of the named remote server.
-func (r *Runtime) Logout(name string) error {
+// serverURL is the named server's URL ("" for a stdio server).
+func (r *Runtime) serverURL(name string) (string, error) {
 	r.mu.Lock()
 	slot, ok := r.servers[name]
 	var url string
@@ -44,7 +44,16 @@ func (r *Runtime) Logout(name string) error {
 	}
 	r.mu.Unlock()
 	if !ok {
-		return r.unknown(name)
+		return "", r.unknown(name)
+	}
+	return url, nil
+}
+
+// Logout forgets the stored OAuth token of the named remote server.
+func (r *Runtime) Logout(name string) error {
+	url, err := r.serverURL(name)
+	if err != nil {
+		return err
 	}
 	if url == "" {
 		return fmt.Errorf("server %s is a local (stdio) server: it has no login", name)
@@ -54,15 +63,9 @@ func (r *Runtime) Logout(name string) error {
 
 // StoredLogin returns the stored OAuth token of the named server, if any.
 func (r *Runtime) StoredLogin(name string) (StoredToken, bool, error) {
-	r.mu.Lock()
-	slot, ok := r.servers[name]
-	var url string
-	if ok {
-		url = slot.cfg.URL
-	}
-	r.mu.Unlock()
-	if !ok {
-		return StoredToken{}, false, r.unknown(name)
+	url, err := r.serverURL(name)
+	if err != nil {
+		return StoredToken{}, false, err
 	}
 	if url == "" {
 		return StoredToken{}, false, nil
