@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -226,79 +227,88 @@ func liveCompletions(ctx context.Context, rt Runtime, cc compContext) []completi
 		return nil
 	}
 	n := len(cc.words)
-	var out []completion
 	switch cc.words[0] {
 	case ".prompt":
 		if n == 2 {
-			for _, it := range cat.Items {
-				if it.Kind == mcp.KindPrompt {
-					out = append(out, completion{insert: mcp.QuoteArg(it.Name) + " ", label: render.SanitizeLine(it.Name), desc: render.SanitizeLine(firstLine(it.Description))})
-				}
-			}
-			return out
+			return itemCompletions(cat, mcp.KindPrompt)
 		}
 		it, ok := cat.Lookup(mcp.KindPrompt, cc.words[2])
 		if !ok {
 			return nil
 		}
-		typed, _ := mcp.ParseKeyValues(cc.words[3:])
-		if key, value, ok := strings.Cut(cc.partial, "="); ok {
-			return valueCompletions(ctx, rt, it, key, value, typed)
+		keys := make([]completion, len(it.Arguments))
+		for i, a := range it.Arguments {
+			keys[i] = keyCompletion(a.Name, firstLine(a.Description), a.Required)
 		}
-		for _, a := range it.Arguments {
-			if _, done := typed[a.Name]; done {
-				continue
-			}
-			out = append(out, completion{insert: a.Name + "=", label: render.SanitizeLine(a.Name) + "=", desc: render.SanitizeLine(firstLine(a.Description)), required: a.Required})
-		}
-		return out
+		return keyValueCompletions(ctx, rt, it, cc, keys, true)
 	case ".read":
 		if n == 2 {
-			for _, it := range cat.Items {
-				if it.Kind == mcp.KindResource || it.Kind == mcp.KindTemplate {
-					out = append(out, completion{insert: mcp.QuoteArg(it.URI) + " ", label: render.SanitizeLine(it.URI), desc: render.SanitizeLine(it.Name)})
-				}
-			}
-			return out
+			return itemCompletions(cat, mcp.KindResource, mcp.KindTemplate)
 		}
 		// A template's variables, then their values from the server.
 		it, ok := cat.Lookup(mcp.KindTemplate, cc.words[2])
 		if !ok {
 			return nil
 		}
-		typed, _ := mcp.ParseKeyValues(cc.words[3:])
-		if key, value, ok := strings.Cut(cc.partial, "="); ok {
-			return valueCompletions(ctx, rt, it, key, value, typed)
+		keys := make([]completion, len(it.Variables))
+		for i, v := range it.Variables {
+			keys[i] = keyCompletion(v, "{"+v+"} in "+it.URI, true)
 		}
-		for _, v := range it.Variables {
-			if _, done := typed[v]; !done {
-				out = append(out, completion{insert: v + "=", label: render.SanitizeLine(v) + "=", desc: "{" + render.SanitizeLine(v) + "} in " + render.SanitizeLine(it.URI), required: true})
-			}
-		}
-		return out
+		return keyValueCompletions(ctx, rt, it, cc, keys, true)
 	case ".call":
 		if n == 2 {
-			for _, it := range cat.Items {
-				if it.Kind == mcp.KindTool {
-					out = append(out, completion{insert: mcp.QuoteArg(it.Name) + " ", label: render.SanitizeLine(it.Name), desc: render.SanitizeLine(firstLine(it.Description))})
-				}
-			}
-			return out
+			return itemCompletions(cat, mcp.KindTool)
 		}
 		it, ok := cat.Lookup(mcp.KindTool, cc.words[2])
 		if !ok {
 			return nil
 		}
-		typed, _ := mcp.ParseKeyValues(cc.words[3:])
+		var keys []completion
 		for _, p := range parseSchemaProps(it.Schema) {
-			if _, done := typed[p.Name]; done {
-				continue
-			}
-			out = append(out, completion{insert: p.Name + "=", label: render.SanitizeLine(p.Name) + "=", desc: render.SanitizeLine(firstLine(p.Description)), required: p.Required})
+			keys = append(keys, keyCompletion(p.Name, firstLine(p.Description), p.Required))
 		}
-		return out
+		return keyValueCompletions(ctx, rt, it, cc, keys, false)
 	}
 	return nil
+}
+
+// itemCompletions lists a catalog's items of the given kinds: resources
+// and templates by URI, the others by name.
+func itemCompletions(cat *mcp.Catalog, kinds ...mcp.Kind) []completion {
+	var out []completion
+	for _, it := range cat.Items {
+		if !slices.Contains(kinds, it.Kind) {
+			continue
+		}
+		if it.Kind == mcp.KindResource || it.Kind == mcp.KindTemplate {
+			out = append(out, completion{insert: mcp.QuoteArg(it.URI) + " ", label: render.SanitizeLine(it.URI), desc: render.SanitizeLine(it.Name)})
+		} else {
+			out = append(out, completion{insert: mcp.QuoteArg(it.Name) + " ", label: render.SanitizeLine(it.Name), desc: render.SanitizeLine(firstLine(it.Description))})
+		}
+	}
+	return out
+}
+
+// keyCompletion offers "name=".
+func keyCompletion(name, desc string, required bool) completion {
+	return completion{insert: name + "=", label: render.SanitizeLine(name) + "=", desc: render.SanitizeLine(desc), required: required}
+}
+
+// keyValueCompletions is the key=value stage: the server's values for the
+// key being typed (when the server completes them), else the keys not
+// typed yet.
+func keyValueCompletions(ctx context.Context, rt Runtime, it mcp.CatalogItem, cc compContext, keys []completion, serverValues bool) []completion {
+	typed, _ := mcp.ParseKeyValues(cc.words[3:])
+	if key, value, ok := strings.Cut(cc.partial, "="); ok && serverValues {
+		return valueCompletions(ctx, rt, it, key, value, typed)
+	}
+	var out []completion
+	for _, k := range keys {
+		if _, done := typed[strings.TrimSuffix(k.insert, "=")]; !done {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // valueCompletions asks the server to complete one prompt argument's or
