@@ -20,14 +20,7 @@ import (
 
 // elicitor picks how headless verbs answer a server's questions.
 func elicitor(g *globalFlags) (mcp.Elicitor, error) {
-	mode := g.elicit
-	if mode == "" {
-		mode = "decline"
-		if g.term != nil && g.term.interactive {
-			mode = "ask"
-		}
-	}
-	switch mode {
+	switch g.questionMode(g.elicit) {
 	case "defaults":
 		return mcp.ElicitWithDefaults, nil
 	case "decline":
@@ -36,6 +29,18 @@ func elicitor(g *globalFlags) (mcp.Elicitor, error) {
 		return g.term.elicit, nil
 	}
 	return nil, usagef("--elicit %q: use ask, defaults or decline", g.elicit)
+}
+
+// questionMode is how a --elicit or --sample flag answers: as given, else
+// ask when stdin is a terminal, else decline.
+func (g *globalFlags) questionMode(flag string) string {
+	switch {
+	case flag != "":
+		return flag
+	case g.term != nil && g.term.interactive:
+		return "ask"
+	}
+	return "decline"
 }
 
 // terminal asks the person a server's questions on the command line: one

@@ -20,14 +20,7 @@ var errSampleDeclined = errors.New("the user declined the sampling request")
 // it through the model only when the person approves; the default on a
 // terminal) or decline. It is never automatic.
 func sampler(g *globalFlags, cfg *mcp.Config) (mcp.Sampler, error) {
-	mode := g.sample
-	if mode == "" {
-		mode = "decline"
-		if g.term != nil && g.term.interactive {
-			mode = "ask"
-		}
-	}
-	switch mode {
+	switch g.questionMode(g.sample) {
 	case "decline":
 		return func(context.Context, string, mcpgo.CreateMessageRequest) (*mcpgo.CreateMessageResult, error) {
 			return nil, fmt.Errorf("%w: howl answers sampling only when asked to (--sample=ask)", errSampleDeclined)
