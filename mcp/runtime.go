@@ -427,8 +427,23 @@ func (r *Runtime) settleReady(name string, gen int, conn *Conn, ms int64) {
 	r.mu.Unlock()
 	r.emit(Event{Kind: EventState, Server: name, Status: st})
 	// A 2026-07-28 server reports list changes on a listen stream only.
-	if err := r.relisten(conn, name); err != nil {
-		r.emit(Event{Kind: EventStderr, Server: name, Line: "howl: " + err.Error()})
+	// Opening it waits for the server's acknowledgement, which Wait (and
+	// every one-shot verb) must not: it runs beside the start.
+	if mcpgo.IsModernProtocol(conn.ProtocolVersion()) {
+		r.mu.Lock()
+		closed := r.closed
+		if !closed {
+			r.wg.Add(1)
+		}
+		r.mu.Unlock()
+		if !closed {
+			go func() { // ends with the acknowledgement, listenAckWait, or Close
+				defer r.wg.Done()
+				if err := r.relisten(conn, name); err != nil {
+					r.emit(Event{Kind: EventStderr, Server: name, Line: "howl: " + err.Error()})
+				}
+			}()
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"sort"
 	"sync"
 	"time"
@@ -37,7 +38,7 @@ type subscriptionBook struct {
 	relisten sync.Mutex
 	mu       sync.Mutex
 	uris     map[string]map[string]bool // server -> uri set
-	listen   map[string]func()          // server -> stop of the modern listen stream
+	listen   map[string]listenStream    // server -> its modern listen stream
 	// refresh debounces catalog refreshes per server.
 	refresh map[string]*time.Timer
 	// before is, per server, the catalog the first list_changed of a burst
@@ -127,20 +128,24 @@ func (r *Runtime) relisten(conn *Conn, server string) error {
 	}
 	r.subs.relisten.Lock()
 	defer r.subs.relisten.Unlock()
-	r.subs.mu.Lock()
-	if r.subs.listen == nil {
-		r.subs.listen = map[string]func(){}
-	}
-	stop := r.subs.listen[server]
-	delete(r.subs.listen, server)
-	r.subs.mu.Unlock()
-	if stop != nil {
-		stop()
-	}
 	filter := conn.client.PendingSubscriptionFilter()
 	// A 2026-07-28 server sends list_changed only to a stream that asks
 	// for it, so the stream always does, for what the server can change.
 	filter.ToolsListChanged, filter.PromptsListChanged, filter.ResourcesListChanged = listChangedKinds(conn)
+	r.subs.mu.Lock()
+	if r.subs.listen == nil {
+		r.subs.listen = map[string]listenStream{}
+	}
+	old, had := r.subs.listen[server]
+	if had && old.conn == conn && reflect.DeepEqual(old.filter, filter) {
+		r.subs.mu.Unlock()
+		return nil // the stream asks for this already: replacing it only races the server
+	}
+	delete(r.subs.listen, server)
+	r.subs.mu.Unlock()
+	if had {
+		old.stop()
+	}
 	if filter.IsEmpty() {
 		return nil
 	}
@@ -158,7 +163,7 @@ func (r *Runtime) relisten(conn *Conn, server string) error {
 		return &ServerError{Server: server, Method: "subscriptions/listen", Err: err}
 	}
 	r.subs.mu.Lock()
-	r.subs.listen[server] = stop
+	r.subs.listen[server] = listenStream{stop: stop, conn: conn, filter: filter}
 	r.subs.mu.Unlock()
 	// Wait for the server to establish the stream: replacing one it has
 	// not started yet races its cancellation against its start, and a
@@ -171,6 +176,13 @@ func (r *Runtime) relisten(conn *Conn, server string) error {
 	case <-r.lifetime.Done():
 	}
 	return nil
+}
+
+// listenStream is one server's open subscriptions/listen stream.
+type listenStream struct {
+	stop   func()
+	conn   *Conn
+	filter mcpgo.SubscriptionFilter
 }
 
 // listChangedKinds says which list_changed notifications a server can
@@ -199,7 +211,7 @@ func (r *Runtime) stopListens() {
 		t.Stop()
 	}
 	for _, s := range stops {
-		s()
+		s.stop()
 	}
 }
 
