@@ -678,20 +678,15 @@ func (m *Model) handleEvents(msg EventsMsg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// handleProgress records a request's progress where it shows: the chat's
-// tool block or the viewer that waits on it, and the status bar. Progress
-// for a request no pane waits on (a finished one, or one without an
-// owner, whose end nothing here would see) is dropped: an entry on the
-// board always has an owner that clears it.
+// handleProgress records a request's progress on the board (the status
+// bar and the viewer draw from it) and in the chat's tool block; progress
+// for a request no pane waits on is dropped by the board.
 func (m *Model) handleProgress(e mcp.Event) {
 	if e.Progress == nil {
 		return
 	}
-	p := *e.Progress
-	mine, live := m.chat.HandleProgress(p)
-	viewer := m.viewer.Loading() && p.Owner == viewerOwner(m.viewer.pending)
-	if (mine && live) || viewer || m.chatReqs.Owns(p.Owner) {
-		m.com.Progress.Apply(p)
+	if p := *e.Progress; m.com.Progress.Apply(p) {
+		m.chat.HandleProgress(p)
 	}
 }
 

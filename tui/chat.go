@@ -124,21 +124,13 @@ func (c *chatPane) ModelName() string {
 // Running reports whether a turn is in flight.
 func (c *chatPane) Running() bool { return c.running }
 
-// HandleProgress shows a running call's progress in its block. It reports
-// whether the progress names one of the model's calls (mine) and whether
-// that call is still running here (live).
-func (c *chatPane) HandleProgress(p mcp.Progress) (mine, live bool) {
+// HandleProgress shows a running call's progress in its block.
+func (c *chatPane) HandleProgress(p mcp.Progress) {
 	id, ok := strings.CutPrefix(p.Owner, llm.CallOwner(""))
-	if !ok {
-		return false, false
+	if it := c.tools[id]; ok && it != nil && it.running {
+		it.progress = &p
+		it.touch()
 	}
-	it := c.tools[id]
-	if it == nil || !it.running {
-		return true, false
-	}
-	it.progress = &p
-	it.touch()
-	return true, true
 }
 
 // Tick advances the spinner of running blocks whose progress has no total.
@@ -344,6 +336,7 @@ func (c *chatPane) apply(e llm.Event) {
 		c.endText()
 		it := c.tr.add(&chatItem{kind: itemTool, callID: e.Call.ID, name: e.Call.Name, args: e.Call.Arguments, running: true, decision: e.Decision})
 		c.tools[e.Call.ID] = it
+		c.com.Progress.Begin(llm.CallOwner(e.Call.ID))
 	case llm.ToolCallFinished:
 		it := c.tools[e.CallID]
 		if it == nil && e.Denied {

@@ -40,6 +40,7 @@ func (r *chatRequests) Start(what string) (context.Context, requestID) {
 	ctx, cancel := context.WithCancel(r.com.Ctx)
 	ctx = mcp.WithCallObserver(ctx, mcp.CallObserver{Owner: chatRequestOwner(id)})
 	r.pending[id] = &chatRequest{what: what, started: r.com.now(), cancel: cancel}
+	r.com.Progress.Begin(chatRequestOwner(id))
 	return ctx, id
 }
 
@@ -54,16 +55,6 @@ func (r *chatRequests) Done(id requestID) bool {
 	delete(r.pending, id)
 	r.com.Progress.Done(chatRequestOwner(id))
 	return true
-}
-
-// Owns reports whether owner names a pending request.
-func (r *chatRequests) Owns(owner string) bool {
-	for id := range r.pending {
-		if chatRequestOwner(id) == owner {
-			return true
-		}
-	}
-	return false
 }
 
 // Len is how many requests are pending.

@@ -47,3 +47,16 @@ func TestCtrlCCancelsAPromptGetAndTheChatSaysSo(t *testing.T) {
 	}
 	m.Close()
 }
+
+// A mention read overtaken by a newer message's still ends its request:
+// nothing is left for ctrl+c to "cancel".
+func TestAnOvertakenMentionReadEndsItsRequest(t *testing.T) {
+	hs := newChatHarness(t, newFakeRuntime(), nil, 80, 24, Options{})
+	_, first := hs.m.chatReqs.Start("reading 1 mentioned resource(s)")
+	_, second := hs.m.chatReqs.Start("reading 1 mentioned resource(s)")
+	hs.m.mentionReq = second
+	hs.send(mentionsReadMsg{id: first, text: "old"})
+	if n := hs.m.chatReqs.Len(); n != 1 {
+		t.Fatalf("%d chat requests pending after the overtaken read returned, want 1 (the newer one)", n)
+	}
+}

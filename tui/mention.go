@@ -120,7 +120,8 @@ func (m *Model) sendWithMentions(line string) tea.Cmd {
 // handleMentionsRead sends the message, or asks what to do about the
 // mentions that could not be read.
 func (m *Model) handleMentionsRead(msg mentionsReadMsg) tea.Cmd {
-	if msg.id != m.mentionReq || !m.chatReqs.Done(msg.id) {
+	live := m.chatReqs.Done(msg.id) // false: cancelled meanwhile
+	if msg.id != m.mentionReq || !live {
 		if msg.id == m.mentionReq && m.input.Value() == "" {
 			m.input.SetValue(msg.text) // cancelled: the message stays a draft
 		}

@@ -15,10 +15,13 @@ import (
 // carry llm.CallOwner(callID).
 func viewerOwner(id requestID) string { return "viewer:" + strconv.FormatUint(uint64(id), 10) }
 
-// progressBoard is the latest progress of every request still in flight
-// that reported any, by owner. Entries end when their owner's request
-// ends (Done), never on a timer: a slow request keeps its line.
+// progressBoard is the latest progress of every request a pane waits on,
+// by owner. A pane says when it starts waiting (Begin) and when the
+// request ends (Done); progress for any other owner (a finished request,
+// one nobody here made) is not kept, so every entry has an end and none
+// goes on a timer: a slow request keeps its line.
 type progressBoard struct {
+	waiting map[string]bool
 	entries map[string]*progressEntry
 	seq     int
 }
@@ -29,17 +32,33 @@ type progressEntry struct {
 	seq int
 }
 
-// Apply records a progress notification of an owned request.
-func (b *progressBoard) Apply(p mcp.Progress) {
+// Begin notes that a pane waits on owner's request.
+func (b *progressBoard) Begin(owner string) {
+	if b.waiting == nil {
+		b.waiting = map[string]bool{}
+	}
+	b.waiting[owner] = true
+}
+
+// Apply records a progress notification; it reports whether a pane waits
+// on the request (false: dropped).
+func (b *progressBoard) Apply(p mcp.Progress) bool {
+	if !b.waiting[p.Owner] {
+		return false
+	}
 	if b.entries == nil {
 		b.entries = map[string]*progressEntry{}
 	}
 	b.seq++
 	b.entries[p.Owner] = &progressEntry{p: p, seq: b.seq}
+	return true
 }
 
-// Done forgets the progress of owner's request.
-func (b *progressBoard) Done(owner string) { delete(b.entries, owner) }
+// Done ends the wait on owner's request and forgets its progress.
+func (b *progressBoard) Done(owner string) {
+	delete(b.waiting, owner)
+	delete(b.entries, owner)
+}
 
 // Get returns owner's latest progress.
 func (b *progressBoard) Get(owner string) (mcp.Progress, bool) {

@@ -132,6 +132,11 @@ func TestProgressTextDrawsABarWhenTheTotalIsKnownAndASpinnerOtherwise(t *testing
 		}
 	}
 	var b progressBoard
+	if b.Apply(mcp.Progress{Server: "c", Owner: "viewer:9", Progress: 1}) {
+		t.Error("progress of a request nobody waits on was kept")
+	}
+	b.Begin("viewer:1")
+	b.Begin("tool-call:x")
 	b.Apply(mcp.Progress{Server: "a", Owner: "viewer:1", Progress: 1, Total: 2})
 	b.Apply(mcp.Progress{Server: "b", Owner: "tool-call:x", Progress: 1})
 	if got := progressStatus(&b, 0); !strings.HasPrefix(got, "b ") || !strings.HasSuffix(got, "(+1 more)") {
@@ -141,5 +146,8 @@ func TestProgressTextDrawsABarWhenTheTotalIsKnownAndASpinnerOtherwise(t *testing
 	b.Done("viewer:1")
 	if progressStatus(&b, 0) != "" {
 		t.Error("finished requests still show")
+	}
+	if b.Apply(mcp.Progress{Server: "b", Owner: "tool-call:x", Progress: 2}) {
+		t.Error("progress after the request ended was kept")
 	}
 }

@@ -91,6 +91,7 @@ func (v *viewerPane) TextInputFocused() bool { return v.searching || v.patternin
 func (v *viewerPane) Request(req docRequest, what string) tea.Cmd {
 	v.dropPending()
 	id := v.com.newID()
+	v.com.Progress.Begin(viewerOwner(id))
 	ctx, cancel := context.WithCancel(v.com.Ctx)
 	// A tool that can run as a task does here: .tasks lists it.
 	ctx = mcp.WithCallObserver(ctx, mcp.CallObserver{Owner: viewerOwner(id), PreferTask: req.kind == reqCall})
