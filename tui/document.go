@@ -103,6 +103,13 @@ type document struct {
 	wrap      bool
 }
 
+// rereadReq reads the document's resource again (same server, URI,
+// arguments and pattern) in place of it; callers set the page.
+func (d *document) rereadReq() docRequest {
+	s := d.src
+	return docRequest{kind: reqRead, server: s.server, uri: s.uri, args: s.args, pattern: s.pattern, mode: openReplace, title: d.title}
+}
+
 // reqKind says what a docRequest asks for.
 type reqKind int
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -293,13 +294,11 @@ func clipLogLine(s string) string {
 		return s
 	}
 	cut := MaxLogLineBytes
-	for cut > 0 && !isRuneStart(s[cut]) {
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
 	return s[:cut] + fmt.Sprintf("… (%d bytes more)", len(s)-cut)
 }
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // Switch shows the next (d > 0) or previous server's log, following its tail.
 func (p *logPane) Switch(d int) {

@@ -24,10 +24,11 @@ func (m *Model) cmdRoots(words []string) tea.Cmd {
 		m.chat.Error("usage: " + usage(".roots") + " (a directory path; ~ is your home)")
 		return nil
 	}
-	op, dir, ctx, mu := words[0], expandHome(words[1]), m.com.Ctx, &m.rootsMu
+	op, typed, ctx, mu := words[0], words[1], m.com.Ctx, &m.rootsMu
 	return func() tea.Msg {
 		mu.Lock()
 		defer mu.Unlock()
+		dir := expandHome(typed) // reads the environment: here, not in Update
 		if rt.Roots() == nil {
 			return commandDoneMsg{err: ".roots: this run offers no roots to servers (the config says \"roots\": null?): write \"roots\": [] or a list of directories in the config to offer some"}
 		}

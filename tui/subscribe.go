@@ -143,9 +143,8 @@ func (v *viewerPane) rereadIfStale() tea.Cmd {
 		return nil
 	}
 	d.sub.read = d.sub.updates
-	src := d.src
-	req := docRequest{kind: reqRead, server: src.server, uri: src.uri, pattern: src.pattern, offset: src.offset,
-		firstLine: src.firstLine, continued: src.continued, history: src.history, mode: openReplace, title: d.title, refresh: true}
+	req := d.rereadReq()
+	req.offset, req.firstLine, req.continued, req.history, req.refresh = d.src.offset, d.src.firstLine, d.src.continued, d.src.history, true
 	return v.Request(req, "re-reading")
 }
 

@@ -148,7 +148,7 @@ func (v *viewerPane) Close() tea.Cmd {
 // closeAll forgets every document, closing their files in a command.
 func (v *viewerPane) closeAll() tea.Cmd {
 	var cmds []tea.Cmd
-	for _, d := range append(v.stack, v.doc) {
+	for _, d := range v.docs() {
 		cmds = append(cmds, closeDoc(d))
 	}
 	v.stack, v.doc = nil, nil
@@ -223,8 +223,8 @@ func (v *viewerPane) HandleHexBlocks(msg hexBlocksMsg) tea.Cmd {
 
 // HandleImage stores an image render for the current document.
 func (v *viewerPane) HandleImage(msg imageRenderedMsg) {
-	for _, d := range append(v.stack, v.doc) {
-		if d != nil && d.id == msg.docID && d.img != nil {
+	for _, d := range v.docs() {
+		if d.id == msg.docID && d.img != nil {
 			delete(d.img.pending, msg.size)
 			d.img.renders[msg.size] = msg.lines
 		}
@@ -464,7 +464,7 @@ func (v *viewerPane) page(dir int) tea.Cmd {
 		return ReportWarn("this document has no pages: only resource reads are paged")
 	}
 	src := d.src
-	req := docRequest{kind: reqRead, server: src.server, uri: src.uri, args: src.args, pattern: src.pattern, mode: openReplace, title: d.title}
+	req := d.rereadReq()
 	switch {
 	case dir > 0 && src.next == nil:
 		return ReportInfo("this is the last page")
@@ -497,7 +497,8 @@ func (v *viewerPane) applyPattern(p string) tea.Cmd {
 	if p == d.src.pattern {
 		return nil
 	}
-	req := docRequest{kind: reqRead, server: d.src.server, uri: d.src.uri, args: d.src.args, pattern: p, mode: openReplace, title: d.title}
+	req := d.rereadReq()
+	req.pattern = p
 	what := "filtering"
 	if p == "" {
 		what = "clearing the filter"
