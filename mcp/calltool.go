@@ -12,18 +12,15 @@ import (
 )
 
 // callTool runs one tools/call for the invoke path: tracked (progress, idle
-// timeout), and as a task when the tool's execution.taskSupport is required.
-func (r *Runtime) callTool(ctx context.Context, conn *Conn, server, tool string, args map[string]any) (json.RawMessage, error) {
-	asTask := false
+// timeout), and as a task when the tool's execution.taskSupport (from the
+// catalog the caller looked it up in) is required, or optional and the
+// caller prefers tasks.
+func (r *Runtime) callTool(ctx context.Context, conn *Conn, server, tool, taskSupport string, args map[string]any) (json.RawMessage, error) {
 	obs, _ := ctx.Value(observerKey{}).(CallObserver)
-	if cat, err := r.Catalog(ctx, server, false); err == nil {
-		if it, ok := cat.Lookup(KindTool, tool); ok {
-			// tasks/result is gone from 2026-07-28 (mcp-go answers it
-			// "removed"), so an optional task is only worth it before.
-			asTask = it.TaskSupport == "required" ||
-				it.TaskSupport == "optional" && obs.PreferTask && !mcpgo.IsModernProtocol(conn.ProtocolVersion())
-		}
-	}
+	// tasks/result is gone from 2026-07-28 (mcp-go answers it "removed"),
+	// so an optional task is only worth it before.
+	asTask := taskSupport == "required" ||
+		taskSupport == "optional" && obs.PreferTask && !mcpgo.IsModernProtocol(conn.ProtocolVersion())
 	return tracked(r, ctx, server, "tools/call "+tool, "tools/call", func(ctx context.Context) (json.RawMessage, error) {
 		if asTask {
 			return r.callAsTask(ctx, conn, server, tool, args)
@@ -190,10 +187,7 @@ func (r *Runtime) taskStatus(server, key string, rt *RunningTask, task mcpgo.Tas
 	f := r.progress.calls[rt.Token]
 	r.progress.mu.Unlock()
 	if f != nil {
-		select {
-		case f.poke <- struct{}{}:
-		default:
-		}
+		f.touch()
 	}
 	if !changed {
 		return

@@ -95,7 +95,6 @@ type Conn struct {
 	name     string
 	client   *client.Client
 	cmd      *exec.Cmd // stdio only
-	stderr   *stderrRing
 	grace    time.Duration
 	init     *mcpgo.InitializeResult
 	features Features
@@ -134,7 +133,7 @@ type dialOptions struct {
 // lifetime bounds the connection (cancelling it ends a stdio child);
 // ctx bounds only the handshake.
 func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn, error) {
-	c := &Conn{name: sc.Name, stderr: o.stderr, grace: o.grace}
+	c := &Conn{name: sc.Name, grace: o.grace}
 	if sc.ShutdownGrace > 0 {
 		c.grace = sc.ShutdownGrace
 	}

@@ -257,7 +257,8 @@ func (r *Runtime) callInvoke(ctx context.Context, server string, args json.RawMe
 	if err != nil {
 		return nil, callErrorf("%s: %v", fn, err)
 	}
-	if it, ok := cat.Lookup(KindTool, a.Tool); ok {
+	it, found := cat.Lookup(KindTool, a.Tool)
+	if found {
 		if err := cat.validate(it, toolArgs); err != nil {
 			return nil, callErrorf("%s: %v; see the schema with mcp_describe_%s {\"tool\": %q}", fn, err, FunctionSuffix(server), a.Tool)
 		}
@@ -268,7 +269,7 @@ func (r *Runtime) callInvoke(ctx context.Context, server string, args json.RawMe
 	if err != nil {
 		return nil, callErrorf("%s: %v", fn, err)
 	}
-	raw, err := r.callTool(ctx, conn, server, a.Tool, toolArgs)
+	raw, err := r.callTool(ctx, conn, server, a.Tool, it.TaskSupport, toolArgs)
 	if err != nil {
 		return nil, err
 	}

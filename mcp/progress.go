@@ -81,6 +81,14 @@ type inflight struct {
 	cancel context.CancelCauseFunc
 }
 
+// touch restarts the request's idle timer (never blocks).
+func (f *inflight) touch() {
+	select {
+	case f.poke <- struct{}{}:
+	default:
+	}
+}
+
 // progressBook tracks in-flight requests by progress token.
 type progressBook struct {
 	mu    sync.Mutex
@@ -110,10 +118,7 @@ func (r *Runtime) hold(server string) (release func()) {
 		r.progress.held[server]--
 		for _, f := range r.progress.calls {
 			if f.info.Server == server {
-				select { // a fresh full timeout once the person answered
-				case f.poke <- struct{}{}:
-				default:
-				}
+				f.touch() // a fresh full timeout once the person answered
 			}
 		}
 		r.progress.mu.Unlock()
@@ -322,10 +327,7 @@ func (r *Runtime) onProgress(server string, params map[string]any) {
 	if !ok || f.info.Server != server {
 		return
 	}
-	select {
-	case f.poke <- struct{}{}:
-	default:
-	}
+	f.touch()
 	if f.obs.OnProgress != nil {
 		f.obs.OnProgress(p)
 	}

@@ -312,7 +312,7 @@ func (r *Runtime) start(name string) error {
 func (r *Runtime) connectAuth(name string, gen int, sc ServerConfig, ring *stderrRing, login bool) {
 	began := time.Now()
 	if sc.Problem != "" {
-		r.settle(name, gen, nil, fmt.Errorf("config: %s", sc.Problem), ring)
+		r.settle(name, gen, fmt.Errorf("config: %s", sc.Problem), ring)
 		return
 	}
 	timeout := sc.StartTimeout
@@ -392,7 +392,7 @@ func (r *Runtime) connectAuth(name string, gen int, sc ServerConfig, ring *stder
 			err = authRequired(name, sc.URL, aerr)
 		}
 	}
-	r.settle(name, gen, nil, err, ring)
+	r.settle(name, gen, err, ring)
 }
 
 func (r *Runtime) settleReady(name string, gen int, conn *Conn, ms int64) {
@@ -471,7 +471,7 @@ func (r *Runtime) serverExited(name string, gen int, conn *Conn, reason string) 
 	conn.Close() // reap the child: it has exited, so this returns at once
 }
 
-func (r *Runtime) settle(name string, gen int, _ *Conn, err error, ring *stderrRing) {
+func (r *Runtime) settle(name string, gen int, err error, ring *stderrRing) {
 	r.mu.Lock()
 	slot := r.servers[name]
 	if slot.gen != gen {
