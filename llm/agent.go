@@ -130,7 +130,6 @@ type run struct {
 	total Usage
 	// cancelledCalls names the calls a cancellation interrupted.
 	cancelledCalls []string
-	truncated      bool
 }
 
 func (r *run) emit(e Event) {
@@ -173,7 +172,6 @@ func (r *run) run(ctx context.Context) error {
 			ToolCalls: reply.ToolCalls, Model: r.a.model.Name(), Usage: &usage, Truncated: reply.Truncated, Time: time.Now()})
 		r.emit(UsageReport{Step: step, Usage: reply.Usage, Total: r.total})
 		if len(reply.ToolCalls) == 0 {
-			r.truncated = reply.Truncated
 			r.emit(Done{Reason: StopAnswered, Steps: r.steps, Usage: r.total, Truncated: reply.Truncated})
 			return nil
 		}

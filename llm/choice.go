@@ -50,21 +50,20 @@ type provider struct {
 	// url is the default endpoint of a Chat Completions provider.
 	url string
 	// keyEnv is the variable read for the key when the endpoint is the
-	// provider's own; keyRequired says a missing key is an error.
-	keyEnv      string
-	keyRequired bool
+	// provider's own.
+	keyEnv string
 }
 
 // providers is the table: the prefixes "provider/model" accepts.
 var providers = map[string]provider{
-	"openai":        {"openai", APIOpenAI, "", "OPENAI_API_KEY", true},
-	"anthropic":     {"anthropic", APIAnthropic, "", "ANTHROPIC_API_KEY", true},
-	"openrouter":    {"openrouter", APIChatCompletions, "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", true},
-	"ollama":        {"ollama", APIChatCompletions, DefaultOllamaURL + "/v1", "", false},
-	"lmstudio":      {"lmstudio", APIChatCompletions, "http://127.0.0.1:1234/v1", "", false},
-	"llamacpp":      {"llamacpp", APIChatCompletions, "http://127.0.0.1:8080/v1", "", false},
-	"vllm":          {"vllm", APIChatCompletions, "http://127.0.0.1:8000/v1", "", false},
-	"openai-compat": {"openai-compat", APIChatCompletions, "", "", false},
+	"openai":        {"openai", APIOpenAI, "", "OPENAI_API_KEY"},
+	"anthropic":     {"anthropic", APIAnthropic, "", "ANTHROPIC_API_KEY"},
+	"openrouter":    {"openrouter", APIChatCompletions, "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY"},
+	"ollama":        {"ollama", APIChatCompletions, DefaultOllamaURL + "/v1", ""},
+	"lmstudio":      {"lmstudio", APIChatCompletions, "http://127.0.0.1:1234/v1", ""},
+	"llamacpp":      {"llamacpp", APIChatCompletions, "http://127.0.0.1:8080/v1", ""},
+	"vllm":          {"vllm", APIChatCompletions, "http://127.0.0.1:8000/v1", ""},
+	"openai-compat": {"openai-compat", APIChatCompletions, "", ""},
 }
 
 // ProviderNames lists the provider prefixes howl knows, sorted.

@@ -1,9 +1,11 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/howl-mcp/howl/mcp"
@@ -93,17 +95,17 @@ func (p Permissions) Decider(cats Catalogs, ask func(ctx context.Context, call T
 				return "allowed by rule " + a, nil
 			}
 		}
-		if readOnly && (contains(p.ReadOnlyServers, mc.Server) || contains(p.ReadOnlyServers, "*")) {
+		if readOnly && (slices.Contains(p.ReadOnlyServers, mc.Server) || slices.Contains(p.ReadOnlyServers, "*")) {
 			return fmt.Sprintf("allowed: %s is annotated read-only", tool), nil
 		}
-		why := fmt.Sprintf("%s on %s", orName(tool, call.Name), mc.Server)
+		why := fmt.Sprintf("%s on %s", cmp.Or(tool, call.Name), mc.Server)
 		if destructive {
 			why += " (annotated destructive)"
 		}
 		if ask != nil {
 			return ask(ctx, call, why)
 		}
-		return "denied: nobody to ask", fmt.Errorf("the user did not allow %s: howl ask cannot ask, so it runs only calls the config or flags allow; do without this call, or tell the user to allow it with --allow %s:%s", why, mc.Server, orName(tool, "TOOL"))
+		return "denied: nobody to ask", fmt.Errorf("the user did not allow %s: howl ask cannot ask, so it runs only calls the config or flags allow; do without this call, or tell the user to allow it with --allow %s:%s", why, mc.Server, cmp.Or(tool, "TOOL"))
 	}
 }
 
@@ -114,20 +116,4 @@ func toolOf(call ToolCall) string {
 	}
 	_ = json.Unmarshal([]byte(call.Arguments), &a)
 	return a.Tool
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
-func orName(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
 }

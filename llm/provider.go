@@ -73,14 +73,13 @@ func NewModel(c Choice) (Model, error) {
 	if err != nil {
 		return nil, configError(fmt.Sprintf("cannot set up %s: %v", c.Name(), err), "check the model settings")
 	}
-	return &fantasyModel{choice: c, lm: lm, client: hc}, nil
+	return &fantasyModel{choice: c, lm: lm}, nil
 }
 
 // fantasyModel adapts a fantasy.LanguageModel to Model.
 type fantasyModel struct {
 	choice Choice
 	lm     fantasy.LanguageModel
-	client *http.Client
 
 	// The declarations of one run repeat on every step: convert them once.
 	mu       sync.Mutex
@@ -90,9 +89,6 @@ type fantasyModel struct {
 
 // Name implements Model.
 func (m *fantasyModel) Name() string { return m.choice.Name() }
-
-// CloseIdleConnections closes the model's idle HTTP connections.
-func (m *fantasyModel) CloseIdleConnections() { m.client.CloseIdleConnections() }
 
 // Stream implements Model.
 func (m *fantasyModel) Stream(ctx context.Context, req Request, emit func(Event)) (*Reply, error) {

@@ -120,7 +120,7 @@ func runAsk(ctx context.Context, g *globalFlags, o askOptions, stdout, stderr io
 			servers = append(servers, sc.Name)
 		}
 	}
-	rec, conv, err := openRecord(ctx, o, choice.Name(), servers, stderr)
+	rec, conv, err := openRecord(ctx, o, servers, stderr)
 	if err != nil {
 		return err
 	}

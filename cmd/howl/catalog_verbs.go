@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -71,7 +72,7 @@ func printServers(w io.Writer, rep serversReport) {
 		if s.Features != nil {
 			feats = featureList(*s.Features)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\tmcp_*_%s\n", clean(s.Name), s.State, orDash(s.Protocol), ready, feats, s.FunctionSuffix)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\tmcp_*_%s\n", clean(s.Name), s.State, cmp.Or(s.Protocol, "-"), ready, feats, s.FunctionSuffix)
 	}
 	tw.Flush()
 	for _, s := range rep.Servers {
@@ -103,13 +104,6 @@ func featureList(f mcp.Features) string {
 		return "none"
 	}
 	return strings.Join(out, ",")
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 // serverListing is one server's part of `howl ls`.

@@ -36,7 +36,7 @@ type record struct {
 
 // openRecord loads the session --continue or --session names, or prepares
 // a new one (created when the turn is saved, titled from the question).
-func openRecord(ctx context.Context, o askOptions, model string, servers []string, stderr io.Writer) (*record, *llm.Conversation, error) {
+func openRecord(ctx context.Context, o askOptions, servers []string, stderr io.Writer) (*record, *llm.Conversation, error) {
 	rec := &record{stderr: stderr, quiet: o.json}
 	conv := llm.NewConversation()
 	if o.noSave && (o.resume || o.session != "") {

@@ -33,15 +33,14 @@ func main() {
 
 // env is what the comparisons need to find.
 type env struct {
-	repo    string // the howl repository root
-	howl    string // a howl binary built from it
-	peers   string // .ci/interop/node_modules
-	bench   string // .ci/bench (with node_modules)
-	node    string // node on PATH
-	runs    int
-	warmup  int
-	tmp     string
-	verbose io.Writer
+	repo   string // the howl repository root
+	howl   string // a howl binary built from it
+	peers  string // .ci/interop/node_modules
+	bench  string // .ci/bench (with node_modules)
+	node   string // node on PATH
+	runs   int
+	warmup int
+	tmp    string
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -61,7 +60,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer os.RemoveAll(e.tmp)
-	e.runs, e.warmup, e.verbose = *runs, 1, stderr
+	e.runs, e.warmup = *runs, 1
 	if *quick {
 		e.runs, e.warmup = 1, 0
 	}
