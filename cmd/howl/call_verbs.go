@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -312,7 +311,7 @@ func printable(stdout, stderr io.Writer, asJSON bool, out []byte) bool {
 	return res.IsError
 }
 
-func newPromptCmd(g *globalFlags, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+func newPromptCmd(g *globalFlags, stdout, stderr io.Writer) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "prompt SERVER NAME [k=v ...]",
@@ -338,8 +337,8 @@ listed and howl exits 2.`,
 				return err
 			}
 			defer s.close()
-			if isTerminal(stdin) {
-				if err := askMissing(cmd.Context(), s, args[0], args[1], vals, stdin, stderr); err != nil {
+			if g.term.interactive {
+				if err := askMissing(cmd.Context(), s, g.term, args[0], args[1], vals); err != nil {
 					return err
 				}
 			}
@@ -372,7 +371,7 @@ func isTerminal(r io.Reader) bool {
 }
 
 // askMissing asks, one by one, for required arguments not given.
-func askMissing(ctx context.Context, s *session, server, prompt string, vals map[string]string, stdin io.Reader, stderr io.Writer) error {
+func askMissing(ctx context.Context, s *session, t *terminal, server, prompt string, vals map[string]string) error {
 	cat, err := s.rt.Catalog(ctx, server, false)
 	if err != nil {
 		return err
@@ -381,14 +380,17 @@ func askMissing(ctx context.Context, s *session, server, prompt string, vals map
 	if !ok {
 		return nil // the call names the problem
 	}
-	in := bufio.NewReader(stdin)
+	// The terminal's reader, which a server's question may share: a second
+	// buffer on stdin would swallow lines typed ahead for it.
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	for _, a := range mcp.MissingArguments(it, vals) {
 		desc := ""
 		if a.Description != "" {
 			desc = " (" + clean(a.Description) + ")"
 		}
-		fmt.Fprintf(stderr, "%s%s: ", clean(a.Name), desc)
-		line, err := in.ReadString('\n')
+		fmt.Fprintf(t.out, "%s%s: ", clean(a.Name), desc)
+		line, err := t.readLine(ctx)
 		if err != nil && line == "" {
 			return usagef("no value for required argument %q", a.Name)
 		}
