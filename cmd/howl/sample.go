@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
@@ -22,21 +23,38 @@ var errSampleDeclined = errors.New("the user declined the sampling request")
 func sampler(g *globalFlags, cfg *mcp.Config) (mcp.Sampler, error) {
 	switch g.questionMode(g.sample) {
 	case "decline":
-		return func(context.Context, string, mcpgo.CreateMessageRequest) (*mcpgo.CreateMessageResult, error) {
-			return nil, fmt.Errorf("%w: howl answers sampling only when asked to (--sample=ask)", errSampleDeclined)
-		}, nil
+		return declineSampling, nil
 	case "ask":
+		// The model is resolved on the first request (auto-detection may
+		// probe for a local server) and kept; a failure is tried again.
+		var mu sync.Mutex
+		var model llm.Model
+		resolve := func(ctx context.Context) (llm.Model, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if model != nil {
+				return model, nil
+			}
+			choice, err := resolveModel(ctx, g, cfg, 0)
+			if err != nil {
+				return nil, err
+			}
+			m, err := llm.NewModel(choice)
+			if err == nil {
+				model = m
+			}
+			return m, err
+		}
 		return func(ctx context.Context, server string, req mcpgo.CreateMessageRequest) (*mcpgo.CreateMessageResult, error) {
-			return g.term.sample(ctx, server, req, func() (llm.Model, error) {
-				choice, err := resolveModel(ctx, g, cfg, 0)
-				if err != nil {
-					return nil, err
-				}
-				return llm.NewModel(choice)
-			})
+			return g.term.sample(ctx, server, req, func() (llm.Model, error) { return resolve(ctx) })
 		}, nil
 	}
 	return nil, usagef("--sample %q: use ask or decline", g.sample)
+}
+
+// declineSampling refuses every sampling request (--sample=decline).
+func declineSampling(context.Context, string, mcpgo.CreateMessageRequest) (*mcpgo.CreateMessageResult, error) {
+	return nil, fmt.Errorf("%w: howl answers sampling only when asked to (--sample=ask)", errSampleDeclined)
 }
 
 // maxSampleShown bounds each message shown on the terminal.

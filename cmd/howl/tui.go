@@ -66,10 +66,6 @@ func runTUI(ctx context.Context, g *globalFlags, rf resumeFlags, stdin io.Reader
 	if _, err := elicitor(g); err != nil {
 		return err // a mistyped --elicit
 	}
-	declineSampling, err := sampler(&globalFlags{sample: "decline"}, cfg)
-	if err != nil {
-		return err
-	}
 	if _, err := sampler(g, cfg); err != nil {
 		return err // a mistyped --sample
 	}
