@@ -408,7 +408,7 @@ func (r *Runtime) Catalog(ctx context.Context, name string, refresh bool) (*Cata
 		return nil, err
 	}
 	r.mu.Lock()
-	cached := r.servers[name].catalog
+	cached, gen := r.servers[name].catalog, r.servers[name].catGen
 	r.mu.Unlock()
 	if cached != nil && !refresh {
 		return cached, nil
@@ -418,7 +418,7 @@ func (r *Runtime) Catalog(ctx context.Context, name string, refresh bool) (*Cata
 		return nil, fmt.Errorf("listing %s: %w", name, ctx.Err())
 	}
 	r.mu.Lock()
-	if s := r.servers[name]; s.conn == conn {
+	if s := r.servers[name]; s.conn == conn && s.catGen == gen {
 		s.catalog = cat
 	}
 	r.mu.Unlock()

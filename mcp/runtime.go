@@ -163,7 +163,10 @@ type serverSlot struct {
 	gen     int // bumps on every (re)start; stale starts drop their result
 	settled chan struct{}
 	catalog *Catalog
-	login   bool // the next start may run an OAuth login (Login)
+	// catGen bumps when a list_changed drops the catalog: a listing that
+	// began before it is not cached over the drop.
+	catGen int
+	login  bool // the next start may run an OAuth login (Login)
 }
 
 // NewRuntime prepares connections for every server in cfg. Nothing starts
@@ -511,6 +514,7 @@ func (r *Runtime) notifier(name string) func(mcpgo.JSONRPCNotification) {
 			if slot, ok := r.servers[name]; ok {
 				old = slot.catalog
 				slot.catalog = nil
+				slot.catGen++
 			}
 			r.mu.Unlock()
 			r.scheduleRefresh(name, old)

@@ -250,7 +250,8 @@ func (r *Runtime) scheduleRefresh(server string, old *Catalog) {
 		defer r.wg.Done()
 		ctx, cancel := context.WithTimeout(r.lifetime, 30*time.Second)
 		defer cancel()
-		cat, err := r.Catalog(ctx, server, true)
+		// A listing since the drop is fresh (catGen keeps older ones out).
+		cat, err := r.Catalog(ctx, server, false)
 		if err != nil {
 			return
 		}
