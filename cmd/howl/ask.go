@@ -106,7 +106,7 @@ func runAsk(ctx context.Context, g *globalFlags, o askOptions, stdout, stderr io
 	if err != nil {
 		return usageError{err}
 	}
-	s, err := open(ctx, g, o.servers...)
+	s, err := start(ctx, g, cfg, o.servers...)
 	if err != nil {
 		return err
 	}

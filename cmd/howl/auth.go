@@ -82,10 +82,10 @@ log in themselves when a server asks.`,
 			if err != nil {
 				return err
 			}
-			sc, ok := cfg.Server(name)
-			if !ok {
-				return usagef("no server named %q in %s: configured servers are %v", name, configSource(cfg), cfg.Names())
+			if err := checkNames(cfg, name); err != nil {
+				return err
 			}
+			sc, _ := cfg.Server(name)
 			if sc.Transport == mcp.TransportStdio {
 				return usagef("server %s is a local (stdio) server: only url servers log in", name)
 			}
@@ -102,7 +102,7 @@ log in themselves when a server asks.`,
 			}
 			lg := *g
 			lg.login = "auto"
-			s, err := open(cmd.Context(), &lg, name)
+			s, err := start(cmd.Context(), &lg, cfg, name)
 			if err != nil {
 				return err
 			}

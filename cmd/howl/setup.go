@@ -66,10 +66,23 @@ func open(ctx context.Context, g *globalFlags, names ...string) (*session, error
 	if err != nil {
 		return nil, err
 	}
+	return start(ctx, g, cfg, names...)
+}
+
+// checkNames says which configured server a name does not match.
+func checkNames(cfg *mcp.Config, names ...string) error {
 	for _, n := range names {
 		if _, ok := cfg.Server(n); !ok {
-			return nil, usagef("no server named %q in %s: configured servers are %v", n, configSource(cfg), cfg.Names())
+			return usagef("no server named %q in %s: configured servers are %v", n, configSource(cfg), cfg.Names())
 		}
+	}
+	return nil
+}
+
+// start is open for a verb that has loaded the config already.
+func start(ctx context.Context, g *globalFlags, cfg *mcp.Config, names ...string) (*session, error) {
+	if err := checkNames(cfg, names...); err != nil {
+		return nil, err
 	}
 	elicit, err := elicitor(g)
 	if err != nil {
