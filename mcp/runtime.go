@@ -148,7 +148,6 @@ type Runtime struct {
 	subs     subscriptionBook
 
 	mu      sync.Mutex
-	auths   []*authorizer // every OAuth authorizer made, shut down on Close
 	servers map[string]*serverSlot
 	order   []string
 	closed  bool
@@ -163,6 +162,9 @@ type serverSlot struct {
 	gen     int // bumps on every (re)start; stale starts drop their result
 	settled chan struct{}
 	catalog *Catalog
+	// auth is the OAuth authorizer of the latest start of a url server;
+	// a restart shuts the previous one down.
+	auth *authorizer
 	// catGen bumps when a list_changed drops the catalog: a listing that
 	// began before it is not cached over the drop.
 	catGen int
@@ -328,8 +330,14 @@ func (r *Runtime) connectAuth(name string, gen int, sc ServerConfig, ring *stder
 		ao.Login = login
 		auth = newAuthorizer(r.lifetime, sc, ao)
 		r.mu.Lock()
-		r.auths = append(r.auths, auth)
+		retired := auth // a stale start's own authorizer goes at once
+		if slot := r.servers[name]; slot != nil && slot.gen == gen {
+			retired, slot.auth = slot.auth, auth
+		}
 		r.mu.Unlock()
+		if retired != nil {
+			retired.shutdown() // outside r.mu: it waits for a login in progress
+		}
 		if login {
 			timeout += auth.opts.LoginTimeout // the browser takes its time
 		}
@@ -676,7 +684,12 @@ func (r *Runtime) Close() error {
 	r.cancel() // ends children still in their handshake
 	r.wg.Wait()
 	r.mu.Lock()
-	auths := r.auths
+	var auths []*authorizer
+	for _, s := range r.servers {
+		if s.auth != nil {
+			auths = append(auths, s.auth)
+		}
+	}
 	r.mu.Unlock()
 	for _, a := range auths {
 		a.shutdown()
