@@ -48,7 +48,7 @@ func (m *Model) openQuestion(q *question) {
 		m.dialogs.Push(newElicitDialog(m.com, q))
 		return
 	}
-	d := &samplingDialog{com: m.com, q: q, opened: m.com.now(), model: m.chat.model}
+	d := &samplingDialog{com: m.com, q: q, opened: m.com.now(), model: m.chat.model, scroll: dialogScroll{overlap: 1}}
 	if d.model == nil {
 		d.noModel = noSamplingModel(m.chat.modelErr)
 	}

@@ -252,9 +252,8 @@ type permissionDialog struct {
 	opened time.Time
 	// canPersist: there is a config file to save "always" to.
 	canPersist bool
-	top        int
-	// lastInner is the argument view's height at the last render.
-	lastInner int
+	// scroll moves through the arguments.
+	scroll dialogScroll
 }
 
 func (d *permissionDialog) ID() string { return "permission" }
@@ -279,14 +278,8 @@ func (d *permissionDialog) HandleMsg(msg tea.Msg) Action {
 		return actionAnswerPermission{d.req, answerSession}
 	case key.Matches(km, pk.Always) && d.req.rule() != "":
 		return actionAnswerPermission{d.req, answerAlways}
-	case key.Matches(km, k.Up):
-		d.top = max(d.top-1, 0)
-	case key.Matches(km, k.Down):
-		d.top++
-	case key.Matches(km, k.PageUp):
-		d.top = max(d.top-max(d.lastInner, 1), 0)
-	case key.Matches(km, k.PageDown):
-		d.top += max(d.lastInner, 1)
+	default:
+		d.scroll.HandleKey(km, k)
 	}
 	return actionNone{}
 }
@@ -354,15 +347,7 @@ func (d *permissionDialog) Render(maxW, maxH int) []string {
 	}
 
 	// The arguments scroll within what the frame leaves them.
-	room := max(min(maxH, 40)-2-len(head)-len(answers), 3)
-	view := min(room, len(body))
-	d.lastInner = view
-	d.top = clamp(d.top, 0, max(len(body)-view, 0))
-	shown := body[d.top : d.top+view]
-	if len(body) > view {
-		shown = append([]string(nil), shown...)
-		shown[len(shown)-1] = " " + st.Muted.Render(fmt.Sprintf("  ↓ lines %d-%d of %d · up/down/pgdn scroll", d.top+1, d.top+view, len(body)))
-	}
+	shown := d.scroll.Window(d.com, body, min(maxH, 40)-2-len(head)-len(answers))
 	content := append(append(append([]string(nil), head...), shown...), answers...)
 	return frameDialog(d.com, "Allow this call?", content, w, maxH, -1)
 }

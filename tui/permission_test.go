@@ -254,7 +254,7 @@ func TestLongArgumentsScroll(t *testing.T) {
 	hs.view()
 	hs.keys("pgdown")
 	hs.view()
-	if d.top == 0 {
+	if d.scroll.top == 0 {
 		t.Error("pgdown did not scroll the arguments")
 	}
 	hs.keys("n")

@@ -35,9 +35,8 @@ type samplingDialog struct {
 	// in noModel.
 	model   llm.Model
 	noModel error
-	top     int
-	// lastInner is the message view's height at the last render.
-	lastInner int
+	// scroll moves through the messages (a page keeps one line).
+	scroll dialogScroll
 }
 
 func (d *samplingDialog) ID() string { return "sampling" }
@@ -61,14 +60,8 @@ func (d *samplingDialog) HandleMsg(msg tea.Msg) Action {
 		return actionAnswerQuestion{q: d.q, answer: questionAnswer{err: err}}
 	case key.Matches(km, samplingKeys.Approve) && d.model != nil:
 		return actionApproveSampling{q: d.q, model: d.model}
-	case key.Matches(km, k.Down):
-		d.top++
-	case key.Matches(km, k.Up):
-		d.top = max(d.top-1, 0)
-	case key.Matches(km, k.PageDown):
-		d.top += max(d.lastInner-1, 1)
-	case key.Matches(km, k.PageUp):
-		d.top = max(d.top-max(d.lastInner-1, 1), 0)
+	default:
+		d.scroll.HandleKey(km, k)
 	}
 	return actionNone{}
 }
@@ -119,14 +112,7 @@ func (d *samplingDialog) Render(maxW, maxH int) []string {
 	for _, l := range wrapText(hint, max(inner-2, 10)) {
 		answers = append(answers, " "+st.Dialog.Hint.Render(l))
 	}
-	room := max(min(maxH, 40)-2-len(head)-len(answers), 3)
-	view := min(room, len(body))
-	d.lastInner = view
-	d.top = clamp(d.top, 0, max(len(body)-view, 0))
-	shown := append([]string(nil), body[d.top:d.top+view]...)
-	if len(body) > view {
-		shown[len(shown)-1] = " " + st.Muted.Render(fmt.Sprintf("  ↓ lines %d-%d of %d · up/down/pgdn scroll", d.top+1, d.top+view, len(body)))
-	}
+	shown := d.scroll.Window(d.com, body, min(maxH, 40)-2-len(head)-len(answers))
 	content := append(append(head, shown...), answers...)
 	return frameDialog(d.com, "Sampling request from "+server, content, w, maxH, -1)
 }

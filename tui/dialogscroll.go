@@ -1,0 +1,50 @@
+package tui
+
+import (
+	"fmt"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// dialogScroll scrolls the long middle part of a dialog (a call's
+// arguments, a sampling request's messages) within what the frame leaves.
+type dialogScroll struct {
+	top int
+	// shown is the window's height at the last render; a page is that
+	// less overlap lines.
+	shown, overlap int
+}
+
+// HandleKey moves the window with up/down/pgup/pgdn; it reports whether
+// the key was one of them.
+func (s *dialogScroll) HandleKey(km tea.KeyMsg, k *KeyMap) bool {
+	page := max(s.shown-s.overlap, 1)
+	switch {
+	case key.Matches(km, k.Up):
+		s.top = max(s.top-1, 0)
+	case key.Matches(km, k.Down):
+		s.top++
+	case key.Matches(km, k.PageUp):
+		s.top = max(s.top-page, 0)
+	case key.Matches(km, k.PageDown):
+		s.top += page
+	default:
+		return false
+	}
+	return true
+}
+
+// Window is the part of body that fits in room rows (at least 3), its
+// last line saying where it is when body is longer. Drawing it records
+// the height and clamps the position, so keys page by what was seen.
+func (s *dialogScroll) Window(com *Common, body []string, room int) []string {
+	view := min(max(room, 3), len(body))
+	s.shown = view
+	s.top = clamp(s.top, 0, max(len(body)-view, 0))
+	shown := append([]string(nil), body[s.top:s.top+view]...)
+	if len(body) > view {
+		shown[len(shown)-1] = " " + com.Styles.Muted.Render(fmt.Sprintf("  ↓ lines %d-%d of %d · up/down/pgdn scroll", s.top+1, s.top+view, len(body)))
+	}
+	return shown
+}
