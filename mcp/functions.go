@@ -1,7 +1,5 @@
 package mcp
 
-import "strings"
-
 // MetaCall is a meta-function name taken apart: which function, which server.
 type MetaCall struct {
 	// Prefix is one of PrefixSearch, PrefixDescribe, PrefixInvoke,
@@ -19,11 +17,10 @@ func (c MetaCall) ReadOnly() bool { return c.Prefix != PrefixInvoke }
 // server, by prefix (strings.CutPrefix, never Replace) and the runtime's
 // suffix table.
 func (r *Runtime) ParseMetaCall(name string) (MetaCall, bool) {
-	for _, m := range metaFuncs {
-		if suffix, ok := strings.CutPrefix(name, m.prefix); ok && suffix != "" {
-			server, found := r.serverBySuffix(suffix)
-			return MetaCall{Prefix: m.prefix, Server: server}, found
-		}
+	m, suffix, ok := matchMeta(name)
+	if !ok {
+		return MetaCall{}, false
 	}
-	return MetaCall{}, false
+	server, found := r.serverBySuffix(suffix)
+	return MetaCall{Prefix: m.prefix, Server: server}, found
 }

@@ -53,14 +53,21 @@ func init() {
 	}
 }
 
-// IsMetaFunction reports whether name is a meta-function name of any server.
-func IsMetaFunction(name string) bool {
+// matchMeta finds the meta-function a name starts with, by exact prefix,
+// and the server suffix after it (never empty).
+func matchMeta(name string) (metaFunc, string, bool) {
 	for _, m := range metaFuncs {
-		if s, ok := strings.CutPrefix(name, m.prefix); ok && s != "" {
-			return true
+		if suffix, ok := strings.CutPrefix(name, m.prefix); ok && suffix != "" {
+			return m, suffix, true
 		}
 	}
-	return false
+	return metaFunc{}, "", false
+}
+
+// IsMetaFunction reports whether name is a meta-function name of any server.
+func IsMetaFunction(name string) bool {
+	_, _, ok := matchMeta(name)
+	return ok
 }
 
 // MetaFunctionNames lists all five candidate names for a server, gated or not.
@@ -109,31 +116,28 @@ func callErrorf(format string, a ...any) error { return &CallError{fmt.Sprintf(f
 // lists the functions the server does have. Safe for concurrent use;
 // cancelling ctx cancels the MCP request at the server.
 func (r *Runtime) CallMeta(ctx context.Context, name string, args json.RawMessage) ([]byte, error) {
-	for _, m := range metaFuncs {
-		suffix, ok := strings.CutPrefix(name, m.prefix)
-		if !ok || suffix == "" {
-			continue
-		}
-		server, found := r.serverBySuffix(suffix)
-		if !found {
-			return nil, callErrorf("%s: no server %q is enabled: the meta-functions available are %s", name, suffix, r.declaredNames())
-		}
-		st, _ := r.ServerStatus(server)
-		if st.State != StateReady || st.Features == nil {
-			if _, err := r.Conn(server); err != nil {
-				return nil, callErrorf("%s: %v", name, err)
-			}
-		}
-		if !m.gate(*st.Features) {
-			return nil, callErrorf("%s is not available: server %s does not advertise %s; its functions are %s",
-				name, server, strings.TrimSuffix(strings.TrimPrefix(m.prefix, "mcp_"), "_")+" support", namesOf(DeclarationsFor(*st.Features)))
-		}
-		if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
-			args = json.RawMessage("{}")
-		}
-		return m.call(r, ctx, server, args)
+	m, suffix, ok := matchMeta(name)
+	if !ok {
+		return nil, callErrorf("unknown function %q: howl's functions are named mcp_{search,describe,invoke,read,prompt}_<server>; available now: %s", name, r.declaredNames())
 	}
-	return nil, callErrorf("unknown function %q: howl's functions are named mcp_{search,describe,invoke,read,prompt}_<server>; available now: %s", name, r.declaredNames())
+	server, found := r.serverBySuffix(suffix)
+	if !found {
+		return nil, callErrorf("%s: no server %q is enabled: the meta-functions available are %s", name, suffix, r.declaredNames())
+	}
+	st, _ := r.ServerStatus(server)
+	if st.State != StateReady || st.Features == nil {
+		if _, err := r.Conn(server); err != nil {
+			return nil, callErrorf("%s: %v", name, err)
+		}
+	}
+	if !m.gate(*st.Features) {
+		return nil, callErrorf("%s is not available: server %s does not advertise %s; its functions are %s",
+			name, server, strings.TrimSuffix(strings.TrimPrefix(m.prefix, "mcp_"), "_")+" support", namesOf(DeclarationsFor(*st.Features)))
+	}
+	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
+		args = json.RawMessage("{}")
+	}
+	return m.call(r, ctx, server, args)
 }
 
 func (r *Runtime) serverBySuffix(suffix string) (string, bool) {
