@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 )
@@ -56,18 +55,5 @@ func (b *eraBook) set(sc ServerConfig, e Era) {
 	if err != nil {
 		return
 	}
-	if err := os.MkdirAll(filepath.Dir(b.path), 0o700); err != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(b.path), ".eras-*.json")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if werr != nil || cerr != nil {
-		_ = os.Remove(tmp.Name())
-		return
-	}
-	_ = os.Rename(tmp.Name(), b.path)
+	_ = WriteFileAtomic(b.path, data, 0o600) // a cache: a failed write only costs a probe later
 }

@@ -113,25 +113,8 @@ func (s *TokenStore) update(f func(map[string]StoredToken)) error {
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(s.path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("creating %s for tokens: %w", dir, err)
+	if err := WriteFileAtomic(s.path, data, TokenFileMode); err != nil {
+		return fmt.Errorf("writing tokens to %s: %w", s.path, err)
 	}
-	tmp, err := os.CreateTemp(dir, ".tokens-*")
-	if err != nil {
-		return fmt.Errorf("writing tokens in %s: %w", dir, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(TokenFileMode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), s.path)
+	return nil
 }

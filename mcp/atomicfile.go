@@ -1,0 +1,34 @@
+package mcp
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// WriteFileAtomic replaces path with data: written to a temporary file in
+// the same directory (created 0700 if missing) with mode perm, then
+// renamed over path, so a reader never sees half a file and a failed write
+// leaves the old one.
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // gone after the rename
+	if err := tmp.Chmod(perm); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
