@@ -237,13 +237,15 @@ func (h *harness) selectItem(id string) {
 
 // fakeRuntime serves canned catalogs and answers reads from texts, paged
 // by render itself, so the JSON is what the real runtime would produce.
-// Calls can be made to wait on a gate.
+// Calls can be made to wait on a gate; each call that reaches it says so
+// on waiting, when that is set.
 type fakeRuntime struct {
 	mu       sync.Mutex
 	statuses []mcp.Status
 	catalogs map[string]*mcp.Catalog
 	texts    map[string]string
 	gate     chan struct{}
+	waiting  chan struct{}
 	calls    []string
 }
 
@@ -271,10 +273,13 @@ func (f *fakeRuntime) log(s string) {
 
 func (f *fakeRuntime) wait(ctx context.Context) error {
 	f.mu.Lock()
-	g := f.gate
+	g, w := f.gate, f.waiting
 	f.mu.Unlock()
 	if g == nil {
 		return nil
+	}
+	if w != nil {
+		w <- struct{}{}
 	}
 	select {
 	case <-g:

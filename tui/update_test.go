@@ -293,10 +293,14 @@ func TestStaleResultsAreDropped(t *testing.T) {
 func TestQuitCancelsWorkInFlight(t *testing.T) {
 	hs, rt := fakeHarness(t, 120, 40)
 	rt.gate = make(chan struct{}) // every call now waits until cancelled
+	rt.waiting = make(chan struct{}, 1)
 	hs.keys("2")
 	read := hs.update(keyMsg("enter"))
 	done := make(chan tea.Msg, 1)
 	go func() { done <- read() }()
+	// The read must be at the server before q: a command running while
+	// Update runs would trip the harness's no-I/O-in-Update guard.
+	<-rt.waiting
 	cmd := hs.update(keyMsg("q"))
 	if msg := execCmd(t, cmd); msg != (tea.QuitMsg{}) {
 		t.Fatalf("q returned %T", msg)
