@@ -54,6 +54,10 @@ func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.W
 	ctx = s.WithContext(ctx, sess)
 
 	c := &stdioConn{srv: s, sess: sess, responses: make(chan []byte), inflight: map[string]bool{}}
+	// Only handlers ask the client, and they end before responses closes.
+	sess.asker.mu.Lock()
+	sess.asker.send = func(line []byte) { c.responses <- line }
+	sess.asker.mu.Unlock()
 	writerDone := make(chan struct{})
 	go func() {
 		defer close(writerDone)
@@ -127,8 +131,9 @@ type stdioConn struct {
 }
 
 // dispatch handles one incoming line. Requests run on their own goroutine;
-// notifications (notably notifications/cancelled) and stray responses are
-// handled in order, on the read loop.
+// responses to the session's own requests go to their askers; notifications
+// (notably notifications/cancelled) and stray responses are handled in
+// order, on the read loop.
 func (c *stdioConn) dispatch(ctx context.Context, line []byte, handlers *sync.WaitGroup) {
 	var head struct {
 		ID     json.RawMessage `json:"id"`
@@ -139,6 +144,9 @@ func (c *stdioConn) dispatch(ctx context.Context, line []byte, handlers *sync.Wa
 	}
 	_ = json.Unmarshal(line, &head) // a malformed line gets mcp-go's parse error below
 	id := idKey(head.ID)
+	if id != "" && head.Method == "" && c.sess.asker.answer(id, line) {
+		return
+	}
 	if id == "" || head.Method == "" {
 		if head.Method == string(mcp.MethodNotificationCancelled) {
 			c.markCancelled(idKey(head.Params.RequestID))

@@ -25,6 +25,7 @@ type stdioSession struct {
 	clientInfo    atomic.Value // mcp.Implementation
 	clientCaps    atomic.Value // mcp.ClientCapabilities
 	version       atomic.Value // string
+	asker         asker        // the session's own requests to the client
 
 	mu     sync.Mutex
 	subs   map[string]bool
@@ -46,6 +47,7 @@ func newStdioSession() *stdioSession {
 		id:            "demo-stdio-" + strconv.FormatInt(sessionCounter.Add(1), 10),
 		notifications: make(chan mcp.JSONRPCNotification, notificationBuffer),
 		subs:          map[string]bool{},
+		asker:         asker{pending: map[string]chan askResponse{}},
 	}
 	s.level.Store(DefaultLogLevel)
 	return s
