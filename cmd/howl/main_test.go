@@ -296,3 +296,23 @@ func TestPlainOutputNeverCarriesTerminalControls(t *testing.T) {
 		t.Errorf("--json should carry the raw text, escaped: %.200s", out)
 	}
 }
+
+// The demo's tools that ask back work through `howl call` with no config:
+// the form is declined as --elicit says, the roots are the working
+// directory, and summarize says how to switch sampling on.
+func TestCallReachesTheDemosQuestionTools(t *testing.T) {
+	dir := isolate(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--elicit=decline", "call", "demo", "book_table"}, "You declined the form: no table booked."},
+		{[]string{"call", "demo", "list_roots"}, "- file://" + dir},
+		{[]string{"call", "demo", "summarize", "text=wolves howl"}, `add "sampling": true to this server's config entry`},
+	} {
+		out, errOut, _ := howl(t, c.args...)
+		if !strings.Contains(out, c.want) {
+			t.Errorf("howl %s printed\n%s\nstderr: %s\nwant it to contain %q", strings.Join(c.args, " "), out, errOut, c.want)
+		}
+	}
+}

@@ -8,7 +8,8 @@
 // spread over several pages (a 2 MiB log, JSON, Markdown, Go source, a PNG, a
 // mislabeled blob, annotated items, notes), two resource templates, prompts
 // (with arguments, several roles, an embedded resource, text that looks like
-// a command), logging and completions. All of it is deterministic: two
+// a command), logging, completions, and tools that ask the client back
+// (an elicitation form, sampling, roots). All of it is deterministic: two
 // servers, or two runs, serve the same bytes.
 //
 // Start-up does no data generation: the big texts are built once per process
@@ -75,6 +76,7 @@ func New(opts Options) *server.MCPServer {
 		server.WithHooks(hooks),
 	)
 	d.addTools()
+	d.addQuestionTools()
 	d.addResources()
 	d.addTemplates()
 	d.addPrompts()

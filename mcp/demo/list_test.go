@@ -166,8 +166,10 @@ func TestToolAnnotationsMarkReadOnlyAndDestructiveTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	readOnly := map[string]bool{EchoTool: true, AddTool: true, SlowTool: true, ImageTool: true, BigTextTool: true,
-		StructuredTool: true, FailTool: true, LinksTool: true, TouchTool: true, DeleteNoteTool: false, AddNoteTool: false}
-	required := map[string][]string{EchoTool: {"message"}, AddTool: {"a", "b"}, DeleteNoteTool: {"id"}, AddNoteTool: {"title"}, TouchTool: {"uri"}}
+		StructuredTool: true, FailTool: true, LinksTool: true, TouchTool: true, DeleteNoteTool: false, AddNoteTool: false,
+		BookTableTool: true, SummarizeTool: true, RootsTool: true}
+	required := map[string][]string{EchoTool: {"message"}, AddTool: {"a", "b"}, DeleteNoteTool: {"id"}, AddNoteTool: {"title"}, TouchTool: {"uri"},
+		SummarizeTool: {"text"}}
 	for _, tool := range tools.Tools {
 		a := tool.Annotations
 		if a.ReadOnlyHint == nil || *a.ReadOnlyHint != readOnly[tool.Name] {

@@ -74,7 +74,7 @@ const (
 	// TemplateCount is how many resource templates the standard demo lists.
 	TemplateCount = 2
 	// ToolCount is how many tools the standard demo lists.
-	ToolCount = 11
+	ToolCount = 14
 	// PromptCount is how many prompts the standard demo lists.
 	PromptCount = 6
 	// MaxExtraNotes is how many notes the add_note tool may add to one server.
@@ -115,6 +115,12 @@ const (
 	AddNoteTool = "add_note"
 	// TouchTool sends notifications/resources/updated for a URI the session subscribed to.
 	TouchTool = "touch"
+	// BookTableTool asks the person for a booking through an elicitation form.
+	BookTableTool = "book_table"
+	// SummarizeTool asks the client's model for a summary through sampling.
+	SummarizeTool = "summarize"
+	// RootsTool asks the client for its roots and lists them.
+	RootsTool = "list_roots"
 )
 
 // Prompt names.
