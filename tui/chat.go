@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -93,13 +95,28 @@ func noModelText(err error) string {
 	var le *llm.Error
 	switch {
 	case errors.As(err, &le) && le.Fix != "":
-		msg += " " + le.Fix
+		msg += " " + sentence(le.Fix)
 	case err != nil:
-		msg += " " + err.Error()
+		msg += " " + sentence(err.Error())
 	default:
 		msg += " Pass --model provider/name (e.g. openai/gpt-4.1 with $OPENAI_API_KEY set), or --base-url for any OpenAI-compatible endpoint."
 	}
 	return msg
+}
+
+// sentence makes an error's lower-case clause ("to use one, export ...")
+// stand on its own after a full stop: capitalised, ending in a period.
+func sentence(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return s
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	s = string(unicode.ToUpper(r)) + s[n:]
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
 }
 
 // SetSize sets the pane's size.

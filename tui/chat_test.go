@@ -257,7 +257,7 @@ func TestListPromptsPrintsATableAcrossServers(t *testing.T) {
 func TestNoModelExplainsHowToConfigureOneAndCommandsStillWork(t *testing.T) {
 	hs := newChatHarness(t, demoRuntime(t), []string{"demo"}, 80, 24, Options{ModelError: &llm.Error{Kind: llm.KindNoModel, Cause: "no model", Fix: "set $OPENAI_API_KEY or pass --model"}})
 	v := hs.view()
-	if !strings.Contains(v, "No model is configured") || !strings.Contains(v, "set $OPENAI_API_KEY") || !strings.Contains(v, "no model") {
+	if !strings.Contains(v, "No model is configured") || !strings.Contains(v, "Set $OPENAI_API_KEY or pass --model.") || !strings.Contains(v, "no model") {
 		t.Errorf("no explanation:\n%s", v)
 	}
 	hs.line("hello")
