@@ -390,7 +390,7 @@ func TestLogLevelReachesTheDemoAndItsMessagesShowInTheLog(t *testing.T) {
 	if n := strings.Count(got, "slow: starting"); n != 1 {
 		t.Errorf("%d calls logged their start, want only the one at debug:\n%s", n, got)
 	}
-	for _, want := range []string{"howl   log level set to warning", "howl   log level set to debug", "info   " + demo.SlowTool + ": slow: starting 2 steps over 20 ms"} {
+	for _, want := range []string{"howl   log level set to warning", "howl   log level set to debug", "info   " + demo.SlowTool + ": starting 2 steps over 20 ms"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the log lacks %q:\n%s", want, got)
 		}
@@ -598,7 +598,7 @@ func TestTeatestLogLevelThenTheDemoLogsIntoThePane(t *testing.T) {
 
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*Model)
 	v := final.View()
-	for _, want := range []string{"─ log [demo]", "howl   log level set to debug", "info   " + demo.SlowTool + ": slow: step 2 of 2 done"} {
+	for _, want := range []string{"─ log [demo]", "howl   log level set to debug", "info   " + demo.SlowTool + ": step 2 of 2 done"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("the final screen lacks %q:\n%s", want, v)
 		}

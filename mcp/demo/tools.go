@@ -172,7 +172,7 @@ func (d *demoServer) slow(ctx context.Context, req mcp.CallToolRequest) (*mcp.Ca
 	if req.Params.Meta != nil {
 		token = req.Params.Meta.ProgressToken
 	}
-	d.log(ctx, mcp.LoggingLevelInfo, SlowTool, fmt.Sprintf("slow: starting %d steps over %d ms", steps, durMS))
+	d.log(ctx, mcp.LoggingLevelInfo, SlowTool, fmt.Sprintf("starting %d steps over %d ms", steps, durMS))
 	step := time.Duration(durMS) * time.Millisecond / time.Duration(steps)
 	timer := time.NewTimer(step)
 	defer timer.Stop()
@@ -183,9 +183,9 @@ func (d *demoServer) slow(ctx context.Context, req mcp.CallToolRequest) (*mcp.Ca
 		select {
 		case <-ctx.Done():
 			slowCancelled.Add(1)
-			msg := fmt.Sprintf("slow: cancelled after %d of %d steps", i-1, steps)
+			msg := fmt.Sprintf("cancelled after %d of %d steps", i-1, steps)
 			d.log(ctx, mcp.LoggingLevelWarning, SlowTool, msg)
-			return mcp.NewToolResultError(msg), nil
+			return mcp.NewToolResultError("slow: " + msg), nil
 		case <-timer.C:
 		}
 		if token != nil {
@@ -196,7 +196,7 @@ func (d *demoServer) slow(ctx context.Context, req mcp.CallToolRequest) (*mcp.Ca
 				"message":       fmt.Sprintf("step %d of %d", i, steps),
 			})
 		}
-		d.log(ctx, mcp.LoggingLevelInfo, SlowTool, fmt.Sprintf("slow: step %d of %d done", i, steps))
+		d.log(ctx, mcp.LoggingLevelInfo, SlowTool, fmt.Sprintf("step %d of %d done", i, steps))
 	}
 	return mcp.NewToolResultText(fmt.Sprintf("slow: finished %d steps in %d ms", steps, durMS)), nil
 }

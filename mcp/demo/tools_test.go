@@ -241,9 +241,9 @@ func TestSlowToolStopsWhenTheCallIsCancelled(t *testing.T) {
 			if d := time.Since(start); d > 5*time.Second {
 				t.Errorf("cancelled call took %v", d)
 			}
-			p.events.waitFor(t, string(mcp.MethodNotificationMessage), `a "slow: cancelled" log`, func(ns []mcp.JSONRPCNotification) bool {
+			p.events.waitFor(t, string(mcp.MethodNotificationMessage), `a "cancelled after" log`, func(ns []mcp.JSONRPCNotification) bool {
 				for _, n := range ns {
-					if data, _ := n.Params.AdditionalFields["data"].(string); strings.HasPrefix(data, "slow: cancelled") {
+					if data, _ := n.Params.AdditionalFields["data"].(string); strings.HasPrefix(data, "cancelled after") {
 						return true
 					}
 				}
