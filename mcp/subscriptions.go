@@ -47,6 +47,8 @@ type subscriptionBook struct {
 	before map[string]*Catalog
 	// acked is signalled when a server acknowledges a listen stream.
 	acked map[string]chan struct{}
+	// stopped is set by stopListens (Close): no stream may open after it.
+	stopped bool
 }
 
 // listenAckWait bounds how long relisten waits for a stream's
@@ -133,6 +135,10 @@ func (r *Runtime) relisten(conn *Conn, server string) error {
 	// for it, so the stream always does, for what the server can change.
 	filter.ToolsListChanged, filter.PromptsListChanged, filter.ResourcesListChanged = listChangedKinds(conn)
 	r.subs.mu.Lock()
+	if r.subs.stopped {
+		r.subs.mu.Unlock()
+		return nil
+	}
 	if r.subs.listen == nil {
 		r.subs.listen = map[string]listenStream{}
 	}
@@ -163,6 +169,11 @@ func (r *Runtime) relisten(conn *Conn, server string) error {
 		return &ServerError{Server: server, Method: "subscriptions/listen", Err: err}
 	}
 	r.subs.mu.Lock()
+	if r.subs.stopped { // Close ran while the stream opened: nobody else will end it
+		r.subs.mu.Unlock()
+		stop()
+		return nil
+	}
 	r.subs.listen[server] = listenStream{stop: stop, conn: conn, filter: filter}
 	r.subs.mu.Unlock()
 	// Wait for the server to establish the stream: replacing one it has
@@ -202,6 +213,7 @@ func listChangedKinds(conn *Conn) (tools, prompts, resources bool) {
 // stopListens ends every modern listen stream (on Close).
 func (r *Runtime) stopListens() {
 	r.subs.mu.Lock()
+	r.subs.stopped = true
 	stops := r.subs.listen
 	r.subs.listen = nil
 	timers := r.subs.refresh

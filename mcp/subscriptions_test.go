@@ -145,3 +145,29 @@ func TestListChangedOnAModernServerAndABurstReportsEveryAddition(t *testing.T) {
 		})
 	}
 }
+
+// Close may run while a modern server's listen stream is still opening
+// (it opens beside the start): that must neither panic nor leave a stream
+// nobody ends, and no stream opens after Close. Before the fix, the
+// opening stored its stream into the map Close had just taken away.
+func TestCloseWhileAListenStreamOpens(t *testing.T) {
+	sc := fixture("demo")
+	sc.Era = EraModern
+	for i := range 5 {
+		rt := startReady(t, &Config{Servers: []ServerConfig{sc}}, RuntimeOptions{})
+		conn, err := rt.Conn("demo")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt.Close() // the stream opened at ready may still be opening
+		if err := rt.relisten(conn, "demo"); err != nil {
+			t.Errorf("run %d: relisten after Close: %v", i, err)
+		}
+		rt.subs.mu.Lock()
+		open := len(rt.subs.listen)
+		rt.subs.mu.Unlock()
+		if open != 0 {
+			t.Errorf("run %d: %d listen streams left after Close", i, open)
+		}
+	}
+}
