@@ -233,6 +233,9 @@ func (r *Runtime) stopListens() {
 func (r *Runtime) scheduleRefresh(server string, old *Catalog) {
 	r.subs.mu.Lock()
 	defer r.subs.mu.Unlock()
+	if r.subs.stopped {
+		return // Close stopped the timers; a new one would outlive them
+	}
 	if r.subs.refresh == nil {
 		r.subs.refresh = map[string]*time.Timer{}
 	}
