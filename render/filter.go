@@ -15,7 +15,9 @@ import (
 // so ^ and $ anchor to each line. Candidate lines are found by the fastest
 // means the pattern allows: strings.Index alone for a plain literal;
 // strings.Index for the literals every match must contain (ASCII case folded
-// for (?i)), then the regexp on that line; or the regexp on every line.
+// for (?i)), then the regexp on that line; a shift-and scan for a run of
+// byte classes every match contains (classseq.go), then the regexp; or the
+// regexp on every line.
 type lineFilter struct {
 	pattern string
 	re      *regexp.Regexp
@@ -26,7 +28,14 @@ type lineFilter struct {
 	// exact: the pattern is just its literals (one, or an alternation), so
 	// containing one is matching.
 	exact bool
+	// seq, when set (and lits not), is a run of byte classes every
+	// matching line contains.
+	seq []byteSet
 }
+
+// finder jumps to the next candidate: the index, at or after pos, of
+// something every match contains, or -1.
+type candidateFinder interface{ find(pos int) int }
 
 func compileFilter(pattern string) (*lineFilter, error) {
 	re, err := regexp.Compile(pattern)
@@ -50,6 +59,8 @@ func compileFilter(pattern string) (*lineFilter, error) {
 		if f.lits, f.fold, ok = requiredLiterals(tree); ok {
 			fold, exact := isLiteralSet(tree)
 			f.exact = exact && fold == f.fold
+		} else if seq, ok := requiredClassSeq(tree); ok {
+			f.seq = seq
 		}
 	}
 	return f, nil
@@ -62,13 +73,16 @@ func compileFilter(pattern string) (*lineFilter, error) {
 // growing buffer; no allocation is made per line.
 func (f *lineFilter) apply(s string) (out string, matched, lines int) {
 	w := grepWriter{s: s}
-	var finder *needleFinder
-	if f.lits != nil {
+	var finder candidateFinder
+	switch {
+	case f.lits != nil:
 		text := s
 		if f.fold {
 			text = asciiLower(s)
 		}
 		finder = newNeedleFinder(text, f.lits)
+	case f.seq != nil:
+		finder = newClassFinder(s, f.seq)
 	}
 	pos, lineNo := 0, 1 // pos is the start of line lineNo
 	for pos < len(s) {
@@ -95,7 +109,7 @@ func (f *lineFilter) apply(s string) (out string, matched, lines int) {
 // next finds the first matching line that starts at or after pos, which is
 // a line start, and returns its bounds (end is the index of its "\n" or
 // len(s)). finder, when not nil, jumps to candidate lines.
-func (f *lineFilter) next(s string, pos int, finder *needleFinder) (start, end int, ok bool) {
+func (f *lineFilter) next(s string, pos int, finder candidateFinder) (start, end int, ok bool) {
 	for pos < len(s) {
 		if finder != nil {
 			i := finder.find(pos)

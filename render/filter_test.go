@@ -111,7 +111,8 @@ func TestInvalidPatternIsATeachingErrorNotAnIgnoredFilter(t *testing.T) {
 
 func TestFilterFastPathsAgreeWithPlainRegexpMatching(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
-	words := []string{"ERROR", "error", "Error", "WARN", "warn", "ok", "ERRORS", "ERRNO", "日本", "👍", "", " ", "ERR", "x=42ms", "\r", "kelvin", "\u212Aelvin", "ſtop"}
+	words := []string{"ERROR", "error", "Error", "WARN", "warn", "ok", "ERRORS", "ERRNO", "日本", "👍", "", " ", "ERR", "x=42ms", "\r", "kelvin", "\u212Aelvin", "ſtop",
+		"1234ms", "12", "34", "ab-12", "AB-", "é"}
 	for trial := 0; trial < 200; trial++ {
 		var b strings.Builder
 		for i, n := 0, rng.Intn(60); i < n; i++ {
@@ -124,7 +125,8 @@ func TestFilterFastPathsAgreeWithPlainRegexpMatching(t *testing.T) {
 		}
 		text := b.String()
 		for _, pattern := range []string{"ERROR", "ERROR$", "^ERROR", "ERR(OR|X)", "(?i)error", `\d+ms`, "日本|👍", "^$", "x*",
-			"ERROR|WARN", "(?i)error|warn", "(?i:error)|WARN", "ERR(?:OR|NO)", "(ERROR)+", "(?i)kelvin", "(?i)stop", "ERROR\n", "(?:ERROR){2}"} {
+			"ERROR|WARN", "(?i)error|warn", "(?i:error)|WARN", "ERR(?:OR|NO)", "(ERROR)+", "(?i)kelvin", "(?i)stop", "ERROR\n", "(?:ERROR){2}",
+			`\d{4}ms`, `(\d\d)+ms`, `[a-z]{2}-\d\d`, `(?i)[a-b]{2}-\d`, `\d\d\s\d\d`, `^\d{2}\b\d`, `x=\d\dm`, `\d{2}é`, `[^a]{4}`, `.{4}`, `\d{4}|ms\d`} {
 			got := filterOf(t, pattern, text)
 			want, matched, lines := referenceGrep(pattern, text)
 			if got.Text != want || *got.MatchedLines != matched || *got.TotalLines != lines {
@@ -193,6 +195,37 @@ func TestPagingTheFilteredStreamReproducesItExactly(t *testing.T) {
 			if p.TotalBytes != len(whole.Text) {
 				t.Fatalf("total_bytes %d, want the filtered size %d", p.TotalBytes, len(whole.Text))
 			}
+		}
+	}
+}
+
+// Patterns with no useful literal still skip lines when every match holds
+// a run of single-byte classes; patterns whose runs could be multi-byte
+// runes (., negated classes) or are too short run the regexp on every line.
+func TestPatternsWithoutLiteralsUseAClassRunWhenTheyHaveOne(t *testing.T) {
+	for pattern, want := range map[string]int{
+		`\d{4}ms`:           6,
+		`[A-Z]{3}-\d+`:      5, // x+ holds at least one x
+		`(\d\d)+ms`:         4,
+		`^\d{2}\b\d`:        0,
+		`status=\d{3}`:      -1, // a literal leads instead
+		`.{4}`:              0,
+		`[^a]{4}`:           0,
+		`\d{2}é`:            4,
+		`(?i)[a-f]{2}\d{2}`: 4,
+		`\d{4}|ms\d`:        0,
+	} {
+		f, err := compileFilter(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case want < 0:
+			if f.lits == nil {
+				t.Errorf("%s: no literals chosen", pattern)
+			}
+		case len(f.seq) != want:
+			t.Errorf("%s: class run of %d, want %d", pattern, len(f.seq), want)
 		}
 	}
 }

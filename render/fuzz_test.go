@@ -119,6 +119,8 @@ func FuzzFilter(f *testing.F) {
 	f.Add("^x$", "x\r\nx\ny\n")
 	f.Add("(?i)é", "É\né\n")
 	f.Add("a|b", "")
+	f.Add(`\d{4}ms`, "took 1234ms\n123ms\n12345ms\r\n")
+	f.Add(`[a-z]{2}-\d+x`, "ab-1x\nab-x\nAB-12x\n")
 	f.Fuzz(func(t *testing.T, pattern, text string) {
 		if _, err := regexp.Compile(pattern); err != nil || pattern == "" {
 			return
