@@ -161,7 +161,7 @@ func Search(cat *Catalog, query string, limit int) (SearchResult, error) {
 		score float64
 	}
 	var hits []scored
-	terms := Tokenize(query)
+	terms := contentTerms(Tokenize(query))
 	if len(terms) == 0 {
 		for i := range cat.Items {
 			hits = append(hits, scored{i, 0})
@@ -231,6 +231,34 @@ func Search(cat *Catalog, query string, limit int) (SearchResult, error) {
 		res.Coverage += fmt.Sprintf("; %d listing warnings: the catalog may be incomplete", len(cat.Warnings))
 	}
 	return res, nil
+}
+
+// stopwords are English function words that a query in plain language
+// ("tool to book a table") carries and nearly every description shares:
+// left in, they make almost the whole catalog "match". A fixed list of
+// thirty-odd words is data, not a job for a dependency.
+var stopwords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a an and any are as at be by can do for from how i in is it me my
+		of on or that the this to what which with you your`) {
+		stopwords[w] = true
+	}
+}
+
+// contentTerms drops the stopwords from query terms, unless nothing else
+// is left (a search for "the" or "it" still searches).
+func contentTerms(terms []string) []string {
+	var out []string
+	for _, t := range terms {
+		if !stopwords[t] {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		return terms
+	}
+	return out
 }
 
 // expand maps a query term to the index terms it matches: itself at full

@@ -91,6 +91,25 @@ func TestSearchPrefixAndCamelCase(t *testing.T) {
 	}
 }
 
+// A query in plain language matches on its content words: "a" and "the"
+// appear in nearly every description and would make everything a match.
+// A query of nothing but such words still searches for them.
+func TestSearchIgnoresStopwordsUnlessTheyAreAllThereIs(t *testing.T) {
+	cat := testCatalog()
+	res, _ := Search(cat, "read the log", 0)
+	for _, h := range res.Results {
+		if h.ID == "echo" {
+			t.Errorf("%q matched echo (\"Echo a message back\") through a stopword: %s", res.Query, res.Coverage)
+		}
+	}
+	if res.Matches == 0 || res.Results[0].ID != "read_logs" {
+		t.Errorf("%q: %s, top %v", res.Query, res.Coverage, res.Results)
+	}
+	if res, _ := Search(cat, "a", 0); res.Matches == 0 {
+		t.Errorf("a query of only a stopword found nothing: %s", res.Coverage)
+	}
+}
+
 func TestSearchClampsLongDescriptions(t *testing.T) {
 	cat := &Catalog{Server: "s", Items: []CatalogItem{{Kind: KindTool, ID: "x", Name: "x", Description: strings.Repeat("é", 2000)}}}
 	res, _ := Search(cat, "x", 0)
