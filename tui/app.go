@@ -822,9 +822,15 @@ func (m *Model) View() string {
 	}
 	lines = append(lines, m.status.Render(l.Status.W, m.catalog.servers, m.frame))
 	if d := m.dialogs.Top(); d != nil {
-		box := d.Render(m.width, m.height-2)
+		// Between the tabs and the help line: a tall dialog must not hide
+		// the keys that answer it.
+		avail := m.height - 2
+		if !l.Help.Empty() {
+			avail--
+		}
+		box := d.Render(m.width, avail)
 		x := max((m.width-widthOf(box[0]))/2, 0)
-		y := max((m.height-len(box))/2, 1)
+		y := max(min((m.height-len(box))/2, 1+avail-len(box)), 1)
 		lines = overlay(lines, box, x, y)
 	}
 	if m.com.Images == ImageITerm2 {

@@ -466,3 +466,18 @@ func TestServerStringsAreSanitizedBeforeDrawing(t *testing.T) {
 	hs.keys("esc", "S")
 	check("servers dialog")
 }
+
+// A dialog taller than the screen stops above the help line, so the keys
+// that answer it stay in sight; it scrolls inside instead.
+func TestATallDialogLeavesTheHelpLineVisible(t *testing.T) {
+	hs, _ := fakeHarness(t, 60, 16)
+	hs.keys("?")
+	lines := strings.Split(hs.view(), "\n")
+	help := lines[len(lines)-2]
+	if !strings.Contains(strings.Join(lines, "\n"), "Keys") {
+		t.Fatalf("no help dialog:\n%s", strings.Join(lines, "\n"))
+	}
+	if strings.ContainsAny(help, "┗┛╰╯━") {
+		t.Errorf("the dialog covers the help line: %q", help)
+	}
+}
