@@ -548,16 +548,23 @@ func (m *Model) openSelected() tea.Cmd {
 	case mcp.KindResource:
 		return m.openViewer(docRequest{kind: reqRead, server: it.Server, uri: it.URI}, "reading")
 	case mcp.KindTemplate:
-		m.dialogs.Push(newTemplateForm(m.com, it))
+		return m.pushForm(newTemplateForm(m.com, it))
 	case mcp.KindTool:
-		m.dialogs.Push(newToolForm(m.com, it))
+		return m.pushForm(newToolForm(m.com, it))
 	case mcp.KindPrompt:
 		if len(it.Arguments) == 0 {
 			return m.openViewer(docRequest{kind: reqPrompt, server: it.Server, prompt: it.Name}, "getting the prompt")
 		}
-		m.dialogs.Push(newPromptForm(m.com, it))
+		return m.pushForm(newPromptForm(m.com, it))
 	}
 	return nil
+}
+
+// pushForm opens a form and asks the server at once to complete its first
+// field, so the choices show before anything is typed.
+func (m *Model) pushForm(d *formDialog) tea.Cmd {
+	m.dialogs.Push(d)
+	return d.completeFocused()
 }
 
 // openViewer starts a fresh load in the viewer and focuses it.

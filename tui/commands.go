@@ -216,8 +216,7 @@ func (m *Model) handlePromptFound(msg promptFoundMsg) tea.Cmd {
 		for k, v := range msg.args {
 			d.form.SetValue(k, v)
 		}
-		m.dialogs.Push(d)
-		return d.completeFocused()
+		return m.pushForm(d)
 	}
 	return m.getPromptCmd(msg.item, msg.args, false)
 }

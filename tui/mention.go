@@ -279,8 +279,7 @@ func (m *Model) openMentionTemplate(it mcp.CatalogItem) tea.Cmd {
 	d := newTemplateForm(m.com, it)
 	d.mention, d.mentionPrefix = true, prefix
 	d.form.Title = "mention " + render.SanitizeLine(it.Name)
-	m.dialogs.Push(d)
-	return nil
+	return m.pushForm(d)
 }
 
 // mentionSelected adds the chosen resource's mention to the chat input and
@@ -299,8 +298,7 @@ func (m *Model) mentionSelected() tea.Cmd {
 		d := newTemplateForm(m.com, e.item)
 		d.mention, d.mentionPrefix = true, line
 		d.form.Title = "mention " + render.SanitizeLine(e.item.Name)
-		m.dialogs.Push(d)
-		return nil
+		return m.pushForm(d)
 	}
 	m.input.SetValue(line + mention{server: e.item.Server, uri: e.item.URI}.String() + " ")
 	return nil
