@@ -2,6 +2,14 @@ package render
 
 import "fmt"
 
+// Count is "1 item" or "3 items": n and the noun, with an s unless n is 1.
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 // HumanBytes formats a byte count for a person: 641 B, 4.0 KiB, 2.0 MiB.
 func HumanBytes(n int64) string {
 	const unit = 1024

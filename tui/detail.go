@@ -323,15 +323,7 @@ func toolHints(it mcp.CatalogItem) string {
 // sizeText is "641 bytes" or "2.0 MiB (2097152 bytes)".
 func sizeText(n int64) string {
 	if n < 1024 {
-		return plural(int(n), "byte")
+		return render.Count(int(n), "byte")
 	}
 	return fmt.Sprintf("%s (%d bytes)", render.HumanBytes(n), n)
-}
-
-// plural is "1 item" or "3 items".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -38,7 +38,7 @@ func toolDoc(env loadEnv, req docRequest, out []byte) *document {
 		}
 	}
 	if d.note == "" {
-		d.note = fmt.Sprintf("%s, unchanged: the result is within bounds, %s", plural(len(content), "content item"), sizeText(int64(len(out))))
+		d.note = fmt.Sprintf("%s, unchanged: the result is within bounds, %s", render.Count(len(content), "content item"), sizeText(int64(len(out))))
 	}
 	d.meta = []string{"server " + render.SanitizeLine(req.server)}
 	if d.isError {

@@ -6,10 +6,11 @@ import (
 	"io"
 
 	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/render"
 )
 
-// runOverview is what `howl` with no verb prints until the full-screen TUI
-// lands: every server's state and what it offers, kind by kind, and the
+// runOverview is what `howl` with no verb prints when stdout is not a
+// terminal: every server's state and what it offers, kind by kind, and the
 // verbs to look further.
 func runOverview(ctx context.Context, g *globalFlags, w io.Writer) error {
 	s, err := open(ctx, g)
@@ -24,8 +25,9 @@ func runOverview(ctx context.Context, g *globalFlags, w io.Writer) error {
 			fmt.Fprintf(w, "  %-16s %s: %s\n", clean(sl.Name), sl.State, clean(sl.Reason))
 			continue
 		}
-		fmt.Fprintf(w, "  %-16s ready: %d tools, %d resources, %d resource templates, %d prompts\n", clean(sl.Name),
-			sl.Counts[mcp.KindTool], sl.Counts[mcp.KindResource], sl.Counts[mcp.KindTemplate], sl.Counts[mcp.KindPrompt])
+		fmt.Fprintf(w, "  %-16s ready: %s, %s, %s, %s\n", clean(sl.Name),
+			render.Count(sl.Counts[mcp.KindTool], "tool"), render.Count(sl.Counts[mcp.KindResource], "resource"),
+			render.Count(sl.Counts[mcp.KindTemplate], "resource template"), render.Count(sl.Counts[mcp.KindPrompt], "prompt"))
 		for _, wn := range sl.Warnings {
 			fmt.Fprintf(w, "  %-16s warning (%s): %s\n", "", wn.Kind, clean(wn.Reason))
 		}
