@@ -358,7 +358,8 @@ func pageNote(it *render.TextResult, req docRequest) string {
 		s += " (" + render.HumanBytes(int64(it.TotalBytes)) + ")"
 	}
 	if req.pattern != "" {
-		s = fmt.Sprintf("%d of %d lines match %q · ", deref(it.MatchedLines), deref(it.TotalLines), req.pattern) + s + " filtered"
+		// Quoted as typed: %q would double every backslash of a regexp.
+		s = fmt.Sprintf("%d of %d lines match \"%s\" · ", deref(it.MatchedLines), deref(it.TotalLines), render.SanitizeLine(req.pattern)) + s + " filtered"
 	}
 	if pages > 1 {
 		s += fmt.Sprintf(" · page %d of %d", page, pages)
