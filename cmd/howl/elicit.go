@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -188,8 +189,12 @@ func (t *terminal) elicit(ctx context.Context, server string, req mcp.ElicitRequ
 		if required[k] {
 			mark = " *"
 		}
+		about := cmp.Or(clean(p.Description), clean(p.Title)) // a title when nothing more is said
+		if about != "" {
+			about = " " + about
+		}
 		for attempt := 0; ; attempt++ {
-			fmt.Fprintf(t.out, "  %s%s (%s) %s: ", clean(k), mark, clean(p.hint()), clean(p.Description))
+			fmt.Fprintf(t.out, "  %s%s (%s)%s: ", clean(k), mark, clean(p.hint()), about)
 			line, err := t.readLine(ctx)
 			if err != nil && line == "" {
 				return mcp.ElicitResponse{Action: mcp.ElicitCancel}, nil

@@ -49,7 +49,7 @@ func TestTerminalQuestionStopsWhenTheServerGivesUpAndLosesNoLine(t *testing.T) {
 // choices, bounds, formats and multi-selects come back typed.
 func TestTerminalElicitationChecksAnswersAndAsksAgain(t *testing.T) {
 	schema := json.RawMessage(`{"type":"object","properties":{
-	 "age":{"type":"integer","minimum":18,"maximum":130},
+	 "age":{"type":"integer","minimum":18,"maximum":130,"title":"Your age"},
 	 "email":{"type":"string","format":"email"},
 	 "plan":{"type":"string","oneOf":[{"const":"p1","title":"Basic"},{"const":"p2","title":"Pro"}]},
 	 "toppings":{"type":"array","items":{"enum":["ch","ol","mu"]}},
@@ -69,7 +69,8 @@ func TestTerminalElicitationChecksAnswersAndAsksAgain(t *testing.T) {
 	if string(got) != `{"age":36,"email":"ada@example.com","note":"none","plan":"p2","toppings":["ch","ol"]}` {
 		t.Errorf("content %s\n%s", got, out.String())
 	}
-	for _, want := range []string{`"not-an-email" is not an email address`, "7 is outside 18 to 130", `"platinum" is not one of [p1 p2]`, "email * (string, email)"} {
+	for _, want := range []string{`"not-an-email" is not an email address`, "7 is outside 18 to 130", `"platinum" is not one of [p1 p2]`, "email * (string, email): ",
+		"age * (integer, 18 to 130) Your age: "} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the terminal did not say %q:\n%s", want, out.String())
 		}
