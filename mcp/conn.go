@@ -63,31 +63,51 @@ func tap(ctx context.Context, resp *transport.JSONRPCResponse) {
 
 // The taps embed the concrete transports so every optional interface the
 // client looks for (bidirectional requests, HTTP headers) is still there;
-// only SendRequest is wrapped, to keep the raw result. mcp-go parses results
-// strictly (one odd item fails a whole page), so howl parses the raw JSON
-// itself, item by item.
-type stdioTap struct{ *transport.Stdio }
+// only SendRequest is wrapped, to keep the raw result (mcp-go parses
+// results strictly, one odd item failing a whole page, so howl parses the
+// raw JSON itself, item by item) and to trace the request.
+type stdioTap struct {
+	*transport.Stdio
+	trace traceFunc
+}
 
 func (t *stdioTap) SendRequest(ctx context.Context, r transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	start := time.Now()
 	resp, err := t.Stdio.SendRequest(ctx, r)
-	tap(ctx, resp)
+	tapped(ctx, t.trace, r, resp, err, start)
 	return resp, err
 }
 
-type httpTap struct{ *transport.StreamableHTTP }
+type httpTap struct {
+	*transport.StreamableHTTP
+	trace traceFunc
+}
 
 func (t *httpTap) SendRequest(ctx context.Context, r transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	start := time.Now()
 	resp, err := t.StreamableHTTP.SendRequest(ctx, r)
-	tap(ctx, resp)
+	tapped(ctx, t.trace, r, resp, err, start)
 	return resp, err
 }
 
-type sseTap struct{ *transport.SSE }
+type sseTap struct {
+	*transport.SSE
+	trace traceFunc
+}
 
 func (t *sseTap) SendRequest(ctx context.Context, r transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	start := time.Now()
 	resp, err := t.SSE.SendRequest(ctx, r)
-	tap(ctx, resp)
+	tapped(ctx, t.trace, r, resp, err, start)
 	return resp, err
+}
+
+// tapped is what every tap does with a finished request.
+func tapped(ctx context.Context, trace traceFunc, r transport.JSONRPCRequest, resp *transport.JSONRPCResponse, err error, start time.Time) {
+	tap(ctx, resp)
+	if trace != nil {
+		trace(r, resp, err, time.Since(start))
+	}
 }
 
 // Conn is a live connection to one server.
@@ -122,7 +142,9 @@ type dialOptions struct {
 	stderr     *stderrRing
 	grace      time.Duration
 	onNotify   func(mcpgo.JSONRPCNotification)
-	elicit     Elicitor
+	// trace, when set, sees every request and how it ended.
+	trace  traceFunc
+	elicit Elicitor
 	// httpClient, when set, carries remote requests (the OAuth authorizer).
 	httpClient *http.Client
 	roots      client.RootsHandler
@@ -163,7 +185,7 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 				c.cmd = cmd
 				return cmd, nil
 			}))
-		tr = &stdioTap{st}
+		tr = &stdioTap{Stdio: st, trace: o.trace}
 	case TransportHTTP:
 		opts := []transport.StreamableHTTPCOption{}
 		if o.era == EraLegacy {
@@ -183,7 +205,7 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 		if err != nil {
 			return nil, fmt.Errorf("http transport for %s: %w", sc.URL, err)
 		}
-		tr = &httpTap{h}
+		tr = &httpTap{StreamableHTTP: h, trace: o.trace}
 	case TransportSSE:
 		opts := []transport.ClientOption{}
 		if len(sc.Headers) > 0 {
@@ -196,7 +218,7 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 		if err != nil {
 			return nil, fmt.Errorf("sse transport for %s: %w", sc.URL, err)
 		}
-		tr = &sseTap{s}
+		tr = &sseTap{SSE: s, trace: o.trace}
 	default:
 		return nil, fmt.Errorf("server %s: unknown transport %q", sc.Name, sc.Transport)
 	}

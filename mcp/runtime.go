@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -67,6 +68,8 @@ const (
 	EventNotification EventKind = "notification"
 	// EventStderr: a server wrote a line to stderr (Line set).
 	EventStderr EventKind = "stderr"
+	// EventTrace: a request to a server ended while tracing is on (Trace set).
+	EventTrace EventKind = "trace"
 )
 
 // Event is something a server did that a UI may want to show.
@@ -83,6 +86,8 @@ type Event struct {
 	URI string
 	// Change is set for EventCatalogChanged.
 	Change *CatalogChange
+	// Trace is set for EventTrace.
+	Trace *RPCTrace
 }
 
 // RuntimeOptions configure a Runtime.
@@ -146,6 +151,9 @@ type Runtime struct {
 	progress progressBook
 	roots    *rootsBook
 	subs     subscriptionBook
+
+	// tracing: emit an EventTrace for every request (SetTracing).
+	tracing atomic.Bool
 
 	mu      sync.Mutex
 	servers map[string]*serverSlot
@@ -354,6 +362,7 @@ func (r *Runtime) connectAuth(name string, gen int, sc ServerConfig, ring *stder
 		stderr:     ring,
 		grace:      r.opts.ShutdownGrace,
 		onNotify:   r.notifier(name),
+		trace:      r.tracer(name),
 		elicit:     r.holdingElicitor(r.opts.Elicit),
 	}
 	if auth != nil {

@@ -1,0 +1,77 @@
+package mcp
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+)
+
+// RPCTrace is one request howl sent to a server and how it ended, emitted
+// as EventTrace while tracing is on (SetTracing): what a person debugging
+// a server wants to see beside its log.
+type RPCTrace struct {
+	Method string
+	// Target is what the request names, when it names one: a tool or a
+	// prompt, or a resource's URI.
+	Target   string
+	Duration time.Duration
+	// Bytes is the size of the raw result; 0 when the request failed.
+	Bytes int
+	// Err is why it failed: the transport's error or the server's
+	// JSON-RPC error, with its code.
+	Err string
+}
+
+// SetTracing turns request tracing on or off for every server. While it
+// is on, each finished request is emitted as an EventTrace; while it is
+// off, tracing costs one atomic load per request.
+func (r *Runtime) SetTracing(on bool) { r.tracing.Store(on) }
+
+// tracer is the trace hook of one server's transport.
+func (r *Runtime) tracer(server string) traceFunc {
+	return func(req transport.JSONRPCRequest, resp *transport.JSONRPCResponse, err error, took time.Duration) {
+		if !r.tracing.Load() {
+			return
+		}
+		t := RPCTrace{Method: req.Method, Target: traceTarget(req.Params), Duration: took}
+		switch {
+		case err != nil:
+			t.Err = err.Error()
+		case resp != nil && resp.Error != nil:
+			t.Err = fmt.Sprintf("%d %s", resp.Error.Code, resp.Error.Message)
+		case resp != nil:
+			t.Bytes = len(resp.Result)
+		}
+		r.emit(Event{Kind: EventTrace, Server: server, Trace: &t})
+	}
+}
+
+// traceFunc sees a request and its outcome once it has ended.
+type traceFunc func(req transport.JSONRPCRequest, resp *transport.JSONRPCResponse, err error, took time.Duration)
+
+// traceTarget is the tool, prompt or URI a request's params name. mcp-go
+// passes typed params on initialize-era connections and a map of raw
+// fields on 2026-07-28 ones (where it adds _meta).
+func traceTarget(params any) string {
+	var name, uri string
+	switch p := params.(type) {
+	case mcpgo.CallToolParams:
+		name = p.Name
+	case mcpgo.GetPromptParams:
+		name = p.Name
+	case mcpgo.ReadResourceParams:
+		uri = p.URI
+	case mcpgo.SubscribeParams:
+		uri = p.URI
+	case mcpgo.UnsubscribeParams:
+		uri = p.URI
+	case map[string]json.RawMessage:
+		_ = json.Unmarshal(p["name"], &name)
+		_ = json.Unmarshal(p["uri"], &uri)
+	}
+	return cmp.Or(name, uri)
+}

@@ -1,0 +1,82 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/howl-mcp/howl/mcp/demo"
+)
+
+// With tracing on, every request to a server is reported with what it
+// named, how long it took and its size or error, on both eras; with it
+// off, nothing is.
+func TestTracingReportsEachRequestOnlyWhileOn(t *testing.T) {
+	for _, era := range []Era{EraLegacy, EraModern} {
+		t.Run(string(era), func(t *testing.T) {
+			var log eventLog
+			sc := fixture("demo")
+			sc.Era = era
+			rt := startReady(t, &Config{Servers: []ServerConfig{sc}}, RuntimeOptions{OnEvent: log.add})
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			echo, _ := json.Marshal(map[string]any{"tool": demo.EchoTool, "arguments": map[string]any{"message": "hi"}})
+			if _, err := rt.CallMeta(ctx, "mcp_invoke_demo", echo); err != nil {
+				t.Fatal(err)
+			}
+			traces := func() []RPCTrace {
+				log.mu.Lock()
+				defer log.mu.Unlock()
+				var out []RPCTrace
+				for _, e := range log.ev {
+					if e.Kind == EventTrace {
+						out = append(out, *e.Trace)
+					}
+				}
+				return out
+			}
+			if got := traces(); len(got) != 0 {
+				t.Fatalf("tracing is off, yet %d requests were traced: %+v", len(got), got)
+			}
+
+			rt.SetTracing(true)
+			if _, err := rt.CallMeta(ctx, "mcp_invoke_demo", echo); err != nil {
+				t.Fatal(err)
+			}
+			broken, _ := json.Marshal(map[string]any{"uri": demo.BrokenURI})
+			_, _ = rt.CallMeta(ctx, "mcp_read_demo", broken)
+			rt.SetTracing(false)
+			if _, err := rt.CallMeta(ctx, "mcp_invoke_demo", echo); err != nil {
+				t.Fatal(err)
+			}
+
+			var call, read *RPCTrace
+			got := traces()
+			for i := range got {
+				switch got[i].Method {
+				case "tools/call":
+					call = &got[i]
+				case "resources/read":
+					read = &got[i]
+				}
+			}
+			if call == nil || call.Target != demo.EchoTool || call.Bytes == 0 || call.Err != "" || call.Duration <= 0 {
+				t.Errorf("the echo call's trace = %+v; want tools/call naming echo, with its size and time", call)
+			}
+			if read == nil || read.Target != demo.BrokenURI || !strings.Contains(read.Err, "always fails to read") || read.Bytes != 0 {
+				t.Errorf("the broken read's trace = %+v; want resources/read naming the URI, with its error", read)
+			}
+			calls := 0
+			for _, tr := range got {
+				if tr.Method == "tools/call" {
+					calls++
+				}
+			}
+			if calls != 1 {
+				t.Errorf("%d tools/call traced, want only the one made while tracing was on: %+v", calls, got)
+			}
+		})
+	}
+}
