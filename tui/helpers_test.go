@@ -75,6 +75,7 @@ func (g *guardRuntime) Tasks() []mcp.RunningTask { g.check("Tasks"); return g.in
 func (g *guardRuntime) Cancel(token string) bool { g.check("Cancel"); return g.inner.Cancel(token) }
 func (g *guardRuntime) Stderr(n string) []byte   { g.check("Stderr"); return g.inner.Stderr(n) }
 func (g *guardRuntime) Roots() []string          { g.check("Roots"); return g.inner.Roots() }
+func (g *guardRuntime) SetTracing(on bool)       { g.check("SetTracing"); g.inner.SetTracing(on) }
 func (g *guardRuntime) SetRoots(ctx context.Context, dirs []string) error {
 	g.check("SetRoots")
 	return g.inner.SetRoots(ctx, dirs)
@@ -392,6 +393,8 @@ func (f *fakeRuntime) Roots() []string { return nil }
 func (f *fakeRuntime) SetRoots(context.Context, []string) error {
 	return errors.New("the fake runtime offers no roots")
 }
+
+func (f *fakeRuntime) SetTracing(on bool) { f.log(fmt.Sprintf("tracing %v", on)) }
 
 // callCount counts logged calls that start with prefix.
 func (f *fakeRuntime) callCount(prefix string) int {

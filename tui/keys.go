@@ -39,7 +39,7 @@ type KeyMap struct {
 
 	// The server log pane: Logs opens, focuses and closes it from anywhere;
 	// the others apply while it has the keys.
-	Logs, LogNext, LogPrev, LogOpen, LogBlur key.Binding
+	Logs, LogNext, LogPrev, LogOpen, LogBlur, LogTrace key.Binding
 
 	// The sessions dialog (never disabled).
 	SessionFilter, SessionSearch, SessionRename, SessionDelete, Confirm key.Binding
@@ -116,11 +116,12 @@ func DefaultKeyMap() *KeyMap {
 		Mention:   b([]string{"@"}, "@", "mention in chat"),
 		Subscribe: b([]string{"s"}, "s", "subscribe"),
 
-		Logs:    b([]string{"ctrl+l"}, "ctrl+l", "server log"),
-		LogNext: b([]string{"]", "right"}, "]/→", "next server"),
-		LogPrev: b([]string{"[", "left"}, "[/←", "prev server"),
-		LogOpen: b([]string{"enter"}, "enter", "open in viewer"),
-		LogBlur: b([]string{"esc"}, "esc", "leave log"),
+		Logs:     b([]string{"ctrl+l"}, "ctrl+l", "server log"),
+		LogNext:  b([]string{"]", "right"}, "]/→", "next server"),
+		LogPrev:  b([]string{"[", "left"}, "[/←", "prev server"),
+		LogOpen:  b([]string{"enter"}, "enter", "open in viewer"),
+		LogBlur:  b([]string{"esc"}, "esc", "leave log"),
+		LogTrace: b([]string{"t"}, "t", "trace requests"),
 
 		SessionFilter: b([]string{"/"}, "/", "filter titles"),
 		SessionSearch: b([]string{"s"}, "s", "search text"),
@@ -149,7 +150,7 @@ func (k *KeyMap) bindingsByName() map[string]*key.Binding {
 		"chat": &k.Chat, "toggle_chat": &k.ToggleChat, "send": &k.Send, "newline": &k.Newline, "editor": &k.Editor,
 		"cancel_turn": &k.CancelTurn, "complete": &k.Complete, "select_blocks": &k.SelectBlocks, "expand": &k.Expand,
 		"open_result": &k.OpenResult, "back_to_input": &k.BackToInput,
-		"logs": &k.Logs, "log_next": &k.LogNext, "log_prev": &k.LogPrev, "log_open": &k.LogOpen, "log_blur": &k.LogBlur,
+		"logs": &k.Logs, "log_next": &k.LogNext, "log_prev": &k.LogPrev, "log_open": &k.LogOpen, "log_blur": &k.LogBlur, "log_trace": &k.LogTrace,
 		"next_suggestion": &k.NextSuggestion, "prev_suggestion": &k.PrevSuggestion, "accept_suggestion": &k.AcceptSuggestion,
 	}
 }
@@ -228,7 +229,7 @@ func (k *KeyMap) ShortHelp(s helpState) []key.Binding {
 	case strings.HasPrefix(s.dialog, "preview:"):
 		return []key.Binding{k.Accept, k.Up, k.Down, k.Cancel}
 	case s.logs:
-		return []key.Binding{k.LogPrev, k.LogNext, k.LogOpen, k.LogBlur, k.Logs, k.Up, k.Down, k.PageUp}
+		return []key.Binding{k.LogPrev, k.LogNext, k.LogTrace, k.LogOpen, k.LogBlur, k.Logs, k.Up, k.Down, k.PageUp}
 	case s.chat && s.popup:
 		return []key.Binding{k.Complete, k.Accept, k.Cancel}
 	case s.chat && s.blocks:
@@ -250,7 +251,7 @@ func (k *KeyMap) ShortHelp(s helpState) []key.Binding {
 func (k *KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Quit, k.Help, k.Servers, k.Sessions, k.FocusNext, k.FocusPrev, k.Tab1, k.Tab2, k.Tab3, k.Tab4, k.NextTab, k.PrevTab, k.Logs},
-		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Open, k.Filter, k.Refresh, k.Mention, k.LogPrev, k.LogNext, k.LogOpen, k.LogBlur},
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Open, k.Filter, k.Refresh, k.Mention, k.LogPrev, k.LogNext, k.LogOpen, k.LogBlur, k.LogTrace},
 		{k.NextPage, k.PrevPage, k.Search, k.NextMatch, k.PrevMatch, k.Pattern, k.ClearPattern, k.Wrap, k.Left, k.Right, k.HexToggle, k.OpenAttachment, k.Copy, k.Subscribe, k.Back},
 		{k.Chat, k.ToggleChat, k.Send, k.Newline, k.Complete, k.Editor, k.CancelTurn, k.SelectBlocks, k.Expand, k.OpenResult, k.NextSuggestion, k.AcceptSuggestion},
 	}

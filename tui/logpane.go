@@ -30,6 +30,8 @@ var logLevels = []string{"debug", "info", "notice", "warning", "error", "critica
 const (
 	logStderr = "stderr"
 	logHowl   = "howl"
+	// logRPC is a traced request (t in the pane turns tracing on).
+	logRPC = "rpc"
 )
 
 // logEntry is one line of a server's log, sanitized.
@@ -108,6 +110,8 @@ type logPane struct {
 	// follows new lines.
 	offset        int
 	open, focused bool
+	// tracing: every request howl sends is added (t toggles it).
+	tracing       bool
 	width, height int
 }
 
@@ -216,6 +220,22 @@ func (p *logPane) AddMessage(server string, params map[string]any, at time.Time)
 		es = append(es, logEntry{at: at, level: level, logger: clipLogLine(render.SanitizeLine(logger)), text: clipLogLine(render.SanitizeLine(l))})
 	}
 	p.add(server, es...)
+}
+
+// AddTrace adds a traced request: "→ tools/call echo · 1.2ms · 70 B", or
+// its error.
+func (p *logPane) AddTrace(server string, t mcp.RPCTrace, at time.Time) {
+	text := "→ " + render.SanitizeLine(t.Method)
+	if t.Target != "" {
+		text += " " + render.SanitizeLine(t.Target)
+	}
+	text += " · " + t.Duration.Round(time.Microsecond*100).String()
+	if t.Err != "" {
+		text += " · failed: " + render.SanitizeLine(t.Err)
+	} else {
+		text += " · " + render.HumanBytes(int64(t.Bytes))
+	}
+	p.add(server, logEntry{at: at, level: logRPC, text: clipLogLine(text)})
 }
 
 // Note adds a line of howl's own to a server's log (a level set, say).
@@ -407,6 +427,8 @@ func (p *logPane) levelStyle(level string) lipgloss.Style {
 		return st.Critical
 	case logHowl:
 		return p.com.Styles.Accent
+	case logRPC:
+		return p.com.Styles.Muted
 	}
 	return st.Stderr
 }
@@ -475,6 +497,9 @@ func (p *logPane) title() string {
 	}
 	if p.offset > 0 {
 		fmt.Fprintf(&b, "· scrolled up %d · G follows ", p.offset)
+	}
+	if p.tracing {
+		b.WriteString("· tracing requests ")
 	}
 	if p.focused {
 		b.WriteString("· ctrl+l closes ")
@@ -587,6 +612,8 @@ func (m *Model) handleLogsKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	case key.Matches(msg, k.LogBlur), key.Matches(msg, k.FocusNext), key.Matches(msg, k.FocusPrev):
 		p.focused = false
 		return nil, true
+	case key.Matches(msg, k.LogTrace):
+		return m.toggleTracing(), true
 	case key.Matches(msg, k.LogOpen):
 		p.focused = false
 		title := "log of " + render.SanitizeLine(p.Server())
@@ -614,10 +641,31 @@ func (m *Model) handleLogsMouse(msg tea.MouseMsg, wheel int) {
 	}
 }
 
-// addLogEvent records a runtime event in the log: a stderr line, or a
-// notifications/message.
+// toggleTracing turns request tracing on or off, says so in every
+// server's log, and tells the runtime (in a command: that is a call on it).
+func (m *Model) toggleTracing() tea.Cmd {
+	p := m.logs
+	p.tracing = !p.tracing
+	note := "tracing stopped"
+	if p.tracing {
+		note = "tracing requests: each one howl sends to a server shows here as it ends (t stops)"
+	}
+	for _, s := range p.servers {
+		p.Note(s, note, m.com.now())
+	}
+	rt, on := m.com.RT, p.tracing
+	return func() tea.Msg {
+		rt.SetTracing(on)
+		return nil
+	}
+}
+
+// addLogEvent records a runtime event in the log: a stderr line, a
+// notifications/message, or a traced request.
 func (m *Model) addLogEvent(e mcp.Event) {
 	switch {
+	case e.Kind == mcp.EventTrace && e.Trace != nil && m.logs.tracing:
+		m.logs.AddTrace(e.Server, *e.Trace, m.com.now())
 	case e.Kind == mcp.EventStderr:
 		m.logs.AddStderr(e.Server, e.Line, m.com.now())
 	case e.Kind == mcp.EventNotification && e.Method == "notifications/message":

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -630,5 +631,47 @@ func TestTheLogKeyIsInTheHelpUniqueAndRebindable(t *testing.T) {
 	}
 	if err := k.Rebind(map[string][]string{"logs": {"ctrl+g"}}); err != nil || k.Logs.Keys()[0] != "ctrl+g" {
 		t.Errorf("rebinding the log key: %v %v", err, k.Logs.Keys())
+	}
+}
+
+// t in the log pane traces every request howl sends: each shows with what
+// it named, its time and size (or its error); t again stops it.
+func TestTracingShowsEachRequestInTheLog(t *testing.T) {
+	pump := &eventPump{}
+	rt := newRuntime(t, pump.push, demoServer("demo"))
+	defer rt.Close()
+	hs := newChatHarness(t, rt, []string{"demo"}, 120, 40, Options{})
+	defer hs.dumpOnFailure()
+	pump.deliver(hs)
+
+	hs.send(ctrlL)
+	hs.keys("t")
+	if !strings.Contains(hs.view(), "tracing requests") {
+		t.Fatalf("the pane does not say it traces:\n%s", hs.view())
+	}
+	hs.keys("esc") // the keys back to the chat
+	hs.line(".call demo " + demo.EchoTool + " message=hi")
+	hs.keys("esc")
+	hs.line(".read demo " + demo.BrokenURI)
+	log := func() string { return hs.m.logs.Text("demo") }
+	pump.waitFor(hs, "both traced requests", func() bool {
+		return strings.Contains(log(), "→ tools/call echo") && strings.Contains(log(), "→ resources/read "+demo.BrokenURI)
+	})
+	for _, re := range []string{`rpc    → tools/call echo · [0-9.]+[µm]?s · \d+ B`, `rpc    → resources/read demo://data/broken · [0-9.]+[µm]?s · failed: -32603 `} {
+		if !regexp.MustCompile(re).MatchString(log()) {
+			t.Errorf("the log has no line like %s:\n%s", re, log())
+		}
+	}
+
+	hs.keys("esc")
+	hs.send(ctrlL)
+	hs.keys("t")
+	before := strings.Count(log(), "rpc ")
+	hs.keys("esc")
+	hs.line(".call demo " + demo.EchoTool + " message=again")
+	pump.waitFor(hs, "the untraced call's result", func() bool { return strings.Contains(hs.view(), "again") })
+	pump.deliver(hs)
+	if after := strings.Count(log(), "rpc "); after != before || !strings.Contains(log(), "tracing stopped") {
+		t.Errorf("after t stopped tracing, %d traced lines became %d:\n%s", before, after, log())
 	}
 }

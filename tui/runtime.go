@@ -48,6 +48,8 @@ type Runtime interface {
 	// SetRoots replaces them and tells every ready server.
 	Roots() []string
 	SetRoots(ctx context.Context, dirs []string) error
+	// SetTracing turns on or off an mcp.EventTrace for every request.
+	SetTracing(on bool)
 }
 
 var _ Runtime = (*mcp.Runtime)(nil)
