@@ -238,6 +238,16 @@ func (p *logPane) AddTrace(server string, t mcp.RPCTrace, at time.Time) {
 	p.add(server, logEntry{at: at, level: logRPC, text: clipLogLine(text)})
 }
 
+// AddNotification adds a traced notification from the server:
+// "← notifications/resources/updated demo://x".
+func (p *logPane) AddNotification(server, method string, params map[string]any, at time.Time) {
+	text := "← " + render.SanitizeLine(method)
+	if uri, _ := params["uri"].(string); uri != "" {
+		text += " " + render.SanitizeLine(uri)
+	}
+	p.add(server, logEntry{at: at, level: logRPC, text: clipLogLine(text)})
+}
+
 // Note adds a line of howl's own to a server's log (a level set, say).
 func (p *logPane) Note(server, text string, at time.Time) {
 	p.add(server, logEntry{at: at, level: logHowl, text: text})
@@ -661,11 +671,14 @@ func (m *Model) toggleTracing() tea.Cmd {
 }
 
 // addLogEvent records a runtime event in the log: a stderr line, a
-// notifications/message, or a traced request.
+// notifications/message, or (while tracing) a request or notification.
 func (m *Model) addLogEvent(e mcp.Event) {
 	switch {
 	case e.Kind == mcp.EventTrace && e.Trace != nil && m.logs.tracing:
 		m.logs.AddTrace(e.Server, *e.Trace, m.com.now())
+	case e.Kind == mcp.EventNotification && m.logs.tracing && e.Method != "notifications/message" && e.Method != "notifications/progress":
+		// Messages have their own lines; progress would drown the rest.
+		m.logs.AddNotification(e.Server, e.Method, e.Params, m.com.now())
 	case e.Kind == mcp.EventStderr:
 		m.logs.AddStderr(e.Server, e.Line, m.com.now())
 	case e.Kind == mcp.EventNotification && e.Method == "notifications/message":

@@ -653,9 +653,12 @@ func TestTracingShowsEachRequestInTheLog(t *testing.T) {
 	hs.line(".call demo " + demo.EchoTool + " message=hi")
 	hs.keys("esc")
 	hs.line(".read demo " + demo.BrokenURI)
+	hs.keys("esc")
+	hs.line(".call demo " + demo.AddNoteTool + " title=traced")
 	log := func() string { return hs.m.logs.Text("demo") }
-	pump.waitFor(hs, "both traced requests", func() bool {
-		return strings.Contains(log(), "→ tools/call echo") && strings.Contains(log(), "→ resources/read "+demo.BrokenURI)
+	pump.waitFor(hs, "the traced requests and the list change", func() bool {
+		return strings.Contains(log(), "→ tools/call echo") && strings.Contains(log(), "→ resources/read "+demo.BrokenURI) &&
+			strings.Contains(log(), "← notifications/resources/list_changed")
 	})
 	for _, re := range []string{`rpc    → tools/call echo · [0-9.]+[µm]?s · \d+ B`, `rpc    → resources/read demo://data/broken · [0-9.]+[µm]?s · failed: -32603 `} {
 		if !regexp.MustCompile(re).MatchString(log()) {
