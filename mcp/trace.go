@@ -8,6 +8,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/howl-mcp/howl/render"
 )
 
 // RPCTrace is one request howl sent to a server and how it ended, emitted
@@ -24,6 +26,21 @@ type RPCTrace struct {
 	// Err is why it failed: the transport's error or the server's
 	// JSON-RPC error, with its code.
 	Err string
+}
+
+// String is the trace as one line: "→ tools/call echo · 1.2ms · 70 B",
+// or "→ resources/read demo://x · 3ms · failed: -32603 ...". Server text
+// in it is sanitized.
+func (t RPCTrace) String() string {
+	s := "→ " + render.SanitizeLine(t.Method)
+	if t.Target != "" {
+		s += " " + render.SanitizeLine(t.Target)
+	}
+	s += " · " + t.Duration.Round(100*time.Microsecond).String()
+	if t.Err != "" {
+		return s + " · failed: " + render.SanitizeLine(t.Err)
+	}
+	return s + " · " + render.HumanBytes(int64(t.Bytes))
 }
 
 // SetTracing turns request tracing on or off for every server. While it

@@ -225,17 +225,7 @@ func (p *logPane) AddMessage(server string, params map[string]any, at time.Time)
 // AddTrace adds a traced request: "→ tools/call echo · 1.2ms · 70 B", or
 // its error.
 func (p *logPane) AddTrace(server string, t mcp.RPCTrace, at time.Time) {
-	text := "→ " + render.SanitizeLine(t.Method)
-	if t.Target != "" {
-		text += " " + render.SanitizeLine(t.Target)
-	}
-	text += " · " + t.Duration.Round(time.Microsecond*100).String()
-	if t.Err != "" {
-		text += " · failed: " + render.SanitizeLine(t.Err)
-	} else {
-		text += " · " + render.HumanBytes(int64(t.Bytes))
-	}
-	p.add(server, logEntry{at: at, level: logRPC, text: clipLogLine(text)})
+	p.add(server, logEntry{at: at, level: logRPC, text: clipLogLine(t.String())})
 }
 
 // AddNotification adds a traced notification from the server:

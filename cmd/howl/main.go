@@ -85,10 +85,13 @@ type globalFlags struct {
 	sample string
 	// term asks the person servers' questions on the command line.
 	term *terminal
+	// trace prints every request to a server, as it ends, on traceOut.
+	trace    bool
+	traceOut io.Writer
 }
 
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
-	g := &globalFlags{term: newTerminal(stdin, stderr)}
+	g := &globalFlags{term: newTerminal(stdin, stderr), traceOut: stderr}
 	root := &cobra.Command{
 		Use:   "howl",
 		Short: "A terminal client for MCP servers",
@@ -124,6 +127,7 @@ Exit codes: 0 ok, 1 server or tool error, 2 usage error.`,
 	g.login = "never"
 	root.PersistentFlags().Var(loginFlag{&g.login}, "login", "when a remote server asks for an OAuth login: auto (open $BROWSER and log in) or never (stop; run howl auth SERVER)")
 	root.PersistentFlags().StringVar(&g.model, "model", "", "model as provider/name, e.g. anthropic/claude-sonnet-4-5 (default: $HOWL_MODEL, \"model\" in the config, else auto-detected)")
+	root.PersistentFlags().BoolVar(&g.trace, "trace", false, "print every request to a server on stderr as it ends (method, tool or URI, time, size or error); in the TUI, t in the log pane")
 	root.PersistentFlags().StringVar(&g.baseURL, "base-url", "", "OpenAI-compatible Chat Completions endpoint for the model, e.g. http://127.0.0.1:11434/v1")
 	addResumeFlags(root)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })

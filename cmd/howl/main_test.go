@@ -316,3 +316,21 @@ func TestCallReachesTheDemosQuestionTools(t *testing.T) {
 		}
 	}
 }
+
+// --trace prints each request to a server on stderr as it ends, the
+// handshake included; stdout keeps exactly the result.
+func TestTracePrintsEveryRequestOnStderr(t *testing.T) {
+	isolate(t)
+	out, errOut, code := howl(t, "--trace", "call", "demo", "echo", "message=hi")
+	if code != 0 || strings.TrimSpace(out) != "hi" {
+		t.Fatalf("exit %d, stdout %q (want exactly the result): %s", code, out, errOut)
+	}
+	for _, re := range []string{`(?m)^howl trace demo: → (initialize|server/discover) · `, `(?m)^howl trace demo: → tools/call echo · [0-9.]+[µm]?s · \d+ B$`} {
+		if !regexp.MustCompile(re).MatchString(errOut) {
+			t.Errorf("stderr has no line like %s:\n%s", re, errOut)
+		}
+	}
+	if _, errOut, _ := howl(t, "call", "demo", "echo", "message=hi"); strings.Contains(errOut, "howl trace") {
+		t.Errorf("without --trace, stderr traced:\n%s", errOut)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/howl-mcp/howl/mcp"
@@ -69,6 +70,24 @@ func open(ctx context.Context, g *globalFlags, names ...string) (*session, error
 	return start(ctx, g, cfg, names...)
 }
 
+// traceWriter prints --trace's lines ("howl trace demo: → tools/call echo
+// · 1.2ms · 70 B") on stderr; events arrive from every server's goroutines
+// at once, so the lines are written one at a time. Nil without --trace.
+func traceWriter(g *globalFlags) func(mcp.Event) {
+	if !g.trace {
+		return nil
+	}
+	var mu sync.Mutex
+	return func(e mcp.Event) {
+		if e.Kind != mcp.EventTrace || e.Trace == nil {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(g.traceOut, "howl trace %s: %s\n", render.SanitizeLine(e.Server), e.Trace)
+	}
+}
+
 // checkNames says which configured server a name does not match.
 func checkNames(cfg *mcp.Config, names ...string) error {
 	for _, n := range names {
@@ -92,7 +111,9 @@ func start(ctx context.Context, g *globalFlags, cfg *mcp.Config, names ...string
 	if err != nil {
 		return nil, err
 	}
-	rt := mcp.NewRuntime(cfg, mcp.RuntimeOptions{ClientName: "howl", ClientVersion: buildVersion(), Elicit: elicit, Sample: sample, OAuth: oauthOptions(g), Roots: configRoots(cfg)})
+	rt := mcp.NewRuntime(cfg, mcp.RuntimeOptions{ClientName: "howl", ClientVersion: buildVersion(), Elicit: elicit, Sample: sample, OAuth: oauthOptions(g), Roots: configRoots(cfg),
+		OnEvent: traceWriter(g)})
+	rt.SetTracing(g.trace) // before Start: the handshake is traced too
 	if err := rt.Start(names...); err != nil {
 		rt.Close()
 		return nil, err
