@@ -90,6 +90,9 @@ type Options struct {
 	// Log receives debug output; DumpMessages also logs every message.
 	Log          *log.Logger
 	DumpMessages bool
+	// Trace starts with request tracing shown in the log pane (howl
+	// --trace); the runtime's tracing must be on as well.
+	Trace bool
 	// Store keeps the chat's conversations: each finished turn is written
 	// in a command. Nil means nothing is saved; StoreError (the reason the
 	// store could not be opened) is then said once in the chat.
@@ -191,6 +194,7 @@ func New(o Options) *Model {
 	m.viewer = newViewerPane(com)
 	m.status = &statusBar{com: com}
 	m.logs = newLogPane(com, o.Servers)
+	m.logs.tracing = o.Trace
 	m.chatReqs = chatRequests{com: com}
 	m.logins = map[string]bool{}
 	m.help = help.New()

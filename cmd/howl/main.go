@@ -127,7 +127,7 @@ Exit codes: 0 ok, 1 server or tool error, 2 usage error.`,
 	g.login = "never"
 	root.PersistentFlags().Var(loginFlag{&g.login}, "login", "when a remote server asks for an OAuth login: auto (open $BROWSER and log in) or never (stop; run howl auth SERVER)")
 	root.PersistentFlags().StringVar(&g.model, "model", "", "model as provider/name, e.g. anthropic/claude-sonnet-4-5 (default: $HOWL_MODEL, \"model\" in the config, else auto-detected)")
-	root.PersistentFlags().BoolVar(&g.trace, "trace", false, "print every request to a server on stderr as it ends (method, tool or URI, time, size or error); in the TUI, t in the log pane")
+	root.PersistentFlags().BoolVar(&g.trace, "trace", false, "print every request to a server on stderr as it ends (method, tool or URI, time, size or error); the TUI shows them in its log pane (ctrl+l; t toggles)")
 	root.PersistentFlags().StringVar(&g.baseURL, "base-url", "", "OpenAI-compatible Chat Completions endpoint for the model, e.g. http://127.0.0.1:11434/v1")
 	addResumeFlags(root)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })

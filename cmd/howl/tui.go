@@ -93,6 +93,7 @@ func runTUI(ctx context.Context, g *globalFlags, rf resumeFlags, stdin io.Reader
 	rt := mcp.NewRuntime(cfg, mcp.RuntimeOptions{ClientName: "howl", ClientVersion: buildVersion(), OnEvent: relay.Push,
 		Elicit: tuiElicitor(g, relay), Sample: sample, OAuth: oauth, Roots: roots})
 	defer rt.Close()
+	rt.SetTracing(g.trace) // the log pane shows them (t toggles)
 	var names []string
 	for _, sc := range cfg.Enabled() {
 		names = append(names, sc.Name)
@@ -124,6 +125,7 @@ func runTUI(ctx context.Context, g *globalFlags, rf resumeFlags, stdin io.Reader
 		Editor:       os.Getenv("EDITOR"),
 		Log:          logger,
 		DumpMessages: os.Getenv("HOWL_DEBUG") == "messages",
+		Trace:        g.trace,
 		Store:        tuiStore(ss.st),
 		StoreError:   ss.unavailable,
 		Resume:       ss.resume,
