@@ -44,12 +44,22 @@ func progressMetaFor(ctx context.Context) *mcpgo.Meta {
 
 // rawResult runs call with a raw sink and returns the raw JSON-RPC result.
 // A typed-parse failure with a raw result in hand is not an error: howl
-// parses the raw JSON itself.
+// parses the raw JSON itself. A raw result that still asks for input is
+// not a result, though: on 2026-07-28 the sink last saw the round that
+// asked, and the call failed answering it (a declined or failed sampling,
+// say), so the failure is what the caller gets.
 func (c *Conn) rawResult(ctx context.Context, method string, call func(context.Context) error) (json.RawMessage, error) {
 	sctx, sink := withRawSink(ctx)
 	err := call(sctx)
-	if raw := sink.get(); raw != nil {
+	raw := sink.get()
+	if raw != nil && !asksForInput(raw) {
 		return raw, nil
+	}
+	if raw != nil && ctx.Err() == nil {
+		if err == nil {
+			err = errors.New("the client stopped answering")
+		}
+		return nil, fmt.Errorf("%s on %s stopped: the server asked howl for input mid-call and got no answer: %w", method, c.name, err)
 	}
 	if err == nil {
 		err = errors.New("the server sent no result")
@@ -61,6 +71,15 @@ func (c *Conn) rawResult(ctx context.Context, method string, call func(context.C
 		err = fmt.Errorf("the connection closed before the answer came (did the server exit? see howl servers): %w", err)
 	}
 	return nil, &ServerError{Server: c.name, Method: method, Err: err}
+}
+
+// asksForInput reports whether a raw result is a 2026-07-28
+// input-required result rather than the answer.
+func asksForInput(raw json.RawMessage) bool {
+	var r struct {
+		ResultType mcpgo.ResultType `json:"resultType"`
+	}
+	return json.Unmarshal(raw, &r) == nil && r.ResultType == mcpgo.ResultTypeInputRequired
 }
 
 // ReadRaw reads a resource and returns the raw items of its contents array.

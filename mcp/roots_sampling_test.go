@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/howl-mcp/howl/mcp/demo"
 	"github.com/howl-mcp/howl/render"
 )
 
@@ -103,5 +105,39 @@ func TestRuntimeWithoutRootsRefusesSetRoots(t *testing.T) {
 	defer rt.Close()
 	if err := rt.SetRoots(context.Background(), []string{"/tmp"}); err == nil {
 		t.Fatal("SetRoots on a runtime that declared no roots succeeded")
+	}
+}
+
+// The demo's summarize samples through howl; the answer comes back on both
+// eras, and when howl cannot answer (the person declined, no model) the
+// call fails with that reason. On 2026-07-28 the call's last raw result
+// is then the round that asked, which must never pass for the answer.
+func TestSamplingThroughTheDemoAnswersOrFailsWithTheReason(t *testing.T) {
+	for _, era := range []Era{EraLegacy, EraModern} {
+		t.Run(string(era), func(t *testing.T) {
+			decline := atomic.Bool{}
+			sample := func(ctx context.Context, server string, req mcpgo.CreateMessageRequest) (*mcpgo.CreateMessageResult, error) {
+				if decline.Load() {
+					return nil, errors.New("the person said no")
+				}
+				return &mcpgo.CreateMessageResult{Model: "m1", StopReason: "endTurn",
+					SamplingMessage: mcpgo.SamplingMessage{Role: mcpgo.RoleAssistant, Content: mcpgo.NewTextContent("short.")}}, nil
+			}
+			sc := fixture("demo")
+			sc.Era, sc.Sampling = era, true
+			rt := startReady(t, &Config{Servers: []ServerConfig{sc}}, RuntimeOptions{Sample: sample})
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			args := json.RawMessage(`{"tool":"` + demo.SummarizeTool + `","arguments":{"text":"a long text"}}`)
+			out, err := rt.CallMeta(ctx, "mcp_invoke_demo", args)
+			if err != nil || !strings.Contains(string(out), "Summary by m1: short.") {
+				t.Fatalf("approved: %s, %v", out, err)
+			}
+			decline.Store(true)
+			out, err = rt.CallMeta(ctx, "mcp_invoke_demo", args)
+			if err == nil || !strings.Contains(err.Error(), "the person said no") {
+				t.Fatalf("declined: got %s, %v; want an error carrying the reason", out, err)
+			}
+		})
 	}
 }
