@@ -492,7 +492,8 @@ func errorDoc(title string, err error) *document {
 	if errors.As(err, &ce) {
 		kind = "howl refused the request"
 	}
-	d := &document{kind: docError, title: title, note: kind, id: docCounter.next()}
+	// Wrapped: an error is read once, whole, not scrolled sideways.
+	d := &document{kind: docError, title: title, note: kind, id: docCounter.next(), wrap: true}
 	d.copyText = msg
 	for _, l := range strings.Split(msg, "\n") {
 		d.lines = append(d.lines, docLine{plain: l, styled: l, width: widthOf(l)})

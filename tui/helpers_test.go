@@ -332,7 +332,7 @@ func (f *fakeRuntime) CallMeta(ctx context.Context, name string, args json.RawMe
 		text, ok := f.texts[a.URI]
 		f.mu.Unlock()
 		if !ok {
-			return nil, &mcp.CallError{Msg: "no resource " + a.URI}
+			return nil, &mcp.CallError{Msg: "no resource " + a.URI + ": the fake runtime serves only the texts the test gave it, and this is not one of them"}
 		}
 		res, err := render.PageText(a.URI, "text/plain", text, render.PageOptions{Pattern: a.Pattern, Offset: a.Offset})
 		if err != nil {

@@ -312,6 +312,18 @@ func TestQuitCancelsWorkInFlight(t *testing.T) {
 	}
 }
 
+// A failed read's message is wrapped in the viewer, so all of it can be
+// read without scrolling sideways.
+func TestAFailedReadShowsItsWholeMessage(t *testing.T) {
+	hs, rt := fakeHarness(t, 120, 40)
+	delete(rt.texts, "mem://small")
+	hs.keys("2", "down", "enter")
+	v := hs.view()
+	if !strings.Contains(v, "howl refused the request") || !strings.Contains(v, "and this is not one of them") {
+		t.Fatalf("the error is not shown whole:\n%s", v)
+	}
+}
+
 func TestTooSmallTerminalAsksToBeMadeBigger(t *testing.T) {
 	hs, _ := fakeHarness(t, 59, 16)
 	if v := hs.view(); !strings.Contains(v, "Make me bigger") || !strings.Contains(v, "59×16") {
