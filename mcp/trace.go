@@ -2,7 +2,9 @@ package mcp
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -26,6 +28,9 @@ type RPCTrace struct {
 	// Err is why it failed: the transport's error or the server's
 	// JSON-RPC error, with its code.
 	Err string
+	// Cancelled: howl withdrew the request (the person cancelled it, or
+	// howl was closing) before an answer came.
+	Cancelled bool
 }
 
 // String is the trace as one line: "→ tools/call echo · 1.2ms · 70 B",
@@ -37,6 +42,9 @@ func (t RPCTrace) String() string {
 		s += " " + render.SanitizeLine(t.Target)
 	}
 	s += " · " + t.Duration.Round(100*time.Microsecond).String()
+	if t.Cancelled {
+		return s + " · cancelled"
+	}
 	if t.Err != "" {
 		return s + " · failed: " + render.SanitizeLine(t.Err)
 	}
@@ -56,6 +64,10 @@ func (r *Runtime) tracer(server string) traceFunc {
 		}
 		t := RPCTrace{Method: req.Method, Target: traceTarget(req.Params), Duration: took}
 		switch {
+		case errors.Is(err, context.Canceled):
+			t.Cancelled = true
+		case errors.Is(err, context.DeadlineExceeded):
+			t.Err = "no answer in time"
 		case err != nil:
 			t.Err = err.Error()
 		case resp != nil && resp.Error != nil:

@@ -80,3 +80,22 @@ func TestTracingReportsEachRequestOnlyWhileOn(t *testing.T) {
 		})
 	}
 }
+
+// A request howl withdraws (the person cancelled it) is traced as
+// cancelled, not as a failure with a Go error's text.
+func TestTracingSaysCancelledForAWithdrawnRequest(t *testing.T) {
+	var log eventLog
+	rt := startReady(t, &Config{Servers: []ServerConfig{fixture("demo")}}, RuntimeOptions{OnEvent: log.add})
+	rt.SetTracing(true)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	time.AfterFunc(300*time.Millisecond, cancel)
+	slow, _ := json.Marshal(map[string]any{"tool": demo.SlowTool, "arguments": map[string]any{"duration_ms": 10000}})
+	if _, err := rt.CallMeta(ctx, "mcp_invoke_demo", slow); err == nil {
+		t.Fatal("the slow call outlived its context")
+	}
+	e := log.waitFor(t, "the slow call's trace", func(e Event) bool { return e.Kind == EventTrace && e.Trace.Method == "tools/call" })
+	if line := e.Trace.String(); !e.Trace.Cancelled || !strings.HasPrefix(line, "→ tools/call slow · ") || !strings.HasSuffix(line, " · cancelled") {
+		t.Errorf("the withdrawn call is traced as %+v: %q", e.Trace, line)
+	}
+}
