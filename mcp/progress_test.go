@@ -11,6 +11,14 @@ import (
 	"time"
 )
 
+// startDemo starts the demo fixture on era and waits until it is ready.
+func startDemo(t *testing.T, era Era, opts RuntimeOptions) *Runtime {
+	t.Helper()
+	sc := fixture("demo")
+	sc.Era = era
+	return startReady(t, &Config{Servers: []ServerConfig{sc}}, opts)
+}
+
 func startReady(t *testing.T, cfg *Config, opts RuntimeOptions) *Runtime {
 	t.Helper()
 	if opts.CacheDir == "" {

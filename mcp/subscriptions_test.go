@@ -45,9 +45,7 @@ func TestSubscribedResourceUpdatesArriveAsEventsOnBothEras(t *testing.T) {
 	for _, era := range []Era{EraLegacy, EraModern} {
 		t.Run(string(era), func(t *testing.T) {
 			var log eventLog
-			sc := fixture("demo")
-			sc.Era = era
-			rt := startReady(t, &Config{Servers: []ServerConfig{sc}}, RuntimeOptions{OnEvent: log.add})
+			rt := startDemo(t, era, RuntimeOptions{OnEvent: log.add})
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			if err := rt.Subscribe(ctx, "demo", demo.LogURI); err != nil {
@@ -85,9 +83,7 @@ func TestSubscribedResourceUpdatesArriveAsEventsOnBothEras(t *testing.T) {
 
 func TestListChangedRefreshesTheCatalogAndReportsWhatWasAdded(t *testing.T) {
 	var log eventLog
-	sc := fixture("demo")
-	sc.Era = EraLegacy
-	rt := startReady(t, &Config{Servers: []ServerConfig{sc}}, RuntimeOptions{OnEvent: log.add})
+	rt := startDemo(t, EraLegacy, RuntimeOptions{OnEvent: log.add})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if _, err := rt.Catalog(ctx, "demo", false); err != nil {
@@ -111,9 +107,7 @@ func TestListChangedOnAModernServerAndABurstReportsEveryAddition(t *testing.T) {
 	for _, subscribe := range []bool{false, true} {
 		t.Run(fmt.Sprintf("subscribed=%v", subscribe), func(t *testing.T) {
 			log := &eventLog{}
-			sc := fixture("demo")
-			sc.Era = EraModern
-			rt := startReady(t, &Config{Servers: []ServerConfig{sc}}, RuntimeOptions{OnEvent: log.add})
+			rt := startDemo(t, EraModern, RuntimeOptions{OnEvent: log.add})
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			if _, err := rt.Catalog(ctx, "demo", false); err != nil {

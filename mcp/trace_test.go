@@ -17,9 +17,7 @@ func TestTracingReportsEachRequestOnlyWhileOn(t *testing.T) {
 	for _, era := range []Era{EraLegacy, EraModern} {
 		t.Run(string(era), func(t *testing.T) {
 			var log eventLog
-			sc := fixture("demo")
-			sc.Era = era
-			rt := startReady(t, &Config{Servers: []ServerConfig{sc}}, RuntimeOptions{OnEvent: log.add})
+			rt := startDemo(t, era, RuntimeOptions{OnEvent: log.add})
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			echo, _ := json.Marshal(map[string]any{"tool": demo.EchoTool, "arguments": map[string]any{"message": "hi"}})

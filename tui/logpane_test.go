@@ -368,13 +368,21 @@ func (p *eventPump) waitFor(h *harness, what string, cond func() bool) {
 	}
 }
 
-func TestLogLevelReachesTheDemoAndItsMessagesShowInTheLog(t *testing.T) {
+// demoLogHarness is the chat (120x40) on a live demo server whose events
+// the pump delivers, the ones so far already in.
+func demoLogHarness(t *testing.T) (*harness, *eventPump) {
+	t.Helper()
 	pump := &eventPump{}
 	rt := newRuntime(t, pump.push, demoServer("demo"))
-	defer rt.Close()
+	t.Cleanup(func() { rt.Close() })
 	hs := newChatHarness(t, rt, []string{"demo"}, 120, 40, Options{})
-	defer hs.dumpOnFailure()
+	t.Cleanup(hs.dumpOnFailure)
 	pump.deliver(hs)
+	return hs, pump
+}
+
+func TestLogLevelReachesTheDemoAndItsMessagesShowInTheLog(t *testing.T) {
+	hs, pump := demoLogHarness(t)
 
 	hs.line(".loglevel demo warning")
 	if !strings.Contains(chatText(hs), "demo now sends log messages at warning and above") {
@@ -637,12 +645,7 @@ func TestTheLogKeyIsInTheHelpUniqueAndRebindable(t *testing.T) {
 // t in the log pane traces every request howl sends: each shows with what
 // it named, its time and size (or its error); t again stops it.
 func TestTracingShowsEachRequestInTheLog(t *testing.T) {
-	pump := &eventPump{}
-	rt := newRuntime(t, pump.push, demoServer("demo"))
-	defer rt.Close()
-	hs := newChatHarness(t, rt, []string{"demo"}, 120, 40, Options{})
-	defer hs.dumpOnFailure()
-	pump.deliver(hs)
+	hs, pump := demoLogHarness(t)
 
 	hs.send(ctrlL)
 	hs.keys("t")
