@@ -142,7 +142,10 @@ func (r *Runtime) holdingElicitor(fn Elicitor) Elicitor {
 		defer r.hold(server)()
 		ctx, done := r.question(ctx, server)
 		defer done()
-		return fn(ctx, server, req)
+		start := time.Now()
+		resp, err := fn(ctx, server, req)
+		r.traceAnswer(server, string(mcpgo.MethodElicitationCreate), start, string(resp.Action), err)
+		return resp, err
 	}
 }
 
@@ -152,7 +155,14 @@ func (r *Runtime) holdingSampler(fn Sampler) Sampler {
 		defer r.hold(server)()
 		ctx, done := r.question(ctx, server)
 		defer done()
-		return fn(ctx, server, req)
+		start := time.Now()
+		res, err := fn(ctx, server, req)
+		answer := ""
+		if res != nil {
+			answer = "with " + res.Model
+		}
+		r.traceAnswer(server, string(mcpgo.MethodSamplingCreateMessage), start, answer, err)
+		return res, err
 	}
 }
 

@@ -26,13 +26,21 @@ func (b *rootsBook) get() []string {
 }
 
 // rootsHandler answers one server's roots/list.
-type rootsHandler struct{ book *rootsBook }
+type rootsHandler struct {
+	book *rootsBook
+	// answered, when set, is told each answer (for tracing).
+	answered func(start time.Time, n int)
+}
 
 func (h rootsHandler) ListRoots(context.Context, mcpgo.ListRootsRequest) (*mcpgo.ListRootsResult, error) {
+	start := time.Now()
 	res := &mcpgo.ListRootsResult{Roots: []mcpgo.Root{}}
 	for _, d := range h.book.get() {
 		u := url.URL{Scheme: "file", Path: filepath.ToSlash(d)}
 		res.Roots = append(res.Roots, mcpgo.Root{URI: u.String(), Name: filepath.Base(d)})
+	}
+	if h.answered != nil {
+		h.answered(start, len(res.Roots))
 	}
 	return res, nil
 }

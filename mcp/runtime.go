@@ -369,7 +369,9 @@ func (r *Runtime) connectAuth(name string, gen int, sc ServerConfig, ring *stder
 		opts.httpClient = &http.Client{Transport: auth}
 	}
 	if r.roots != nil {
-		opts.roots = rootsHandler{book: r.roots}
+		opts.roots = rootsHandler{book: r.roots, answered: func(start time.Time, n int) {
+			r.traceAnswer(name, string(mcpgo.MethodListRoots), start, render.Count(n, "root"), nil)
+		}}
 	}
 	if r.opts.Sample != nil && sc.Sampling {
 		opts.sample = samplingAdapter{server: name, fn: r.holdingSampler(r.opts.Sample)}

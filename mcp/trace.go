@@ -31,12 +31,23 @@ type RPCTrace struct {
 	// Cancelled: howl withdrew the request (the person cancelled it, or
 	// howl was closing) before an answer came.
 	Cancelled bool
+	// Incoming: the server asked howl (elicitation, sampling, roots), and
+	// Answer says what howl answered (accept, decline, 2 roots, ...).
+	Incoming bool
+	Answer   string
 }
 
 // String is the trace as one line: "→ tools/call echo · 1.2ms · 70 B",
 // or "→ resources/read demo://x · 3ms · failed: -32603 ...". Server text
 // in it is sanitized.
 func (t RPCTrace) String() string {
+	if t.Incoming {
+		s := "← " + render.SanitizeLine(t.Method) + " · " + t.Duration.Round(100*time.Microsecond).String()
+		if t.Err != "" {
+			return s + " · howl answered with an error: " + render.SanitizeLine(t.Err)
+		}
+		return s + " · answered " + render.SanitizeLine(t.Answer)
+	}
 	s := "→ " + render.SanitizeLine(t.Method)
 	if t.Target != "" {
 		s += " " + render.SanitizeLine(t.Target)
@@ -77,6 +88,19 @@ func (r *Runtime) tracer(server string) traceFunc {
 		}
 		r.emit(Event{Kind: EventTrace, Server: server, Trace: &t})
 	}
+}
+
+// traceAnswer traces howl's answer to a server's own request, started at
+// start: answer says what howl answered, err why it could not.
+func (r *Runtime) traceAnswer(server, method string, start time.Time, answer string, err error) {
+	if !r.tracing.Load() {
+		return
+	}
+	t := RPCTrace{Method: method, Incoming: true, Duration: time.Since(start), Answer: answer}
+	if err != nil {
+		t.Err = err.Error()
+	}
+	r.emit(Event{Kind: EventTrace, Server: server, Trace: &t})
 }
 
 // traceFunc sees a request and its outcome once it has ended.

@@ -97,3 +97,29 @@ func TestTracingSaysCancelledForAWithdrawnRequest(t *testing.T) {
 		t.Errorf("the withdrawn call is traced as %+v: %q", e.Trace, line)
 	}
 }
+
+// A server's own requests (roots, elicitation) are traced with howl's
+// answer, on both eras (2026-07-28 asks inside the call's result).
+func TestTracingShowsWhatAServerAskedAndHowlAnswered(t *testing.T) {
+	for _, era := range []Era{EraLegacy, EraModern} {
+		t.Run(string(era), func(t *testing.T) {
+			var log eventLog
+			decline := func(context.Context, string, ElicitRequest) (ElicitResponse, error) {
+				return ElicitResponse{Action: ElicitDecline}, nil
+			}
+			rt := startDemo(t, era, RuntimeOptions{OnEvent: log.add, Roots: []string{t.TempDir()}, Elicit: decline})
+			rt.SetTracing(true)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			for _, tool := range []string{demo.RootsTool, demo.BookTableTool} {
+				args, _ := json.Marshal(map[string]any{"tool": tool})
+				if _, err := rt.CallMeta(ctx, "mcp_invoke_demo", args); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, want := range []string{"← roots/list · ", " · answered 1 root", "← elicitation/create · ", " · answered decline"} {
+				log.waitFor(t, want, func(e Event) bool { return e.Kind == EventTrace && strings.Contains(e.Trace.String(), want) })
+			}
+		})
+	}
+}
