@@ -49,6 +49,9 @@ type Field struct {
 	Placeholder string
 	// Initial is a typed field's starting text (a default, filled in).
 	Initial string
+	// Example is a JSON field's skeleton, offered while the field is
+	// empty: → fills it in.
+	Example string
 	// Choices are a bool or enum field's options, as shown; values the
 	// JSON each choice sends (nil for unsetChoice).
 	Choices []string
@@ -383,6 +386,10 @@ func (f *Form) Render(w int) []string {
 			fl.input.Width = max(w-6, 4)
 			add("  " + fl.input.View())
 		}
+		if focused && fl.Example != "" && fl.input.Value() == "" {
+			// The key first: a long example is cut at the edge, not the hint.
+			add(truncate("   "+st.Form.Hint.Render("↳ → fills in ")+render.SanitizeLine(fl.Example), w))
+		}
 		if focused && len(fl.suggestions) > 0 {
 			var parts []string
 			for j, sg := range fl.suggestions {
@@ -493,6 +500,7 @@ func ToolFields(schema json.RawMessage) []*Field {
 				t = "any"
 			}
 			hint = append(hint, t+" as JSON")
+			fl.Example = jsonExample(p.Raw)
 		}
 		if p.Constraints != "" {
 			hint = append(hint, p.Constraints)

@@ -132,10 +132,15 @@ func (d *formDialog) handleSuggestionKey(km tea.KeyMsg) bool {
 		return false
 	}
 	fl := f.fields[f.focus]
+	k := d.com.Keys
+	if fl.Example != "" && fl.input.Value() == "" && key.Matches(km, k.AcceptSuggestion) {
+		fl.input.SetValue(fl.Example)
+		fl.input.CursorEnd()
+		return true
+	}
 	if !fl.typed() || len(fl.suggestions) == 0 {
 		return false
 	}
-	k := d.com.Keys
 	switch {
 	case key.Matches(km, k.NextSuggestion):
 		fl.sugSel = (fl.sugSel + 1) % len(fl.suggestions)

@@ -37,6 +37,8 @@ type schemaProp struct {
 	// items.oneOf): a multi-select; MinItems and MaxItems bound it.
 	ItemOptions        []schemaOption
 	MinItems, MaxItems *int
+	// Raw is the property's own schema.
+	Raw json.RawMessage
 }
 
 // schemaOption is one choice of an enum: the value sent and the title shown.
@@ -111,7 +113,7 @@ func parseSchemaProps(raw json.RawMessage) []schemaProp {
 	names, values := orderedObject(top.Properties)
 	out := make([]schemaProp, 0, len(names))
 	for i, name := range names {
-		p := schemaProp{Name: name, Required: req[name]}
+		p := schemaProp{Name: name, Required: req[name], Raw: values[i]}
 		var d struct {
 			Type        json.RawMessage   `json:"type"`
 			Description string            `json:"description"`
@@ -208,6 +210,79 @@ func schemaType(raw json.RawMessage) string {
 
 func num(f float64) string {
 	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.6f", f), "0"), ".")
+}
+
+// maxExample bounds an example value built from a schema.
+const maxExample = 400
+
+// jsonExample is a value of the shape a schema describes, as compact JSON
+// with its properties in written order: empty strings, zeros, false, the
+// first enum value or const, one item per array. It gives a person a
+// skeleton to fill in for a field typed as JSON. "" when the schema says
+// too little (no type at all) or the example would pass maxExample.
+func jsonExample(raw json.RawMessage) string {
+	var b strings.Builder
+	if !writeExample(&b, raw, 0) || b.Len() > maxExample {
+		return ""
+	}
+	return b.String()
+}
+
+func writeExample(b *strings.Builder, raw json.RawMessage, depth int) bool {
+	var s struct {
+		Type       json.RawMessage   `json:"type"`
+		Const      json.RawMessage   `json:"const"`
+		Enum       []json.RawMessage `json:"enum"`
+		Items      json.RawMessage   `json:"items"`
+		Properties json.RawMessage   `json:"properties"`
+	}
+	if depth > 5 || json.Unmarshal(raw, &s) != nil {
+		return false
+	}
+	switch {
+	case len(s.Const) > 0:
+		b.Write(s.Const)
+		return true
+	case len(s.Enum) > 0:
+		b.Write(s.Enum[0])
+		return true
+	}
+	t := schemaType(s.Type)
+	if t == "" && len(s.Properties) > 0 {
+		t = "object"
+	}
+	switch t {
+	case "string":
+		b.WriteString(`""`)
+	case "number", "integer":
+		b.WriteString("0")
+	case "boolean":
+		b.WriteString("false")
+	case "array":
+		b.WriteByte('[')
+		if len(s.Items) > 0 && !writeExample(b, s.Items, depth+1) {
+			return false
+		}
+		b.WriteByte(']')
+	case "object":
+		b.WriteByte('{')
+		names, values := orderedObject(s.Properties)
+		for i, n := range names {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			key, _ := json.Marshal(n)
+			b.Write(key)
+			b.WriteByte(':')
+			if !writeExample(b, values[i], depth+1) {
+				b.WriteString("null")
+			}
+		}
+		b.WriteByte('}')
+	default:
+		return false
+	}
+	return true
 }
 
 // orderedObject returns an object's keys and raw values in written order.
