@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -110,6 +112,35 @@ func tapped(ctx context.Context, trace traceFunc, r transport.JSONRPCRequest, re
 	}
 }
 
+// libLogger is the logger howl gives mcp-go's transports. By default they
+// log to slog's default, that is the terminal, where a line tears through
+// the TUI's screen and mixes into a verb's output ("listening to server
+// forever" at info, an error when a reply races a close). Warnings and
+// worse go to emit, one line each, as part of the server's log; the rest,
+// and everything when emit is nil, is dropped.
+func libLogger(emit func(string)) *slog.Logger {
+	if emit == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return slog.New(slog.NewTextHandler(lineEmitter(emit), &slog.HandlerOptions{
+		Level: slog.LevelWarn,
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey {
+				return slog.Attr{} // the log pane stamps its own time
+			}
+			return a
+		},
+	}))
+}
+
+// lineEmitter hands each record slog writes (one Write per record) to emit.
+type lineEmitter func(string)
+
+func (e lineEmitter) Write(p []byte) (int, error) {
+	e(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
 // Conn is a live connection to one server.
 type Conn struct {
 	name     string
@@ -143,7 +174,9 @@ type dialOptions struct {
 	grace      time.Duration
 	onNotify   func(mcpgo.JSONRPCNotification)
 	// trace, when set, sees every request and how it ended.
-	trace  traceFunc
+	trace traceFunc
+	// libLog, when set, gets mcp-go's own warnings about the connection.
+	libLog func(line string)
 	elicit Elicitor
 	// httpClient, when set, carries remote requests (the OAuth authorizer).
 	httpClient *http.Client
@@ -184,10 +217,11 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 				cmd.WaitDelay = time.Second
 				c.cmd = cmd
 				return cmd, nil
-			}))
+			}),
+			transport.WithCommandLogger(libLogger(o.libLog)))
 		tr = &stdioTap{Stdio: st, trace: o.trace}
 	case TransportHTTP:
-		opts := []transport.StreamableHTTPCOption{}
+		opts := []transport.StreamableHTTPCOption{transport.WithHTTPLogger(libLogger(o.libLog))}
 		if o.era == EraLegacy {
 			// Before 2026-07-28, server requests and notifications that
 			// belong to no request (elicitation, list_changed) come on a
@@ -207,7 +241,7 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 		}
 		tr = &httpTap{StreamableHTTP: h, trace: o.trace}
 	case TransportSSE:
-		opts := []transport.ClientOption{}
+		opts := []transport.ClientOption{transport.WithSSELogger(libLogger(o.libLog))}
 		if len(sc.Headers) > 0 {
 			opts = append(opts, transport.WithHeaders(sc.Headers))
 		}

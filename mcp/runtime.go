@@ -363,7 +363,10 @@ func (r *Runtime) connectAuth(name string, gen int, sc ServerConfig, ring *stder
 		grace:      r.opts.ShutdownGrace,
 		onNotify:   r.notifier(name),
 		trace:      r.tracer(name),
-		elicit:     r.holdingElicitor(r.opts.Elicit),
+		libLog: func(line string) {
+			r.emit(Event{Kind: EventStderr, Server: name, Line: "howl (mcp-go): " + line})
+		},
+		elicit: r.holdingElicitor(r.opts.Elicit),
 	}
 	if auth != nil {
 		opts.httpClient = &http.Client{Transport: auth}
