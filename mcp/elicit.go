@@ -35,13 +35,25 @@ type ElicitResponse struct {
 // request goroutine and may block while a person decides; it must honour ctx.
 type Elicitor func(ctx context.Context, server string, req ElicitRequest) (ElicitResponse, error)
 
-// ElicitWithDefaults answers every form with the schema's default values, and
-// declines URL requests (nobody is there to visit them).
+// ElicitWithDefaults answers a form with the schema's default values, and
+// declines URL requests (nobody is there to visit them) and forms whose
+// required fields have no default: accepting those would send the server
+// an answer its own schema rejects.
 func ElicitWithDefaults(_ context.Context, _ string, req ElicitRequest) (ElicitResponse, error) {
 	if req.Mode == "url" {
 		return ElicitResponse{Action: ElicitDecline}, nil
 	}
-	return ElicitResponse{Action: ElicitAccept, Content: SchemaDefaults(req.Schema)}, nil
+	content := SchemaDefaults(req.Schema)
+	var s struct {
+		Required []string `json:"required"`
+	}
+	_ = json.Unmarshal(req.Schema, &s)
+	for _, r := range s.Required {
+		if _, ok := content[r]; !ok {
+			return ElicitResponse{Action: ElicitDecline}, nil
+		}
+	}
+	return ElicitResponse{Action: ElicitAccept, Content: content}, nil
 }
 
 // ElicitDeclineAll declines every request.

@@ -296,7 +296,7 @@ func TestInteropEverythingAddsElicitationToolsAndHowlAnswersThem(t *testing.T) {
 	rt := NewRuntime(&Config{Servers: []ServerConfig{sc}}, RuntimeOptions{CacheDir: t.TempDir(),
 		Elicit: func(ctx context.Context, server string, req ElicitRequest) (ElicitResponse, error) {
 			asked.Add(1)
-			return ElicitWithDefaults(ctx, server, req)
+			return acceptWithName(req), nil
 		}})
 	defer rt.Close()
 	_ = rt.Start()
@@ -317,4 +317,13 @@ func TestInteropEverythingAddsElicitationToolsAndHowlAnswersThem(t *testing.T) {
 	if asked.Load() != 1 || !strings.Contains(string(out), "accept") {
 		t.Errorf("asked %d times; result %.300s", asked.Load(), out)
 	}
+}
+
+// acceptWithName answers server-everything's elicitation form as a person
+// would: its one required field (name, which has no default) filled in,
+// the rest left at their defaults.
+func acceptWithName(req ElicitRequest) ElicitResponse {
+	content := SchemaDefaults(req.Schema)
+	content["name"] = "Ada"
+	return ElicitResponse{Action: ElicitAccept, Content: content}
 }

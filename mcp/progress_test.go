@@ -156,7 +156,7 @@ func TestInteropIdleTimeoutWaitsWhileThePersonAnswersAnElicitation(t *testing.T)
 	rt := startReady(t, &Config{Servers: []ServerConfig{sc}}, RuntimeOptions{CallTimeout: 300 * time.Millisecond,
 		Elicit: func(ctx context.Context, server string, req ElicitRequest) (ElicitResponse, error) {
 			time.Sleep(900 * time.Millisecond) // three idle timeouts
-			return ElicitWithDefaults(ctx, server, req)
+			return acceptWithName(req), nil
 		}})
 	if _, err := rt.Catalog(context.Background(), "everything", false); err != nil {
 		t.Fatal(err)

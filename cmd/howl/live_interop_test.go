@@ -46,9 +46,17 @@ func TestInteropCallReachesEverythingsLiveTools(t *testing.T) {
 	}
 
 	t.Run("form elicitation", func(t *testing.T) {
-		out := call(t, "", "--elicit=defaults", "call", "everything", "trigger-elicitation-request")
-		if !strings.Contains(out, "accept") {
-			t.Errorf("the server did not get an accepted answer: %.600s", out)
+		// The name (required, no default), then enter for every other
+		// field (its default) and to send.
+		out := call(t, "Ada Lovelace\n"+strings.Repeat("\n", 20), "--elicit=ask", "call", "everything", "trigger-elicitation-request")
+		if !strings.Contains(out, `"action": "accept"`) || !strings.Contains(out, "Ada Lovelace") {
+			t.Errorf("the server did not get the accepted answer: %.600s", out)
+		}
+		// Defaults alone cannot fill the required name: howl declines
+		// rather than send an answer the server's schema rejects.
+		out = call(t, "", "--elicit=defaults", "call", "everything", "trigger-elicitation-request")
+		if !strings.Contains(out, "decline") {
+			t.Errorf("--elicit=defaults did not decline a form whose required field has no default: %.600s", out)
 		}
 	})
 

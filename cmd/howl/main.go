@@ -122,7 +122,7 @@ Exit codes: 0 ok, 1 server or tool error, 2 usage error.`,
 	root.SetErr(stderr)
 	root.PersistentFlags().StringVar(&g.config, "config", "", "config file (default: $HOWL_CONFIG, ./.mcp.json, <user config dir>/howl/mcp.json, else the demo server)")
 	root.PersistentFlags().StringVar(&g.url, "url", "", "use one remote server at this URL (streamable HTTP) instead of the config; verbs then take no SERVER")
-	root.PersistentFlags().StringVar(&g.elicit, "elicit", "", "answer servers' questions: ask (default on a terminal; a dialog in the TUI), defaults (the schema's defaults) or decline (default otherwise)")
+	root.PersistentFlags().StringVar(&g.elicit, "elicit", "", "answer servers' questions: ask (default on a terminal; a dialog in the TUI), defaults (the schema's defaults; declined when a required field has none) or decline (default otherwise)")
 	root.PersistentFlags().StringVar(&g.sample, "sample", "", "answer sampling requests of servers whose entry says \"sampling\": true: ask (show each and send it to the model only if you approve; default on a terminal; a dialog in the TUI) or decline (default otherwise)")
 	g.login = "never"
 	root.PersistentFlags().Var(loginFlag{&g.login}, "login", "when a remote server asks for an OAuth login: auto (open $BROWSER and log in) or never (stop; run howl auth SERVER)")
