@@ -266,6 +266,47 @@ func (p askProp) choices() []any {
 	return nil
 }
 
+// titles are the shown names of a titled choice's values (oneOf or
+// items.anyOf of {const, title}), by value as text; nil for plain enums.
+func (p askProp) titles() map[string]string {
+	type titled = struct {
+		Const any    `json:"const"`
+		Title string `json:"title"`
+	}
+	var list []titled
+	switch {
+	case len(p.OneOf) > 0:
+		list = p.OneOf
+	case p.Items != nil && len(p.Items.AnyOf) > 0:
+		list = p.Items.AnyOf
+	}
+	if list == nil {
+		return nil
+	}
+	out := map[string]string{}
+	for _, o := range list {
+		if v := fmt.Sprint(o.Const); o.Title != "" && o.Title != v {
+			out[v] = o.Title
+		}
+	}
+	return out
+}
+
+// choiceList is the choices as the hint shows them: each value, with its
+// title when it has one ("[indoor (Indoors) bar (At the bar)]").
+func (p askProp) choiceList() string {
+	titles := p.titles()
+	var parts []string
+	for _, c := range p.choices() {
+		v := fmt.Sprint(c)
+		if t, ok := titles[v]; ok {
+			v += " (" + t + ")"
+		}
+		parts = append(parts, v)
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
 // hint says what to type.
 func (p askProp) hint() string {
 	h := p.Type
@@ -273,9 +314,9 @@ func (p askProp) hint() string {
 		h += ", " + p.Format
 	}
 	if c := p.choices(); c != nil {
-		h = fmt.Sprintf("one of %v", c)
+		h = "one of " + p.choiceList()
 		if p.Type == "array" {
-			h = fmt.Sprintf("any of %v, comma-separated", c)
+			h = "any of " + p.choiceList() + ", comma-separated"
 		}
 	}
 	if p.Minimum != nil || p.Maximum != nil {
@@ -307,9 +348,10 @@ func (p askProp) parse(s string, required bool) (any, bool, string) {
 		return nil, false, ""
 	}
 	choices := p.choices()
-	pick := func(w string) (any, bool) {
+	titles := p.titles()
+	pick := func(w string) (any, bool) { // a value, or its title in any case
 		for _, c := range choices {
-			if fmt.Sprint(c) == w {
+			if v := fmt.Sprint(c); v == w || titles[v] != "" && strings.EqualFold(titles[v], w) {
 				return c, true
 			}
 		}
@@ -321,7 +363,7 @@ func (p askProp) parse(s string, required bool) (any, bool, string) {
 		for _, w := range strings.Split(s, ",") {
 			c, ok := pick(strings.TrimSpace(w))
 			if !ok {
-				return nil, false, fmt.Sprintf("%q is not one of %v", strings.TrimSpace(w), choices)
+				return nil, false, fmt.Sprintf("%q is not one of %s", strings.TrimSpace(w), p.choiceList())
 			}
 			out = append(out, c)
 		}
@@ -329,7 +371,7 @@ func (p askProp) parse(s string, required bool) (any, bool, string) {
 	case choices != nil:
 		c, ok := pick(s)
 		if !ok {
-			return nil, false, fmt.Sprintf("%q is not one of %v", s, choices)
+			return nil, false, fmt.Sprintf("%q is not one of %s", s, p.choiceList())
 		}
 		return c, true, ""
 	case p.Type == "integer" || p.Type == "number":

@@ -57,8 +57,8 @@ func TestTerminalElicitationChecksAnswersAndAsksAgain(t *testing.T) {
 	},"required":["email","age"]}`)
 	// email (required first, in the list's order): bad, then good; age:
 	// out of bounds, then 36; note: default; plan: bad, then p2;
-	// toppings: two; then send.
-	typed := "not-an-email\nada@example.com\n7\n36\n\nplatinum\np2\nch, ol\n\n"
+	// toppings: two; then send. A titled choice takes its title too.
+	typed := "not-an-email\nada@example.com\n7\n36\n\nplatinum\npro\nch, ol\n\n"
 	var out bytes.Buffer
 	term := newTerminal(strings.NewReader(typed), &out)
 	resp, err := term.elicit(context.Background(), "s", mcp.ElicitRequest{Mode: "form", Message: "order?", Schema: schema})
@@ -69,7 +69,7 @@ func TestTerminalElicitationChecksAnswersAndAsksAgain(t *testing.T) {
 	if string(got) != `{"age":36,"email":"ada@example.com","note":"none","plan":"p2","toppings":["ch","ol"]}` {
 		t.Errorf("content %s\n%s", got, out.String())
 	}
-	for _, want := range []string{`"not-an-email" is not an email address`, "7 is outside 18 to 130", `"platinum" is not one of [p1 p2]`, "email * (string, email): ",
+	for _, want := range []string{`"not-an-email" is not an email address`, "7 is outside 18 to 130", `"platinum" is not one of [p1 (Basic) p2 (Pro)]`, "email * (string, email): ",
 		"age * (integer, 18 to 130) Your age: "} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the terminal did not say %q:\n%s", want, out.String())
