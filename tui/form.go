@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -462,10 +463,23 @@ func (f *Form) FocusLine(w int) int {
 
 // ToolFields builds the fields of a tool's input schema: strings, numbers,
 // integers, booleans and enums get their own inputs, anything else (arrays,
-// objects, unions) is typed as JSON.
+// objects, unions) is typed as JSON. Required fields come first, each group
+// in the schema's order: what must be filled is filled first (servers
+// written in Go list their properties by name, so "text" would otherwise
+// follow an optional "max_tokens").
 func ToolFields(schema json.RawMessage) []*Field {
+	props := parseSchemaProps(schema)
+	slices.SortStableFunc(props, func(a, b schemaProp) int {
+		switch {
+		case a.Required == b.Required:
+			return 0
+		case a.Required:
+			return -1
+		}
+		return 1
+	})
 	var out []*Field
-	for _, p := range parseSchemaProps(schema) {
+	for _, p := range props {
 		fl := &Field{Name: p.Name, Required: p.Required, Description: render.Sanitize(p.Description)}
 		var hint []string
 		switch {

@@ -8,7 +8,9 @@ import (
 	"github.com/howl-mcp/howl/mcp"
 )
 
-func TestToolFieldsFollowTheSchemaInItsOrder(t *testing.T) {
+// The form asks for the required arguments first, then the rest, each
+// group in the schema's order.
+func TestToolFieldsPutRequiredFirstThenFollowTheSchema(t *testing.T) {
 	schema := json.RawMessage(`{"type":"object","properties":{
 		"zeta":{"type":"string","description":"last letter, first field"},
 		"n":{"type":"number","minimum":0,"maximum":10},
@@ -22,21 +24,21 @@ func TestToolFieldsFollowTheSchemaInItsOrder(t *testing.T) {
 	for _, f := range fields {
 		names = append(names, f.Name)
 	}
-	if strings.Join(names, ",") != "zeta,n,i,b,e,obj" {
+	if strings.Join(names, ",") != "zeta,b,n,i,e,obj" {
 		t.Fatalf("order %v", names)
 	}
-	kinds := []FieldKind{FieldText, FieldNumber, FieldInteger, FieldBool, FieldEnum, FieldJSON}
+	kinds := []FieldKind{FieldText, FieldBool, FieldNumber, FieldInteger, FieldEnum, FieldJSON}
 	for i, f := range fields {
 		if f.Kind != kinds[i] {
 			t.Errorf("%s: kind %d, want %d", f.Name, f.Kind, kinds[i])
 		}
 	}
-	if !fields[0].Required || fields[1].Required || !strings.Contains(fields[1].Hint, "0–10") || !strings.Contains(fields[2].Hint, "default 3") {
-		t.Errorf("required/hints: %+v %+v %+v", fields[0], fields[1], fields[2])
+	if !fields[0].Required || !fields[1].Required || fields[2].Required || !strings.Contains(fields[2].Hint, "0–10") || !strings.Contains(fields[3].Hint, "default 3") {
+		t.Errorf("required/hints: %+v %+v %+v", fields[0], fields[2], fields[3])
 	}
 	// A required bool has no unset choice; an optional enum has one.
-	if fields[3].Choices[0] == unsetChoice || fields[4].Choices[0] != unsetChoice {
-		t.Errorf("choices %v / %v", fields[3].Choices, fields[4].Choices)
+	if fields[1].Choices[0] == unsetChoice || fields[4].Choices[0] != unsetChoice {
+		t.Errorf("choices %v / %v", fields[1].Choices, fields[4].Choices)
 	}
 }
 
