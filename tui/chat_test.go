@@ -314,6 +314,11 @@ func TestPromptCompletionStagesAgainstTheDemo(t *testing.T) {
 	if got := completionLabels(hs); strings.Join(got, ",") != "language=,focus=" || !hs.m.comp.items[0].required {
 		t.Errorf("stage 3: %v (language required first)", got)
 	}
+	// Accepting an argument's name goes on to its values, no second tab.
+	hs.keys("enter")
+	if got := completionLabels(hs); hs.m.input.Value() != ".prompt demo code_review language=" || !contains(got, "go") || !contains(got, "rust") {
+		t.Errorf("after accepting language=: line %q, values %v", hs.m.input.Value(), got)
+	}
 	// Values come from the server's completion/complete.
 	hs.m.comp.Close()
 	hs.m.input.SetValue(".prompt demo code_review language=ru")

@@ -46,6 +46,11 @@ func (m *Model) handleChatKey(msg tea.KeyMsg) tea.Cmd {
 			if line != "" {
 				m.input.SetValue(line)
 			}
+			if strings.HasSuffix(line, "=") {
+				// An argument's name was accepted: its values are what
+				// comes next, so ask for them without another tab.
+				return m.startCompletion()
+			}
 			return nil
 		}
 	}
