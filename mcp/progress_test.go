@@ -93,10 +93,10 @@ func TestCallWithoutProgressTimesOutNamingTheFix(t *testing.T) {
 }
 
 func TestProgressResetsTheIdleTimer(t *testing.T) {
-	// 6 steps of 100 ms under a 350 ms idle timeout: 600 ms in all, never
-	// 350 ms without progress.
-	rt := startReady(t, &Config{Servers: []ServerConfig{fixture("demo")}}, RuntimeOptions{CallTimeout: 350 * time.Millisecond})
-	if _, err := rt.CallMeta(context.Background(), "mcp_invoke_demo", json.RawMessage(`{"tool":"slow","arguments":{"duration_ms":600,"steps":6}}`)); err != nil {
+	// 12 steps of 100 ms under a 700 ms idle timeout: 1.2 s in all, never
+	// 700 ms without progress (the margin absorbs a loaded machine).
+	rt := startReady(t, &Config{Servers: []ServerConfig{fixture("demo")}}, RuntimeOptions{CallTimeout: 700 * time.Millisecond})
+	if _, err := rt.CallMeta(context.Background(), "mcp_invoke_demo", json.RawMessage(`{"tool":"slow","arguments":{"duration_ms":1200,"steps":12}}`)); err != nil {
 		t.Fatalf("a call that keeps reporting progress timed out: %v", err)
 	}
 }
@@ -153,9 +153,11 @@ func TestEntryTimeoutAcceptsDurationsAndSeconds(t *testing.T) {
 // idle timeout waits for them.
 func TestInteropIdleTimeoutWaitsWhileThePersonAnswersAnElicitation(t *testing.T) {
 	sc := peer(t, "everything", "@modelcontextprotocol/server-everything", "stdio")
-	rt := startReady(t, &Config{Servers: []ServerConfig{sc}}, RuntimeOptions{CallTimeout: 300 * time.Millisecond,
+	// A 1 s idle timeout (Node under a loaded machine can take a good part
+	// of it to ask), and a person who takes three of them to answer.
+	rt := startReady(t, &Config{Servers: []ServerConfig{sc}}, RuntimeOptions{CallTimeout: time.Second,
 		Elicit: func(ctx context.Context, server string, req ElicitRequest) (ElicitResponse, error) {
-			time.Sleep(900 * time.Millisecond) // three idle timeouts
+			time.Sleep(3 * time.Second) // three idle timeouts
 			return acceptWithName(req), nil
 		}})
 	if _, err := rt.Catalog(context.Background(), "everything", false); err != nil {
