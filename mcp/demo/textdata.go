@@ -97,6 +97,7 @@ or changes your files. Try these:
   - call the "slow" tool and cancel it halfway
   - run the "code_review" prompt and let completion fill in the language
   - view demo://images/moon.png
+  - call "book_table" and answer the form it asks you to fill in
 `
 
 const assistantGuideText = `# Notes for the assistant
