@@ -112,6 +112,10 @@ func tapped(ctx context.Context, trace traceFunc, r transport.JSONRPCRequest, re
 	}
 }
 
+// exitedWait is how long a failed handshake waits to learn whether the
+// child exited (it closes its stdout a moment before it is gone).
+const exitedWait = 100 * time.Millisecond
+
 // libLogger is the logger howl gives mcp-go's transports. By default they
 // log to slog's default, that is the terminal, where a line tears through
 // the TUI's screen and mixes into a verb's output ("listening to server
@@ -293,9 +297,17 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 	}
 	res, err := c.client.Initialize(ctx, req)
 	if err != nil {
+		// A child that went away says why, before Close ends it for good.
+		gone := ""
+		if lifetime.Err() == nil && ctx.Err() == nil {
+			gone = c.exitedBy(exitedWait)
+		}
 		c.Close()
 		if ctx.Err() != nil && lifetime.Err() == nil {
 			return nil, fmt.Errorf("no handshake from %s within the start timeout: %w", describeTarget(sc), ctx.Err())
+		}
+		if gone != "" {
+			return nil, fmt.Errorf("handshake with %s failed: the %s before answering: %w", describeTarget(sc), gone, err)
 		}
 		return nil, fmt.Errorf("handshake with %s failed: %w", describeTarget(sc), err)
 	}

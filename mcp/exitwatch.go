@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"fmt"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -38,4 +39,25 @@ func exitReason(info unix.Siginfo) string {
 		return fmt.Sprintf("server process was killed by signal %d (%s)", status, unix.SignalName(unix.Signal(status)))
 	}
 	return "server process ended"
+}
+
+// exitedBy describes how the stdio child ended when it has ended within
+// wait, without reaping it; "" when it is still running (or there is
+// none). A handshake that failed because the child went away says why.
+func (c *Conn) exitedBy(wait time.Duration) string {
+	if c.cmd == nil || c.cmd.Process == nil {
+		return ""
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		var info unix.Siginfo
+		err := unix.Waitid(unix.P_PID, c.cmd.Process.Pid, &info, unix.WEXITED|unix.WNOWAIT|unix.WNOHANG, nil)
+		if err == nil && siginfoPid(&info) != 0 {
+			return exitReason(info)
+		}
+		if err != nil && err != unix.EINTR || time.Now().After(deadline) {
+			return ""
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }

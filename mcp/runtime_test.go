@@ -87,8 +87,10 @@ func TestServerThatExitsAtStartFailsWithStderrTailAndOthersWork(t *testing.T) {
 	if !strings.Contains(st.StderrTail, "cannot open database") {
 		t.Errorf("stderr tail %q does not carry the server's last words", st.StderrTail)
 	}
-	if st.Reason == "" {
-		t.Error("no reason given")
+	// The reason says the process exited, and how, not only that the
+	// transport closed.
+	if !strings.Contains(st.Reason, "the server process exited with status 3 before answering") {
+		t.Errorf("reason %q does not say the process exited with status 3", st.Reason)
 	}
 	if _, err := rt.Conn("exit-at-start"); err == nil || !strings.Contains(err.Error(), "failed") {
 		t.Errorf("Conn on a failed server: err = %v, want it to say failed", err)

@@ -18,6 +18,15 @@ const (
 // si_pid (int32) and si_uid (uint32). x/sys/unix exposes only the header.
 const siginfoStatusOffset = 24
 
+// siginfoPidOffset is where si_pid sits: right after the 16-byte header.
+const siginfoPidOffset = 16
+
+// siginfoPid is si_pid: 0 when a WNOHANG waitid found no child that
+// changed state.
+func siginfoPid(info *unix.Siginfo) int {
+	return int(*(*int32)(unsafe.Add(unsafe.Pointer(info), siginfoPidOffset)))
+}
+
 // siginfoCodeStatus extracts si_code and si_status from a waitid siginfo.
 func siginfoCodeStatus(info *unix.Siginfo) (code, status int) {
 	st := (*int32)(unsafe.Add(unsafe.Pointer(info), siginfoStatusOffset))
