@@ -50,3 +50,38 @@ func TestAskerWithdrawsAndRejectsGarbledAnswers(t *testing.T) {
 		t.Errorf("a response with neither result nor error gave %v", err)
 	}
 }
+
+// A client replacing its subscriptions/listen stream opens the new one
+// before the old one's clean-up runs on the server: the old stream's end
+// must leave the new stream's filter and resource subscriptions in force.
+// (Before, a single filter field was wiped and the URI unsubscribed, so
+// updates the new stream asked for were dropped now and then.)
+func TestAReplacedListenStreamsEndKeepsTheNewOnesFilter(t *testing.T) {
+	s := newStdioSession()
+	old := mcp.SubscriptionFilter{ToolsListChanged: true}
+	replacement := mcp.SubscriptionFilter{ToolsListChanged: true, ResourceSubscriptions: []string{"demo://a"}}
+	// The old stream opens.
+	s.SetSubscriptionFilter(old)
+	// The new stream opens and subscribes its URI...
+	s.SetSubscriptionFilter(replacement)
+	s.SubscribeToResource("demo://a")
+	// ...and only then does the old stream's clean-up run.
+	s.SetSubscriptionFilter(mcp.SubscriptionFilter{})
+	if f, ok := s.SubscriptionFilter(); !ok || len(f.ResourceSubscriptions) != 1 {
+		t.Fatalf("after the old stream ended the filter is %+v (%v), want the new stream's", f, ok)
+	}
+	// A URI both streams named survives the old one's unsubscribe.
+	s.SubscribeToResource("demo://b") // the old stream's
+	s.SubscribeToResource("demo://b") // the new stream's
+	s.UnsubscribeFromResource("demo://b")
+	if !s.IsSubscribedToResource("demo://a") || !s.IsSubscribedToResource("demo://b") {
+		t.Fatalf("subscriptions after the old stream's clean-up: %v", s.SubscribedResources())
+	}
+	// When the last stream ends, nothing is left.
+	s.SetSubscriptionFilter(mcp.SubscriptionFilter{})
+	s.UnsubscribeFromResource("demo://a")
+	s.UnsubscribeFromResource("demo://b")
+	if _, ok := s.SubscriptionFilter(); ok || len(s.SubscribedResources()) != 0 {
+		t.Errorf("after every stream ended: filter still set or %v subscribed", s.SubscribedResources())
+	}
+}

@@ -27,9 +27,19 @@ type stdioSession struct {
 	version       atomic.Value // string
 	asker         asker        // the session's own requests to the client
 
-	mu     sync.Mutex
-	subs   map[string]bool
-	filter *mcp.SubscriptionFilter // set while a subscriptions/listen stream is open
+	mu sync.Mutex
+	// subs counts, per URI, what subscribed it: a resources/subscribe, or
+	// each open subscriptions/listen stream naming it. A client replacing
+	// its stream opens the new one before the old one's clean-up runs, and
+	// that clean-up must not take away a URI the new stream also names.
+	subs map[string]int
+	// filters are the open subscriptions/listen streams' filters, oldest
+	// first; the newest is in effect. mcp-go sets a stream's filter when
+	// it opens and an empty one when it ends, without saying which stream
+	// ended: a replaced stream is the oldest, so an ending removes that one.
+	// (A stream asking for nothing also sets an empty filter and can
+	// remove an older stream's early; howl never opens one.)
+	filters []mcp.SubscriptionFilter
 }
 
 // notificationBuffer is how many notifications may wait for the writer; when
@@ -46,7 +56,7 @@ func newStdioSession() *stdioSession {
 	s := &stdioSession{
 		id:            "demo-stdio-" + strconv.FormatInt(sessionCounter.Add(1), 10),
 		notifications: make(chan mcp.JSONRPCNotification, notificationBuffer),
-		subs:          map[string]bool{},
+		subs:          map[string]int{},
 		asker:         asker{pending: map[string]chan askResponse{}},
 	}
 	s.level.Store(DefaultLogLevel)
@@ -111,13 +121,17 @@ func (s *stdioSession) SetProtocolVersion(v string) { s.version.Store(v) }
 func (s *stdioSession) SubscribeToResource(uri string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.subs[uri] = true
+	s.subs[uri]++
 }
 
 // UnsubscribeFromResource implements server.SessionWithResourceSubscriptions.
 func (s *stdioSession) UnsubscribeFromResource(uri string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.subs[uri] > 1 {
+		s.subs[uri]--
+		return
+	}
 	delete(s.subs, uri)
 }
 
@@ -137,7 +151,7 @@ func (s *stdioSession) SubscribedResources() []string {
 func (s *stdioSession) IsSubscribedToResource(uri string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.subs[uri]
+	return s.subs[uri] > 0
 }
 
 // SetSubscriptionFilter implements server.SessionWithSubscriptionFilter.
@@ -145,18 +159,20 @@ func (s *stdioSession) SetSubscriptionFilter(f mcp.SubscriptionFilter) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if f.IsEmpty() {
-		s.filter = nil
+		if len(s.filters) > 0 {
+			s.filters = s.filters[1:]
+		}
 		return
 	}
-	s.filter = &f
+	s.filters = append(s.filters, f)
 }
 
 // SubscriptionFilter implements server.SessionWithSubscriptionFilter.
 func (s *stdioSession) SubscriptionFilter() (mcp.SubscriptionFilter, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.filter == nil {
+	if len(s.filters) == 0 {
 		return mcp.SubscriptionFilter{}, false
 	}
-	return *s.filter, true
+	return s.filters[len(s.filters)-1], true
 }
