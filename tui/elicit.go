@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/mail"
 	"net/url"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -37,28 +36,9 @@ var elicitKeys = struct{ Accept, Decline, Open, DeclineURL key.Binding }{
 //
 // mcp-go decodes the request's schema into a map, so the order the server
 // wrote its properties in is gone by the time howl sees it; the required
-// ones come first, in the order of the schema's "required" list (an array
-// keeps the author's order), then the rest by name.
+// ones come first (requiredFirst), then the rest by name.
 func ElicitFields(schema json.RawMessage) []*Field {
-	props := parseSchemaProps(schema)
-	var top struct {
-		Required []string `json:"required"`
-	}
-	_ = json.Unmarshal(schema, &top)
-	rank := map[string]int{}
-	for i, n := range top.Required {
-		if _, dup := rank[n]; !dup {
-			rank[n] = i
-		}
-	}
-	sort.SliceStable(props, func(i, j int) bool {
-		ri, iok := rank[props[i].Name]
-		rj, jok := rank[props[j].Name]
-		if iok != jok {
-			return iok
-		}
-		return iok && ri < rj
-	})
+	props := requiredFirst(schema, parseSchemaProps(schema))
 	out := make([]*Field, 0, len(props))
 	for _, p := range props {
 		out = append(out, elicitField(p))

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -463,23 +462,13 @@ func (f *Form) FocusLine(w int) int {
 
 // ToolFields builds the fields of a tool's input schema: strings, numbers,
 // integers, booleans and enums get their own inputs, anything else (arrays,
-// objects, unions) is typed as JSON. Required fields come first, each group
-// in the schema's order: what must be filled is filled first (servers
-// written in Go list their properties by name, so "text" would otherwise
-// follow an optional "max_tokens").
+// objects, unions) is typed as JSON. Required fields come first
+// (requiredFirst): what must be filled is filled first (servers written in
+// Go list their properties by name, so "text" would otherwise follow an
+// optional "max_tokens").
 func ToolFields(schema json.RawMessage) []*Field {
-	props := parseSchemaProps(schema)
-	slices.SortStableFunc(props, func(a, b schemaProp) int {
-		switch {
-		case a.Required == b.Required:
-			return 0
-		case a.Required:
-			return -1
-		}
-		return 1
-	})
 	var out []*Field
-	for _, p := range props {
+	for _, p := range requiredFirst(schema, parseSchemaProps(schema)) {
 		fl := &Field{Name: p.Name, Required: p.Required, Description: render.Sanitize(p.Description)}
 		var hint []string
 		switch {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -188,6 +189,37 @@ func parseSchemaProps(raw json.RawMessage) []schemaProp {
 		out = append(out, p)
 	}
 	return out
+}
+
+// requiredFirst orders props for a form: the required ones first, in the
+// order of the schema's "required" list (an array, so the author's order
+// even when the properties object has lost it), then the others as they
+// were.
+func requiredFirst(schema json.RawMessage, props []schemaProp) []schemaProp {
+	var top struct {
+		Required []string `json:"required"`
+	}
+	_ = json.Unmarshal(schema, &top)
+	rank := map[string]int{}
+	for i, n := range top.Required {
+		if _, dup := rank[n]; !dup {
+			rank[n] = i
+		}
+	}
+	slices.SortStableFunc(props, func(a, b schemaProp) int {
+		ra, aok := rank[a.Name]
+		rb, bok := rank[b.Name]
+		switch {
+		case aok && bok:
+			return ra - rb
+		case aok:
+			return -1
+		case bok:
+			return 1
+		}
+		return 0
+	})
+	return props
 }
 
 // schemaType reads "type", which may be a string or a list of strings
