@@ -131,39 +131,39 @@ func (r *Runtime) isHeld(server string) bool {
 	return r.progress.held[server] > 0
 }
 
-// holdingElicitor keeps the idle timers of server's requests from running
-// out while the person answers its question.
-// The question's context ends with the last of howl's requests to server.
-func (r *Runtime) holdingElicitor(fn Elicitor) Elicitor {
-	if fn == nil {
-		return nil
-	}
-	return func(ctx context.Context, server string, req ElicitRequest) (ElicitResponse, error) {
-		defer r.hold(server)()
-		ctx, done := r.question(ctx, server)
-		defer done()
-		start := time.Now()
-		resp, err := fn(ctx, server, req)
-		r.traceAnswer(server, string(mcpgo.MethodElicitationCreate), start, string(resp.Action), err)
-		return resp, err
-	}
-}
-
-// holdingSampler does the same for sampling.
-func (r *Runtime) holdingSampler(fn Sampler) Sampler {
-	return func(ctx context.Context, server string, req mcpgo.CreateMessageRequest) (*mcpgo.CreateMessageResult, error) {
+// holding wraps the answering of a server's question (method): the idle
+// timers of server's requests do not run out while the person answers,
+// the question's context ends with the last of howl's requests to server,
+// and the answer is traced (what describes it for the trace).
+func holding[Req, Res any](r *Runtime, method mcpgo.MCPMethod, fn func(context.Context, string, Req) (Res, error), what func(Res) string) func(context.Context, string, Req) (Res, error) {
+	return func(ctx context.Context, server string, req Req) (Res, error) {
 		defer r.hold(server)()
 		ctx, done := r.question(ctx, server)
 		defer done()
 		start := time.Now()
 		res, err := fn(ctx, server, req)
-		answer := ""
-		if res != nil {
-			answer = "with " + res.Model
-		}
-		r.traceAnswer(server, string(mcpgo.MethodSamplingCreateMessage), start, answer, err)
+		r.traceAnswer(server, string(method), start, what(res), err)
 		return res, err
 	}
+}
+
+// holdingElicitor is holding for elicitation (nil stays nil: howl then
+// declares no elicitation).
+func (r *Runtime) holdingElicitor(fn Elicitor) Elicitor {
+	if fn == nil {
+		return nil
+	}
+	return holding(r, mcpgo.MethodElicitationCreate, fn, func(resp ElicitResponse) string { return resp.Action })
+}
+
+// holdingSampler is holding for sampling.
+func (r *Runtime) holdingSampler(fn Sampler) Sampler {
+	return holding(r, mcpgo.MethodSamplingCreateMessage, fn, func(res *mcpgo.CreateMessageResult) string {
+		if res == nil {
+			return ""
+		}
+		return "with " + res.Model
+	})
 }
 
 // question registers a question from server: its context is cancelled

@@ -41,8 +41,9 @@ type RPCTrace struct {
 // or "→ resources/read demo://x · 3ms · failed: -32603 ...". Server text
 // in it is sanitized.
 func (t RPCTrace) String() string {
+	took := " · " + t.Duration.Round(100*time.Microsecond).String()
 	if t.Incoming {
-		s := "← " + render.SanitizeLine(t.Method) + " · " + t.Duration.Round(100*time.Microsecond).String()
+		s := "← " + render.SanitizeLine(t.Method) + took
 		if t.Err != "" {
 			return s + " · howl answered with an error: " + render.SanitizeLine(t.Err)
 		}
@@ -52,11 +53,11 @@ func (t RPCTrace) String() string {
 	if t.Target != "" {
 		s += " " + render.SanitizeLine(t.Target)
 	}
-	s += " · " + t.Duration.Round(100*time.Microsecond).String()
-	if t.Cancelled {
+	s += took
+	switch {
+	case t.Cancelled:
 		return s + " · cancelled"
-	}
-	if t.Err != "" {
+	case t.Err != "":
 		return s + " · failed: " + render.SanitizeLine(t.Err)
 	}
 	return s + " · " + render.HumanBytes(int64(t.Bytes))
