@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/alecthomas/chroma/v2/lexers"
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
@@ -48,25 +47,11 @@ func (d *detailPane) SetEntry(e *entry) {
 
 // HandleKey scrolls the pane.
 func (d *detailPane) HandleKey(msg tea.KeyMsg) (tea.Cmd, bool) {
-	k := d.com.Keys
-	h := max(d.height-2, 1)
-	switch {
-	case key.Matches(msg, k.Up):
-		d.Scroll(-1)
-	case key.Matches(msg, k.Down):
-		d.Scroll(1)
-	case key.Matches(msg, k.PageUp):
-		d.Scroll(-h)
-	case key.Matches(msg, k.PageDown):
-		d.Scroll(h)
-	case key.Matches(msg, k.Top):
-		d.offset = 0
-	case key.Matches(msg, k.Bottom):
-		d.Scroll(1 << 30)
-	default:
-		return nil, false
+	delta, ok := d.com.Keys.ScrollBy(msg, max(d.height-2, 1))
+	if ok {
+		d.Scroll(delta)
 	}
-	return nil, true
+	return nil, ok
 }
 
 // Scroll moves the view by delta lines.

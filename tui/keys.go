@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 )
 
 // KeyMap is every key binding, as data: the help screen and the help line
@@ -43,6 +44,28 @@ type KeyMap struct {
 
 	// The sessions dialog (never disabled).
 	SessionFilter, SessionSearch, SessionRename, SessionDelete, Confirm key.Binding
+}
+
+// ScrollBy is how far a key scrolls a pane whose page is page lines: a
+// line, a page, or far enough to reach the top or the bottom (panes
+// clamp). ok is false for a key that does not scroll.
+func (k *KeyMap) ScrollBy(msg tea.KeyMsg, page int) (delta int, ok bool) {
+	const far = 1 << 40
+	switch {
+	case key.Matches(msg, k.Up):
+		return -1, true
+	case key.Matches(msg, k.Down):
+		return 1, true
+	case key.Matches(msg, k.PageUp):
+		return -page, true
+	case key.Matches(msg, k.PageDown):
+		return page, true
+	case key.Matches(msg, k.Top):
+		return -far, true
+	case key.Matches(msg, k.Bottom):
+		return far, true
+	}
+	return 0, false
 }
 
 // DefaultKeyMap returns howl's default bindings.

@@ -350,26 +350,17 @@ func (p *logPane) SetSize(w, h int) {
 // HandleKey scrolls and switches servers while the pane has the keys.
 func (p *logPane) HandleKey(msg tea.KeyMsg) bool {
 	k := p.com.Keys
-	page := max(p.rows()-1, 1)
 	switch {
 	case key.Matches(msg, k.LogNext):
 		p.Switch(1)
 	case key.Matches(msg, k.LogPrev):
 		p.Switch(-1)
-	case key.Matches(msg, k.Up):
-		p.Scroll(-1)
-	case key.Matches(msg, k.Down):
-		p.Scroll(1)
-	case key.Matches(msg, k.PageUp):
-		p.Scroll(-page)
-	case key.Matches(msg, k.PageDown):
-		p.Scroll(page)
-	case key.Matches(msg, k.Top):
-		p.Scroll(-MaxLogLines)
-	case key.Matches(msg, k.Bottom):
-		p.offset = 0
 	default:
-		return false
+		d, ok := k.ScrollBy(msg, max(p.rows()-1, 1))
+		if !ok {
+			return false
+		}
+		p.Scroll(d)
 	}
 	return true
 }

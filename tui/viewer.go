@@ -368,18 +368,11 @@ func (v *viewerPane) HandleKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		return v.back(), true
 	case d == nil:
 		return nil, false
-	case key.Matches(msg, k.Up):
-		return v.Scroll(-1), true
-	case key.Matches(msg, k.Down):
-		return v.Scroll(1), true
-	case key.Matches(msg, k.PageUp):
-		return v.Scroll(-max(v.bodyH()-1, 1)), true
-	case key.Matches(msg, k.PageDown):
-		return v.Scroll(max(v.bodyH()-1, 1)), true
-	case key.Matches(msg, k.Top):
-		return v.Scroll(-1 << 40), true
-	case key.Matches(msg, k.Bottom):
-		return v.Scroll(1 << 40), true
+	}
+	if delta, ok := k.ScrollBy(msg, max(v.bodyH()-1, 1)); ok {
+		return v.Scroll(delta), true
+	}
+	switch {
 	case key.Matches(msg, k.Left):
 		d.xoff = max(d.xoff-8, 0)
 	case key.Matches(msg, k.Right):
