@@ -93,6 +93,31 @@ type Choice struct {
 	MaxSteps int    `json:"max_steps"`
 	// Source says how the model was chosen, for a person.
 	Source string `json:"source"`
+	// EndpointFrom says where the endpoint came from ("--base-url",
+	// "\"base_url\" in FILE", "$OPENAI_BASE_URL", "the provider's default").
+	EndpointFrom string `json:"endpoint_from,omitempty"`
+}
+
+// Endpoint is the URL requests (and the API key, if any) go to.
+func (c Choice) Endpoint() string { return c.endpoint() }
+
+// Describe names the model, the endpoint its requests and key go to, and
+// where each came from, for the line a person reads before anything is
+// sent: "openai/gpt-4o at https://api.openai.com/v1 (from --model; key
+// $OPENAI_API_KEY)".
+func (c Choice) Describe() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s at %s (%s", c.Name(), c.endpoint(), c.Source)
+	if c.EndpointFrom != "" && c.BaseURL != "" {
+		fmt.Fprintf(&b, "; endpoint from %s", c.EndpointFrom)
+	}
+	if c.APIKeyEnv != "" {
+		fmt.Fprintf(&b, "; key $%s", c.APIKeyEnv)
+	} else {
+		b.WriteString("; no key sent")
+	}
+	b.WriteString(")")
+	return b.String()
 }
 
 // Name is "provider/model".

@@ -43,9 +43,11 @@ func autoDetect(ctx context.Context, o ResolveOptions, env func(string) string, 
 	case env("OPENAI_API_KEY") != "":
 		c.Provider, c.Model, c.API, c.APIKeyEnv = "openai", DefaultOpenAIModel, APIOpenAI, "OPENAI_API_KEY"
 		c.BaseURL = strings.TrimRight(env("OPENAI_BASE_URL"), "/")
+		c.EndpointFrom = fromEnv(c.BaseURL, "OPENAI_BASE_URL")
 	case env("ANTHROPIC_API_KEY") != "":
 		c.Provider, c.Model, c.API, c.APIKeyEnv = "anthropic", DefaultAnthropicModel, APIAnthropic, "ANTHROPIC_API_KEY"
 		c.BaseURL = strings.TrimRight(env("ANTHROPIC_BASE_URL"), "/")
+		c.EndpointFrom = fromEnv(c.BaseURL, "ANTHROPIC_BASE_URL")
 	}
 	if c.Provider != "" {
 		c.APIKey = env(c.APIKeyEnv)

@@ -118,15 +118,19 @@ func Resolve(ctx context.Context, o ResolveOptions) (Choice, error) {
 	switch {
 	case baseURL != "":
 		c.API, c.BaseURL = APIChatCompletions, baseURL
+		c.EndpointFrom = layers[baseAt].baseURL
 	case prov.api == APIOpenAI:
 		c.API, c.BaseURL = APIOpenAI, strings.TrimRight(env("OPENAI_BASE_URL"), "/")
+		c.EndpointFrom = fromEnv(c.BaseURL, "OPENAI_BASE_URL")
 	case prov.api == APIAnthropic:
 		c.API, c.BaseURL = APIAnthropic, strings.TrimRight(env("ANTHROPIC_BASE_URL"), "/")
+		c.EndpointFrom = fromEnv(c.BaseURL, "ANTHROPIC_BASE_URL")
 	case prov.url == "":
 		return c, configError(fmt.Sprintf("model %q (from %s) names the openai-compat provider but no base URL is set", model, layers[modelAt].model),
 			"set --base-url or \"base_url\" to the server's OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
 	default:
 		c.API, c.BaseURL = APIChatCompletions, prov.url
+		c.EndpointFrom = "the " + prov.name + " default"
 		if prov.name == "ollama" {
 			c.BaseURL = ollamaURL(o, env) + "/v1"
 		}
@@ -150,6 +154,15 @@ func Resolve(ctx context.Context, o ResolveOptions) (Choice, error) {
 		}
 	}
 	return c, nil
+}
+
+// fromEnv names the variable a native endpoint came from ("" when unset:
+// the provider's own).
+func fromEnv(value, name string) string {
+	if value == "" {
+		return ""
+	}
+	return "$" + name
 }
 
 // parseModel splits "provider/name". With a base URL, an unknown prefix is

@@ -57,17 +57,17 @@ func TestResolvePrecedenceFlagsThenEnvironmentThenConfigThenDetection(t *testing
 		want  Choice
 	}{
 		{"config alone keeps its base URL", Settings{}, keys,
-			Choice{Provider: "ollama", Model: "qwen3", API: APIChatCompletions, BaseURL: "http://gpu-box:11434/v1", MaxSteps: 9, Source: `from "model" in cfg.json`}},
+			Choice{Provider: "ollama", Model: "qwen3", API: APIChatCompletions, BaseURL: "http://gpu-box:11434/v1", MaxSteps: 9, Source: `from "model" in cfg.json`, EndpointFrom: `"base_url" in cfg.json`}},
 		{"a flag of the same provider keeps the config's base URL", Settings{Model: "ollama/llama3.2"}, keys,
-			Choice{Provider: "ollama", Model: "llama3.2", API: APIChatCompletions, BaseURL: "http://gpu-box:11434/v1", MaxSteps: 9, Source: "from --model"}},
+			Choice{Provider: "ollama", Model: "llama3.2", API: APIChatCompletions, BaseURL: "http://gpu-box:11434/v1", MaxSteps: 9, Source: "from --model", EndpointFrom: `"base_url" in cfg.json`}},
 		{"a flag of another provider drops it", Settings{Model: "anthropic/claude-opus-4-1", MaxSteps: 3}, keys,
 			Choice{Provider: "anthropic", Model: "claude-opus-4-1", API: APIAnthropic, APIKeyEnv: "ANTHROPIC_API_KEY", APIKey: "sk-a", MaxSteps: 3, Source: "from --model"}},
 		{"the environment beats the config", Settings{}, append([]string{"HOWL_MODEL", "openai/gpt-4.1-mini"}, keys...),
 			Choice{Provider: "openai", Model: "gpt-4.1-mini", API: APIOpenAI, APIKeyEnv: "OPENAI_API_KEY", APIKey: "sk-o", MaxSteps: 9, Source: "from $HOWL_MODEL"}},
 		{"a base URL flag makes any prefix Chat Completions", Settings{Model: "anthropic/claude-x", BaseURL: "http://127.0.0.1:4000/v1/"}, keys,
-			Choice{Provider: "anthropic", Model: "claude-x", API: APIChatCompletions, BaseURL: "http://127.0.0.1:4000/v1", MaxSteps: 9, Source: "from --model"}},
+			Choice{Provider: "anthropic", Model: "claude-x", API: APIChatCompletions, BaseURL: "http://127.0.0.1:4000/v1", MaxSteps: 9, Source: "from --model", EndpointFrom: "--base-url"}},
 		{"an unknown prefix with a base URL is part of the name", Settings{Model: "qwen/qwen3-8b", BaseURL: "http://127.0.0.1:1234/v1"}, nil,
-			Choice{Provider: "openai-compat", Model: "qwen/qwen3-8b", API: APIChatCompletions, BaseURL: "http://127.0.0.1:1234/v1", MaxSteps: 9, Source: "from --model"}},
+			Choice{Provider: "openai-compat", Model: "qwen/qwen3-8b", API: APIChatCompletions, BaseURL: "http://127.0.0.1:1234/v1", MaxSteps: 9, Source: "from --model", EndpointFrom: "--base-url"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/howl-mcp/howl/render"
 )
 
 // Transport names a way of reaching a server.
@@ -68,17 +71,143 @@ type ServerConfig struct {
 	// ${VAR}, say). The runtime reports it as the server's failure reason;
 	// the other servers are unaffected.
 	Problem string `json:"problem,omitempty"`
+	// Origin and File say whose file the entry came from.
+	Origin Origin `json:"origin,omitempty"`
+	File   string `json:"file,omitempty"`
+	// Declared is what the entry runs or reaches as written, before ${VAR}
+	// expansion (no secret is filled in): what howl shows when it asks to
+	// trust the entry's file.
+	Declared string `json:"declared,omitempty"`
+	// Untrusted, when set, is why the entry does not start: it comes from a
+	// project file the person has not trusted. Runtime.Trust clears it.
+	Untrusted string `json:"untrusted,omitempty"`
+}
+
+// Origin says whose file a config entry came from.
+type Origin string
+
+// The origins of config files.
+const (
+	// OriginUser is the person's own config: <user config dir>/howl/mcp.json,
+	// or a file they named with --config or $HOWL_CONFIG outside the
+	// working directory. Trusted.
+	OriginUser Origin = "user"
+	// OriginProject is a file found in, or named under, the working
+	// directory (./.mcp.json): written by whoever wrote the project, so
+	// nothing from it runs or applies until the person trusts it.
+	OriginProject Origin = "project"
+)
+
+// ConfigFile is one config file howl read, and whether it may be used.
+type ConfigFile struct {
+	// Path is absolute.
+	Path   string
+	Origin Origin
+	// SHA256 is the hash of the bytes read: an approval names it, so a
+	// file that changes is asked about again.
+	SHA256  string
+	Trusted bool
+	// Why says how trust was decided ("your own config", "trusted on
+	// 2026-12-01", "changed since you trusted it on 2026-11-30", ...).
+	Why string
+	// Runs lists what each of its servers would run or reach, as written.
+	Runs []string
+	// Keys are the top-level keys it sets besides mcpServers (model,
+	// base_url, permissions, ...).
+	Keys  []string
+	extra map[string]json.RawMessage
+}
+
+// Summary is what the file would do if trusted, one line each.
+func (f ConfigFile) Summary() []string {
+	out := append([]string(nil), f.Runs...)
+	if len(f.Keys) > 0 {
+		out = append(out, "sets "+strings.Join(f.Keys, ", "))
+	}
+	if len(out) == 0 {
+		out = append(out, "declares no servers and sets nothing")
+	}
+	return out
 }
 
 // Config is the set of servers howl talks to and where they came from.
 type Config struct {
-	// Source is the file the servers came from, or "" for the embedded demo.
+	// Source is the first file the servers came from (the user's own when
+	// there is one), or "" for the embedded demo.
 	Source string
 	// Servers, sorted by name.
 	Servers []ServerConfig
-	// Extra holds the file's other top-level keys (howl's "model" settings,
-	// say), for the packages that own them to parse.
+	// Extra holds the other top-level keys (howl's "model" settings, say)
+	// of the trusted files, for the packages that own them to parse. A key
+	// the user's own file sets wins over a project's.
 	Extra map[string]json.RawMessage
+	// ExtraSource names the file each Extra key came from.
+	ExtraSource map[string]string
+	// Files are the files read, the user's own first.
+	Files []ConfigFile
+	// UserFile is the person's own config file in use, "" when none: the
+	// only file howl writes settings into.
+	UserFile string
+	// Notes say what merging decided: a name clash, a key ignored, a
+	// project file that could not be read.
+	Notes []string
+}
+
+// Untrusted returns the project files in use that are not trusted.
+func (c *Config) Untrusted() []ConfigFile {
+	var out []ConfigFile
+	for _, f := range c.Files {
+		if !f.Trusted {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// SourceOf names the file a top-level key came from (Source when unknown).
+func (c *Config) SourceOf(key string) string {
+	if s, ok := c.ExtraSource[key]; ok {
+		return s
+	}
+	return c.Source
+}
+
+// TrustFile marks the project file at path trusted for this run: its
+// servers lose their Untrusted reason and its keys apply where the
+// user's own file does not set them. It returns the servers that may now
+// start (already in the runtime they still need Runtime.Trust).
+func (c *Config) TrustFile(path, why string) []string {
+	var names []string
+	for i := range c.Files {
+		f := &c.Files[i]
+		if f.Path != path || f.Trusted {
+			continue
+		}
+		f.Trusted, f.Why = true, why
+		c.mergeExtra(*f)
+	}
+	for i := range c.Servers {
+		if c.Servers[i].File == path && c.Servers[i].Untrusted != "" {
+			c.Servers[i].Untrusted = ""
+			names = append(names, c.Servers[i].Name)
+		}
+	}
+	return names
+}
+
+// mergeExtra adds a trusted file's top-level keys that no earlier file set.
+func (c *Config) mergeExtra(f ConfigFile) {
+	for _, k := range f.Keys {
+		v := f.extra[k]
+		if prev, ok := c.Extra[k]; ok {
+			if !bytes.Equal(bytes.TrimSpace(prev), bytes.TrimSpace(v)) {
+				c.Notes = append(c.Notes, fmt.Sprintf("%q in %s is ignored: %s sets it too, and that one is kept", k, f.Path, c.ExtraSource[k]))
+			}
+			continue
+		}
+		c.Extra[k] = v
+		c.ExtraSource[k] = f.Path
+	}
 }
 
 // Enabled returns the servers not marked disabled.
@@ -124,6 +253,11 @@ type LoadOptions struct {
 	UserConfigDir string
 	// Demo is the entry used when no file is found anywhere.
 	Demo ServerConfig
+	// Trust holds the person's approvals of project files
+	// (DefaultTrustStore when nil).
+	Trust *TrustStore
+	// TrustProject trusts every project file for this run (--trust-project).
+	TrustProject bool
 }
 
 // ConfigError is a config file that cannot be used. Its message names the
@@ -155,65 +289,241 @@ func (e *ConfigError) Error() string {
 	return b.String()
 }
 
-// FindConfig returns the config file that applies, or "" when none exists:
-// --config, then $HOWL_CONFIG, then ./.mcp.json, then <user config dir>/howl/mcp.json.
+// configCandidate is a file to read and whose it is.
+type configCandidate struct {
+	path   string
+	origin Origin
+	// named: the person named it (--config, $HOWL_CONFIG); a file that
+	// does not parse is then an error, not a note.
+	named bool
+}
+
+// FindConfig returns the first config file that applies, or "" when none
+// exists (see ConfigFiles for all of them).
 func FindConfig(opts LoadOptions) (string, error) {
+	cands, err := findConfigs(opts)
+	if err != nil || len(cands) == 0 {
+		return "", err
+	}
+	return cands[0].path, nil
+}
+
+// findConfigs returns the files to read: --config alone, else $HOWL_CONFIG
+// alone, else <user config dir>/howl/mcp.json and ./.mcp.json together
+// (the user's first). Each is marked user or project: a file under the
+// working directory is the project's unless it is the user's own config.
+func findConfigs(opts LoadOptions) ([]configCandidate, error) {
 	getenv := opts.getenv()
-	if opts.Path != "" {
-		if _, err := os.Stat(opts.Path); err != nil {
-			return "", fmt.Errorf("--config %s: %w: pass an existing file, or drop --config to use the default lookup", opts.Path, err)
-		}
-		return opts.Path, nil
-	}
-	if p, ok := getenv("HOWL_CONFIG"); ok && p != "" {
-		if _, err := os.Stat(p); err != nil {
-			return "", fmt.Errorf("HOWL_CONFIG=%s: %w: point it at an existing file or unset it", p, err)
-		}
-		return p, nil
-	}
 	wd := opts.WorkDir
 	if wd == "" {
 		wd = "."
 	}
-	candidates := []string{filepath.Join(wd, ".mcp.json")}
 	ucd := opts.UserConfigDir
 	if ucd == "" {
 		ucd, _ = os.UserConfigDir()
 	}
+	originOf := func(p string) Origin {
+		abs := realPath(p)
+		if ucd != "" && within(abs, realPath(ucd)) {
+			return OriginUser
+		}
+		if within(abs, realPath(wd)) {
+			return OriginProject
+		}
+		return OriginUser
+	}
+	if opts.Path != "" {
+		if _, err := os.Stat(opts.Path); err != nil {
+			return nil, fmt.Errorf("--config %s: %w: pass an existing file, or drop --config to use the default lookup", opts.Path, err)
+		}
+		return []configCandidate{{opts.Path, originOf(opts.Path), true}}, nil
+	}
+	if p, ok := getenv("HOWL_CONFIG"); ok && p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return nil, fmt.Errorf("HOWL_CONFIG=%s: %w: point it at an existing file or unset it", p, err)
+		}
+		return []configCandidate{{p, originOf(p), true}}, nil
+	}
+	var out []configCandidate
+	var cands []configCandidate
 	if ucd != "" {
-		candidates = append(candidates, filepath.Join(ucd, "howl", "mcp.json"))
+		cands = append(cands, configCandidate{filepath.Join(ucd, "howl", "mcp.json"), OriginUser, false})
 	}
-	for _, c := range candidates {
-		st, err := os.Stat(c)
-		if err == nil && !st.IsDir() {
-			return c, nil
-		}
+	cands = append(cands, configCandidate{filepath.Join(wd, ".mcp.json"), OriginProject, false})
+	for _, c := range cands {
+		st, err := os.Stat(c.path)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("%s: %w", c, err)
+			return nil, fmt.Errorf("%s: %w", c.path, err)
 		}
+		if err != nil || st.IsDir() {
+			continue
+		}
+		if len(out) > 0 && realPath(out[0].path) == realPath(c.path) {
+			continue // the working directory is the user config dir
+		}
+		out = append(out, c)
 	}
-	return "", nil
+	return out, nil
 }
 
-// LoadConfig finds and parses the config. No file anywhere means the
-// embedded demo server (opts.Demo).
+// realPath is p made absolute with its symlinks resolved (as far as they
+// resolve).
+func realPath(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		return r
+	}
+	return abs
+}
+
+// within reports whether path is dir or under it (both absolute, clean).
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// MaxConfigBytes bounds a config file howl reads.
+const MaxConfigBytes = 4 << 20
+
+// readConfig reads a config file of at most MaxConfigBytes.
+func readConfig(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading config %s: %w", path, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxConfigBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading config %s: %w", path, err)
+	}
+	if len(data) > MaxConfigBytes {
+		return nil, &ConfigError{File: path, Msg: fmt.Sprintf("is larger than %d bytes (MaxConfigBytes)", MaxConfigBytes), Fix: "a config lists servers and settings: check that this is the right file"}
+	}
+	return data, nil
+}
+
+// LoadConfig finds, parses and merges the config files. No file anywhere
+// means the embedded demo server (opts.Demo).
+//
+// The user's own file and a project's ./.mcp.json are merged: the
+// project's servers are added (a name the user's file has keeps the
+// user's entry, and a note says so), its top-level keys apply where the
+// user's file does not set them. A project file is trusted only when the
+// person approved this exact content (TrustStore) or passed
+// TrustProject; until then its servers carry an Untrusted reason and do
+// not start, and its keys are ignored.
 func LoadConfig(opts LoadOptions) (*Config, error) {
-	path, err := FindConfig(opts)
+	cands, err := findConfigs(opts)
 	if err != nil {
 		return nil, err
 	}
-	if path == "" {
+	if len(cands) == 0 {
 		demo := opts.Demo
 		if demo.Transport == "" {
 			demo.Transport = TransportStdio
 		}
-		return &Config{Servers: []ServerConfig{demo}}, nil
+		return &Config{Servers: []ServerConfig{demo}, Extra: map[string]json.RawMessage{}, ExtraSource: map[string]string{}}, nil
 	}
-	data, err := os.ReadFile(path)
+	cfg := &Config{Extra: map[string]json.RawMessage{}, ExtraSource: map[string]string{}}
+	for _, c := range cands {
+		parsed, f, err := readConfigFile(c.path, c.origin, opts.getenv())
+		if err != nil {
+			if c.named || c.origin == OriginUser {
+				return nil, err
+			}
+			cfg.Notes = append(cfg.Notes, fmt.Sprintf("the project config is not used: %v", err))
+			continue
+		}
+		f.Trusted, f.Why = trustOf(opts, f)
+		if cfg.Source == "" {
+			cfg.Source = c.path
+		}
+		if c.origin == OriginUser && cfg.UserFile == "" {
+			cfg.UserFile = c.path
+		}
+		for _, sc := range parsed.Servers {
+			if prev, ok := cfg.Server(sc.Name); ok {
+				cfg.Notes = append(cfg.Notes, fmt.Sprintf("server %q in %s is ignored: %s has a server of that name, and that one is kept", sc.Name, f.Path, prev.File))
+				continue
+			}
+			if !f.Trusted {
+				sc.Untrusted = untrustedReason(f)
+			}
+			cfg.Servers = append(cfg.Servers, sc)
+		}
+		if f.Trusted {
+			cfg.mergeExtra(f)
+		}
+		cfg.Files = append(cfg.Files, f)
+	}
+	sort.Slice(cfg.Servers, func(i, j int) bool { return cfg.Servers[i].Name < cfg.Servers[j].Name })
+	return cfg, nil
+}
+
+// readConfigFile reads and parses one file, and describes it.
+func readConfigFile(path string, origin Origin, getenv func(string) (string, bool)) (*Config, ConfigFile, error) {
+	data, err := readConfig(path)
 	if err != nil {
-		return nil, fmt.Errorf("reading config %s: %w", path, err)
+		return nil, ConfigFile{}, err
 	}
-	return ParseConfig(path, data, opts.getenv())
+	parsed, err := ParseConfig(path, data, getenv)
+	if err != nil {
+		return nil, ConfigFile{}, err
+	}
+	f := ConfigFile{Path: realPath(path), Origin: origin, SHA256: hashConfig(data), extra: parsed.Extra}
+	for i, sc := range parsed.Servers {
+		f.Runs = append(f.Runs, sc.Name+": "+sc.Declared)
+		parsed.Servers[i].Origin, parsed.Servers[i].File = origin, f.Path
+	}
+	for k := range parsed.Extra {
+		f.Keys = append(f.Keys, k)
+	}
+	sort.Strings(f.Keys)
+	return parsed, f, nil
+}
+
+// InspectConfig reads the config file at path as a project file, for the
+// person to see what trusting it would let it do (howl trust). Nothing in
+// it runs.
+func InspectConfig(path string) (ConfigFile, error) {
+	_, f, err := readConfigFile(path, OriginProject, func(string) (string, bool) { return "", false })
+	return f, err
+}
+
+// trustOf decides whether a file may be used, and says why.
+func trustOf(opts LoadOptions, f ConfigFile) (bool, string) {
+	if f.Origin == OriginUser {
+		return true, "your own config"
+	}
+	if opts.TrustProject {
+		return true, "trusted for this run (--trust-project)"
+	}
+	ts := opts.Trust
+	if ts == nil {
+		var err error
+		if ts, err = DefaultTrustStore(); err != nil {
+			return false, "not trusted: " + err.Error()
+		}
+	}
+	e, ok, err := ts.Lookup(f.Path)
+	switch {
+	case err != nil:
+		return false, "not trusted: " + err.Error()
+	case ok && e.SHA256 == f.SHA256:
+		return true, "trusted on " + e.Trusted.Local().Format("2006-01-02")
+	case ok:
+		return false, "changed since you trusted it on " + e.Trusted.Local().Format("2006-01-02")
+	}
+	return false, "never trusted"
+}
+
+// untrustedReason is the failure reason of a server from an untrusted file.
+func untrustedReason(f ConfigFile) string {
+	return fmt.Sprintf("not started: it comes from %s, a project config you have not trusted (%s): trust it with `%s`, or pass --trust-project for one run",
+		f.Path, f.Why, TrustCommand(f.Path))
 }
 
 func (o LoadOptions) getenv() func(string) (string, bool) {
@@ -267,10 +577,11 @@ func ParseConfig(file string, data []byte, getenv func(string) (string, bool)) (
 	if err := json.Unmarshal(rawServers, &entries); err != nil {
 		return nil, jsonError(file, data, "mcpServers", err)
 	}
-	cfg := &Config{Source: file, Extra: map[string]json.RawMessage{}}
+	cfg := &Config{Source: file, Extra: map[string]json.RawMessage{}, ExtraSource: map[string]string{}}
 	for k, v := range top {
 		if k != "mcpServers" {
 			cfg.Extra[k] = v
+			cfg.ExtraSource[k] = file
 		}
 	}
 	for name, raw := range entries {
@@ -390,6 +701,7 @@ func parseServer(file string, data []byte, name string, raw json.RawMessage, get
 		o := *rs.OAuth
 		sc.OAuth = &o
 	}
+	sc.Declared = declared(sc)
 	if err := expandServer(&sc, getenv); err != nil {
 		sc.Problem = err.Error()
 	}
@@ -400,6 +712,42 @@ func parseServer(file string, data []byte, name string, raw json.RawMessage, get
 		}
 	}
 	return sc, nil
+}
+
+// declared says what an entry runs or reaches, as written (before ${VAR}
+// expansion, so no secret is filled in), on one sanitized line: the
+// command line with its environment and working directory, or the URL
+// with its headers.
+func declared(sc ServerConfig) string {
+	var b strings.Builder
+	if sc.Transport == TransportStdio {
+		b.WriteString("runs ")
+		for _, k := range sortedKeys(sc.Env) {
+			fmt.Fprintf(&b, "%s=%s ", k, shellQuote(sc.Env[k]))
+		}
+		b.WriteString(shellQuote(sc.Command))
+		for _, a := range sc.Args {
+			b.WriteString(" " + shellQuote(a))
+		}
+		if sc.Cwd != "" {
+			b.WriteString(" (in " + shellQuote(sc.Cwd) + ")")
+		}
+	} else {
+		fmt.Fprintf(&b, "connects to %s (%s)", sc.URL, sc.Transport)
+		for _, k := range sortedKeys(sc.Headers) {
+			fmt.Fprintf(&b, ", header %s: %s", k, sc.Headers[k])
+		}
+	}
+	return render.SanitizeLine(b.String())
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // jsonError turns a decoding error into a ConfigError with a position.

@@ -135,23 +135,32 @@ func TestConfigLookupOrder(t *testing.T) {
 	local := write("work/.mcp.json")
 	envFile := write("env.json")
 	flag := write("flag.json")
-	opts := LoadOptions{WorkDir: filepath.Join(dir, "work"), UserConfigDir: filepath.Join(dir, "user"), Getenv: env(map[string]string{"HOWL_CONFIG": envFile}), Path: flag}
-	check := func(want string) {
+	opts := LoadOptions{WorkDir: filepath.Join(dir, "work"), UserConfigDir: filepath.Join(dir, "user"), Getenv: env(map[string]string{"HOWL_CONFIG": envFile}), Path: flag, Trust: NewTrustStore(filepath.Join(dir, "trust.json"))}
+	check := func(want ...string) {
 		t.Helper()
-		got, err := FindConfig(opts)
-		if err != nil || got != want {
-			t.Errorf("FindConfig = %q, %v; want %q", got, err, want)
+		cands, err := findConfigs(opts)
+		var got []string
+		for _, c := range cands {
+			got = append(got, c.path)
+		}
+		if err != nil || strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("findConfigs = %q, %v; want %q", got, err, want)
 		}
 	}
+	// --config and $HOWL_CONFIG name exactly one file; without them the
+	// user's own file and the project's are both read, the user's first.
 	check(flag)
 	opts.Path = ""
 	check(envFile)
 	opts.Getenv = env(nil)
-	check(local)
+	check(user, local)
 	os.Remove(local)
 	check(user)
 	os.Remove(user)
-	check("")
+	write("work/.mcp.json")
+	check(local)
+	os.Remove(local)
+	check()
 	cfg, err := LoadConfig(LoadOptions{WorkDir: filepath.Join(dir, "work"), UserConfigDir: filepath.Join(dir, "user"), Getenv: env(nil), Demo: ServerConfig{Name: "demo", Command: "howl", Args: []string{"demo-server"}}})
 	if err != nil || len(cfg.Servers) != 1 || cfg.Servers[0].Name != "demo" || cfg.Source != "" {
 		t.Errorf("no config should mean the demo server, got %+v, %v", cfg, err)

@@ -216,6 +216,8 @@ func NewRuntime(cfg *Config, opts RuntimeOptions) *Runtime {
 		reason := ""
 		if sc.Disabled {
 			reason = "disabled in config"
+		} else if sc.Untrusted != "" {
+			reason = sc.Untrusted
 		}
 		r.servers[sc.Name] = &serverSlot{cfg: sc, status: Status{
 			Name: sc.Name, State: st, Reason: reason, Transport: sc.Transport, Target: target(sc),
@@ -239,13 +241,43 @@ func (r *Runtime) Start(names ...string) error {
 	if len(names) == 0 {
 		r.mu.Lock()
 		for _, n := range r.order {
-			if !r.servers[n].cfg.Disabled {
+			if sc := r.servers[n].cfg; !sc.Disabled && sc.Untrusted == "" {
 				names = append(names, n)
 			}
 		}
 		r.mu.Unlock()
 	}
 	for _, n := range names {
+		if err := r.start(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Trust lets the named servers, whose project file the person has just
+// trusted, start: their Untrusted reason is cleared and each is started
+// unless it is disabled.
+func (r *Runtime) Trust(names ...string) error {
+	var start []string
+	r.mu.Lock()
+	for _, n := range names {
+		slot, ok := r.servers[n]
+		if !ok {
+			r.mu.Unlock()
+			return r.unknown(n)
+		}
+		if slot.cfg.Untrusted == "" {
+			continue
+		}
+		slot.cfg.Untrusted = ""
+		slot.status.Reason = ""
+		if !slot.cfg.Disabled {
+			start = append(start, n)
+		}
+	}
+	r.mu.Unlock()
+	for _, n := range start {
 		if err := r.start(n); err != nil {
 			return err
 		}
@@ -293,6 +325,10 @@ func (r *Runtime) start(name string) error {
 	if slot.status.State == StateStarting || slot.status.State == StateReady {
 		r.mu.Unlock()
 		return nil
+	}
+	if slot.cfg.Untrusted != "" {
+		r.mu.Unlock()
+		return fmt.Errorf("server %q is %s", name, slot.cfg.Untrusted)
 	}
 	slot.gen++
 	gen := slot.gen

@@ -102,6 +102,9 @@ type Options struct {
 	Resume *Resume
 	// Location is the time zone dates are shown in (time.Local when nil).
 	Location *time.Location
+	// Trust, when it has files, asks at start whether the project's
+	// config files may be used.
+	Trust *ProjectTrust
 }
 
 // Model is the root model.
@@ -154,6 +157,8 @@ type Model struct {
 	quitting bool
 	// viewerWasOpen notices the viewer closing, to give the list focus back.
 	viewerWasOpen bool
+	// trust lets the project's config files be used (nil: none to ask about).
+	trust *ProjectTrust
 }
 
 // New builds the root model. It does nothing outside itself: the first
@@ -216,6 +221,8 @@ func New(o Options) *Model {
 		m.chatMode = true
 	}
 	m.catalog.Focus()
+	m.trust = o.Trust
+	m.openTrustDialogs(o.Trust)
 	m.updateKeys()
 	return m
 }
@@ -284,6 +291,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case mentionsReadMsg:
 		cmd = m.handleMentionsRead(msg)
+	case projectTrustedMsg:
+		cmd = m.handleProjectTrusted(msg)
 	case permissionSavedMsg:
 		cmd = m.handlePermissionSaved(msg)
 	case promptFoundMsg:
@@ -619,6 +628,8 @@ func (m *Model) applyAction(a Action) tea.Cmd {
 	case actionOpen:
 		m.dialogs.Pop()
 		return m.viewer.OpenAttachment(a.att)
+	case actionTrustProject:
+		return m.answerTrust(a)
 	case actionAnswerPermission:
 		return m.answerPermission(a)
 	case actionSendMentions:

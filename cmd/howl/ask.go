@@ -112,7 +112,7 @@ func runAsk(ctx context.Context, g *globalFlags, o askOptions, stdout, stderr io
 	}
 	defer s.close()
 	if !o.json {
-		fmt.Fprintf(stderr, "howl: asking %s (%s)\n", choice.Name(), choice.Source)
+		fmt.Fprintf(stderr, "howl: asking %s\n", clean(choice.Describe()))
 	}
 	servers := o.servers
 	if len(servers) == 0 {
@@ -163,14 +163,20 @@ func askPermissions(cfg *mcp.Config, o askOptions) (llm.Permissions, error) {
 // resolveModel picks the model from the flags, the environment, the config's
 // model section and auto-detection. Configuration mistakes are usage errors.
 func resolveModel(ctx context.Context, g *globalFlags, cfg *mcp.Config, maxSteps int) (llm.Choice, error) {
-	settings, err := llm.ParseSettings(cfg.Source, cfg.Extra)
+	// The model's settings name the file they came from: the user's own,
+	// or a project file the person trusted.
+	source := cfg.SourceOf("model")
+	if _, ok := cfg.Extra["model"]; !ok {
+		source = cfg.SourceOf("base_url")
+	}
+	settings, err := llm.ParseSettings(source, cfg.Extra)
 	if err != nil {
 		return llm.Choice{}, usageError{err}
 	}
 	c, err := llm.Resolve(ctx, llm.ResolveOptions{
 		Flags:        llm.Settings{Model: g.model, BaseURL: g.baseURL, MaxSteps: maxSteps},
 		Config:       settings,
-		ConfigSource: cfg.Source,
+		ConfigSource: source,
 	})
 	if err != nil {
 		var le *llm.Error

@@ -92,7 +92,7 @@ func TestAskSearchesReadsAndPrintsTheAnswerOverOpenAICompatible(t *testing.T) {
 		!regexp.MustCompile(`^howl: mcp_read_demo \{.*\} → .+ \[\d+(\.\d)? (B|KiB), [\d.]+(µs|ms|s)\]$`).MatchString(lines[1]) {
 		t.Errorf("tool lines = %q", lines)
 	}
-	if !strings.Contains(errOut, "howl: asking openai-compat/scripted (from --model)") {
+	if !strings.Contains(errOut, "howl: asking openai-compat/scripted at "+srv.URL+" (from --model; endpoint from --base-url; no key sent)") {
 		t.Errorf("stderr does not say which model: %s", errOut)
 	}
 	reqs := srv.Requests()
@@ -136,7 +136,7 @@ func TestAskOverAnthropicIsAutoDetectedAndStreamsTheAnswer(t *testing.T) {
 	if out != answer+"\n" {
 		t.Errorf("stdout = %q", out)
 	}
-	if !strings.Contains(errOut, "howl: asking anthropic/claude-sonnet-4-5 (auto-detected: $ANTHROPIC_API_KEY is set)") || len(toolLines(errOut)) != 2 {
+	if !strings.Contains(errOut, "howl: asking anthropic/claude-sonnet-4-5 at "+srv.URL+" (auto-detected: $ANTHROPIC_API_KEY is set; endpoint from $ANTHROPIC_BASE_URL; key $ANTHROPIC_API_KEY)") || len(toolLines(errOut)) != 2 {
 		t.Errorf("stderr = %s", errOut)
 	}
 	reqs := srv.Requests()
@@ -212,7 +212,7 @@ func TestAskStopsAtTheStepLimitAndSaysHowToGoOn(t *testing.T) {
 	if code != exitServer {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, w := range []string{"howl: asking vllm/scripted (from \"model\" in " + cfg + ")", "stopped after 2 model steps without a final answer",
+	for _, w := range []string{"howl: asking vllm/scripted at " + srv.URL + " (from \"model\" in " + cfg + "; endpoint from \"base_url\" in " + cfg + "; no key sent)", "stopped after 2 model steps without a final answer",
 		"the step limit (max_steps 2) was reached", "ask it to continue", "--max-steps", `"max_steps" in the config`} {
 		if !strings.Contains(errOut, w) {
 			t.Errorf("stderr lacks %q: %s", w, errOut)

@@ -19,6 +19,11 @@ type serverView struct {
 	// FunctionSuffix is what the model's meta-function names end with:
 	// mcp_search_<suffix> and so on.
 	FunctionSuffix string `json:"function_suffix"`
+	// Origin is whose file the entry came from (user or project) and File
+	// that file; Untrusted says the project file is not trusted.
+	Origin    mcp.Origin `json:"origin,omitempty"`
+	File      string     `json:"file,omitempty"`
+	Untrusted bool       `json:"untrusted,omitempty"`
 }
 
 // serversReport is `howl servers --json`: coverage first.
@@ -46,7 +51,9 @@ func newServersCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
 				if st.State == mcp.StateReady {
 					ready++
 				}
-				rep.Servers = append(rep.Servers, serverView{Status: st, FunctionSuffix: mcp.FunctionSuffix(st.Name)})
+				sc, _ := s.cfg.Server(st.Name)
+				rep.Servers = append(rep.Servers, serverView{Status: st, FunctionSuffix: mcp.FunctionSuffix(st.Name),
+					Origin: sc.Origin, File: sc.File, Untrusted: sc.Untrusted != ""})
 			}
 			rep.Coverage = fmt.Sprintf("%d of %d servers ready", ready, len(rep.Servers))
 			if asJSON {
@@ -63,8 +70,12 @@ func newServersCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
 func printServers(w io.Writer, rep serversReport) {
 	fmt.Fprintf(w, "%s (config: %s)\n", rep.Coverage, rep.Config)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSTATE\tPROTOCOL\tREADY\tFEATURES\tFUNCTIONS")
+	fmt.Fprintln(tw, "NAME\tFROM\tSTATE\tPROTOCOL\tREADY\tFEATURES\tFUNCTIONS")
 	for _, s := range rep.Servers {
+		from := cmp.Or(string(s.Origin), "-")
+		if s.Untrusted {
+			from += " (untrusted)"
+		}
 		ready, feats := "-", "-"
 		if s.ReadyMillis != nil {
 			ready = fmt.Sprintf("%dms", *s.ReadyMillis)
@@ -72,7 +83,7 @@ func printServers(w io.Writer, rep serversReport) {
 		if s.Features != nil {
 			feats = featureList(*s.Features)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\tmcp_*_%s\n", clean(s.Name), s.State, cmp.Or(s.Protocol, "-"), ready, feats, s.FunctionSuffix)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\tmcp_*_%s\n", clean(s.Name), from, s.State, cmp.Or(s.Protocol, "-"), ready, feats, s.FunctionSuffix)
 	}
 	tw.Flush()
 	for _, s := range rep.Servers {

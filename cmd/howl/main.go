@@ -88,10 +88,14 @@ type globalFlags struct {
 	// trace prints every request to a server, as it ends, on traceOut.
 	trace    bool
 	traceOut io.Writer
+	// trustProject trusts the project's config files for this run
+	// (--trust-project); warnOut is where a verb says what it did not use.
+	trustProject bool
+	warnOut      io.Writer
 }
 
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
-	g := &globalFlags{term: newTerminal(stdin, stderr), traceOut: stderr}
+	g := &globalFlags{term: newTerminal(stdin, stderr), traceOut: stderr, warnOut: stderr}
 	root := &cobra.Command{
 		Use:   "howl",
 		Short: "A terminal client for MCP servers",
@@ -101,9 +105,11 @@ Run it with no verb to open the full-screen TUI (piped, it prints an overview
 of your servers instead). The headless verbs below share the code the model's
 meta-functions use; each takes --json.
 
-Servers come from a Claude-Desktop-shaped mcpServers JSON file: --config FILE,
-then $HOWL_CONFIG, then ./.mcp.json, then <user config dir>/howl/mcp.json.
-With no file anywhere, howl runs its embedded demo server.
+Servers come from Claude-Desktop-shaped mcpServers JSON: --config FILE or
+$HOWL_CONFIG alone, else your own <user config dir>/howl/mcp.json merged with
+the project's ./.mcp.json. Nothing from a project file runs or applies until
+you trust it (howl trust, or --trust-project for one run). With no file
+anywhere, howl runs its embedded demo server.
 
 Exit codes: 0 ok, 1 server or tool error, 2 usage error.`,
 		Version:       buildVersion(),
@@ -121,6 +127,7 @@ Exit codes: 0 ok, 1 server or tool error, 2 usage error.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.PersistentFlags().StringVar(&g.config, "config", "", "config file (default: $HOWL_CONFIG, ./.mcp.json, <user config dir>/howl/mcp.json, else the demo server)")
+	root.PersistentFlags().BoolVar(&g.trustProject, "trust-project", false, "use the project's config (./.mcp.json) for this run without recording trust: its servers start and its settings apply (see howl trust)")
 	root.PersistentFlags().StringVar(&g.url, "url", "", "use one remote server at this URL (streamable HTTP) instead of the config; verbs then take no SERVER")
 	root.PersistentFlags().StringVar(&g.elicit, "elicit", "", "answer servers' questions: ask (default on a terminal; a dialog in the TUI), defaults (the schema's defaults; declined when a required field has none) or decline (default otherwise)")
 	root.PersistentFlags().StringVar(&g.sample, "sample", "", "answer sampling requests of servers whose entry says \"sampling\": true: ask (show each and send it to the model only if you approve; default on a terminal; a dialog in the TUI) or decline (default otherwise)")
@@ -144,6 +151,7 @@ Exit codes: 0 ok, 1 server or tool error, 2 usage error.`,
 		newAskCmd(g, stdin, stdout, stderr),
 		newSessionsCmd(stdout),
 		newAuthCmd(g, stdout, stderr),
+		newTrustCmd(stdout),
 	)
 	return root
 }

@@ -25,7 +25,9 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// isolate gives a test a home with no config anywhere and its own cache.
+// isolate gives a test a home with no config anywhere and its own cache,
+// and works in a project directory below it (<home>/work), so that the
+// configs tests write in the home are the person's own, not the project's.
 func isolate(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -34,7 +36,11 @@ func isolate(t *testing.T) string {
 	t.Setenv("HOME", dir)
 	t.Setenv("HOWL_CACHE_DIR", filepath.Join(dir, "cache"))
 	t.Setenv("HOWL_DATA_DIR", filepath.Join(dir, "data"))
-	t.Chdir(dir)
+	work := filepath.Join(dir, "work")
+	if err := os.Mkdir(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(work)
 	return dir
 }
 
@@ -199,9 +205,12 @@ func TestPromptTextStartingWithBangIsPrintedNotRun(t *testing.T) {
 	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if e.Name() != "cache" && e.Name() != "config" && e.Name() != "data" {
+		if e.Name() != "cache" && e.Name() != "config" && e.Name() != "data" && e.Name() != "work" {
 			t.Errorf("running a prompt created %s", e.Name())
 		}
+	}
+	if work, _ := os.ReadDir(filepath.Join(dir, "work")); len(work) != 0 {
+		t.Errorf("running a prompt created %s in the working directory", work[0].Name())
 	}
 }
 

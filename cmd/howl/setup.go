@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -47,7 +48,7 @@ func loadConfig(g *globalFlags) (*mcp.Config, error) {
 		}
 		return cfg, nil
 	}
-	cfg, err := mcp.LoadConfig(mcp.LoadOptions{Path: g.config, Demo: demoServerConfig()})
+	cfg, err := mcp.LoadConfig(mcp.LoadOptions{Path: g.config, Demo: demoServerConfig(), TrustProject: g.trustProject})
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -88,18 +89,43 @@ func traceWriter(g *globalFlags) func(mcp.Event) {
 	}
 }
 
-// checkNames says which configured server a name does not match.
+// checkNames says which configured server a name does not match, or
+// names a server of an untrusted project file.
 func checkNames(cfg *mcp.Config, names ...string) error {
 	for _, n := range names {
-		if _, ok := cfg.Server(n); !ok {
+		sc, ok := cfg.Server(n)
+		if !ok {
 			return usagef("no server named %q in %s: configured servers are %v", n, configSource(cfg), cfg.Names())
+		}
+		if sc.Untrusted != "" {
+			return usagef("server %q %s (it %s)", n, sc.Untrusted, sc.Declared)
 		}
 	}
 	return nil
 }
 
+// warnConfig tells a verb's user, on stderr, what of the config is not
+// used: each untrusted project file with what it would run and set, and
+// the notes of the merge (a name clash, an unreadable project file).
+func warnConfig(w io.Writer, cfg *mcp.Config) {
+	if w == nil {
+		return
+	}
+	for _, f := range cfg.Untrusted() {
+		fmt.Fprintf(w, "howl: %s is a project config you have not trusted (%s), so nothing from it is used. It would:\n", clean(f.Path), clean(f.Why))
+		for _, l := range f.Summary() {
+			fmt.Fprintf(w, "howl:   %s\n", clean(l))
+		}
+		fmt.Fprintf(w, "howl: trust it with `%s` (it asks again if the file changes), or pass --trust-project for this run\n", clean(mcp.TrustCommand(f.Path)))
+	}
+	for _, n := range cfg.Notes {
+		fmt.Fprintf(w, "howl: note: %s\n", clean(n))
+	}
+}
+
 // start is open for a verb that has loaded the config already.
 func start(ctx context.Context, g *globalFlags, cfg *mcp.Config, names ...string) (*session, error) {
+	warnConfig(g.warnOut, cfg)
 	if err := checkNames(cfg, names...); err != nil {
 		return nil, err
 	}
@@ -149,6 +175,13 @@ func serverArgs(g *globalFlags, args []string, min, max int) ([]string, error) {
 func configSource(cfg *mcp.Config) string {
 	if cfg.Source == "" {
 		return "the built-in demo configuration"
+	}
+	if len(cfg.Files) > 1 {
+		var names []string
+		for _, f := range cfg.Files {
+			names = append(names, f.Path)
+		}
+		return strings.Join(names, " + ")
 	}
 	return cfg.Source
 }

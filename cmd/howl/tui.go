@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/term"
@@ -129,7 +130,39 @@ func runTUI(ctx context.Context, g *globalFlags, rf resumeFlags, stdin io.Reader
 		Store:        tuiStore(ss.st),
 		StoreError:   ss.unavailable,
 		Resume:       ss.resume,
+		Trust:        projectTrust(cfg, rt),
 	}, relay, stdout, progOpts...)
+}
+
+// projectTrust is what the TUI needs to ask about the untrusted project
+// files (nil when there are none): trusting one records it (when it is
+// to be remembered) and starts its servers. Its settings apply from the
+// next start: the chat's model and rules were resolved before the TUI
+// opened, and this runs beside them.
+func projectTrust(cfg *mcp.Config, rt *mcp.Runtime) *tui.ProjectTrust {
+	files := cfg.Untrusted()
+	if len(files) == 0 {
+		return nil
+	}
+	var servers = map[string][]string{}
+	for _, sc := range cfg.Servers {
+		if sc.Untrusted != "" {
+			servers[sc.File] = append(servers[sc.File], sc.Name)
+		}
+	}
+	return &tui.ProjectTrust{Files: files, Allow: func(f mcp.ConfigFile, remember bool) ([]string, error) {
+		if remember {
+			ts, err := mcp.DefaultTrustStore()
+			if err != nil {
+				return nil, err
+			}
+			if err := ts.Trust(f.Path, f.SHA256, time.Now()); err != nil {
+				return nil, err
+			}
+		}
+		names := servers[f.Path]
+		return names, rt.Trust(names...)
+	}}
 }
 
 // resumeFlags are the root's --continue and --session: the conversation

@@ -21,6 +21,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
+
+	"github.com/howl-mcp/howl/mcp"
 )
 
 // BusyTimeout is how long a writer waits for another process's transaction.
@@ -32,20 +34,14 @@ type Store struct {
 	path string
 }
 
-// DefaultPath is <user data dir>/howl/howl.db: $HOWL_DATA_DIR, else
-// $XDG_DATA_HOME, else ~/.local/share.
+// DefaultPath is howl.db in howl's data dir (mcp.DataDir): $HOWL_DATA_DIR,
+// else $XDG_DATA_HOME/howl, else ~/.local/share/howl.
 func DefaultPath() (string, error) {
-	if d := os.Getenv("HOWL_DATA_DIR"); d != "" {
-		return filepath.Join(d, "howl.db"), nil
-	}
-	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
-		return filepath.Join(d, "howl", "howl.db"), nil
-	}
-	home, err := os.UserHomeDir()
+	d, err := mcp.DataDir()
 	if err != nil {
-		return "", fmt.Errorf("no home directory for the session database: %w; set HOWL_DATA_DIR", err)
+		return "", fmt.Errorf("no place for the session database: %w", err)
 	}
-	return filepath.Join(home, ".local", "share", "howl", "howl.db"), nil
+	return filepath.Join(d, "howl.db"), nil
 }
 
 // Open opens (creating if needed) the database at path and runs every
