@@ -3,7 +3,9 @@ package render
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"unicode/utf8"
 )
 
 // Marshal serializes v the way every howl result is serialized: encoding/json
@@ -109,4 +111,59 @@ func stringValue(v json.RawMessage) (s string, ok bool) {
 		return "", false
 	}
 	return s, json.Unmarshal(v, &s) == nil
+}
+
+// EscapeTerminalControls rewrites, inside JSON text, every character a
+// terminal could act on that encoding/json leaves raw (DEL, the C1 controls
+// U+0080-U+009F, and the bidi embedding, override and isolate controls) as
+// a \uXXXX escape. The JSON means the same; printed, it can no longer
+// start an escape sequence or reorder what a person reads. Such characters
+// can only occur inside JSON strings, where the escape is always valid.
+func EscapeTerminalControls(js []byte) []byte {
+	i := firstTerminalControl(js)
+	if i < 0 {
+		return js
+	}
+	out := make([]byte, 0, len(js)+32)
+	out = append(out, js[:i]...)
+	for i < len(js) {
+		c := js[i]
+		if c == del {
+			out = append(out, `\u007f`...)
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			out = append(out, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(js[i:])
+		if isC1(r) || isBidiControl(r) {
+			out = fmt.Appendf(out, `\u%04x`, r)
+		} else {
+			out = append(out, js[i:i+size]...)
+		}
+		i += size
+	}
+	return out
+}
+
+func firstTerminalControl(js []byte) int {
+	for i := 0; i < len(js); {
+		c := js[i]
+		if c < utf8.RuneSelf {
+			if c == del {
+				return i
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(js[i:])
+		if isC1(r) || isBidiControl(r) {
+			return i
+		}
+		i += size
+	}
+	return -1
 }

@@ -205,7 +205,7 @@ type askPrinter struct {
 func (p *askPrinter) event(e llm.Event) {
 	if p.json {
 		if b, err := llm.EncodeEvent(e); err == nil {
-			p.stdout.Write(append(b, '\n'))
+			p.stdout.Write(append(render.EscapeTerminalControls(b), '\n'))
 		}
 		return
 	}

@@ -31,11 +31,12 @@ func callMeta(ctx context.Context, s *session, prefix, server string, args any) 
 	return out, err
 }
 
-// emit prints the model's bytes exactly (plus one newline) for --json, or
-// a person's rendering otherwise.
+// emit prints the model's bytes exactly (plus one newline) for --json,
+// except that characters a terminal could act on are \u-escaped (the same
+// JSON), or a person's rendering otherwise.
 func emit(w io.Writer, asJSON bool, out []byte, human func() error) error {
 	if asJSON {
-		_, err := w.Write(append(out, '\n'))
+		_, err := w.Write(append(render.EscapeTerminalControls(out), '\n'))
 		return err
 	}
 	return human()
@@ -269,7 +270,7 @@ func printable(stdout, stderr io.Writer, asJSON bool, out []byte) bool {
 	}
 	_ = json.Unmarshal(out, &res)
 	if asJSON {
-		stdout.Write(append(out, '\n'))
+		stdout.Write(append(render.EscapeTerminalControls(out), '\n'))
 		return res.IsError
 	}
 	if res.Coverage != nil {

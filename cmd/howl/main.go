@@ -14,6 +14,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/howl-mcp/howl/render"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -39,16 +41,27 @@ func main() {
 }
 
 // run is main without the exit, so tests can drive it.
+//
+// Every byte the verbs print, on stdout and on stderr, passes through a
+// render.SafeWriter: whatever a server, a model, a stored session or a
+// config file put in a message or an error, no escape sequence, control
+// character or bidi control reaches the terminal or pipe. Only the TUI
+// (which draws its own, sanitized screen) and the demo server's protocol
+// stream get the raw stdout.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	root := newRootCmd(stdin, stdout, stderr)
+	safeOut, safeErr := render.NewSafeWriter(stdout), render.NewSafeWriter(stderr)
+	defer safeErr.Flush()
+	defer safeOut.Flush()
+	root := newRootCmd(stdin, stdout, safeOut, safeErr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintln(stderr, "howl:", err)
+	safeOut.Flush()
+	fmt.Fprintln(safeErr, "howl:", err)
 	var ue usageError
 	if errors.As(err, &ue) || isCobraUsage(err) {
 		return exitUsage
@@ -94,7 +107,10 @@ type globalFlags struct {
 	warnOut      io.Writer
 }
 
-func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+// newRootCmd builds the command tree. raw is the process's own stdout, for
+// the TUI and the demo server's protocol; stdout and stderr are what every
+// verb prints on (sanitizing writers, see run).
+func newRootCmd(stdin io.Reader, raw, stdout, stderr io.Writer) *cobra.Command {
 	g := &globalFlags{term: newTerminal(stdin, stderr), traceOut: stderr, warnOut: stderr}
 	root := &cobra.Command{
 		Use:   "howl",
@@ -117,8 +133,8 @@ Exit codes: 0 ok, 1 server or tool error, 2 usage error.`,
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if writesToTerminal(stdout) {
-				return runTUI(cmd.Context(), g, resumeFrom(cmd), stdin, stdout.(*os.File))
+			if writesToTerminal(raw) {
+				return runTUI(cmd.Context(), g, resumeFrom(cmd), stdin, raw.(*os.File))
 			}
 			return runOverview(cmd.Context(), g, stdout)
 		},
@@ -147,7 +163,7 @@ Exit codes: 0 ok, 1 server or tool error, 2 usage error.`,
 		newCallCmd(g, stdout, stderr),
 		newPromptCmd(g, stdout, stderr),
 		newToolsCmd(g, stdout),
-		newDemoServerCmd(stdin, stdout, stderr),
+		newDemoServerCmd(stdin, raw, stderr),
 		newAskCmd(g, stdin, stdout, stderr),
 		newSessionsCmd(stdout),
 		newAuthCmd(g, stdout, stderr),

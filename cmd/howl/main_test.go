@@ -22,6 +22,10 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "demo-server" {
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
+	if len(os.Args) > 1 && (os.Args[1] == hostileServerArg || os.Args[1] == hostileInitArg) {
+		serveHostileForOutput(os.Args[1])
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
 }
 

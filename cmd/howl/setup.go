@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -190,12 +191,18 @@ func configSource(cfg *mcp.Config) string {
 // server exit never delays what the person reads.
 func (s *session) close() { s.rt.Close() }
 
-// writeJSON prints v as indented JSON in field order, without HTML escaping.
+// writeJSON prints v as indented JSON in field order, without HTML
+// escaping, with every character a terminal could act on escaped.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(render.EscapeTerminalControls(b.Bytes()))
+	return err
 }
 
 // clean makes a server string safe to print on a terminal, on one line.

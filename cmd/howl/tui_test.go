@@ -182,7 +182,7 @@ func TestAStoreThatCannotBeOpenedLeavesTheTUIWithoutSaving(t *testing.T) {
 }
 
 func TestRootTakesContinueAndSession(t *testing.T) {
-	root := newRootCmd(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{})
+	root := newRootCmd(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{})
 	if err := root.ParseFlags([]string{"--continue", "--session", "x"}); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/howl-mcp/howl/llm"
+	"github.com/howl-mcp/howl/render"
 )
 
 // Export writes a session as Markdown: the person's and the model's turns
@@ -66,7 +67,9 @@ func ExportMarkdown(w io.Writer, sess Session, conv *llm.Conversation) error {
 			}
 		}
 	}
-	_, err := io.WriteString(w, b.String())
+	// Whatever a server or a model put in the text, the export (printed,
+	// or opened later in a pager) carries no escape sequence.
+	_, err := io.WriteString(w, render.Sanitize(b.String()))
 	return err
 }
 
