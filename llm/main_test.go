@@ -21,6 +21,10 @@ import (
 const fixtureEnv = "HOWL_LLM_TEST_FIXTURE"
 
 func TestMain(m *testing.M) {
+	if os.Getenv(fixtureEnv) == "rug-pull" {
+		serveRugPull()
+		os.Exit(0)
+	}
 	if os.Getenv(fixtureEnv) == "demo" {
 		if err := demo.ServeStdio(context.Background(), demo.New(demo.Options{}), os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)

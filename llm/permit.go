@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/howl-mcp/howl/mcp"
 )
@@ -31,6 +32,14 @@ type Permissions struct {
 	AskReads bool `json:"ask_reads,omitempty"`
 	// Everything allows every call (--yes). Unsafe: named so in --help.
 	Everything bool `json:"-"`
+	// AllowNow are rules given for this run (--allow): the person approves
+	// them as they type them, so they are not checked against Approvals.
+	AllowNow []string `json:"-"`
+	// Approvals, when set, pins the definition of every tool a rule of
+	// Allow names: once the server changes the tool, the rule no longer
+	// applies until the person approves the new definition. The first use
+	// of a rule pins what it saw.
+	Approvals *Approvals `json:"-"`
 }
 
 // ParsePermissions reads the config's top-level "permissions" section.
@@ -76,23 +85,37 @@ func (p Permissions) Decider(cats Catalogs, ask func(ctx context.Context, call T
 		}
 		tool := toolOf(call)
 		var ann *mcp.ToolAnnotations
+		var item mcp.CatalogItem
+		found := false
 		if cat, err := cats.Catalog(ctx, mc.Server, false); err == nil {
-			if it, ok := cat.Lookup(mcp.KindTool, tool); ok {
-				ann = it.Annotations
+			if item, found = cat.Lookup(mcp.KindTool, tool); found {
+				ann = item.Annotations
 			}
 		}
 		destructive := ann != nil && ann.DestructiveHint != nil && *ann.DestructiveHint
 		readOnly := ann != nil && ann.ReadOnlyHint != nil && *ann.ReadOnlyHint && !destructive
+		var changed *Change
 		for _, a := range p.Allow {
 			s, t, _ := strings.Cut(a, ":")
 			if s != mc.Server {
 				continue
 			}
 			if t == tool {
-				return "allowed by rule " + a, nil
+				how, ch := p.pinned(item, found)
+				if ch == nil {
+					return "allowed by rule " + a + how, nil
+				}
+				changed = ch
+				continue
 			}
 			if t == "*" && !destructive && mc.Prefix == mcp.PrefixInvoke {
 				return "allowed by rule " + a, nil
+			}
+		}
+		for _, a := range p.AllowNow {
+			s, t, _ := strings.Cut(a, ":")
+			if s == mc.Server && (t == tool || t == "*" && !destructive && mc.Prefix == mcp.PrefixInvoke) {
+				return "allowed by --allow " + a, nil
 			}
 		}
 		if readOnly && (slices.Contains(p.ReadOnlyServers, mc.Server) || slices.Contains(p.ReadOnlyServers, "*")) {
@@ -102,11 +125,43 @@ func (p Permissions) Decider(cats Catalogs, ask func(ctx context.Context, call T
 		if destructive {
 			why += " (annotated destructive)"
 		}
+		if changed != nil {
+			why += ": " + changed.Summary()
+		}
 		if ask != nil {
 			return ask(ctx, call, why)
 		}
+		if changed != nil {
+			return "denied: " + changed.Summary(), fmt.Errorf("the user allowed %s:%s, but the server has changed the tool since (%s), so that approval no longer applies: do without this call; the user can check the tool (howl describe %s %s) and approve it again (howl approve %s %s, or --allow %s:%s for one run)",
+				mc.Server, tool, changed.Summary(), mc.Server, tool, mc.Server, tool, mc.Server, tool)
+		}
 		return "denied: nobody to ask", fmt.Errorf("the user did not allow %s: howl ask cannot ask, so it runs only calls the config or flags allow; do without this call, or tell the user to allow it with --allow %s:%s", why, mc.Server, cmp.Or(tool, "TOOL"))
 	}
+}
+
+// pinned checks a tool a rule names against its approved definition. It
+// returns how the rule applied (" (definition pinned)" the first time),
+// or the change that stops it from applying. Without Approvals, or for a
+// tool the server does not list (the call fails at the server), the rule
+// applies as written. An approvals file that cannot be read stops it:
+// the person is asked rather than trusted blindly.
+func (p Permissions) pinned(it mcp.CatalogItem, found bool) (string, *Change) {
+	if p.Approvals == nil || !found {
+		return "", nil
+	}
+	state, ch, err := p.Approvals.Check(it)
+	switch {
+	case err != nil:
+		return "", &Change{Fields: []string{"(unknown: " + err.Error() + ")"}}
+	case state == Unchanged:
+		return "", nil
+	case state == Changed:
+		return "", &ch
+	}
+	if err := p.Approvals.Approve(it, true, time.Now()); err != nil {
+		return " (its definition could not be pinned: " + err.Error() + ")", nil
+	}
+	return " (definition pinned)", nil
 }
 
 // toolOf is the tool an mcp_invoke call names ("" for other calls).

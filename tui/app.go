@@ -184,6 +184,9 @@ func New(o Options) *Model {
 	if com.DisplayPath == nil {
 		com.DisplayPath = func(s string) string { return s }
 	}
+	if o.Permissions != nil {
+		com.Approvals = o.Permissions.Approvals
+	}
 	if com.Tick == nil {
 		com.Tick = defaultTick
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
 )
@@ -34,6 +35,9 @@ type entry struct {
 	// hay is what the filter matches: name first, so match positions below
 	// len(name) highlight the name.
 	hay string
+	// changed, for a tool the person approved by name, says what the
+	// server changed since ("" when nothing did).
+	changed string
 }
 
 // newEntry sanitizes an item for display.
@@ -93,7 +97,7 @@ type catalogLoadedMsg struct {
 
 // loadCatalogCmd lists one server's catalog and prepares its entries, off
 // the update path.
-func loadCatalogCmd(ctx context.Context, rt Runtime, server string, id requestID, refresh bool) tea.Cmd {
+func loadCatalogCmd(ctx context.Context, rt Runtime, approvals *llm.Approvals, server string, id requestID, refresh bool) tea.Cmd {
 	return func() tea.Msg {
 		cat, err := rt.Catalog(ctx, server, refresh)
 		msg := catalogLoadedMsg{server: server, id: id, listed: map[mcp.Kind]bool{}}
@@ -106,7 +110,14 @@ func loadCatalogCmd(ctx context.Context, rt Runtime, server string, id requestID
 		}
 		for _, it := range cat.Items {
 			i := kindIndex(it.Kind)
-			msg.entries[i] = append(msg.entries[i], newEntry(it))
+			e := newEntry(it)
+			if it.Kind == mcp.KindTool && approvals != nil {
+				if state, ch, err := approvals.Check(it); err == nil && state == llm.Changed {
+					e.changed = render.SanitizeLine(ch.Summary())
+					e.desc = "⚠ " + e.changed + " · " + e.desc
+				}
+			}
+			msg.entries[i] = append(msg.entries[i], e)
 		}
 		for _, w := range cat.Warnings {
 			i := kindIndex(w.Kind)
@@ -345,7 +356,7 @@ func (c *catalogPane) load(sv *serverState, refresh bool) tea.Cmd {
 	id := c.com.newID()
 	ctx, cancel := context.WithCancel(c.com.Ctx)
 	sv.pending, sv.cancel, sv.loading, sv.loadErr = id, cancel, true, ""
-	return loadCatalogCmd(ctx, c.com.RT, sv.name, id, refresh)
+	return loadCatalogCmd(ctx, c.com.RT, c.com.Approvals, sv.name, id, refresh)
 }
 
 func (c *catalogPane) cancelLoad(sv *serverState) {
@@ -747,9 +758,12 @@ func (c *catalogPane) renderRow(r row, selected bool, w, frame int) string {
 	nameW := min(c.nameW[c.tab], max(w/2, 8))
 	marker := "  "
 	fresh := c.isFresh(r.e)
-	if selected {
+	switch {
+	case selected:
 		marker = "› "
-	} else if fresh {
+	case r.e.changed != "":
+		marker = st.Error.Render("!") + " "
+	case fresh:
 		marker = st.List.New.Render("+") + " "
 	}
 	name := truncate(r.e.name, nameW)

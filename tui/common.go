@@ -21,10 +21,13 @@ type Common struct {
 	// context from it, so quitting cancels everything in flight.
 	Ctx context.Context
 	// RT is the MCP side. Only commands may call it.
-	RT     Runtime
-	Theme  *theme.Theme
-	Styles *theme.Styles
-	Keys   *KeyMap
+	RT Runtime
+	// Approvals are the tool definitions the person approved (nil: none
+	// kept): a tool the server changed since is flagged in the catalog.
+	Approvals *llm.Approvals
+	Theme     *theme.Theme
+	Styles    *theme.Styles
+	Keys      *KeyMap
 	// Images is how images are drawn.
 	Images ImageMode
 	// Clipboard receives what `y` copies.

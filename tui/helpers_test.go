@@ -113,9 +113,16 @@ type harness struct {
 
 func newHarness(t testing.TB, rt Runtime, servers []string, w, h int) *harness {
 	t.Helper()
+	return newHarnessWith(t, rt, servers, w, h, Options{})
+}
+
+// newHarnessWith is newHarness with more options.
+func newHarnessWith(t testing.TB, rt Runtime, servers []string, w, h int, o Options) *harness {
+	t.Helper()
 	g := &guardRuntime{inner: rt, t: t}
 	clip := &fakeClipboard{}
-	m := New(Options{Runtime: g, Servers: servers, Theme: testTheme(), Tick: noTick, Clipboard: clip, DisplayPath: displayTestPath})
+	o.Runtime, o.Servers, o.Theme, o.Tick, o.Clipboard, o.DisplayPath = g, servers, testTheme(), noTick, clip, displayTestPath
+	m := New(o)
 	hs := &harness{t: t, m: m, rt: g, clip: clip}
 	t.Cleanup(m.Close)
 	hs.send(tea.WindowSizeMsg{Width: w, Height: h})

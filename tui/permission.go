@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -43,10 +42,15 @@ type permissionRequest struct {
 	call   llm.ToolCall
 	why    string
 	server string
-	// tool is the invoked tool ("" for a call that is not mcp_invoke).
+	// tool is the invoked tool ("" for a call that is not mcp_invoke), and
+	// item its catalog entry when the server lists it.
 	tool        string
+	item        *mcp.CatalogItem
 	annotations *mcp.ToolAnnotations
-	reply       chan permissionReply
+	// changed: the person approved this tool before, and the server has
+	// changed it since (what changed, to show).
+	changed *llm.Change
+	reply   chan permissionReply
 }
 
 // rule is the "server:tool" rule that would allow the call ("" when the
@@ -61,6 +65,9 @@ func (r *permissionRequest) rule() string {
 type permissionReply struct {
 	decision string
 	err      error
+	// approve records the definition the person allowed: for the session,
+	// or saved (always).
+	approve, save bool
 }
 
 // permits are the chat's running rules: the config's, plus what the person
@@ -105,18 +112,28 @@ func (p *permits) ask(ctx context.Context, cats llm.Catalogs, asks chan<- *permi
 	if key == "" {
 		key = call.Name
 	}
-	p.mu.Lock()
-	granted, ok := p.session[key]
-	p.mu.Unlock()
-	if ok {
-		return granted, nil
-	}
 	if req.tool != "" {
 		if cat, err := cats.Catalog(ctx, mc.Server, false); err == nil {
 			if it, ok := cat.Lookup(mcp.KindTool, req.tool); ok {
-				req.annotations = it.Annotations
+				req.item, req.annotations = &it, it.Annotations
 			}
 		}
+	}
+	approvals := p.approvals()
+	if req.item != nil && approvals != nil {
+		if state, ch, err := approvals.Check(*req.item); err == nil && state == llm.Changed {
+			req.changed = &ch
+		}
+	}
+	p.mu.Lock()
+	granted, ok := p.session[key]
+	if ok && req.changed != nil {
+		delete(p.session, key) // granted for what the tool was, not what it is now
+		ok = false
+	}
+	p.mu.Unlock()
+	if ok {
+		return granted, nil
 	}
 	select {
 	case asks <- req:
@@ -125,10 +142,22 @@ func (p *permits) ask(ctx context.Context, cats llm.Catalogs, asks chan<- *permi
 	}
 	select {
 	case r := <-req.reply:
+		if r.approve && req.item != nil && approvals != nil {
+			if err := approvals.Approve(*req.item, r.save, time.Now()); err != nil {
+				r.decision += " (its definition was not saved: " + err.Error() + "; howl asks again next time)"
+			}
+		}
 		return r.decision, r.err
 	case <-ctx.Done():
 		return "cancelled while asking", ctx.Err()
 	}
+}
+
+// approvals are the rules' pinned tool definitions (nil: none kept).
+func (p *permits) approvals() *llm.Approvals {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.rules.Approvals
 }
 
 // grant allows key for the rest of the session with decision.
@@ -150,56 +179,6 @@ func (p *permits) addRule(rule string) {
 	p.rules.Allow = append(p.rules.Allow, rule)
 }
 
-// PersistAllow adds rule ("server:tool") to the top-level
-// "permissions.allow" of the JSON config at path, keeping every other key
-// and the file's mode. It writes a temporary file and renames it over.
-func PersistAllow(path, rule string) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	info, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil {
-		return fmt.Errorf("%s is not a JSON object: %w", path, err)
-	}
-	if top == nil {
-		top = map[string]json.RawMessage{}
-	}
-	perms := map[string]json.RawMessage{}
-	if raw, ok := top["permissions"]; ok {
-		if err := json.Unmarshal(raw, &perms); err != nil {
-			return fmt.Errorf("%s: permissions is not an object: %w", path, err)
-		}
-	}
-	var allow []string
-	if raw, ok := perms["allow"]; ok {
-		if err := json.Unmarshal(raw, &allow); err != nil {
-			return fmt.Errorf("%s: permissions.allow is not a list of strings: %w", path, err)
-		}
-	}
-	for _, a := range allow {
-		if a == rule {
-			return nil
-		}
-	}
-	allow = append(allow, rule)
-	if perms["allow"], err = json.Marshal(allow); err != nil {
-		return err
-	}
-	if top["permissions"], err = json.Marshal(perms); err != nil {
-		return err
-	}
-	out, err := json.MarshalIndent(top, "", "  ")
-	if err != nil {
-		return err
-	}
-	return mcp.WriteFileAtomic(path, append(out, '\n'), info.Mode().Perm())
-}
-
 // permissionSavedMsg reports the write of an "always" rule.
 type permissionSavedMsg struct {
 	rule, path string
@@ -208,7 +187,7 @@ type permissionSavedMsg struct {
 
 // persistAllowCmd writes rule to the config file.
 func persistAllowCmd(path, rule string) tea.Cmd {
-	return func() tea.Msg { return permissionSavedMsg{rule: rule, path: path, err: PersistAllow(path, rule)} }
+	return func() tea.Msg { return permissionSavedMsg{rule: rule, path: path, err: llm.PersistAllow(path, rule)} }
 }
 
 // actionAnswerPermission answers the permission request on top.
@@ -281,6 +260,11 @@ func (d *permissionDialog) Render(maxW, maxH int) []string {
 			head = append(head, " "+st.Error.Render(l))
 		}
 	}
+	if r.changed != nil {
+		for _, l := range wrapText("⚠ CHANGED: "+render.SanitizeLine(r.changed.Summary())+"; what you allowed no longer applies. What changed:", max(inner-2, 10)) {
+			head = append(head, " "+st.Error.Render(l))
+		}
+	}
 	label := func(l, v string) string {
 		return " " + st.Detail.Label.Render(fit(l, 12)) + truncate(v, inner-14)
 	}
@@ -297,7 +281,11 @@ func (d *permissionDialog) Render(maxW, maxH int) []string {
 			head = append(head, label("", l))
 		}
 	}
-	head = append(head, " "+st.Detail.Label.Render("arguments"))
+	if r.changed != nil {
+		head = append(head, " "+st.Detail.Label.Render("what changed (- approved, + now)"))
+	} else {
+		head = append(head, " "+st.Detail.Label.Render("arguments"))
+	}
 
 	args := r.call.Arguments
 	if r.tool != "" {
@@ -309,6 +297,19 @@ func (d *permissionDialog) Render(maxW, maxH int) []string {
 		}
 	}
 	var body []string
+	if r.changed != nil {
+		for _, l := range r.changed.Diff {
+			style := st.Detail.Label
+			switch {
+			case strings.HasPrefix(l, "+"):
+				style = st.Strong
+			case strings.HasPrefix(l, "-"):
+				style = st.Error
+			}
+			body = append(body, "   "+style.Render(truncate(render.SanitizeLine(expandTabs(l)), max(inner-4, 10))))
+		}
+		body = append(body, " "+st.Detail.Label.Render("arguments"))
+	}
 	for _, l := range strings.Split(render.Sanitize(prettyArgs(args)), "\n") {
 		for _, wl := range wrapText(expandTabs(l), max(inner-4, 10)) {
 			body = append(body, "   "+wl)
@@ -381,11 +382,12 @@ func (m *Model) answerPermission(a actionAnswerPermission) tea.Cmd {
 	var cmd tea.Cmd
 	switch a.answer {
 	case answerDeny:
-		reply = permissionReply{"denied by you", errors.New(deniedByUser)}
+		reply = permissionReply{decision: "denied by you", err: errors.New(deniedByUser)}
 	case answerOnce:
 		reply.decision = "allowed once by you"
 	case answerSession:
 		reply.decision = "allowed by you for this session"
+		reply.approve = true
 		if p != nil {
 			p.grant(key, reply.decision)
 		}
@@ -393,12 +395,14 @@ func (m *Model) answerPermission(a actionAnswerPermission) tea.Cmd {
 		switch {
 		case p == nil || p.source == "":
 			reply.decision = "allowed by you for this session (no config file: not saved)"
+			reply.approve = true
 			if p != nil {
 				p.grant(key, reply.decision)
 			}
-			cmd = ReportWarn("there is no config file (demo configuration), so " + render.SanitizeLine(key) + " is allowed for this session only")
+			cmd = ReportWarn("there is no config file of yours to save to, so " + render.SanitizeLine(key) + " is allowed for this session only")
 		default:
 			reply.decision = "always allowed by you: rule " + key
+			reply.approve, reply.save = true, true
 			p.grant(key, "allowed by rule "+key)
 			p.addRule(key)
 			cmd = persistAllowCmd(p.source, key)

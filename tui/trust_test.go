@@ -1,10 +1,13 @@
 package tui
 
 import (
+	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/mcp"
 )
 
@@ -70,4 +73,60 @@ func TestTUIProjectConfigStaysOffWhenThePersonSaysNo(t *testing.T) {
 	if len(*calls) != 1 || (*calls)[0] {
 		t.Errorf("o must use the file for this run without remembering it: %v", *calls)
 	}
+}
+
+// changedEcho is an approval of the demo's echo whose description is not
+// what the server says now: what a server that changed echo leaves.
+func changedEcho(t *testing.T) *llm.Approvals {
+	t.Helper()
+	cat, err := demoRuntime(t).Catalog(context.Background(), "demo", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	it, _ := cat.Lookup(mcp.KindTool, "echo")
+	it.Description = "Echoes the message."
+	a := llm.NewApprovals(filepath.Join(t.TempDir(), "approved-tools.json"))
+	if err := a.Approve(it, true, time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)); err != nil {
+		t.Fatal(err)
+	}
+	return llm.NewApprovals(filepath.Join(filepath.Dir(a.Path()), "approved-tools.json"))
+}
+
+func TestAToolChangedSinceItsApprovalIsAskedAboutAgainWithTheDiff(t *testing.T) {
+	perms := llm.Permissions{Allow: []string{"demo:echo"}, Approvals: changedEcho(t)}
+	hs, srv, clock := permissionHarness(t, perms, "", "echo", `{"message":"hi"}`)
+	defer hs.dumpOnFailure()
+	requirePermissionDialog(t, hs)
+	view := hs.view()
+	for _, want := range []string{"⚠ CHANGED: description changed since you allowed it on 2026-11-30", `-  "description": "Echoes the message."`, `+  "description": "Returns the message exactly`} {
+		if !strings.Contains(view, want) {
+			t.Errorf("the question must show %q:\n%s", want, view)
+		}
+	}
+	clock.advance(PermissionGrace)
+	hs.keys("s")
+	if res := toolResult(t, srv); strings.Contains(res.Content, "not run") {
+		t.Errorf("allowed for the session, it runs: %+v", res)
+	}
+	if state, _, _ := perms.Approvals.Check(mustTool(t, "echo")); state != llm.Unchanged {
+		t.Errorf("allowing it for the session approves what it is now: state %v", state)
+	}
+}
+
+func TestTheCatalogFlagsAToolChangedSinceItsApproval(t *testing.T) {
+	perms := llm.Permissions{Approvals: changedEcho(t)}
+	hs := newHarnessWith(t, demoRuntime(t), []string{"demo"}, 140, 40, Options{Permissions: &perms})
+	if v := hs.view(); !strings.Contains(v, "! echo") || !strings.Contains(v, "⚠ description changed since you allowe") {
+		t.Errorf("the catalog must flag echo:\n%s", v)
+	}
+}
+
+func mustTool(t *testing.T, name string) mcp.CatalogItem {
+	t.Helper()
+	cat, _ := demoRuntime(t).Catalog(context.Background(), "demo", false)
+	it, ok := cat.Lookup(mcp.KindTool, name)
+	if !ok {
+		t.Fatalf("the demo has no %s", name)
+	}
+	return it
 }

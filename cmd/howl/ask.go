@@ -139,7 +139,7 @@ func runAsk(ctx context.Context, g *globalFlags, o askOptions, stdout, stderr io
 // askPermissions combines the config's permissions with ask's flags. ask
 // has nobody to ask, so a call neither rule allows is denied.
 func askPermissions(cfg *mcp.Config, o askOptions) (llm.Permissions, error) {
-	source := cfg.Source
+	source := cfg.SourceOf("permissions")
 	if source == "" {
 		source = "config"
 	}
@@ -152,7 +152,10 @@ func askPermissions(cfg *mcp.Config, o askOptions) (llm.Permissions, error) {
 			return p, usagef("--allow %q: write SERVER:TOOL or SERVER:*", a)
 		}
 	}
-	p.Allow = append(p.Allow, o.allow...)
+	p.AllowNow = append(p.AllowNow, o.allow...)
+	if p.Approvals, err = llm.DefaultApprovals(); err != nil {
+		return p, fmt.Errorf("the approved tool definitions cannot be kept (%w), so the config's rules cannot be checked against them", err)
+	}
 	if o.allowReadOnly {
 		p.ReadOnlyServers = append(p.ReadOnlyServers, "*")
 	}

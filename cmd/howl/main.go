@@ -168,6 +168,7 @@ Exit codes: 0 ok, 1 server or tool error, 2 usage error.`,
 		newSessionsCmd(stdout),
 		newAuthCmd(g, stdout, stderr),
 		newTrustCmd(stdout),
+		newApproveCmd(g, stdout),
 	)
 	return root
 }

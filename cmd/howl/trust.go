@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/mcp"
 )
 
@@ -143,4 +145,93 @@ func listTrusted(stdout io.Writer, ts *mcp.TrustStore, asJSON bool) error {
 		fmt.Fprintf(stdout, "%s  trusted %s  %s\n", clean(e.File), e.Trusted.Local().Format("2006-01-02 15:04"), clean(e.State))
 	}
 	return nil
+}
+
+// approveReport is `howl approve --json`: what was approved, and how it
+// compares with what was approved before.
+type approveReport struct {
+	Server string `json:"server"`
+	Tool   string `json:"tool"`
+	// Before: "not approved before", "unchanged" or "changed".
+	Before     string             `json:"before"`
+	Changed    []string           `json:"changed,omitempty"`
+	Diff       []string           `json:"diff,omitempty"`
+	SHA256     string             `json:"sha256"`
+	Definition mcp.ToolDefinition `json:"definition"`
+}
+
+func newApproveCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "approve SERVER TOOL",
+		Short: "Approve a tool's current definition, for the rules that allow it by name",
+		Long: `Approve a tool's current definition (name, description, annotations, input
+schema) for the rules that allow it by name: "permissions.allow" in your config,
+and the TUI's "always allow".
+
+howl pins the definition a rule was first used with. When the server changes
+the tool, the rule stops applying: howl ask refuses the call and says what
+changed, the TUI asks again and shows it. howl approve shows the tool as it is
+now, and what changed since the last approval, and approves it.`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			args, err := serverArgs(g, args, 2, 2)
+			if err != nil {
+				return err
+			}
+			server, tool := args[0], args[1]
+			approvals, err := llm.DefaultApprovals()
+			if err != nil {
+				return err
+			}
+			s, err := open(cmd.Context(), g, server)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			cat, err := s.rt.Catalog(cmd.Context(), server, false)
+			if err != nil {
+				return err
+			}
+			it, ok := cat.Lookup(mcp.KindTool, tool)
+			if !ok {
+				return usagef("%s has no tool %q: see howl tools %s", clean(server), clean(tool), clean(server))
+			}
+			state, ch, err := approvals.Check(it)
+			if err != nil {
+				return err
+			}
+			def := mcp.DefinitionOf(it)
+			rep := approveReport{Server: server, Tool: tool, Before: "not approved before", SHA256: def.Fingerprint(), Definition: def}
+			switch state {
+			case llm.Unchanged:
+				rep.Before = "unchanged"
+			case llm.Changed:
+				rep.Before, rep.Changed, rep.Diff = "changed", ch.Fields, ch.Diff
+			}
+			if err := approvals.Approve(it, true, time.Now()); err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(stdout, rep)
+			}
+			switch state {
+			case llm.Changed:
+				fmt.Fprintf(stdout, "%s:%s: %s. What changed (- approved, + now):\n", clean(server), clean(tool), clean(ch.Summary()))
+				for _, l := range ch.Diff {
+					fmt.Fprintf(stdout, "  %s\n", clean(l))
+				}
+			case llm.Unchanged:
+				fmt.Fprintf(stdout, "%s:%s is unchanged since you approved it\n", clean(server), clean(tool))
+			default:
+				fmt.Fprintf(stdout, "%s:%s was not approved before. It is:\n", clean(server), clean(tool))
+				pretty, _ := json.MarshalIndent(def, "  ", "  ")
+				fmt.Fprintf(stdout, "  %s\n", cleanText(string(pretty)))
+			}
+			fmt.Fprintf(stdout, "approved: rules naming %s:%s apply to this definition (sha256 %.12s…)\n", clean(server), clean(tool), rep.SHA256)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
 }

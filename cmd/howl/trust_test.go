@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/llm/llmtest"
 	"github.com/howl-mcp/howl/mcp"
 )
@@ -153,5 +154,98 @@ func TestTrustRefusesABrokenFileAndSaysWhy(t *testing.T) {
 		if l, _ := ts.List(); len(l) != 0 {
 			t.Errorf("a broken file must not be trusted: %v", l)
 		}
+	}
+}
+
+func TestAskRefusesAToolThatChangedSinceItsRuleWasApprovedUntilApprovedAgain(t *testing.T) {
+	home := isolate(t)
+	isolateModel(t)
+	exe, _ := os.Executable()
+	user := filepath.Join(home, "config", "howl", "mcp.json")
+	os.MkdirAll(filepath.Dir(user), 0o700)
+	os.WriteFile(user, []byte(`{"mcpServers":{"demo":{"command":"`+exe+`","args":["demo-server"]}},"permissions":{"allow":["demo:echo"]}}`), 0o600)
+	call := llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "c1", Name: "mcp_invoke_demo", Arguments: `{"tool":"echo","arguments":{"message":"hi"}}`}}}
+	ask := func() (string, string) {
+		t.Helper()
+		srv := llmtest.NewOpenAI(llmtest.Sequence(call, llmtest.Turn{Text: "done"}))
+		defer srv.Close()
+		_, errOut, code := howl(t, "ask", "--model", "openai-compat/m", "--base-url", srv.URL, "echo hi")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		reqs := srv.Requests()
+		return errOut, reqs[len(reqs)-1].ToolResults()[0].Content
+	}
+	if errOut, result := ask(); strings.Contains(errOut, "DENIED") || !strings.Contains(result, "hi") {
+		t.Fatalf("the first use of the rule runs and pins echo: %s / %s", errOut, result)
+	}
+	// The server changes echo: here, the approval on file names another
+	// description, exactly what a server swapping it would leave.
+	file := filepath.Join(home, "data", "approved-tools.json")
+	var saved map[string]llm.ApprovedTool
+	data, _ := os.ReadFile(file)
+	if err := json.Unmarshal(data, &saved); err != nil || saved["demo:echo"].Definition == nil {
+		t.Fatalf("echo's definition must be pinned: %s", data)
+	}
+	ap := saved["demo:echo"]
+	ap.Definition.Description = "Echoes the message."
+	ap.SHA256 = ap.Definition.Fingerprint()
+	saved["demo:echo"] = ap
+	data, _ = json.Marshal(saved)
+	os.WriteFile(file, data, 0o600)
+
+	errOut, result := ask()
+	if !strings.Contains(errOut, "DENIED") || !strings.Contains(errOut, "description changed since you allowed it") || !strings.Contains(result, "howl approve demo echo") {
+		t.Fatalf("a changed tool must be refused, on stderr and to the model, with the fix:\n%s\n%s", errOut, result)
+	}
+	out, errOut2, code := howl(t, "approve", "demo", "echo")
+	if code != 0 || !strings.Contains(out, "description changed since you allowed it") || !strings.Contains(out, `-  "description": "Echoes the message."`) {
+		t.Fatalf("howl approve must show what changed: exit %d\n%s%s", code, out, errOut2)
+	}
+	if errOut, _ := ask(); strings.Contains(errOut, "DENIED") {
+		t.Errorf("approved again, the rule applies: %s", errOut)
+	}
+}
+
+func TestAlwaysAllowWritesThroughASymlinkedConfigAndKeepsTheLink(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "dotfiles", "howl.json")
+	os.MkdirAll(filepath.Dir(real), 0o700)
+	os.WriteFile(real, []byte(`{"mcpServers":{},"model":"x/y"}`), 0o640)
+	link := filepath.Join(dir, "mcp.json")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := llm.PersistAllow(link, "demo:echo"); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the config link must stay a link: %v %v", st.Mode(), err)
+	}
+	data, _ := os.ReadFile(real)
+	if !strings.Contains(string(data), `"demo:echo"`) || !strings.Contains(string(data), `"model": "x/y"`) {
+		t.Errorf("the rule must land in the real file, keeping its keys: %s", data)
+	}
+	if st, _ := os.Stat(real); st.Mode().Perm() != 0o640 {
+		t.Errorf("the real file's mode must stay: %v", st.Mode())
+	}
+}
+
+func TestOnlyTheUsersOwnConfigIsEverWrittenTo(t *testing.T) {
+	home := isolate(t)
+	os.WriteFile(".mcp.json", []byte(`{"mcpServers":{}}`), 0o644)
+	howl(t, "trust")
+	cfg, err := loadConfig(&globalFlags{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.UserFile != "" || cfg.Source == "" {
+		t.Fatalf("with only a (trusted) project config there is no file of the person's to write to: user %q, source %q", cfg.UserFile, cfg.Source)
+	}
+	user := filepath.Join(home, "config", "howl", "mcp.json")
+	os.MkdirAll(filepath.Dir(user), 0o700)
+	os.WriteFile(user, []byte(`{"mcpServers":{}}`), 0o600)
+	if cfg, _ = loadConfig(&globalFlags{}); cfg.UserFile != user {
+		t.Errorf("the user's own file is the one written to: %q", cfg.UserFile)
 	}
 }

@@ -50,9 +50,12 @@ func runTUI(ctx context.Context, g *globalFlags, rf resumeFlags, stdin io.Reader
 	}
 	// The config's permissions; the chat asks the person about every call
 	// they do not allow.
-	perms, err := llm.ParsePermissions(configSource(cfg), cfg.Extra)
+	perms, err := llm.ParsePermissions(cfg.SourceOf("permissions"), cfg.Extra)
 	if err != nil {
 		return usageError{err}
+	}
+	if perms.Approvals, err = llm.DefaultApprovals(); err != nil {
+		perms.Approvals = llm.NewApprovals("") // approvals last this run only
 	}
 	keys := tui.DefaultKeyMap()
 	if raw, ok := cfg.Extra["keys"]; ok {
@@ -121,7 +124,7 @@ func runTUI(ctx context.Context, g *globalFlags, rf resumeFlags, stdin io.Reader
 		ModelError:   modelErr,
 		MaxSteps:     maxSteps,
 		Permissions:  &perms,
-		ConfigPath:   cfg.Source,
+		ConfigPath:   cfg.UserFile,
 		SwitchModel:  switchModel(g, cfg),
 		Editor:       os.Getenv("EDITOR"),
 		Log:          logger,
