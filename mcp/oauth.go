@@ -15,9 +15,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -124,24 +121,6 @@ type OAuthOptions struct {
 	Notice func(server, msg string)
 	// LoginTimeout bounds the wait for the browser (DefaultLoginTimeout when zero).
 	LoginTimeout time.Duration
-}
-
-// OpenBrowser opens url with $BROWSER (a command line; the URL is its last
-// argument), else the platform's opener (open on macOS, xdg-open
-// elsewhere), and waits for it to exit.
-func OpenBrowser(ctx context.Context, u string) error {
-	cmdline := strings.Fields(os.Getenv("BROWSER"))
-	if len(cmdline) == 0 {
-		cmdline = []string{"xdg-open"}
-		if runtime.GOOS == "darwin" {
-			cmdline = []string{"open"}
-		}
-	}
-	cmd := exec.CommandContext(ctx, cmdline[0], append(cmdline[1:], u)...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("opening the browser with %q: %v %s: open the URL yourself", strings.Join(cmdline, " "), err, strings.TrimSpace(string(out)))
-	}
-	return nil
 }
 
 // Challenge is a parsed WWW-Authenticate Bearer challenge.

@@ -85,6 +85,8 @@ type authFixture struct {
 	scopes    []string // scope of each authorization request
 	expiresIn int
 	n         int
+	// authEndpoint replaces the metadata's authorization_endpoint when set.
+	authEndpoint string
 }
 
 func newAuthFixture(t *testing.T) *authFixture {
@@ -112,8 +114,12 @@ func newAuthFixture(t *testing.T) *authFixture {
 		_ = json.NewEncoder(w).Encode(ProtectedResourceMetadata{Resource: base() + "/mcp", AuthorizationServers: []string{base() + "/as"}})
 	})
 	mux.HandleFunc("/.well-known/oauth-authorization-server/as", func(w http.ResponseWriter, r *http.Request) {
+		authorize := base() + "/as/authorize"
+		if f.authEndpoint != "" {
+			authorize = f.authEndpoint
+		}
 		_ = json.NewEncoder(w).Encode(AuthServerMetadata{
-			Issuer: base() + "/as", AuthorizationEndpoint: base() + "/as/authorize", TokenEndpoint: base() + "/as/token",
+			Issuer: base() + "/as", AuthorizationEndpoint: authorize, TokenEndpoint: base() + "/as/token",
 			RegistrationEndpoint: base() + "/as/register", TokenEndpointAuthMethodsSupported: []string{"none"},
 			CodeChallengeMethodsSupported: []string{"S256"},
 		})

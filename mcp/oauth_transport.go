@@ -286,6 +286,11 @@ func (a *authorizer) loginLocked(reqCtx context.Context, ch Challenge, previousS
 			return err
 		}
 	} else {
+		// The endpoint comes from the server's metadata: it goes to no
+		// browser and no notice unless it is a web page howl may open.
+		if err := CheckBrowserURL(d.Metadata.AuthorizationEndpoint); err != nil {
+			return fmt.Errorf("the authorization_endpoint from %s is refused: %w", d.AuthServer, err)
+		}
 		lb, err := listenLoopback(a.settings.RedirectPort)
 		if err != nil {
 			return err

@@ -3,10 +3,10 @@ package tui
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/mail"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -343,17 +343,14 @@ func (d *elicitDialog) handleURLKey(km tea.KeyMsg) Action {
 	return actionNone{}
 }
 
-// urlProblem says why howl will not open u ("" when it will): only http
-// and https URLs are handed to a browser.
+// urlProblem says why howl will not open u ("" when it will): the reason
+// mcp.CheckBrowserURL gives, the one test every opened URL passes.
 func urlProblem(u string) string {
-	p, err := url.Parse(u)
-	switch {
-	case err != nil:
-		return "it is not a valid URL (" + err.Error() + ")"
-	case p.Scheme != "http" && p.Scheme != "https":
-		return "howl only opens http and https URLs, and this one is " + strconv.Quote(p.Scheme)
-	case p.Host == "":
-		return "it names no host"
+	var be *mcp.BrowserURLError
+	if err := mcp.CheckBrowserURL(u); errors.As(err, &be) {
+		return be.Reason
+	} else if err != nil {
+		return err.Error()
 	}
 	return ""
 }

@@ -188,7 +188,7 @@ func TestElicitationURLOpensOnlyWhenConfirmed(t *testing.T) {
 	out = b.call(context.Background(), "ask_url", map[string]any{"message": "Open this", "url": "file:///etc/passwd"})
 	b.waitDialog("elicit-url")
 	b.h.keys("enter")
-	if view := b.h.view(); !strings.Contains(view, "howl will not open it: howl only opens http and https URLs") || !strings.Contains(view, `is "file"`) {
+	if view := b.h.view(); !strings.Contains(view, `howl will not open it: its scheme is "file"; howl opens only https`) {
 		t.Errorf("a file URL is not refused:\n%s", view)
 	}
 	b.h.keys("esc")

@@ -145,8 +145,8 @@ func (t *terminal) elicit(ctx context.Context, server string, req mcp.ElicitRequ
 	fmt.Fprintf(t.out, "\nserver %s asks: %s\n", clean(server), cleanText(req.Message))
 	if req.Mode == "url" {
 		fmt.Fprintf(t.out, "it wants you to visit: %s\n", clean(req.URL))
-		if u, err := url.Parse(req.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") {
-			fmt.Fprintln(t.out, "howl opens only http and https URLs; declining.")
+		if err := mcp.CheckBrowserURL(req.URL); err != nil {
+			fmt.Fprintf(t.out, "%s; declining.\n", clean(err.Error()))
 			return mcp.ElicitResponse{Action: mcp.ElicitDecline}, nil
 		}
 		if !t.confirm(ctx, "open it in the browser ($BROWSER)? [y/N] ", false) {
