@@ -114,6 +114,8 @@ func serveFixture(name string) int {
 		})
 	case "hostile":
 		return serveHostile()
+	case "token-writer":
+		return writeTokensFixture()
 	case "asker":
 		// A tool that elicits and waits for the answer.
 		s := server.NewMCPServer("asker", "1.0", server.WithToolCapabilities(false))

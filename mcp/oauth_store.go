@@ -39,7 +39,8 @@ func (t StoredToken) Expired(now time.Time) bool {
 }
 
 // TokenStore keeps OAuth tokens, keyed by server URL, in one JSON file
-// written with mode 0600 (its directory 0700).
+// written with mode 0600 (its directory 0700). Writes from several
+// processes are serialized by a lock file beside it (tokens.json.lock).
 type TokenStore struct {
 	path string
 	mu   sync.Mutex
@@ -101,9 +102,17 @@ func (s *TokenStore) Delete(key string) error {
 	return s.update(func(m map[string]StoredToken) { delete(m, key) })
 }
 
+// update is one read-modify-write of the token file, under its lock
+// across processes (two howl processes logging in at once must not lose
+// each other's tokens); the file is then replaced by an atomic rename.
 func (s *TokenStore) update(f func(map[string]StoredToken)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	unlock, err := lockFile(s.path, TokenLockTimeout)
+	if err != nil {
+		return fmt.Errorf("writing tokens to %s: %w", s.path, err)
+	}
+	defer unlock()
 	m, err := s.load()
 	if err != nil {
 		return err
