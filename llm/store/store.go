@@ -16,8 +16,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
@@ -45,14 +47,23 @@ func DefaultPath() (string, error) {
 }
 
 // Open opens (creating if needed) the database at path and runs every
-// forward migration it lacks.
+// forward migration it lacks. The file is created 0600 before SQLite opens
+// it, so its journal files (which take its mode) are private too.
 func Open(ctx context.Context, path string) (*Store, error) {
+	name, err := dsn(path)
+	if err != nil {
+		return nil, fmt.Errorf("session database %s: %w", path, err)
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("session database directory: %w", err)
 	}
-	dsn := fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate",
-		path, BusyTimeout.Milliseconds())
-	db, err := sql.Open("sqlite", dsn)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	f.Close()
+	_ = os.Chmod(path, 0o600) // an older howl's database may be wider
+	db, err := sql.Open("sqlite", name)
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}
@@ -61,8 +72,37 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("migrating %s: %w", path, err)
 	}
-	_ = os.Chmod(path, 0o600)
 	return s, nil
+}
+
+// dsn is the driver's name for the database at path: a file: URI whose
+// path is percent-encoded (a ?, # or % in a directory name stays part of
+// the path instead of starting SQLite's query or fragment), with howl's
+// connection settings as its query. A Windows path becomes file:///C:/...
+func dsn(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	return fileURI(filepath.ToSlash(abs)), nil
+}
+
+// fileURI is the file: URI of an absolute slash-separated path
+// ("/home/x/howl.db", or "C:/Users/x/howl.db" on Windows) with howl's
+// connection settings as its query.
+func fileURI(p string) string {
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	q := url.Values{
+		"_pragma": {
+			fmt.Sprintf("busy_timeout(%d)", BusyTimeout.Milliseconds()),
+			"journal_mode(WAL)", "synchronous(NORMAL)", "foreign_keys(1)",
+		},
+		"_txlock": {"immediate"},
+	}
+	u := url.URL{Scheme: "file", Path: p, RawQuery: q.Encode()}
+	return u.String()
 }
 
 // Path is where the database lives.

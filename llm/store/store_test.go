@@ -101,6 +101,72 @@ func TestOpenMigratesAnEmptyDatabaseAndReopens(t *testing.T) {
 	}
 }
 
+// TestDataDirWithURICharactersKeepsThePrivateDatabaseExactlyThere: a ?,
+// # or % in the data dir once cut the SQLite file name short (the database
+// went to a world-readable file elsewhere) or failed to open. The
+// database, and its journal files, are created at the path, 0600, and
+// nothing else appears.
+func TestDataDirWithURICharactersKeepsThePrivateDatabaseExactlyThere(t *testing.T) {
+	for _, name := range []string{"a?b#c%d e", "100%", "x#y", "q?mode=memory", "%3F"} {
+		parent := t.TempDir()
+		dir := filepath.Join(parent, name)
+		path := filepath.Join(dir, "howl.db")
+		s, err := Open(context.Background(), path)
+		if err != nil {
+			t.Errorf("%q: %v", name, err)
+			continue
+		}
+		sess, err := s.Create(context.Background(), "where is it?", "", nil)
+		if err == nil {
+			err = s.AppendTurn(context.Background(), sess.ID, turn(0))
+		}
+		if err != nil {
+			t.Errorf("%q: writing: %v", name, err)
+		}
+		var timeout, fk int
+		_ = s.db.QueryRow(`PRAGMA busy_timeout`).Scan(&timeout)
+		_ = s.db.QueryRow(`PRAGMA foreign_keys`).Scan(&fk)
+		if timeout != int(BusyTimeout.Milliseconds()) || fk != 1 {
+			t.Errorf("%q: busy_timeout %d, foreign_keys %d: the connection settings were lost", name, timeout, fk)
+		}
+		if entries, _ := os.ReadDir(parent); len(entries) != 1 || entries[0].Name() != name {
+			t.Errorf("%q: the data dir's parent holds %v, want only the data dir", name, entries)
+		}
+		entries, _ := os.ReadDir(dir)
+		found := false
+		for _, e := range entries {
+			fi, _ := e.Info()
+			switch {
+			case e.Name() != "howl.db" && e.Name() != "howl.db-wal" && e.Name() != "howl.db-shm":
+				t.Errorf("%q: an unexpected file %q appeared beside the database", name, e.Name())
+			case fi.Mode().Perm() != 0o600:
+				t.Errorf("%q: %s has mode %v, want 0600", name, e.Name(), fi.Mode().Perm())
+			}
+			found = found || e.Name() == "howl.db"
+		}
+		s.Close()
+		if !found {
+			t.Errorf("%q: no howl.db at %s", name, path)
+			continue
+		}
+		s, err = Open(context.Background(), path)
+		if err != nil {
+			t.Fatalf("%q: reopening: %v", name, err)
+		}
+		if list, err := s.List(context.Background(), "", 0); err != nil || len(list) != 1 || list[0].Messages != len(turn(0)) {
+			t.Errorf("%q: reopened, the session is %+v (%v)", name, list, err)
+		}
+		s.Close()
+	}
+}
+
+func TestFileURIOfAWindowsPathIsTripleSlashed(t *testing.T) {
+	got := fileURI("C:/Users/Ann Lee/AppData/howl#1/howl.db")
+	if want := "file:///C:/Users/Ann%20Lee/AppData/howl%231/howl.db?"; !strings.HasPrefix(got, want) {
+		t.Errorf("fileURI = %q, want it to start %q", got, want)
+	}
+}
+
 func TestOpenMigratesTheePreviousSchemaKeepingData(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "howl.db")
 	// Build a version-1 database by hand, with a session in it.
