@@ -98,6 +98,9 @@ func ReadContents(store *SpillStore, server string, contents []json.RawMessage, 
 	default:
 		r.Note = fmt.Sprintf("showing %d of %d items", r.ItemsShown, r.ItemsTotal)
 	}
+	if n := failedItems(r.Items); n > 0 {
+		r.Note += fmt.Sprintf("; %d of them could not be shown (their error stands in their place)", n)
+	}
 	return r, nil
 }
 
@@ -134,6 +137,17 @@ func textPart(want int, render func(page int) Item) *part {
 		it := render(page)
 		return it, mustMarshal(it)
 	}}
+}
+
+// failedItems counts the items an ItemError stands in for.
+func failedItems(items []Item) int {
+	n := 0
+	for _, it := range items {
+		if _, ok := it.(*ItemError); ok {
+			n++
+		}
+	}
+	return n
 }
 
 func itemError(i int, uri string, err error) *ItemError {

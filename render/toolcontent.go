@@ -9,8 +9,9 @@ import (
 
 // boundContent lays the content items of a tool result out under the
 // response ceiling. It returns the serialized content array, how many items
-// it shows and how many of those were changed.
-func boundContent(store *SpillStore, server string, items []json.RawMessage) (out []byte, shown, changed int, omitted string) {
+// it shows, how many of those were changed and how many could not be shown
+// (an ItemError stands in for their payload).
+func boundContent(store *SpillStore, server string, items []json.RawMessage) (out []byte, shown, changed, failed int, omitted string) {
 	parts := layout(len(items), MaxResponseBytes-envelopeReserve, func(i int) *part {
 		return toolItemPart(store, server, i, items[i])
 	})
@@ -24,6 +25,9 @@ func boundContent(store *SpillStore, server string, items []json.RawMessage) (ou
 		}
 		out = append(out, p.out...)
 		shown++
+		if _, ok := p.item.(*ItemError); ok {
+			failed++
+		}
 		if !bytes.Equal(p.out, items[i]) {
 			changed++
 		}
@@ -38,7 +42,7 @@ func boundContent(store *SpillStore, server string, items []json.RawMessage) (ou
 			Text string `json:"text"`
 		}{"text", "[howl] " + omitted + "; re-call the tool with narrower arguments"})...)
 	}
-	return append(out, ']'), shown, changed, omitted
+	return append(out, ']'), shown, changed, failed, omitted
 }
 
 // toolItemPart prepares content item i of a tool result for layout.
@@ -101,6 +105,12 @@ func rawPart(out []byte) *part {
 	return &part{render: func(int) (Item, []byte) { return nil, out }}
 }
 
+// failedPart is an item whose payload could not be shown: e stands in for
+// it (out is the item with e in place), and the layout counts it.
+func failedPart(e *ItemError, out []byte) *part {
+	return &part{render: func(int) (Item, []byte) { return e, out }}
+}
+
 // toolTextPart is a text item: unchanged while its text fits the page and
 // nothing else needed changing (dropNote is empty, no string to clamp),
 // else rebuilt with the text sliced at a character boundary.
@@ -148,7 +158,7 @@ func sliceNote(what string, end, total, page int) string {
 func embeddedResourcePart(store *SpillStore, server string, i int, raw []byte, members []member, at int, note string) *part {
 	c, perr := parseContent(i, members[at].value)
 	if perr != nil {
-		return rawPart(itemWith(members, at, "resource", mustMarshal(perr), "embedded resource is malformed and was replaced by an error"))
+		return failedPart(perr, itemWith(members, at, "resource", mustMarshal(perr), "embedded resource is malformed and was replaced by an error"))
 	}
 	uri, mimeType := clampMeta(c.uri), clampMeta(c.mimeType)
 	pg := &pager{maxBytes: MaxSliceBytes}
@@ -166,7 +176,8 @@ func embeddedResourcePart(store *SpillStore, server string, i int, raw []byte, m
 	b, err := decodeBlob(store, server, c.uri, c.mimeType, c.blob.s)
 	switch {
 	case err != nil:
-		return rawPart(itemWith(members, at, "resource", mustMarshal(itemError(i, uri, err)), "embedded blob omitted: "+err.Error()))
+		e := itemError(i, uri, err)
+		return failedPart(e, itemWith(members, at, "resource", mustMarshal(e), "embedded blob omitted: "+err.Error()))
 	case b.spill != nil:
 		b.spill.URI, b.spill.MimeType = uri, mimeType
 		return rawPart(itemWith(members, at, "resource", mustMarshal(b.spill),
@@ -200,7 +211,10 @@ func binaryPart(store *SpillStore, server string, i int, typ string, members []m
 	b, err := decodeBlob(store, server, label, mimeType, b64)
 	switch {
 	case err != nil:
-		return rawPart(itemWith(members, at, "", nil, fmt.Sprintf("%s omitted: %v", members[at].key, err)))
+		// The error stands where the spill would have been, as it does in
+		// an embedded resource.
+		e := itemError(i, "", err)
+		return failedPart(e, itemWith(members, at, "spill", mustMarshal(e), fmt.Sprintf("%s omitted: %v", members[at].key, err)))
 	case b.spill != nil:
 		b.spill.MimeType = clampMeta(mimeType)
 		return rawPart(itemWith(members, at, "spill", mustMarshal(b.spill),

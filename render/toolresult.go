@@ -66,8 +66,11 @@ func BoundToolResult(store *SpillStore, server string, raw []byte) (out []byte, 
 	result := []member{{key: "howl_coverage"}}
 	for i, m := range members {
 		if i == ci {
-			content, shown, changed, omitted := boundContent(store, server, items)
+			content, shown, changed, failed, omitted := boundContent(store, server, items)
 			cov.ItemsShown, cov.ItemsChanged = shown, changed
+			if failed > 0 {
+				notes = append(notes, fmt.Sprintf("%d of them could not be shown (their error stands in their place)", failed))
+			}
 			notes = appendNonEmpty(notes, omitted)
 			result = append(result, member{m.key, content})
 			continue

@@ -224,6 +224,14 @@ func TestToolResultNeverLeaksBase64(t *testing.T) {
 	if !strings.Contains(str(t, d.Content[6]["howl_note"]), "data omitted: blob \"content item 6 (image)\" is not valid base64") {
 		t.Errorf("undecodable data note: %s", d.Content[6]["howl_note"])
 	}
+	// The error stands where the spill would be, and the coverage counts it.
+	spilled, _ := DecodeItem(d.Content[6]["spill"])
+	if e, ok := spilled.(*ItemError); !ok || e.Code != CodeInvalidBase64 {
+		t.Errorf("undecodable data: spill %s, want its ItemError", d.Content[6]["spill"])
+	}
+	if !strings.Contains(d.Coverage.Note, "1 of them could not be shown") {
+		t.Errorf("the coverage does not count the item not shown: %s", d.Coverage.Note)
+	}
 	var embedded SpillResult
 	if json.Unmarshal(d.Content[2]["resource"], &embedded); !embedded.Spilled || embedded.URI != "r" || !strings.HasSuffix(embedded.Path, ".pdf") {
 		t.Errorf("embedded blob: %s", d.Content[2]["resource"])

@@ -197,14 +197,14 @@ func lexerName(mimeType, name string) string {
 
 // toolContent is the union of the content items of a bounded tool result.
 type toolContent struct {
-	Type     string              `json:"type"`
-	Note     string              `json:"howl_note"`
-	Text     *string             `json:"text"`
-	MimeType string              `json:"mimeType"`
-	URI      string              `json:"uri"`
-	Name     string              `json:"name"`
-	Spill    *render.SpillResult `json:"spill"`
-	Resource json.RawMessage     `json:"resource"`
+	Type     string          `json:"type"`
+	Note     string          `json:"howl_note"`
+	Text     *string         `json:"text"`
+	MimeType string          `json:"mimeType"`
+	URI      string          `json:"uri"`
+	Name     string          `json:"name"`
+	Spill    json.RawMessage `json:"spill"`
+	Resource json.RawMessage `json:"resource"`
 }
 
 // contentItem adds one content item of a tool result.
@@ -227,9 +227,19 @@ func (b *richBuilder) contentItem(n int, server string, raw json.RawMessage) {
 			return
 		}
 		b.text(*c.Text, "")
-	case c.Spill != nil:
-		b.label(fmt.Sprintf("[%d] %s · %s", n, typ, orDash(render.SanitizeLine(c.Spill.MimeType))))
-		b.spill(c.Spill)
+	case len(c.Spill) > 0:
+		// The spilled file, or the error that stands in its place.
+		switch it, _ := render.DecodeItem(c.Spill); it := it.(type) {
+		case *render.SpillResult:
+			b.label(fmt.Sprintf("[%d] %s · %s", n, typ, orDash(render.SanitizeLine(it.MimeType))))
+			b.spill(it)
+		case *render.ItemError:
+			b.label(fmt.Sprintf("[%d] %s · not shown", n, typ))
+			b.errorLine(it.Message)
+		default:
+			b.label(fmt.Sprintf("[%d] %s", n, typ))
+			b.json(c.Spill)
+		}
 	case c.Type == "resource_link":
 		b.label(fmt.Sprintf("[%d] link · %s", n, render.SanitizeLine(c.URI)))
 		if c.Name != "" {

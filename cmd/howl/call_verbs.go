@@ -104,7 +104,20 @@ With --json it prints the exact bytes the model would receive.`,
 			if err != nil {
 				return err
 			}
-			return emit(stdout, asJSON, out, func() error { return printRead(stdout, stderr, out) })
+			res, err := render.DecodeRead(out)
+			if err != nil {
+				return err
+			}
+			if err := emit(stdout, asJSON, out, func() error { return printRead(stdout, stderr, res) }); err != nil {
+				return err
+			}
+			var failed []*render.ItemError
+			for _, it := range res.Items {
+				if e, ok := it.(*render.ItemError); ok {
+					failed = append(failed, e)
+				}
+			}
+			return notShown("the read of "+args[1], failed, res.ItemsTotal)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print exactly what the model would receive")
@@ -115,19 +128,43 @@ With --json it prints the exact bytes the model would receive.`,
 	return cmd
 }
 
-// printRead renders a read for a person: text on stdout, coverage on stderr.
-func printRead(stdout, stderr io.Writer, out []byte) error {
-	res, err := render.DecodeRead(out)
-	if err != nil {
-		return err
-	}
+// printRead renders a read for a person: text on stdout, coverage on
+// stderr. Items that could not be shown are left to notShown.
+func printRead(stdout, stderr io.Writer, res *render.ReadResult) error {
 	if res.ItemsTotal != 1 {
 		fmt.Fprintln(stderr, "howl:", cleanText(res.Note))
 	}
 	for _, it := range res.Items {
-		printItem(stdout, stderr, it)
+		if _, failed := it.(*render.ItemError); !failed {
+			printItem(stdout, stderr, it)
+		}
 	}
 	return nil
+}
+
+// maxNotShown bounds how many unshown items' reasons notShown quotes.
+const maxNotShown = 3
+
+// notShown is the error of a read or a tool call some of whose items could
+// not be shown (a spill that failed, a malformed item): howl exits 1 and
+// says why, for each item, whatever the output format. Nil when none failed.
+func notShown(what string, failed []*render.ItemError, total int) error {
+	if len(failed) == 0 {
+		return nil
+	}
+	reasons := make([]string, 0, maxNotShown+1)
+	for i, e := range failed {
+		if i == maxNotShown {
+			reasons = append(reasons, fmt.Sprintf("and %d more", len(failed)-maxNotShown))
+			break
+		}
+		item := fmt.Sprintf("item %d", e.Index)
+		if e.URI != "" {
+			item += " (" + clean(e.URI) + ")"
+		}
+		reasons = append(reasons, item+": "+clean(e.Message))
+	}
+	return fmt.Errorf("%s is incomplete: %d of %d items could not be shown: %s", what, len(failed), total, strings.Join(reasons, "; "))
 }
 
 // printItem prints one rendered item (text, spill, error, omission marker).
@@ -204,11 +241,11 @@ With --json it prints the exact bytes the model would receive.`,
 			if err != nil {
 				return err
 			}
-			isErr := printable(stdout, stderr, asJSON, out)
+			isErr, failed, total := printable(stdout, stderr, asJSON, out)
 			if isErr {
 				return fmt.Errorf("tool %s reported an error", args[1])
 			}
-			return nil
+			return notShown("the result of tool "+clean(args[1]), failed, total)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print exactly what the model would receive")
@@ -258,8 +295,10 @@ func coercePairs(ctx context.Context, s *session, server, tool string, pairs map
 	return out
 }
 
-// printable prints a bounded tool result and reports whether it is an error result.
-func printable(stdout, stderr io.Writer, asJSON bool, out []byte) bool {
+// printable prints a bounded tool result and reports whether it is an
+// error result, and which of its content items could not be shown (an
+// ItemError stands where their spill or resource would be) out of how many.
+func printable(stdout, stderr io.Writer, asJSON bool, out []byte) (isErr bool, failed []*render.ItemError, total int) {
 	var res struct {
 		Coverage *struct {
 			Note string `json:"note"`
@@ -269,24 +308,44 @@ func printable(stdout, stderr io.Writer, asJSON bool, out []byte) bool {
 		IsError           bool              `json:"isError"`
 	}
 	_ = json.Unmarshal(out, &res)
+	type contentItem struct {
+		Type     string          `json:"type"`
+		HowlNote string          `json:"howl_note"`
+		Text     *string         `json:"text"`
+		Spill    json.RawMessage `json:"spill"`
+		URI      string          `json:"uri"`
+		Name     string          `json:"name"`
+		Resource json.RawMessage `json:"resource"`
+		// failed is the ItemError in the place of its spill or resource.
+		failed *render.ItemError
+	}
+	items := make([]contentItem, len(res.Content))
+	for i, c := range res.Content {
+		it := &items[i]
+		_ = json.Unmarshal(c, it)
+		for _, raw := range []json.RawMessage{it.Spill, it.Resource} {
+			if raw == nil {
+				continue
+			}
+			if d, err := render.DecodeItem(raw); err == nil {
+				if e, ok := d.(*render.ItemError); ok {
+					it.failed = e
+					failed = append(failed, e)
+				}
+			}
+		}
+	}
 	if asJSON {
 		stdout.Write(append(render.EscapeTerminalControls(out), '\n'))
-		return res.IsError
+		return res.IsError, failed, len(res.Content)
 	}
 	if res.Coverage != nil {
 		fmt.Fprintln(stderr, "howl:", cleanText(res.Coverage.Note))
 	}
-	for _, c := range res.Content {
-		var it struct {
-			Type     string          `json:"type"`
-			HowlNote string          `json:"howl_note"`
-			Text     *string         `json:"text"`
-			Spill    json.RawMessage `json:"spill"`
-			URI      string          `json:"uri"`
-			Name     string          `json:"name"`
-			Resource json.RawMessage `json:"resource"`
+	for _, it := range items {
+		if it.failed != nil {
+			continue // notShown says why
 		}
-		_ = json.Unmarshal(c, &it)
 		if it.HowlNote != "" {
 			fmt.Fprintln(stderr, "howl:", cleanText(it.HowlNote))
 		}
@@ -309,7 +368,7 @@ func printable(stdout, stderr io.Writer, asJSON bool, out []byte) bool {
 	if len(res.Content) == 0 && len(res.StructuredContent) > 0 {
 		writeJSON(stdout, res.StructuredContent)
 	}
-	return res.IsError
+	return res.IsError, failed, len(res.Content)
 }
 
 func newPromptCmd(g *globalFlags, stdout, stderr io.Writer) *cobra.Command {

@@ -201,6 +201,49 @@ func TestCallAndReadNeverPrintBase64AndSayWhatWasCut(t *testing.T) {
 	}
 }
 
+// TestASpillThatFailsExitsOneAndSaysWhy: when binary content cannot be
+// saved (a full disk, a cache dir that is not a directory), howl read and
+// howl call exit 1 naming the reason and the fix, with or without --json,
+// and the model's read and invoke say it too, coverage first.
+func TestASpillThatFailsExitsOneAndSaysWhy(t *testing.T) {
+	dir := isolate(t)
+	notADir := filepath.Join(dir, "not-a-dir")
+	if err := os.WriteFile(notADir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A path under a regular file cannot be created, even by root.
+	t.Setenv("HOWL_CACHE_DIR", filepath.Join(notADir, "cache"))
+	reason := []string{"could not be shown", "could not spill", "not a directory", "set HOWL_CACHE_DIR to move it"}
+	for _, args := range [][]string{
+		{"read", "demo", demo.BinaryURI},
+		{"read", "demo", demo.BinaryURI, "--json"},
+		{"call", "demo", demo.ImageTool},
+		{"call", "demo", demo.ImageTool, "--json"},
+		{"call", "demo", demo.LinksTool},
+	} {
+		out, errOut, code := howl(t, args...)
+		if code != exitServer {
+			t.Errorf("howl %v: exit %d, want %d: a failed spill is not a success\nstdout %.300s\nstderr %s", args, code, exitServer, out, errOut)
+		}
+		for _, want := range reason {
+			if !strings.Contains(errOut, want) {
+				t.Errorf("howl %v: stderr does not say %q: %s", args, want, errOut)
+			}
+		}
+	}
+	rt := demoRuntime(t)
+	read := wantCallMeta(t, rt, "mcp_read_demo", `{"uri":"`+demo.BinaryURI+`"}`)
+	invoke := wantCallMeta(t, rt, "mcp_invoke_demo", `{"tool":"`+demo.ImageTool+`"}`)
+	// A one-item read is the item itself: the error leads.
+	if !strings.HasPrefix(read, `{"error":"could not spill`) || !strings.Contains(read, `"code":"spill_failed"`) || !strings.Contains(read, "set HOWL_CACHE_DIR") {
+		t.Errorf("the model's read does not say first that the spill failed and how to fix it: %.700s", read)
+	}
+	cov, _, _ := strings.Cut(invoke, `"content"`)
+	if !strings.Contains(cov, "1 of them could not be shown") || !strings.Contains(invoke, `"spill":{"error":"could not spill`) || !strings.Contains(invoke, `"code":"spill_failed"`) {
+		t.Errorf("the model's invoke does not say in its coverage and in the item that the spill failed: %.900s", invoke)
+	}
+}
+
 func TestPromptTextStartingWithBangIsPrintedNotRun(t *testing.T) {
 	dir := isolate(t)
 	out, _, code := howl(t, "prompt", "demo", demo.BangPrompt)
