@@ -19,7 +19,7 @@ import (
 // *store.Store implements it. Only tea.Cmds call it, never Update or View:
 // tests pass an implementation that fails on any use from either.
 type SessionStore interface {
-	Create(ctx context.Context, title, model string, servers []string) (store.Session, error)
+	Create(ctx context.Context, title, model string, servers []string, first []llm.Message) (store.Session, error)
 	AppendTurn(ctx context.Context, id string, msgs []llm.Message) error
 	List(ctx context.Context, filter string, limit int) ([]store.Session, error)
 	Get(ctx context.Context, id string) (store.Session, error)
@@ -40,7 +40,7 @@ type Resume struct {
 }
 
 // sessionRec is where the chat's conversation is stored: its session id
-// ("" until the first turn creates it) and the finished turns waiting to be
+// ("" until the first turn is stored, which creates it) and the finished turns waiting to be
 // written. Turns are written one at a time, in order, each in a command;
 // only Update changes a sessionRec.
 type sessionRec struct {
@@ -87,11 +87,12 @@ func (c *chatPane) nextSave(rec *sessionRec) tea.Cmd {
 	return func() tea.Msg {
 		return gate.do(func() tea.Msg {
 			if id == "" {
-				sess, err := st.Create(ctx, question, model, servers)
+				// The session is stored with its first turn, or not at all.
+				sess, err := st.Create(ctx, question, model, servers, msgs)
 				if err != nil {
 					return turnSavedMsg{rec: rec, err: err}
 				}
-				id, title = sess.ID, sess.Title
+				return turnSavedMsg{rec: rec, id: sess.ID, title: sess.Title}
 			}
 			err := st.AppendTurn(ctx, id, msgs)
 			return turnSavedMsg{rec: rec, id: id, title: title, err: err}

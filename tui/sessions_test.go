@@ -19,6 +19,7 @@ import (
 	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/llm/llmtest"
 	"github.com/howl-mcp/howl/llm/store"
+	"github.com/howl-mcp/howl/llm/store/storetest"
 )
 
 // guardStore fails the test when the store is used while Update or View
@@ -36,9 +37,9 @@ func (s *guardStore) check(name string) {
 	}
 }
 
-func (s *guardStore) Create(ctx context.Context, title, model string, servers []string) (store.Session, error) {
+func (s *guardStore) Create(ctx context.Context, title, model string, servers []string, first []llm.Message) (store.Session, error) {
 	s.check("Create")
-	return s.inner.Create(ctx, title, model, servers)
+	return s.inner.Create(ctx, title, model, servers, first)
 }
 func (s *guardStore) AppendTurn(ctx context.Context, id string, msgs []llm.Message) error {
 	s.check("AppendTurn")
@@ -93,15 +94,18 @@ func testStore(t testing.TB) *store.Store {
 func seedSession(t testing.TB, st *store.Store, pairs ...string) store.Session {
 	t.Helper()
 	ctx := context.Background()
-	sess, err := st.Create(ctx, pairs[0], "openai-compat/scripted", []string{"demo"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	var sess store.Session
 	for i := 0; i+1 < len(pairs); i += 2 {
-		err := st.AppendTurn(ctx, sess.ID, []llm.Message{
+		turn := []llm.Message{
 			{Role: llm.RoleUser, Text: pairs[i], Time: time.Now()},
 			{Role: llm.RoleAssistant, Text: pairs[i+1], Model: "openai-compat/scripted", Time: time.Now()},
-		})
+		}
+		var err error
+		if i == 0 {
+			sess, err = st.Create(ctx, pairs[0], "openai-compat/scripted", []string{"demo"}, turn)
+		} else {
+			err = st.AppendTurn(ctx, sess.ID, turn)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -168,6 +172,34 @@ func TestATurnIsSavedAndThenListedWithItsCount(t *testing.T) {
 	}
 	if gs.uses.Load() == 0 {
 		t.Fatal("the store was never used: the guard checked nothing")
+	}
+}
+
+// TestAFirstTurnThatCannotBeWrittenLeavesNoEmptySession: with the disk
+// full, the chat says the turn was not saved, goes on, and the sessions
+// list stays empty (it showed an empty session); the next turn that can be
+// written starts the session.
+func TestAFirstTurnThatCannotBeWrittenLeavesNoEmptySession(t *testing.T) {
+	st := testStore(t)
+	restore := storetest.FailTurnWrites(t, st.Path())
+	_, model := scriptedModel(t, llmtest.Sequence(llmtest.Turn{Text: "5."}, llmtest.Turn{Text: "Still 5."}))
+	hs, _ := newStoreHarness(t, st, 120, 40, Options{Model: model})
+	defer hs.dumpOnFailure()
+	hs.line("what is 2 + 3?")
+	if v := hs.view(); !strings.Contains(v, "this turn was not saved") || !strings.Contains(v, "disk is full") {
+		t.Errorf("the chat does not say the turn was not saved:\n%s", v)
+	}
+	if list, err := st.List(context.Background(), "", 0); err != nil || len(list) != 0 {
+		t.Fatalf("a failed first turn left sessions %+v (%v)", list, err)
+	}
+	restore()
+	hs.line("sure?")
+	if v := hs.view(); !strings.Contains(v, "Still 5.") {
+		t.Errorf("the chat did not go on after the failed write:\n%s", v)
+	}
+	list, err := st.List(context.Background(), "", 0)
+	if err != nil || len(list) != 1 || list[0].Title != "sure?" || list[0].Messages != 2 {
+		t.Fatalf("after a turn that could be written: %+v (%v)", list, err)
 	}
 }
 
@@ -344,25 +376,6 @@ func TestAStoreThatCannotBeOpenedIsSaidOnceAndTheChatWorks(t *testing.T) {
 	hs.keys("ctrl+r")
 	if v := hs.view(); !strings.Contains(v, "permission denied") {
 		t.Errorf("the dialog does not explain:\n%s", v)
-	}
-}
-
-// failingStore refuses every write.
-type failingStore struct{ SessionStore }
-
-func (failingStore) Create(context.Context, string, string, []string) (store.Session, error) {
-	return store.Session{}, errors.New("disk I/O error")
-}
-
-func TestAFailedWriteIsReportedAndTheChatGoesOn(t *testing.T) {
-	_, model := scriptedModel(t, llmtest.Sequence(llmtest.Turn{Text: "one"}, llmtest.Turn{Text: "two"}))
-	hs, _ := newStoreHarness(t, failingStore{testStore(t)}, 120, 40, Options{Model: model})
-	defer hs.dumpOnFailure()
-	hs.line("first")
-	hs.line("second")
-	v := hs.view()
-	if !strings.Contains(v, "this turn was not saved: disk I/O error") || !strings.Contains(v, "two") {
-		t.Fatalf("screen:\n%s", v)
 	}
 }
 

@@ -84,15 +84,17 @@ func (r *record) save(ctx context.Context, question, model string, msgs []llm.Me
 	}
 	// Saving must not be skipped because the person pressed Ctrl+C.
 	ctx = context.WithoutCancel(ctx)
+	var err error
 	if r.id == "" {
-		sess, err := r.st.Create(ctx, question, model, r.servers)
-		if err != nil {
-			fmt.Fprintf(r.stderr, "howl: the conversation was not saved: %v\n", err)
-			return
+		// The session is stored with its first turn, or not at all.
+		var sess store.Session
+		if sess, err = r.st.Create(ctx, question, model, r.servers, msgs); err == nil {
+			r.id = sess.ID
 		}
-		r.id = sess.ID
+	} else {
+		err = r.st.AppendTurn(ctx, r.id, msgs)
 	}
-	if err := r.st.AppendTurn(ctx, r.id, msgs); err != nil {
+	if err != nil {
 		fmt.Fprintf(r.stderr, "howl: the conversation was not saved: %v\n", err)
 		return
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/howl-mcp/howl/llm/llmtest"
 	"github.com/howl-mcp/howl/llm/store"
+	"github.com/howl-mcp/howl/llm/store/storetest"
 )
 
 func TestAskSavesTheSessionAndContinueResumesIt(t *testing.T) {
@@ -71,5 +73,39 @@ func TestAskSavesTheSessionAndContinueResumesIt(t *testing.T) {
 	}
 	if _, errOut, code := howl(t, append([]string{"ask", "--continue"}, append(model, "?")...)...); code != exitUsage || !strings.Contains(errOut, "no sessions yet") {
 		t.Errorf("continue with nothing to continue: %d %s", code, errOut)
+	}
+}
+
+// TestAskOnAFullDiskLeavesNoEmptySession: when the first turn cannot be
+// written, howl ask still answers, says the conversation was not saved and
+// why, and stores no session; once writes work, an ask stores one session
+// with its turn.
+func TestAskOnAFullDiskLeavesNoEmptySession(t *testing.T) {
+	isolate(t)
+	isolateModel(t)
+	srv := llmtest.NewOpenAI(llmtest.Sequence(llmtest.Turn{Text: "Four."}, llmtest.Turn{Text: "Four, again."}))
+	defer srv.Close()
+	st, err := openStore(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	restore := storetest.FailTurnWrites(t, st.Path())
+	ask := []string{"ask", "--model", "openai-compat/scripted", "--base-url", srv.URL, "what is 2 + 2?"}
+	out, errOut, code := howl(t, ask...)
+	if code != 0 || !strings.Contains(out, "Four.") || !strings.Contains(errOut, "the conversation was not saved") || !strings.Contains(errOut, "disk is full") {
+		t.Fatalf("ask on a full disk: exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	if out, _, _ := howl(t, "sessions", "list", "--json"); strings.TrimSpace(out) != "[]" {
+		t.Fatalf("a turn that was not written left a session: %s", out)
+	}
+	restore()
+	if _, errOut, code := howl(t, ask...); code != 0 || !strings.Contains(errOut, "saved as session") {
+		t.Fatalf("ask once writes work: exit %d: %s", code, errOut)
+	}
+	out, _, _ = howl(t, "sessions", "list", "--json")
+	var list []store.Session
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 1 || list[0].Messages != 2 || list[0].Title != "what is 2 + 2?" {
+		t.Fatalf("sessions after a normal ask: %s", out)
 	}
 }

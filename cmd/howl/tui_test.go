@@ -136,10 +136,7 @@ func TestResumeFlagsLoadTheConversationBeforeTheTUIStarts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess, err := st.Create(ctx, "remember the otter", "openai/x", nil)
-	if err == nil {
-		err = st.AppendTurn(ctx, sess.ID, []llm.Message{{Role: llm.RoleUser, Text: "remember the otter"}, {Role: llm.RoleAssistant, Text: "ok"}})
-	}
+	sess, err := st.Create(ctx, "remember the otter", "openai/x", nil, []llm.Message{{Role: llm.RoleUser, Text: "remember the otter"}, {Role: llm.RoleAssistant, Text: "ok"}})
 	st.Close()
 	if err != nil {
 		t.Fatal(err)

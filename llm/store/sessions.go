@@ -58,18 +58,43 @@ func newID() string {
 	return time.Now().UTC().Format("20060102") + "-" + hex.EncodeToString(b)
 }
 
-// Create starts a session titled from its first question.
-func (s *Store) Create(ctx context.Context, title, model string, servers []string) (Session, error) {
+// ErrNoTurn is a session created without its first turn.
+var ErrNoTurn = errors.New("a session is stored with its first turn, and there is none")
+
+// Create stores a new session, titled from its first question, together
+// with its first turn, in one transaction: a session exists only once its
+// first turn does, so a write that fails (a full disk) leaves nothing
+// behind. model is "provider/name"; servers were enabled for it.
+func (s *Store) Create(ctx context.Context, title, model string, servers []string, first []llm.Message) (Session, error) {
+	if len(first) == 0 {
+		return Session{}, fmt.Errorf("creating a session: %w", ErrNoTurn)
+	}
 	now := time.Now().UTC()
 	if servers == nil {
 		servers = []string{}
 	}
 	sv, _ := json.Marshal(servers)
 	sess := Session{ID: newID(), Title: TitleFrom(title), Created: now, Updated: now, Model: model, Servers: servers}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO sessions(id, title, created_at, updated_at, model, servers) VALUES (?, ?, ?, ?, ?, ?)`,
-		sess.ID, sess.Title, now.UnixNano(), now.UnixNano(), model, string(sv))
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return Session{}, fmt.Errorf("creating a session: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO sessions(id, title, created_at, updated_at, model, servers) VALUES (?, ?, ?, ?, ?, ?)`,
+		sess.ID, sess.Title, now.UnixNano(), now.UnixNano(), model, string(sv)); err != nil {
+		return Session{}, fmt.Errorf("creating a session: %w", err)
+	}
+	if err := appendTurn(ctx, tx, sess.ID, first, now); err != nil {
+		return Session{}, err
+	}
+	if err := tx.Commit(); err != nil {
+		return Session{}, fmt.Errorf("creating a session: %w", err)
+	}
+	sess.Messages = len(first)
+	for _, m := range first {
+		if m.Model != "" {
+			sess.Model = m.Model // as appendTurn records it
+		}
 	}
 	return sess, nil
 }
@@ -85,6 +110,14 @@ func (s *Store) AppendTurn(ctx context.Context, id string, msgs []llm.Message) e
 		return fmt.Errorf("storing a turn of %s: %w", id, err)
 	}
 	defer tx.Rollback()
+	if err := appendTurn(ctx, tx, id, msgs, time.Now().UTC()); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// appendTurn writes a turn of session id inside tx, updated at now.
+func appendTurn(ctx context.Context, tx *sql.Tx, id string, msgs []llm.Message, now time.Time) error {
 	var exists int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sessions WHERE id = ?`, id).Scan(&exists); err != nil || exists == 0 {
 		if err == nil {
@@ -93,7 +126,7 @@ func (s *Store) AppendTurn(ctx context.Context, id string, msgs []llm.Message) e
 		return fmt.Errorf("storing a turn of %s: %w", id, err)
 	}
 	var seq, turn int
-	err = tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), -1) + 1, COALESCE(MAX(turn), -1) + 1 FROM messages WHERE session_id = ?`, id).Scan(&seq, &turn)
+	err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), -1) + 1, COALESCE(MAX(turn), -1) + 1 FROM messages WHERE session_id = ?`, id).Scan(&seq, &turn)
 	if err != nil {
 		return fmt.Errorf("storing a turn of %s: %w", id, err)
 	}
@@ -116,14 +149,14 @@ func (s *Store) AppendTurn(ctx context.Context, id string, msgs []llm.Message) e
 		}
 	}
 	res, err := tx.ExecContext(ctx, `UPDATE sessions SET updated_at = ?, message_count = message_count + ?, model = CASE WHEN ? = '' THEN model ELSE ? END WHERE id = ?`,
-		time.Now().UTC().UnixNano(), len(msgs), model, model, id)
+		now.UnixNano(), len(msgs), model, model, id)
 	if err != nil {
 		return fmt.Errorf("storing a turn of %s: %w", id, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("storing a turn of %s: %w", id, ErrNotFound)
 	}
-	return tx.Commit()
+	return nil
 }
 
 // searchText is what full-text search sees of a message: its text, and the

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/howl-mcp/howl/llm"
+	"github.com/howl-mcp/howl/llm/store/storetest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -116,11 +117,7 @@ func TestDataDirWithURICharactersKeepsThePrivateDatabaseExactlyThere(t *testing.
 			t.Errorf("%q: %v", name, err)
 			continue
 		}
-		sess, err := s.Create(context.Background(), "where is it?", "", nil)
-		if err == nil {
-			err = s.AppendTurn(context.Background(), sess.ID, turn(0))
-		}
-		if err != nil {
+		if _, err := s.Create(context.Background(), "where is it?", "", nil, turn(0)); err != nil {
 			t.Errorf("%q: writing: %v", name, err)
 		}
 		var timeout, fk int
@@ -208,7 +205,7 @@ func mustExec(t *testing.T, db *sql.DB, q string) {
 func TestResumeRestoresTheExactConversationTheModelSaw(t *testing.T) {
 	s := open(t)
 	ctx := context.Background()
-	sess, err := s.Create(ctx, "What failed in the payments log yesterday, and why did it keep failing after the retry budget was raised?\nmore", "openai/gpt-test", []string{"demo"})
+	sess, err := s.Create(ctx, "What failed in the payments log yesterday, and why did it keep failing after the retry budget was raised?\nmore", "openai/gpt-test", []string{"demo"}, turn(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +213,8 @@ func TestResumeRestoresTheExactConversationTheModelSaw(t *testing.T) {
 		t.Errorf("title %q", sess.Title)
 	}
 	want := llm.NewConversation()
-	for i := 0; i < 3; i++ {
+	want.Messages = append(want.Messages, turn(0)...)
+	for i := 1; i < 3; i++ {
 		tr := turn(i)
 		want.Messages = append(want.Messages, tr...)
 		if err := s.AppendTurn(ctx, sess.ID, tr); err != nil {
@@ -239,12 +237,39 @@ func TestResumeRestoresTheExactConversationTheModelSaw(t *testing.T) {
 	}
 }
 
+// TestASessionIsStoredOnlyWithItsFirstTurn: when the first turn cannot be
+// written (a full disk), no session is left behind, empty; a session
+// cannot be created without a turn at all.
+func TestASessionIsStoredOnlyWithItsFirstTurn(t *testing.T) {
+	s := open(t)
+	ctx := context.Background()
+	restore := storetest.FailTurnWrites(t, s.Path())
+	if _, err := s.Create(ctx, "will it fit?", "", nil, turn(0)); err == nil || !strings.Contains(err.Error(), "disk is full") {
+		t.Fatalf("Create on a full disk = %v, want the write's error", err)
+	}
+	if _, err := s.Create(ctx, "nothing said", "", nil, nil); !errors.Is(err, ErrNoTurn) {
+		t.Fatalf("Create without a turn = %v, want ErrNoTurn", err)
+	}
+	var n int
+	if err := s.db.QueryRow(`SELECT count(*) FROM sessions`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d sessions stored without their turn (%v)", n, err)
+	}
+	restore()
+	sess, err := s.Create(ctx, "will it fit?", "", nil, turn(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Get(ctx, sess.ID); err != nil || !reflect.DeepEqual(got, sess) || got.Messages != len(turn(0)) {
+		t.Errorf("stored %+v (%v), Create said %+v", got, err, sess)
+	}
+}
+
 func TestListRenameDeleteAndLatest(t *testing.T) {
 	s := open(t)
 	ctx := context.Background()
-	a, _ := s.Create(ctx, "alpha question", "", nil)
-	b, _ := s.Create(ctx, "beta question", "", nil)
-	_ = s.AppendTurn(ctx, a.ID, turn(0)) // a is now the latest
+	a, _ := s.Create(ctx, "alpha question", "", nil, turn(0))
+	b, _ := s.Create(ctx, "beta question", "", nil, []llm.Message{{Role: llm.RoleUser, Text: "beta question"}})
+	_ = s.AppendTurn(ctx, a.ID, turn(1)) // a is now the latest
 	list, _ := s.List(ctx, "", 0)
 	if len(list) != 2 || list[0].ID != a.ID {
 		t.Errorf("list not newest first: %+v", list)
@@ -278,10 +303,8 @@ func TestListRenameDeleteAndLatest(t *testing.T) {
 func TestSearchFindsTextAcrossSessionsCoverageFirst(t *testing.T) {
 	s := open(t)
 	ctx := context.Background()
-	a, _ := s.Create(ctx, "logs", "", nil)
-	b, _ := s.Create(ctx, "other", "", nil)
-	_ = s.AppendTurn(ctx, a.ID, turn(1))
-	_ = s.AppendTurn(ctx, b.ID, []llm.Message{{Role: llm.RoleUser, Text: "how do I rotate the TLS certificates?"}})
+	a, _ := s.Create(ctx, "logs", "", nil, turn(1))
+	b, _ := s.Create(ctx, "other", "", nil, []llm.Message{{Role: llm.RoleUser, Text: "how do I rotate the TLS certificates?"}})
 	res, err := s.Search(ctx, "timeout", 0)
 	if err != nil {
 		t.Fatal(err)
@@ -339,7 +362,7 @@ func TestKillDuringWritesNeverCorrupts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess, _ := s.Create(context.Background(), "killed", "", nil)
+	sess, _ := s.Create(context.Background(), "killed", "", nil, turn(0))
 	s.Close()
 	for round := 0; round < 6; round++ {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
@@ -388,8 +411,8 @@ func TestTwoProcessesWriteConcurrentlyWithoutLoss(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	a, _ := s.Create(context.Background(), "a", "", nil)
-	b, _ := s.Create(context.Background(), "b", "", nil)
+	a, _ := s.Create(context.Background(), "a", "", nil, turn(200))
+	b, _ := s.Create(context.Background(), "b", "", nil, turn(201))
 	const turns = 40
 	var cmds []*exec.Cmd
 	for _, id := range []string{a.ID, b.ID} {
@@ -413,7 +436,7 @@ func TestTwoProcessesWriteConcurrentlyWithoutLoss(t *testing.T) {
 			t.Fatalf("writer: %v: %s", err, c.Stderr)
 		}
 	}
-	for id, want := range map[string]int{a.ID: (turns + 10) * 4, b.ID: turns * 4} {
+	for id, want := range map[string]int{a.ID: (1 + turns + 10) * 4, b.ID: (1 + turns) * 4} {
 		info, _ := s.Get(context.Background(), id)
 		conv, _ := s.Load(context.Background(), id)
 		if info.Messages != want || len(conv.Messages) != want {
@@ -432,12 +455,11 @@ func BenchmarkListThousandSessions(b *testing.B) {
 	}
 	ctx := context.Background()
 	for i := 0; i < 1000; i++ {
-		sess, _ := s.Create(ctx, fmt.Sprintf("session %d", i), "openai/gpt-test", []string{"demo"})
 		var msgs []llm.Message
 		for j := 0; j < 50; j++ {
 			msgs = append(msgs, turn(j)...)
 		}
-		if err := s.AppendTurn(ctx, sess.ID, msgs); err != nil {
+		if _, err := s.Create(ctx, fmt.Sprintf("session %d", i), "openai/gpt-test", []string{"demo"}, msgs); err != nil {
 			b.Fatal(err)
 		}
 	}
