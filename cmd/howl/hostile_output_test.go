@@ -119,8 +119,7 @@ func TestNoVerbPrintsAServersEscapeSequencesOnAnyPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess, _ := st.Create(context.Background(), "title "+attack, "m"+attack, []string{evilName})
-	_ = st.AppendTurn(context.Background(), sess.ID, []llm.Message{
+	sess, _ := st.Create(context.Background(), "title "+attack, "m"+attack, []string{evilName}, []llm.Message{
 		{Role: llm.RoleUser, Text: "question " + attack},
 		{Role: llm.RoleAssistant, Text: "model " + attack, ToolCalls: []llm.ToolCall{{ID: "x", Name: "mcp_invoke_h", Arguments: `{"a":"` + attack + `"}`}}},
 		{Role: llm.RoleTool, ToolResults: []llm.ToolResult{{CallID: "x", Content: "error " + attack, IsError: true}}},
