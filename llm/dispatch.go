@@ -26,6 +26,13 @@ func (r *run) dispatch(ctx context.Context, step int, calls []ToolCall) []ToolRe
 			results[i] = r.finished(step, call, ToolResult{IsError: true, Content: cancelledResult}, false)
 			continue
 		}
+		if _, err := mcp.ParseMetaArgs(call.Name, []byte(call.Arguments)); err != nil {
+			// Refused before the permission check: no rule can judge
+			// arguments whose readers could disagree on the call.
+			r.emit(ToolCallStarted{Step: step, Call: call, Decision: refusedMalformed})
+			results[i] = r.finished(step, call, ToolResult{IsError: true, Content: errorText(call.Name, err), Decision: refusedMalformed}, false)
+			continue
+		}
 		decision, err := r.decide(ctx, call)
 		if err != nil {
 			denied := ctx.Err() == nil

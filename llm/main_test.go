@@ -16,17 +16,26 @@ import (
 	"github.com/howl-mcp/howl/render"
 )
 
-// fixtureEnv makes a re-executed test binary serve the demo MCP server over
-// stdio, so the loop talks to a real server over a real transport.
+// fixtureEnv makes a re-executed test binary serve an MCP server over
+// stdio ("demo": the demo server; "guard": serveGuard; "rug-pull":
+// serveRugPull), so the loop talks
+// to a real server over a real transport.
 const fixtureEnv = "HOWL_LLM_TEST_FIXTURE"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(fixtureEnv) == "rug-pull" {
-		serveRugPull()
-		os.Exit(0)
-	}
-	if os.Getenv(fixtureEnv) == "demo" {
-		if err := demo.ServeStdio(context.Background(), demo.New(demo.Options{}), os.Stdin, os.Stdout); err != nil {
+	if fx := os.Getenv(fixtureEnv); fx != "" {
+		var err error
+		switch fx {
+		case "demo":
+			err = demo.ServeStdio(context.Background(), demo.New(demo.Options{}), os.Stdin, os.Stdout)
+		case "guard":
+			err = serveGuard()
+		case "rug-pull":
+			serveRugPull()
+		default:
+			err = fmt.Errorf("unknown fixture %q", fx)
+		}
+		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

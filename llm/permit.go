@@ -77,13 +77,16 @@ func (p Permissions) Decider(cats Catalogs, ask func(ctx context.Context, call T
 		if !ok {
 			return "not a known function: allowed to fail with a teaching error", nil
 		}
+		tool, err := toolOf(call)
+		if err != nil {
+			return refusedMalformed, err
+		}
 		if mc.ReadOnly() && !p.AskReads {
 			return "read-only: allowed by default", nil
 		}
 		if p.Everything {
 			return "allowed by --yes", nil
 		}
-		tool := toolOf(call)
 		var ann *mcp.ToolAnnotations
 		var item mcp.CatalogItem
 		found := false
@@ -164,11 +167,15 @@ func (p Permissions) pinned(it mcp.CatalogItem, found bool) (string, *Change) {
 	return " (definition pinned)", nil
 }
 
-// toolOf is the tool an mcp_invoke call names ("" for other calls).
-func toolOf(call ToolCall) string {
-	var a struct {
-		Tool string `json:"tool"`
-	}
-	_ = json.Unmarshal([]byte(call.Arguments), &a)
-	return a.Tool
+// refusedMalformed is the decision recorded for a call whose arguments
+// are not exactly one JSON object: it is refused before any rule is
+// consulted.
+const refusedMalformed = "refused: the arguments are not exactly one JSON object"
+
+// toolOf is the tool an mcp_invoke call names ("" for other calls), read
+// by mcp.ParseMetaArgs: the reading dispatch runs. Arguments it refuses
+// are an error.
+func toolOf(call ToolCall) (string, error) {
+	ma, err := mcp.ParseMetaArgs(call.Name, []byte(call.Arguments))
+	return ma.Tool, err
 }

@@ -37,7 +37,7 @@ type metaFunc struct {
 	gate   func(Features) bool
 	params string
 	desc   func(server, suffix string) string
-	call   func(r *Runtime, ctx context.Context, server string, args json.RawMessage) ([]byte, error)
+	call   func(r *Runtime, ctx context.Context, server string, args MetaArgs) ([]byte, error)
 }
 
 // metaFuncs is the table, in declaration order.
@@ -111,7 +111,8 @@ func (e *CallError) Error() string { return e.Msg }
 func callErrorf(format string, a ...any) error { return &CallError{fmt.Sprintf(format, a...)} }
 
 // CallMeta runs one meta-function call as a model sent it and returns the
-// bytes the model receives. Only declared names dispatch: any other name,
+// bytes the model receives. The arguments are read by ParseMetaArgs (the
+// reading the permission decision saw). Only declared names dispatch: any other name,
 // including a function gated off for that server, is a teaching error that
 // lists the functions the server does have. Safe for concurrent use;
 // cancelling ctx cancels the MCP request at the server.
@@ -134,10 +135,11 @@ func (r *Runtime) CallMeta(ctx context.Context, name string, args json.RawMessag
 		return nil, callErrorf("%s is not available: server %s does not advertise %s; its functions are %s",
 			name, server, strings.TrimSuffix(strings.TrimPrefix(m.prefix, "mcp_"), "_")+" support", namesOf(DeclarationsFor(*st.Features)))
 	}
-	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
-		args = json.RawMessage("{}")
+	ma, err := ParseMetaArgs(name, args)
+	if err != nil {
+		return nil, err
 	}
-	return m.call(r, ctx, server, args)
+	return m.call(r, ctx, server, ma)
 }
 
 func (r *Runtime) serverBySuffix(suffix string) (string, bool) {

@@ -19,13 +19,13 @@ func (r *Runtime) spillStore() (*render.SpillStore, error) {
 	return render.DefaultSpillStore()
 }
 
-func (r *Runtime) callSearch(ctx context.Context, server string, args json.RawMessage) ([]byte, error) {
+func (r *Runtime) callSearch(ctx context.Context, server string, args MetaArgs) ([]byte, error) {
 	fn := PrefixSearch + FunctionSuffix(server)
 	var a struct {
 		Query *string      `json:"query"`
 		Limit *json.Number `json:"limit"`
 	}
-	if err := decodeArgs(fn, args, &a, searchParams); err != nil {
+	if err := decodeArgs(fn, args.Object, &a, searchParams); err != nil {
 		return nil, err
 	}
 	if a.Query == nil {
@@ -57,14 +57,14 @@ func intArg(fn, name string, n *json.Number) (int, error) {
 	return int(v), nil
 }
 
-func (r *Runtime) callDescribe(ctx context.Context, server string, args json.RawMessage) ([]byte, error) {
+func (r *Runtime) callDescribe(ctx context.Context, server string, args MetaArgs) ([]byte, error) {
 	fn := PrefixDescribe + FunctionSuffix(server)
 	var a struct {
 		Tool string `json:"tool"`
 		ID   string `json:"id"` // accepted as a synonym of tool
 		Kind string `json:"kind"`
 	}
-	if err := decodeArgs(fn, args, &a, describeParams); err != nil {
+	if err := decodeArgs(fn, args.Object, &a, describeParams); err != nil {
 		return nil, err
 	}
 	id := a.Tool
@@ -93,7 +93,7 @@ func (r *Runtime) callDescribe(ctx context.Context, server string, args json.Raw
 	return render.Marshal(d)
 }
 
-func (r *Runtime) callRead(ctx context.Context, server string, args json.RawMessage) ([]byte, error) {
+func (r *Runtime) callRead(ctx context.Context, server string, args MetaArgs) ([]byte, error) {
 	fn := PrefixRead + FunctionSuffix(server)
 	var a struct {
 		URI       string         `json:"uri"`
@@ -102,7 +102,7 @@ func (r *Runtime) callRead(ctx context.Context, server string, args json.RawMess
 		Offset    *json.Number   `json:"offset"`
 		MaxBytes  *json.Number   `json:"max_bytes"`
 	}
-	if err := decodeArgs(fn, args, &a, readParams); err != nil {
+	if err := decodeArgs(fn, args.Object, &a, readParams); err != nil {
 		return nil, err
 	}
 	if a.URI == "" {
@@ -235,16 +235,19 @@ func withAudience(out []byte, audience []string) []byte {
 	return append(append(a[:len(a)-1:len(a)-1], sep...), out[1:]...)
 }
 
-func (r *Runtime) callInvoke(ctx context.Context, server string, args json.RawMessage) ([]byte, error) {
+func (r *Runtime) callInvoke(ctx context.Context, server string, args MetaArgs) ([]byte, error) {
 	fn := PrefixInvoke + FunctionSuffix(server)
+	// The tool that runs is args.Tool, the one the permission decision
+	// judged; a.Tool is decoded only so a wrong type is a teaching error.
 	var a struct {
 		Tool      string          `json:"tool"`
 		Arguments json.RawMessage `json:"arguments"`
 	}
-	if err := decodeArgs(fn, args, &a, invokeParams); err != nil {
+	if err := decodeArgs(fn, args.Object, &a, invokeParams); err != nil {
 		return nil, err
 	}
-	if a.Tool == "" {
+	tool := args.Tool
+	if tool == "" {
 		return nil, callErrorf("%s: tool is required: find one with mcp_search_%s", fn, FunctionSuffix(server))
 	}
 	var toolArgs map[string]any
@@ -257,19 +260,19 @@ func (r *Runtime) callInvoke(ctx context.Context, server string, args json.RawMe
 	if err != nil {
 		return nil, callErrorf("%s: %v", fn, err)
 	}
-	it, found := cat.Lookup(KindTool, a.Tool)
+	it, found := cat.Lookup(KindTool, tool)
 	if found {
 		if err := cat.validate(it, toolArgs); err != nil {
-			return nil, callErrorf("%s: %v; see the schema with mcp_describe_%s {\"tool\": %q}", fn, err, FunctionSuffix(server), a.Tool)
+			return nil, callErrorf("%s: %v; see the schema with mcp_describe_%s {\"tool\": %q}", fn, err, FunctionSuffix(server), tool)
 		}
 	} else if toolsListed(cat) {
-		return nil, callErrorf("%s: %v", fn, notFound(cat, KindTool, a.Tool))
+		return nil, callErrorf("%s: %v", fn, notFound(cat, KindTool, tool))
 	}
 	conn, err := r.Conn(server)
 	if err != nil {
 		return nil, callErrorf("%s: %v", fn, err)
 	}
-	raw, err := r.callTool(ctx, conn, server, a.Tool, it.TaskSupport, toolArgs)
+	raw, err := r.callTool(ctx, conn, server, tool, it.TaskSupport, toolArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -306,13 +309,13 @@ func decodeJSONNumbers(raw json.RawMessage, v any) error {
 	return dec.Decode(v)
 }
 
-func (r *Runtime) callPrompt(ctx context.Context, server string, args json.RawMessage) ([]byte, error) {
+func (r *Runtime) callPrompt(ctx context.Context, server string, args MetaArgs) ([]byte, error) {
 	fn := PrefixPrompt + FunctionSuffix(server)
 	var a struct {
 		Prompt    string         `json:"prompt"`
 		Arguments map[string]any `json:"arguments"`
 	}
-	if err := decodeArgs(fn, args, &a, promptParams); err != nil {
+	if err := decodeArgs(fn, args.Object, &a, promptParams); err != nil {
 		return nil, err
 	}
 	if a.Prompt == "" {

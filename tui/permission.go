@@ -102,11 +102,9 @@ func (p *permits) ask(ctx context.Context, cats llm.Catalogs, asks chan<- *permi
 	mc, _ := cats.ParseMetaCall(call.Name)
 	req := &permissionRequest{call: call, why: why, server: mc.Server, reply: make(chan permissionReply, 1)}
 	if mc.Prefix == mcp.PrefixInvoke {
-		var a struct {
-			Tool string `json:"tool"`
-		}
-		_ = json.Unmarshal([]byte(call.Arguments), &a)
-		req.tool = a.Tool
+		// The decider refused arguments this reading cannot take.
+		ma, _ := mcp.ParseMetaArgs(call.Name, []byte(call.Arguments))
+		req.tool = ma.Tool
 	}
 	key := req.rule()
 	if key == "" {
