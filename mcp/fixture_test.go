@@ -55,6 +55,8 @@ func serveFixture(name string) int {
 			return 1
 		}
 		return 0
+	case "schemas":
+		return serveSchemas()
 	case "degraded":
 		// Tools list fine (one malformed tool among them); resources are
 		// advertised but resources/list fails.

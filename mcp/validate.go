@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/howl-mcp/howl/render"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -23,50 +25,96 @@ func (noLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("external schema reference %q is not followed", url)
 }
 
+// The bounds of howl's JSON Schema work for one tool. A validator applies
+// a schema node once per path that reaches it, so a server can make a
+// small schema cost exponential time and memory (definitions d0…dN, each
+// "allOf" [d(k+1), d(k+1)], make 2^N applications to reject {"a":""}).
+// howl counts before it validates, in steps bounded by these limits, and
+// past them it does not validate: the call goes to the server unchecked,
+// which is safe for a client because the server checks its own arguments.
+const (
+	// MaxSchemaNodes bounds the size of a tool's inputSchema with every
+	// $ref expanded (a recursive reference counted once), measured when
+	// the schema is compiled.
+	MaxSchemaNodes = 10_000
+	// MaxValidationSteps bounds one check: schema nodes applied to the
+	// argument values, counted for the arguments at hand (an array's items
+	// schema counts once per element) before validating.
+	MaxValidationSteps = 100_000
+)
+
+// UncheckedError is what validation returns when howl did not check the
+// arguments: the schema is over a bound, or does not compile. The call
+// may go ahead (the server judges the arguments); a person should be told.
+type UncheckedError struct{ Reason string }
+
+func (e *UncheckedError) Error() string { return e.Reason }
+
+// compiledSchema is a tool's input schema ready to validate against:
+// sch is nil when there is nothing to check, or unchecked says why howl
+// does not.
+type compiledSchema struct {
+	sch       *jsonschema.Schema
+	unchecked string
+}
+
 // ValidateArguments checks a tool call's arguments against the tool's input
 // schema before the call is sent: required arguments present and JSON types
 // right (and the rest of the schema, through a JSON Schema validator). A
-// schema that itself cannot be compiled does not block the call: the server
-// gets to judge.
+// schema that cannot be compiled, or that is over MaxSchemaNodes or
+// MaxValidationSteps, does not block the call: the result is an
+// *UncheckedError saying why, and the server gets to judge.
 func ValidateArguments(tool CatalogItem, args map[string]any) error {
-	return validateWith(compileSchema(tool.Schema), tool, args)
+	return compileSchema(tool).validate(tool, args)
 }
 
-// compileSchema compiles a tool's input schema; nil when there is none or
-// it does not compile (then the server judges the arguments).
-func compileSchema(schema json.RawMessage) *jsonschema.Schema {
+// compileSchema compiles a tool's input schema and measures it against
+// MaxSchemaNodes.
+func compileSchema(tool CatalogItem) compiledSchema {
+	schema := tool.Schema
 	if len(schema) == 0 || string(schema) == "null" {
-		return nil
+		return compiledSchema{}
+	}
+	unchecked := func(format string, a ...any) compiledSchema {
+		return compiledSchema{unchecked: fmt.Sprintf("tool %q's inputSchema %s; howl will not validate against it: the call goes to the server unchecked",
+			render.Ellipsize(tool.ID, 80), fmt.Sprintf(format, a...))}
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
 	if err != nil {
-		return nil
+		return unchecked("is not valid JSON (%s)", render.Ellipsize(err.Error(), 200))
 	}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(noLoader{})
 	const loc = "howl://tool-schema.json"
 	if err := c.AddResource(loc, doc); err != nil {
-		return nil
+		return unchecked("cannot be read (%s)", render.Ellipsize(err.Error(), 200))
 	}
 	sch, err := c.Compile(loc)
 	if err != nil {
-		return nil
+		return unchecked("does not compile (%s)", render.Ellipsize(err.Error(), 200))
 	}
-	return sch
+	if n := expandedSize(sch, MaxSchemaNodes); n > MaxSchemaNodes {
+		return unchecked("expands to more than %d nodes through $ref (MaxSchemaNodes)", MaxSchemaNodes)
+	}
+	return compiledSchema{sch: sch}
 }
 
-// validate checks arguments for one of the catalog's tools, compiling its
-// schema once per catalog (compiling costs more than the call itself).
-func (c *Catalog) validate(tool CatalogItem, args map[string]any) error {
+// CheckArguments is ValidateArguments for one of the catalog's tools,
+// compiling its schema once per catalog (compiling costs more than the
+// call itself).
+func (c *Catalog) CheckArguments(tool CatalogItem, args map[string]any) error {
 	v, ok := c.schemas.Load(tool.ID)
 	if !ok {
-		v, _ = c.schemas.LoadOrStore(tool.ID, compileSchema(tool.Schema))
+		v, _ = c.schemas.LoadOrStore(tool.ID, compileSchema(tool))
 	}
-	return validateWith(v.(*jsonschema.Schema), tool, args)
+	return v.(compiledSchema).validate(tool, args)
 }
 
-func validateWith(sch *jsonschema.Schema, tool CatalogItem, args map[string]any) error {
-	if sch == nil {
+func (cs compiledSchema) validate(tool CatalogItem, args map[string]any) error {
+	if cs.unchecked != "" {
+		return &UncheckedError{cs.unchecked}
+	}
+	if cs.sch == nil {
 		return nil
 	}
 	var err error
@@ -78,7 +126,11 @@ func validateWith(sch *jsonschema.Schema, tool CatalogItem, args map[string]any)
 			return fmt.Errorf("arguments are not valid JSON: %v", err)
 		}
 	}
-	verr := sch.Validate(inst)
+	if n := validationSteps(cs.sch, inst, MaxValidationSteps); n > MaxValidationSteps {
+		return &UncheckedError{fmt.Sprintf("checking these arguments against tool %q's inputSchema takes more than %d steps (MaxValidationSteps); howl did not validate them: the call goes to the server unchecked",
+			render.Ellipsize(tool.ID, 80), MaxValidationSteps)}
+	}
+	verr := cs.sch.Validate(inst)
 	if verr == nil {
 		return nil
 	}

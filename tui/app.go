@@ -611,7 +611,11 @@ func (m *Model) applyAction(a Action) tea.Cmd {
 		return a.cmd
 	case actionCallTool:
 		m.dialogs.Pop()
-		return m.openViewer(docRequest{kind: reqCall, server: a.item.Server, tool: a.item.Name, toolArgs: a.args}, "calling "+render.SanitizeLine(a.item.Name))
+		cmd := m.openViewer(docRequest{kind: reqCall, server: a.item.Server, tool: a.item.Name, toolArgs: a.args}, "calling "+render.SanitizeLine(a.item.Name))
+		if a.unchecked != "" {
+			cmd = tea.Batch(cmd, ReportWarn("arguments sent unchecked: "+render.SanitizeLine(a.unchecked)))
+		}
+		return cmd
 	case actionReadTemplate:
 		m.dialogs.Pop()
 		return m.openViewer(docRequest{kind: reqRead, server: a.item.Server, uri: a.item.URI, args: a.values}, "reading")

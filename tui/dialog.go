@@ -34,10 +34,12 @@ type (
 	actionClose struct{}
 	// actionCmd runs a command.
 	actionCmd struct{ cmd tea.Cmd }
-	// actionCallTool calls a tool with validated arguments.
+	// actionCallTool calls a tool with checked arguments; unchecked says
+	// why howl could not check them, when it could not.
 	actionCallTool struct {
-		item mcp.CatalogItem
-		args map[string]any
+		item      mcp.CatalogItem
+		args      map[string]any
+		unchecked string
 	}
 	// actionReadTemplate reads a template with its variables.
 	actionReadTemplate struct {
@@ -132,6 +134,10 @@ type formDialog struct {
 	// inserts its expanded URI after mentionPrefix instead of reading it.
 	mention       bool
 	mentionPrefix string
+	// checkSeq numbers a tool form's argument checks; checking: one is
+	// out, and its answer is awaited (any key makes it stale).
+	checkSeq int
+	checking bool
 }
 
 func (d *formDialog) ID() string { return "form:" + d.item.Key() }
@@ -139,6 +145,9 @@ func (d *formDialog) ID() string { return "form:" + d.item.Key() }
 // HandleMsg feeds keys to the form; a prompt's fields are completed by
 // the server as they are typed.
 func (d *formDialog) HandleMsg(msg tea.Msg) Action {
+	if msg, ok := msg.(formCheckedMsg); ok {
+		return d.handleChecked(msg)
+	}
 	if cmd, ok := d.handleCompletionMsg(msg); ok {
 		return actionCmd{cmd}
 	}
@@ -146,6 +155,7 @@ func (d *formDialog) HandleMsg(msg tea.Msg) Action {
 	if !ok {
 		return actionNone{}
 	}
+	d.dropCheck()
 	if d.handleSuggestionKey(km) {
 		return actionNone{}
 	}
@@ -161,7 +171,7 @@ func (d *formDialog) HandleMsg(msg tea.Msg) Action {
 		switch d.item.Kind {
 		case mcp.KindTool:
 			args, _ := d.form.Values()
-			return actionCallTool{item: d.item, args: args}
+			return actionCmd{d.checkCmd(args)}
 		case mcp.KindTemplate:
 			if d.mention {
 				uri, _ := mcp.ExpandTemplate(d.item.URI, d.form.Strings()) // Check passed
@@ -189,8 +199,8 @@ func (d *formDialog) Render(maxW, maxH int) []string {
 	return frameDialog(d.com, d.form.Title, content, w, maxH, d.form.FocusLine(w-2))
 }
 
-// newToolForm is the argument form of a tool, validated against its input
-// schema before the call is made.
+// newToolForm is the argument form of a tool, checked against its input
+// schema (off the update path: checkCmd) before the call is made.
 func newToolForm(com *Common, it mcp.CatalogItem) *formDialog {
 	f := NewForm(com, "call "+render.SanitizeLine(it.Name)+" on "+render.SanitizeLine(it.Server), "Call", ToolFields(it.Schema))
 	notes := []string{}
@@ -201,13 +211,6 @@ func newToolForm(com *Common, it mcp.CatalogItem) *formDialog {
 		notes = append(notes, "⚠ the server marks this tool destructive: it may change or delete things.")
 	}
 	f.Note = strings.Join(notes, "\n")
-	f.Check = func(f *Form) error {
-		args, err := f.Values()
-		if err != nil {
-			return err
-		}
-		return mcp.ValidateArguments(it, args)
-	}
 	return &formDialog{com: com, item: it, form: f}
 }
 

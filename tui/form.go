@@ -104,6 +104,8 @@ type Form struct {
 	// URI of a template, say).
 	Preview func(*Form) (string, error)
 	err     string
+	// status is a passing state shown above the button ("checking…").
+	status string
 }
 
 // NewForm builds a form over fields.
@@ -421,6 +423,10 @@ func (f *Form) Render(w int) []string {
 		} else {
 			add(" " + st.Form.Preview.Render(truncate("→ "+render.SanitizeLine(p), w-1)))
 		}
+	}
+	if f.status != "" {
+		add("")
+		add(" " + st.Muted.Render(truncate(f.status, w-1)))
 	}
 	if f.err != "" {
 		add("")

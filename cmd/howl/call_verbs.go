@@ -237,6 +237,7 @@ With --json it prints the exact bytes the model would receive.`,
 				typed := coercePairs(cmd.Context(), s, args[0], args[1], pairs)
 				toolArgs, _ = json.Marshal(typed)
 			}
+			warnUnchecked(cmd.Context(), s, args[0], args[1], toolArgs, stderr)
 			out, err := callMeta(cmd.Context(), s, mcp.PrefixInvoke, args[0], map[string]any{"tool": args[1], "arguments": toolArgs})
 			if err != nil {
 				return err
@@ -251,6 +252,25 @@ With --json it prints the exact bytes the model would receive.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print exactly what the model would receive")
 	cmd.Flags().StringVar(&argsJSON, "args", "", "the arguments as one JSON object")
 	return cmd
+}
+
+// warnUnchecked says on stderr when howl will not check a call's
+// arguments against the tool's schema (the call still goes ahead, as it
+// does for the model: the server checks them).
+func warnUnchecked(ctx context.Context, s *session, server, tool string, raw json.RawMessage, stderr io.Writer) {
+	cat, err := s.rt.Catalog(ctx, server, false)
+	if err != nil {
+		return
+	}
+	it, ok := cat.Lookup(mcp.KindTool, tool)
+	var args map[string]any
+	if !ok || json.Unmarshal(raw, &args) != nil {
+		return
+	}
+	var ue *mcp.UncheckedError
+	if errors.As(cat.CheckArguments(it, args), &ue) {
+		fmt.Fprintf(stderr, "howl: warning: %s\n", render.SanitizeLine(ue.Reason))
+	}
 }
 
 // coercePairs converts k=v strings to the JSON types the tool's schema gives

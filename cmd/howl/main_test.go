@@ -26,6 +26,9 @@ func TestMain(m *testing.M) {
 		serveHostileForOutput(os.Args[1])
 		os.Exit(0)
 	}
+	if len(os.Args) > 1 && os.Args[1] == schemasFixtureArg {
+		os.Exit(serveSchemasFixture())
+	}
 	os.Exit(m.Run())
 }
 

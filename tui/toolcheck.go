@@ -1,0 +1,81 @@
+package tui
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/render"
+)
+
+// ArgumentCheckDeadline bounds how long a tool form waits for its
+// arguments to be checked against the tool's input schema. Past it the
+// call goes to the server unchecked (the server checks its own
+// arguments), and the person is told.
+const ArgumentCheckDeadline = 2 * time.Second
+
+// formCheckedMsg answers a tool form's argument check, numbered seq.
+type formCheckedMsg struct {
+	form *Form
+	seq  int
+	args map[string]any
+	err  error
+}
+
+// checkCmd checks a tool form's arguments against the tool's schema in a
+// command, never in Update: a server's schema can make checking slow.
+func (d *formDialog) checkCmd(args map[string]any) tea.Cmd {
+	d.checkSeq++
+	d.checking = true
+	d.form.status = "checking the arguments against the tool's input schema…"
+	form, seq, item := d.form, d.checkSeq, d.item
+	return func() tea.Msg {
+		return formCheckedMsg{form: form, seq: seq, args: args, err: checkWithin(ArgumentCheckDeadline, item, args)}
+	}
+}
+
+// checkWithin validates args for tool, giving up after deadline. The
+// validation it gives up on ends by itself: mcp bounds its steps.
+func checkWithin(deadline time.Duration, tool mcp.CatalogItem, args map[string]any) error {
+	done := make(chan error, 1)
+	go func() { done <- mcp.ValidateArguments(tool, args) }()
+	t := time.NewTimer(deadline)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+		return &mcp.UncheckedError{Reason: fmt.Sprintf("checking the arguments of %s took longer than %s (ArgumentCheckDeadline); howl sent them unchecked: the server checks them",
+			render.Ellipsize(tool.Name, 80), deadline)}
+	}
+}
+
+// handleChecked calls the tool once its arguments passed (or could not
+// be checked), or shows why they did not. A stale answer is dropped.
+func (d *formDialog) handleChecked(msg formCheckedMsg) Action {
+	if msg.form != d.form || msg.seq != d.checkSeq || !d.checking {
+		return actionNone{}
+	}
+	d.checking, d.form.status = false, ""
+	var ue *mcp.UncheckedError
+	switch {
+	case errors.As(msg.err, &ue):
+		return actionCallTool{item: d.item, args: msg.args, unchecked: ue.Reason}
+	case msg.err != nil:
+		d.form.err = render.Sanitize(msg.err.Error())
+		return actionNone{}
+	}
+	return actionCallTool{item: d.item, args: msg.args}
+}
+
+// dropCheck makes an awaited check stale: a key changed the form, or may
+// have, since its arguments were taken.
+func (d *formDialog) dropCheck() {
+	if d.checking {
+		d.checkSeq++
+		d.checking, d.form.status = false, ""
+	}
+}
