@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/render"
 )
 
 // cancelledResult is what the model reads for a call a cancellation ended.
@@ -38,7 +39,7 @@ func (r *run) dispatch(ctx context.Context, step int, calls []ToolCall) []ToolRe
 			denied := ctx.Err() == nil
 			content := cancelledResult
 			if denied {
-				content = "not run: " + err.Error()
+				content = render.BoundMessage("not run: " + err.Error())
 			}
 			results[i] = r.finished(step, call, ToolResult{IsError: true, Content: content, Decision: decision}, denied)
 			continue
@@ -105,15 +106,16 @@ func (r *run) finished(step int, call ToolCall, res ToolResult, denied bool) Too
 }
 
 // errorText is the message the model reads for a failed call: a refusal's
-// teaching text as is, a server's error with who said it.
+// teaching text as is, a server's error with who said it; bounded like
+// every message built from server data (render.BoundMessage).
 func errorText(name string, err error) string {
 	var ce *mcp.CallError
 	if errors.As(err, &ce) {
-		return ce.Msg
+		return render.BoundMessage(ce.Msg)
 	}
 	var se *mcp.ServerError
 	if errors.As(err, &se) {
 		return se.Error()
 	}
-	return fmt.Sprintf("%s failed: %v", name, err)
+	return render.BoundMessage(fmt.Sprintf("%s failed: %v", name, err))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,8 +25,8 @@ import (
 const guardMarkEnv = "HOWL_LLM_TEST_NUKE_MARK"
 
 // serveGuard serves the guard fixture over stdio: server "x" with a
-// harmless tool echo and a tool nuke annotated destructive. Each answers
-// "ran <name>".
+// harmless tool echo, a tool nuke annotated destructive, and paint, whose
+// schema's enum has hugeEnum values. Each answers "ran <name>".
 func serveGuard() error {
 	s := server.NewMCPServer("x", "1.0.0", server.WithToolCapabilities(false))
 	s.AddTool(mcpgo.NewTool("echo", mcpgo.WithDescription("harmless"), mcpgo.WithDestructiveHintAnnotation(false)),
@@ -42,7 +43,26 @@ func serveGuard() error {
 			_, _ = f.WriteString("nuke ran\n")
 			return mcpgo.NewToolResultText("ran nuke"), nil
 		})
+	s.AddTool(mcpgo.NewToolWithRawSchema("paint", "paints in one of hugeEnum colours", hugeEnumSchema()),
+		func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			return mcpgo.NewToolResultText("ran paint"), nil
+		})
 	return demo.ServeStdio(context.Background(), s, os.Stdin, os.Stdout)
+}
+
+// hugeEnum is how many values the paint tool's "colour" enum has.
+const hugeEnum = 200_000
+
+// hugeEnumSchema is an inputSchema whose required "colour" is one of
+// hugeEnum values, "c000000" to "c199999" (2 MB listed in full).
+func hugeEnumSchema() json.RawMessage {
+	colours := make([]string, hugeEnum)
+	for i := range colours {
+		colours[i] = fmt.Sprintf("c%06d", i)
+	}
+	b, _ := json.Marshal(map[string]any{"type": "object", "required": []string{"colour"},
+		"properties": map[string]any{"colour": map[string]any{"type": "string", "enum": colours}}})
+	return b
 }
 
 // startGuard runs the guard fixture as server "x" and returns the runtime
@@ -172,4 +192,31 @@ func FuzzDecideAndDispatchAgree(f *testing.F) {
 			t.Fatalf("%q: x:* allowed a call that ran the destructive nuke", args)
 		}
 	})
+}
+
+// TestAValidationErrorAboutAHugeEnumReachesTheModelBounded: the model
+// sends a colour the 200000-value enum lacks; what it reads back is under
+// render.MaxMessageBytes, quotes a few values and says how many there are.
+func TestAValidationErrorAboutAHugeEnumReachesTheModelBounded(t *testing.T) {
+	rt, _ := startGuard(t)
+	srv, model := scriptedOpenAI(t, llmtest.Sequence(
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "p", Name: "mcp_invoke_x", Arguments: `{"tool":"paint","arguments":{"colour":"mauve"}}`}}},
+		llmtest.Turn{Text: "done"}))
+	conv := NewConversation()
+	conv.AddUser("Paint it mauve.")
+	if err := NewAgent(model, rt, Options{}).Run(context.Background(), conv, func(Event) {}); err != nil {
+		t.Fatal(err)
+	}
+	res := srv.Requests()[1].ToolResults()
+	if len(res) != 1 {
+		t.Fatalf("results: %+v", res)
+	}
+	msg := res[0].Content
+	t.Logf("%d bytes: %s", len(msg), msg)
+	if len(msg) > render.MaxMessageBytes {
+		t.Fatalf("the model read %d bytes, over MaxMessageBytes (%d)", len(msg), render.MaxMessageBytes)
+	}
+	if !strings.Contains(msg, `argument colour: value must be one of "c000000", "c000001", "c000002" … (200000 values)`) {
+		t.Errorf("the message does not quote a few values and the count: %s", msg)
+	}
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/howl-mcp/howl/render"
 )
 
 // ServerError is a JSON-RPC error a server answered with. Its message is
@@ -19,8 +21,10 @@ type ServerError struct {
 	Err    error
 }
 
+// Error is at most render.MaxMessageBytes long, however long the
+// server's own message.
 func (e *ServerError) Error() string {
-	return fmt.Sprintf("%s answered %s with an error: %v", e.Server, e.Method, e.Err)
+	return render.BoundMessage(fmt.Sprintf("%s answered %s with an error: %v", e.Server, e.Method, e.Err))
 }
 
 func (e *ServerError) Unwrap() error { return e.Err }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/howl-mcp/howl/render"
 )
 
 // MaxDescribeSchema bounds a tool schema carried by describe; a larger one
@@ -98,7 +100,7 @@ func notFound(cat *Catalog, kind Kind, id string) error {
 	for _, k := range Kinds {
 		if k != kind {
 			if _, ok := cat.Lookup(k, id); ok {
-				return fmt.Errorf("no %s %q on %s, but there is a %s with that id: describe it with kind=%q", kind, id, cat.Server, k, k)
+				return fmt.Errorf("no %s %q on %s, but there is a %s with that id: describe it with kind=%q", kind, render.Ellipsize(id, render.MaxQuotedValueBytes), cat.Server, k, k)
 			}
 		}
 	}
@@ -116,17 +118,9 @@ func notFound(cat *Catalog, kind Kind, id string) error {
 	if len(near) > 5 {
 		near = near[:5]
 	}
-	msg := fmt.Sprintf("no %s %q on %s (%d %ss listed)", kind, id, cat.Server, cat.Count(kind), kind)
+	msg := fmt.Sprintf("no %s %q on %s (%d %ss listed)", kind, render.Ellipsize(id, render.MaxQuotedValueBytes), cat.Server, cat.Count(kind), kind)
 	if len(near) > 0 {
-		return fmt.Errorf("%s: did you mean %s?", msg, quoteList(near))
+		return fmt.Errorf("%s: did you mean %s?", msg, render.QuoteSome(near))
 	}
 	return fmt.Errorf("%s: find the id with mcp_search_%s first", msg, FunctionSuffix(cat.Server))
-}
-
-func quoteList(xs []string) string {
-	q := make([]string, len(xs))
-	for i, x := range xs {
-		q[i] = fmt.Sprintf("%q", x)
-	}
-	return strings.Join(q, ", ")
 }

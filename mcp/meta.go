@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/howl-mcp/howl/render"
 )
 
 // The meta-function prefixes. None is a prefix of another, so dispatch by
@@ -103,12 +105,15 @@ func (r *Runtime) Declarations() []FunctionDecl {
 }
 
 // CallError is a meta-function call howl refused or could not complete; its
-// message teaches the caller what to do instead.
+// message teaches the caller what to do instead. Made by callErrorf, it is
+// at most render.MaxMessageBytes long, whatever server data it quotes.
 type CallError struct{ Msg string }
 
 func (e *CallError) Error() string { return e.Msg }
 
-func callErrorf(format string, a ...any) error { return &CallError{fmt.Sprintf(format, a...)} }
+func callErrorf(format string, a ...any) error {
+	return &CallError{render.BoundMessage(fmt.Sprintf(format, a...))}
+}
 
 // CallMeta runs one meta-function call as a model sent it and returns the
 // bytes the model receives. The arguments are read by ParseMetaArgs (the

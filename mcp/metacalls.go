@@ -123,7 +123,7 @@ func (r *Runtime) callRead(ctx context.Context, server string, args MetaArgs) ([
 			return nil, err
 		}
 		if unused := UnusedArguments(uri, vals); len(unused) > 0 {
-			return nil, callErrorf("%s: arguments %s are not variables of %q (its variables: %s): drop them, or pass the template as uri", fn, quoteList(unused), uri, orNone(TemplateVariables(uri)))
+			return nil, callErrorf("%s: arguments %s are not variables of %q (its variables: %s): drop them, or pass the template as uri", fn, render.QuoteSome(unused), uri, orNone(TemplateVariables(uri)))
 		}
 		if uri, err = ExpandTemplate(uri, vals); err != nil {
 			return nil, callErrorf("%s: %v", fn, err)

@@ -34,15 +34,19 @@ type MissingArgumentsError struct {
 	Missing []PromptArgument
 }
 
+// Error names a few of the missing arguments (the server declares them,
+// so there may be any number, with descriptions of any length).
 func (e *MissingArgumentsError) Error() string {
-	parts := make([]string, len(e.Missing))
-	for i, a := range e.Missing {
-		parts[i] = fmt.Sprintf("%q", a.Name)
+	var parts []string
+	for _, a := range e.Missing[:min(len(e.Missing), render.MaxQuotedValues)] {
+		p := fmt.Sprintf("%q", render.Ellipsize(a.Name, render.MaxQuotedValueBytes))
 		if a.Description != "" {
-			parts[i] += " (" + a.Description + ")"
+			p += " (" + render.Ellipsize(a.Description, render.MaxQuotedValueBytes) + ")"
 		}
+		parts = append(parts, p)
 	}
-	return fmt.Sprintf("prompt %q is missing required arguments: %s; pass each as a string", e.Prompt, strings.Join(parts, ", "))
+	return render.BoundMessage(fmt.Sprintf("prompt %q is missing required arguments: %s; pass each as a string",
+		render.Ellipsize(e.Prompt, render.MaxQuotedValueBytes), render.ListSome(parts, len(e.Missing))))
 }
 
 // GetPrompt checks the arguments against the prompt's declared ones (from
@@ -54,7 +58,7 @@ func (r *Runtime) GetPrompt(ctx context.Context, server, name string, args map[s
 	}
 	it, ok := cat.Lookup(KindPrompt, name)
 	if !ok {
-		return nil, &CallError{notFound(cat, KindPrompt, name).Error()}
+		return nil, callErrorf("%v", notFound(cat, KindPrompt, name))
 	}
 	if missing := MissingArguments(it, args); len(missing) > 0 {
 		return nil, &MissingArgumentsError{Prompt: name, Missing: missing}

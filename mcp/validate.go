@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
 	"github.com/howl-mcp/howl/render"
 	"golang.org/x/text/language"
@@ -136,9 +137,31 @@ func (cs compiledSchema) validate(tool CatalogItem, args map[string]any) error {
 	}
 	var ve *jsonschema.ValidationError
 	if !errors.As(verr, &ve) {
-		return fmt.Errorf("arguments for tool %q do not match its input schema: %v", tool.ID, verr)
+		return errors.New(render.BoundMessage(fmt.Sprintf("arguments for tool %q do not match its input schema: %v", render.Ellipsize(tool.ID, 80), verr)))
 	}
-	return fmt.Errorf("arguments for tool %q do not match its input schema: %s", tool.ID, strings.Join(leafErrors(ve), "; "))
+	return errors.New(render.BoundMessage(fmt.Sprintf("arguments for tool %q do not match its input schema: %s", render.Ellipsize(tool.ID, 80), strings.Join(leafErrors(ve), "; "))))
+}
+
+// maxLeafBytes bounds one reason in a validation error; the whole error is
+// bounded by render.MaxMessageBytes.
+const maxLeafBytes = 400
+
+// leafReason says why one value failed. Lists that come from the schema
+// (an enum's values, the required names) are quoted a few at a time: an
+// enum of 200000 values must not become a 2 MB message.
+func leafReason(k jsonschema.ErrorKind) string {
+	switch k := k.(type) {
+	case *kind.Enum:
+		var shown []string
+		for _, v := range k.Want[:min(len(k.Want), render.MaxQuotedValues)] {
+			b, _ := json.Marshal(v)
+			shown = append(shown, string(b))
+		}
+		return "value must be one of " + render.ListSome(shown, len(k.Want))
+	case *kind.Required:
+		return "missing required properties " + render.QuoteSome(k.Missing)
+	}
+	return k.LocalizedString(printer)
 }
 
 // leafErrors flattens a validation error tree into "at /path: reason" lines.
@@ -153,7 +176,7 @@ func leafErrors(ve *jsonschema.ValidationError) []string {
 			} else {
 				at = "argument " + strings.TrimPrefix(at, "/")
 			}
-			out = append(out, fmt.Sprintf("%s: %s", at, e.ErrorKind.LocalizedString(printer)))
+			out = append(out, render.Ellipsize(fmt.Sprintf("%s: %s", at, leafReason(e.ErrorKind)), maxLeafBytes))
 			return
 		}
 		for _, c := range e.Causes {

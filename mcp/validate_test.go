@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/howl-mcp/howl/mcp/demo"
+	"github.com/howl-mcp/howl/render"
 )
 
 // exponentialSchema is an inputSchema whose definitions d0…dn each say
@@ -115,19 +116,94 @@ func TestAToolWhoseSchemaHowlWillNotValidateStaysCallable(t *testing.T) {
 	}
 }
 
-// serveSchemas serves tools whose input schemas are hostile to a client
-// that validates: "exponential" (exponentialSchema(22)) and "huge-enum"
-// (a property "colour" whose enum has hugeEnum values). Each answers
-// "ran <name>" without looking at its arguments.
+// serveSchemas serves what makes a client's checks and error messages
+// expensive: tools "exponential" (exponentialSchema(22)), "huge-enum" (a
+// required "colour" whose enum has hugeEnum values) and hugeToolName; a
+// prompt "many-args" with manyArgs required arguments, each with a long
+// description; a resource hostile://fails whose read fails with a
+// hugeServerMessage-byte message. Each tool answers "ran <name>" without
+// looking at its arguments.
 func serveSchemas() int {
-	s := server.NewMCPServer("schemas", "1.0.0", server.WithToolCapabilities(false))
+	s := server.NewMCPServer("schemas", "1.0.0", server.WithToolCapabilities(false),
+		server.WithPromptCapabilities(false), server.WithResourceCapabilities(false, false))
 	ran := func(_ context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		return mcpgo.NewToolResultText("ran " + req.Params.Name), nil
 	}
 	s.AddTool(mcpgo.NewToolWithRawSchema("exponential", "validation doubles at every definition", exponentialSchema(22)), ran)
+	s.AddTool(mcpgo.NewToolWithRawSchema("huge-enum", "one of hugeEnum colours", hugeEnumSchema()), ran)
+	s.AddTool(mcpgo.NewTool(hugeToolName), ran)
+	var args []mcpgo.PromptOption
+	for i := range manyArgs {
+		args = append(args, mcpgo.WithArgument(fmt.Sprintf("arg%05d", i), mcpgo.RequiredArgument(),
+			mcpgo.ArgumentDescription(strings.Repeat("a long description ", 10))))
+	}
+	s.AddPrompt(mcpgo.NewPrompt("many-args", args...), func(context.Context, mcpgo.GetPromptRequest) (*mcpgo.GetPromptResult, error) {
+		return nil, errors.New("not reached")
+	})
+	s.AddResource(mcpgo.NewResource("hostile://fails", "fails"), func(context.Context, mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
+		return nil, errors.New(strings.Repeat("the server says no. ", hugeServerMessage/20))
+	})
 	if err := demo.ServeStdio(context.Background(), s, os.Stdin, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return 0
+}
+
+// The sizes of serveSchemas' hostile data.
+const (
+	hugeEnum          = 200_000
+	manyArgs          = 5_000
+	hugeServerMessage = 2 << 20
+)
+
+// hugeToolName is a tool name of over a megabyte that a near miss
+// ("huge-tool") would quote.
+var hugeToolName = "huge-tool-" + strings.Repeat("x", 1<<20)
+
+// hugeEnumSchema is an inputSchema whose required "colour" is one of
+// hugeEnum values, "c000000" to "c199999".
+func hugeEnumSchema() json.RawMessage {
+	colours := make([]string, hugeEnum)
+	for i := range colours {
+		colours[i] = fmt.Sprintf("c%06d", i)
+	}
+	b, _ := json.Marshal(map[string]any{"type": "object", "required": []string{"colour"},
+		"properties": map[string]any{"colour": map[string]any{"type": "string", "enum": colours}}})
+	return b
+}
+
+// TestErrorsBuiltFromServerDataReachTheModelBounded: each error a model
+// can get back that quotes what a server declared (an enum's values, a
+// prompt's arguments, tool names, the server's own error text) is at most
+// render.MaxMessageBytes, quotes a few values and says how many.
+func TestErrorsBuiltFromServerDataReachTheModelBounded(t *testing.T) {
+	rt := startRuntime(t, fixture("schemas"))
+	cases := []struct {
+		name, fn, args string
+		want           []string
+	}{
+		{"enum", "mcp_invoke_schemas", `{"tool":"huge-enum","arguments":{"colour":"mauve"}}`,
+			[]string{`argument colour: value must be one of "c000000", "c000001", "c000002" … (200000 values)`}},
+		{"prompt arguments", "mcp_prompt_schemas", `{"prompt":"many-args"}`,
+			[]string{`is missing required arguments: "arg00000" (a long description`, `"arg00002" (a long`, `… (5000 values); pass each as a string`}},
+		{"near names", "mcp_describe_schemas", `{"tool":"huge-tool"}`, []string{`did you mean "huge-tool-xxxxxxxx`}},
+		{"read error", "mcp_read_schemas", `{"uri":"hostile://fails"}`, []string{"schemas answered resources/read with an error: internal error: the server says no.", "(MaxMessageBytes)]"}},
+	}
+	for _, c := range cases {
+		_, err := rt.CallMeta(context.Background(), c.fn, json.RawMessage(c.args))
+		if err == nil {
+			t.Fatalf("%s: no error", c.name)
+		}
+		msg := err.Error()
+		t.Logf("%s: %d bytes: %s", c.name, len(msg), render.Ellipsize(msg, 400))
+		if len(msg) > render.MaxMessageBytes {
+			t.Errorf("%s: %d bytes, over MaxMessageBytes (%d)", c.name, len(msg), render.MaxMessageBytes)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%s: lacks %q", c.name, w)
+			}
+		}
+	}
 }
