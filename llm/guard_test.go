@@ -4,12 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -17,6 +15,7 @@ import (
 	"github.com/howl-mcp/howl/llm/llmtest"
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/mcp/demo"
+	"github.com/howl-mcp/howl/mcp/mcptest"
 	"github.com/howl-mcp/howl/render"
 )
 
@@ -26,13 +25,10 @@ const guardMarkEnv = "HOWL_LLM_TEST_NUKE_MARK"
 
 // serveGuard serves the guard fixture over stdio: server "x" with a
 // harmless tool echo, a tool nuke annotated destructive, and paint, whose
-// schema's enum has hugeEnum values. Each answers "ran <name>".
+// schema is mcptest.EnumSchema. Each answers "ran <name>".
 func serveGuard() error {
 	s := server.NewMCPServer("x", "1.0.0", server.WithToolCapabilities(false))
-	s.AddTool(mcpgo.NewTool("echo", mcpgo.WithDescription("harmless"), mcpgo.WithDestructiveHintAnnotation(false)),
-		func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-			return mcpgo.NewToolResultText("ran echo"), nil
-		})
+	s.AddTool(mcpgo.NewTool("echo", mcpgo.WithDescription("harmless"), mcpgo.WithDestructiveHintAnnotation(false)), mcptest.Ran)
 	s.AddTool(mcpgo.NewTool("nuke", mcpgo.WithDescription("deletes everything"), mcpgo.WithDestructiveHintAnnotation(true)),
 		func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			f, err := os.OpenFile(os.Getenv(guardMarkEnv), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
@@ -43,26 +39,8 @@ func serveGuard() error {
 			_, _ = f.WriteString("nuke ran\n")
 			return mcpgo.NewToolResultText("ran nuke"), nil
 		})
-	s.AddTool(mcpgo.NewToolWithRawSchema("paint", "paints in one of hugeEnum colours", hugeEnumSchema()),
-		func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-			return mcpgo.NewToolResultText("ran paint"), nil
-		})
+	s.AddTool(mcpgo.NewToolWithRawSchema("paint", "paints in one of mcptest.HugeEnum colours", mcptest.EnumSchema()), mcptest.Ran)
 	return demo.ServeStdio(context.Background(), s, os.Stdin, os.Stdout)
-}
-
-// hugeEnum is how many values the paint tool's "colour" enum has.
-const hugeEnum = 200_000
-
-// hugeEnumSchema is an inputSchema whose required "colour" is one of
-// hugeEnum values, "c000000" to "c199999" (2 MB listed in full).
-func hugeEnumSchema() json.RawMessage {
-	colours := make([]string, hugeEnum)
-	for i := range colours {
-		colours[i] = fmt.Sprintf("c%06d", i)
-	}
-	b, _ := json.Marshal(map[string]any{"type": "object", "required": []string{"colour"},
-		"properties": map[string]any{"colour": map[string]any{"type": "string", "enum": colours}}})
-	return b
 }
 
 // startGuard runs the guard fixture as server "x" and returns the runtime
@@ -70,25 +48,7 @@ func hugeEnumSchema() json.RawMessage {
 func startGuard(t testing.TB) (*mcp.Runtime, string) {
 	t.Helper()
 	mark := filepath.Join(t.TempDir(), "nuke.mark")
-	cfg := &mcp.Config{Servers: []mcp.ServerConfig{{
-		Name: "x", Transport: mcp.TransportStdio, Command: os.Args[0],
-		Args: []string{"-test.run=^$"}, Env: map[string]string{fixtureEnv: "guard", guardMarkEnv: mark},
-		Era: mcp.EraLegacy, StartTimeout: 20 * time.Second,
-	}}}
-	rt := mcp.NewRuntime(cfg, mcp.RuntimeOptions{CacheDir: t.TempDir(), Spill: render.NewSpillStore(t.TempDir())})
-	t.Cleanup(func() { rt.Close() })
-	if err := rt.Start(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := rt.Wait(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if st, _ := rt.ServerStatus("x"); st.State != mcp.StateReady {
-		t.Fatalf("guard fixture is %s: %s", st.State, st.Reason)
-	}
-	return rt, mark
+	return startFixture(t, "x", map[string]string{fixtureEnv: "guard", guardMarkEnv: mark}, mcp.RuntimeOptions{}), mark
 }
 
 func nukeRuns(t testing.TB, mark string) int {

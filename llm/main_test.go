@@ -47,9 +47,16 @@ func TestMain(m *testing.M) {
 // startDemo runs the demo server as a child process and waits until it is ready.
 func startDemo(t testing.TB, opts mcp.RuntimeOptions) *mcp.Runtime {
 	t.Helper()
+	return startFixture(t, demo.Name, map[string]string{fixtureEnv: "demo"}, opts)
+}
+
+// startFixture runs this test binary as server name with env (fixtureEnv
+// says which fixture it serves) and waits until it is ready.
+func startFixture(t testing.TB, name string, env map[string]string, opts mcp.RuntimeOptions) *mcp.Runtime {
+	t.Helper()
 	cfg := &mcp.Config{Servers: []mcp.ServerConfig{{
-		Name: demo.Name, Transport: mcp.TransportStdio, Command: os.Args[0],
-		Args: []string{"-test.run=^$"}, Env: map[string]string{fixtureEnv: "demo"},
+		Name: name, Transport: mcp.TransportStdio, Command: os.Args[0],
+		Args: []string{"-test.run=^$"}, Env: env,
 		Era: mcp.EraLegacy, // as howl runs its demo StartTimeout: 20 * time.Second,
 	}}}
 	opts.CacheDir = t.TempDir()
@@ -64,8 +71,8 @@ func startDemo(t testing.TB, opts mcp.RuntimeOptions) *mcp.Runtime {
 	if err := rt.Wait(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if st, _ := rt.ServerStatus(demo.Name); st.State != mcp.StateReady {
-		t.Fatalf("demo server is %s: %s", st.State, st.Reason)
+	if st, _ := rt.ServerStatus(name); st.State != mcp.StateReady {
+		t.Fatalf("fixture server %s is %s: %s", name, st.State, st.Reason)
 	}
 	return rt
 }

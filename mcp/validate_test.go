@@ -10,28 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
-
 	"github.com/howl-mcp/howl/mcp/demo"
+	"github.com/howl-mcp/howl/mcp/mcptest"
 	"github.com/howl-mcp/howl/render"
 )
-
-// exponentialSchema is an inputSchema whose definitions d0…dn each say
-// allOf [d(k+1), d(k+1)]: a validator applies dn 2^n times to the value
-// of "a", and every application fails for a string.
-func exponentialSchema(n int) json.RawMessage {
-	defs := map[string]any{fmt.Sprintf("d%d", n): map[string]any{"type": "integer"}}
-	for k := 0; k < n; k++ {
-		ref := map[string]any{"$ref": fmt.Sprintf("#/$defs/d%d", k+1)}
-		defs[fmt.Sprintf("d%d", k)] = map[string]any{"allOf": []any{ref, ref}}
-	}
-	b, _ := json.Marshal(map[string]any{
-		"type": "object", "$defs": defs,
-		"properties": map[string]any{"a": map[string]any{"$ref": "#/$defs/d0"}},
-	})
-	return b
-}
 
 // doublingRecursion is a small, recursive inputSchema that applies n
 // twice at every level of nesting: 2^depth applications for an argument
@@ -63,7 +45,7 @@ const maxCheckAlloc = 32 << 20
 
 func TestAnExponentialSchemaIsRefusedAtCompileTimeInBoundedMemory(t *testing.T) {
 	for _, n := range []int{16, 22} {
-		tool := CatalogItem{Kind: KindTool, ID: "exponential", Schema: exponentialSchema(n)}
+		tool := CatalogItem{Kind: KindTool, ID: "exponential", Schema: mcptest.ExponentialSchema(n)}
 		var err error
 		alloc := allocatedBy(func() { err = ValidateArguments(tool, map[string]any{"a": ""}) })
 		t.Logf("n=%d: %.1f MB allocated: %v", n, float64(alloc)/(1<<20), err)
@@ -116,61 +98,13 @@ func TestAToolWhoseSchemaHowlWillNotValidateStaysCallable(t *testing.T) {
 	}
 }
 
-// serveSchemas serves what makes a client's checks and error messages
-// expensive: tools "exponential" (exponentialSchema(22)), "huge-enum" (a
-// required "colour" whose enum has hugeEnum values) and hugeToolName; a
-// prompt "many-args" with manyArgs required arguments, each with a long
-// description; a resource hostile://fails whose read fails with a
-// hugeServerMessage-byte message. Each tool answers "ran <name>" without
-// looking at its arguments.
+// serveSchemas serves mcptest.SchemasServer over stdio.
 func serveSchemas() int {
-	s := server.NewMCPServer("schemas", "1.0.0", server.WithToolCapabilities(false),
-		server.WithPromptCapabilities(false), server.WithResourceCapabilities(false, false))
-	ran := func(_ context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-		return mcpgo.NewToolResultText("ran " + req.Params.Name), nil
-	}
-	s.AddTool(mcpgo.NewToolWithRawSchema("exponential", "validation doubles at every definition", exponentialSchema(22)), ran)
-	s.AddTool(mcpgo.NewToolWithRawSchema("huge-enum", "one of hugeEnum colours", hugeEnumSchema()), ran)
-	s.AddTool(mcpgo.NewTool(hugeToolName), ran)
-	var args []mcpgo.PromptOption
-	for i := range manyArgs {
-		args = append(args, mcpgo.WithArgument(fmt.Sprintf("arg%05d", i), mcpgo.RequiredArgument(),
-			mcpgo.ArgumentDescription(strings.Repeat("a long description ", 10))))
-	}
-	s.AddPrompt(mcpgo.NewPrompt("many-args", args...), func(context.Context, mcpgo.GetPromptRequest) (*mcpgo.GetPromptResult, error) {
-		return nil, errors.New("not reached")
-	})
-	s.AddResource(mcpgo.NewResource("hostile://fails", "fails"), func(context.Context, mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
-		return nil, errors.New(strings.Repeat("the server says no. ", hugeServerMessage/20))
-	})
-	if err := demo.ServeStdio(context.Background(), s, os.Stdin, os.Stdout); err != nil {
+	if err := demo.ServeStdio(context.Background(), mcptest.SchemasServer(), os.Stdin, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return 0
-}
-
-// The sizes of serveSchemas' hostile data.
-const (
-	hugeEnum          = 200_000
-	manyArgs          = 5_000
-	hugeServerMessage = 2 << 20
-)
-
-// hugeToolName is a tool name of over a megabyte that a near miss
-// ("huge-tool") would quote.
-var hugeToolName = "huge-tool-" + strings.Repeat("x", 1<<20)
-
-// hugeEnumSchema is an inputSchema whose required "colour" is one of
-// hugeEnum values, "c000000" to "c199999".
-func hugeEnumSchema() json.RawMessage {
-	colours := make([]string, hugeEnum)
-	for i := range colours {
-		colours[i] = fmt.Sprintf("c%06d", i)
-	}
-	b, _ := json.Marshal(map[string]any{"type": "object", "required": []string{"colour"},
-		"properties": map[string]any{"colour": map[string]any{"type": "string", "enum": colours}}})
-	return b
 }
 
 // TestErrorsBuiltFromServerDataReachTheModelBounded: each error a model

@@ -1,12 +1,11 @@
 package tui
 
 import (
-	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/mcp/mcptest"
 )
 
 // TestToolFormChecksArgumentsOffTheUpdatePathSoKeysAreDrawnAtOnce pins
@@ -43,28 +42,15 @@ func TestToolFormChecksArgumentsOffTheUpdatePathSoKeysAreDrawnAtOnce(t *testing.
 	}
 }
 
-// exponentialSchema is an inputSchema whose definitions d0…dn each say
-// allOf [d(k+1), d(k+1)]: validating "a" applies dn 2^n times.
-func exponentialSchema(n int) json.RawMessage {
-	defs := map[string]any{fmt.Sprintf("d%d", n): map[string]any{"type": "integer"}}
-	for k := 0; k < n; k++ {
-		ref := map[string]any{"$ref": fmt.Sprintf("#/$defs/d%d", k+1)}
-		defs[fmt.Sprintf("d%d", k)] = map[string]any{"allOf": []any{ref, ref}}
-	}
-	b, _ := json.Marshal(map[string]any{"type": "object", "$defs": defs,
-		"properties": map[string]any{"a": map[string]any{"type": "string", "$ref": "#/$defs/d0"}}})
-	return b
-}
-
 func TestAToolWhoseSchemaHowlWillNotCheckIsStillCalledAndThePersonIsWarned(t *testing.T) {
 	rt := newFakeRuntime()
-	rt.addServer("mem", mcp.CatalogItem{Kind: mcp.KindTool, ID: "echo", Name: "echo", Schema: exponentialSchema(22)})
+	rt.addServer("mem", mcp.CatalogItem{Kind: mcp.KindTool, ID: "echo", Name: "echo", Schema: mcptest.ExponentialSchema(22)})
 	hs := newHarness(t, rt, []string{"mem"}, 120, 40)
 	t.Cleanup(hs.dumpOnFailure)
 	hs.keys("enter")
-	hs.typeText("x")
+	hs.typeText("7") // a JSON field: the schema gives "a" no type
 	hs.keys("ctrl+s")
-	if rt.callCount(`mcp_invoke_mem {"arguments":{"a":"x"},"tool":"echo"}`) != 1 {
+	if rt.callCount(`mcp_invoke_mem {"arguments":{"a":7},"tool":"echo"}`) != 1 {
 		t.Fatalf("the tool was not called: %v", rt.calls)
 	}
 	if v := hs.view(); !strings.Contains(v, `arguments sent unchecked: tool "echo"'s inputSchema expands to more than`) {

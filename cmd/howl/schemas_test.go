@@ -9,61 +9,25 @@ import (
 	"strings"
 	"testing"
 
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
-
 	"github.com/howl-mcp/howl/mcp/demo"
+	"github.com/howl-mcp/howl/mcp/mcptest"
 	"github.com/howl-mcp/howl/render"
 )
 
 // schemasFixtureArg makes the test binary serve schemasFixture (TestMain).
 const schemasFixtureArg = "schemas-fixture"
 
-// exponentialSchema is an inputSchema whose definitions d0…dn each say
-// allOf [d(k+1), d(k+1)]: validating "a" applies dn 2^n times.
-func exponentialSchema(n int) json.RawMessage {
-	defs := map[string]any{fmt.Sprintf("d%d", n): map[string]any{"type": "integer"}}
-	for k := 0; k < n; k++ {
-		ref := map[string]any{"$ref": fmt.Sprintf("#/$defs/d%d", k+1)}
-		defs[fmt.Sprintf("d%d", k)] = map[string]any{"allOf": []any{ref, ref}}
-	}
-	b, _ := json.Marshal(map[string]any{"type": "object", "$defs": defs,
-		"properties": map[string]any{"a": map[string]any{"$ref": "#/$defs/d0"}}})
-	return b
-}
-
-// hugeEnumSchema is an inputSchema whose required "colour" is one of
-// 200000 values, "c000000" to "c199999".
-func hugeEnumSchema() json.RawMessage {
-	colours := make([]string, 200_000)
-	for i := range colours {
-		colours[i] = fmt.Sprintf("c%06d", i)
-	}
-	b, _ := json.Marshal(map[string]any{"type": "object", "required": []string{"colour"},
-		"properties": map[string]any{"colour": map[string]any{"type": "string", "enum": colours}}})
-	return b
-}
-
-// serveSchemasFixture serves server "schemas" over stdio: tool
-// "exponential" has exponentialSchema(22), tool "huge-enum" a required
-// "colour" whose enum has 200000 values. Each tool answers "ran <name>"
-// without looking at its arguments.
+// serveSchemasFixture serves mcptest.SchemasServer over stdio.
 func serveSchemasFixture() int {
-	s := server.NewMCPServer("schemas", "1.0.0", server.WithToolCapabilities(false))
-	ran := func(_ context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-		return mcpgo.NewToolResultText("ran " + req.Params.Name), nil
-	}
-	s.AddTool(mcpgo.NewToolWithRawSchema("exponential", "validation doubles at every definition", exponentialSchema(22)), ran)
-	s.AddTool(mcpgo.NewToolWithRawSchema("huge-enum", "one of 200000 colours", hugeEnumSchema()), ran)
-	if err := demo.ServeStdio(context.Background(), s, os.Stdin, os.Stdout); err != nil {
+	if err := demo.ServeStdio(context.Background(), mcptest.SchemasServer(), os.Stdin, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return 0
 }
 
-// useSchemasFixture isolates the test with a config whose one server,
-// "schemas", is serveSchemasFixture.
+// useSchemasFixture isolates the test with a config whose one server is
+// mcptest.SchemasServer, "schemas".
 func useSchemasFixture(t *testing.T) {
 	t.Helper()
 	dir := isolate(t)
