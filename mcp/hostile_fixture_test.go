@@ -22,6 +22,14 @@ const (
 // hostileBlobSize is just past render.MaxDecodedBlob (50 MiB).
 const hostileBlobSize = 50<<20 + 1024
 
+// stderrFloodBytes is what the stderr_flood tool writes to stderr: well
+// past twice MaxStderrLog, so an unbounded log would show it. The line
+// stderrFloodDone follows.
+const (
+	stderrFloodBytes = 3*MaxStderrLog + 1<<20
+	stderrFloodDone  = "stderr flood done"
+)
+
 // hostile URIs, each a different attack.
 const (
 	uriEscapes   = "hostile://escapes"
@@ -47,7 +55,7 @@ func serveHostile() int {
 	noop := func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		return mcpgo.NewToolResultText("ok"), nil
 	}
-	for _, name := range []string{"never", "die", "flood", "hologram", "escapes"} {
+	for _, name := range []string{"never", "die", "flood", "hologram", "escapes", "stderr_flood"} {
 		s.AddTool(mcpgo.NewTool(name, mcpgo.WithDescription("tool "+escText)), noop)
 	}
 	for _, name := range []string{"rm", "quit"} {
@@ -123,6 +131,13 @@ func serveHostile() int {
 					map[string]any{"type": "hologram", "data": base64.StdEncoding.EncodeToString(binary), "uri": strings.Repeat("u", 10000)},
 					map[string]any{"type": "text", "text": "after the hologram"},
 				}})
+			case "stderr_flood":
+				line := []byte(strings.Repeat("e", 1023) + "\n")
+				for n := 0; n < stderrFloodBytes; n += len(line) {
+					os.Stderr.Write(line)
+				}
+				fmt.Fprintln(os.Stderr, stderrFloodDone)
+				return result(id, map[string]any{"content": []any{map[string]any{"type": "text", "text": "flooded stderr"}}})
 			case "escapes":
 				b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32000, "message": "failed " + escText}})
 				return b

@@ -13,9 +13,11 @@ import (
 // in memory for the failure reason and the log view.
 const StderrRingSize = 256 << 10
 
-// maxStderrLogFile is the size past which a server's stderr log file is
-// started afresh when the server starts.
-const maxStderrLogFile = 8 << 20
+// MaxStderrLog bounds a server's stderr log file. A write that would take
+// the file past it first rotates it to <file>.1 (replacing the one older
+// file kept) and starts the file afresh, so however fast a server writes,
+// its logs hold at most 2*MaxStderrLog bytes on disk.
+const MaxStderrLog = 8 << 20
 
 // stderrRing keeps the last StderrRingSize bytes written to it and mirrors
 // every write to an optional log file. Writes never block on readers.
@@ -23,26 +25,66 @@ type stderrRing struct {
 	mu    sync.Mutex
 	buf   []byte
 	total int64
-	file  *os.File
 	// onLine, when set, gets each complete line (without the newline).
 	onLine  func(string)
 	partial []byte
+
+	// The log file: writes, rotation and Close hold fileMu.
+	fileMu  sync.Mutex
+	file    *os.File
+	path    string
+	written int64 // bytes in file
 }
 
 func newStderrRing(logPath string, onLine func(string)) *stderrRing {
-	r := &stderrRing{onLine: onLine}
+	r := &stderrRing{onLine: onLine, path: logPath}
 	if logPath != "" {
 		if err := os.MkdirAll(filepath.Dir(logPath), 0o700); err == nil {
-			flags := os.O_CREATE | os.O_WRONLY | os.O_APPEND
-			if st, err := os.Stat(logPath); err == nil && st.Size() > maxStderrLogFile {
-				flags |= os.O_TRUNC
-			}
-			if f, err := os.OpenFile(logPath, flags, 0o600); err == nil {
-				r.file = f
-			}
+			r.openLog(0)
 		}
 	}
 	return r
+}
+
+// openLog opens the log file for appending (flag may add os.O_TRUNC) and
+// learns its size. Without a file, the ring only keeps memory.
+func (r *stderrRing) openLog(flag int) {
+	f, err := os.OpenFile(r.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|flag, 0o600)
+	if err != nil {
+		return
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return
+	}
+	r.file, r.written = f, st.Size()
+}
+
+// writeLog appends p to the log file, rotating it first when p would take
+// it past MaxStderrLog (keeping only p's tail when p alone is larger).
+func (r *stderrRing) writeLog(p []byte) {
+	r.fileMu.Lock()
+	defer r.fileMu.Unlock()
+	if r.file == nil {
+		return
+	}
+	if len(p) > MaxStderrLog {
+		p = p[len(p)-MaxStderrLog:]
+	}
+	if r.written+int64(len(p)) > MaxStderrLog {
+		r.file.Close()
+		r.file = nil
+		if os.Rename(r.path, r.path+".1") != nil {
+			return // the file cannot be bounded: stop logging to it
+		}
+		r.openLog(os.O_TRUNC)
+		if r.file == nil {
+			return
+		}
+	}
+	n, _ := r.file.Write(p)
+	r.written += int64(n)
 }
 
 // Write implements io.Writer.
@@ -69,11 +111,8 @@ func (r *stderrRing) Write(p []byte) (int, error) {
 			r.partial = r.partial[:0]
 		}
 	}
-	f := r.file
 	r.mu.Unlock()
-	if f != nil {
-		_, _ = f.Write(p)
-	}
+	r.writeLog(p)
 	for _, l := range lines {
 		r.onLine(l)
 	}
@@ -102,12 +141,12 @@ func (r *stderrRing) Tail(n int) string {
 	return strings.Join(keep, "\n")
 }
 
-// Close closes the log file.
+// Close closes the log file; later writes only reach memory.
 func (r *stderrRing) Close() error {
-	r.mu.Lock()
+	r.fileMu.Lock()
+	defer r.fileMu.Unlock()
 	f := r.file
 	r.file = nil
-	r.mu.Unlock()
 	if f != nil {
 		return f.Close()
 	}
