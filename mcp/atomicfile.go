@@ -1,8 +1,11 @@
 package mcp
 
 import (
+	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/howl-mcp/howl/render"
 )
 
 // WriteFileAtomic replaces path with data: written to a temporary file in
@@ -31,4 +34,15 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// readPrivate reads one of howl's own files, never through a link planted
+// at path (render.OpenPrivate).
+func readPrivate(path string) ([]byte, error) {
+	f, err := render.OpenPrivate(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }

@@ -51,6 +51,9 @@ func (b *eraBook) set(sc ServerConfig, e Era) {
 		return
 	}
 	b.eras[k] = e
+	if b.path == "" { // no cache directory: remembered for this run only
+		return
+	}
 	data, err := json.MarshalIndent(b.eras, "", "  ")
 	if err != nil {
 		return

@@ -109,7 +109,7 @@ const maxStepUps = 2
 
 // OAuthOptions say how a Runtime logs in to remote servers that ask.
 type OAuthOptions struct {
-	// Store keeps tokens (NewTokenStore(DefaultTokenPath()) when nil).
+	// Store keeps tokens (DefaultTokenStore() when nil).
 	Store *TokenStore
 	// Login runs the browser login when a server asks for one. When false,
 	// such a server ends in StateAuthRequired ("run howl auth <server>");

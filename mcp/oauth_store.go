@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/howl-mcp/howl/render"
 )
 
 // TokenFileMode is the permission of the token file: tokens are secrets.
@@ -43,7 +45,9 @@ func (t StoredToken) Expired(now time.Time) bool {
 // processes are serialized by a lock file beside it (tokens.json.lock).
 type TokenStore struct {
 	path string
-	mu   sync.Mutex
+	// err, when set, is why the store has no usable path: every use fails with it.
+	err error
+	mu  sync.Mutex
 }
 
 // NewTokenStore returns a store backed by the file at path (created on
@@ -51,22 +55,38 @@ type TokenStore struct {
 func NewTokenStore(path string) *TokenStore { return &TokenStore{path: path} }
 
 // DefaultTokenPath is $HOWL_CONFIG_DIR/tokens.json, else
-// <user config dir>/howl/tokens.json ($XDG_CONFIG_HOME on Linux).
-func DefaultTokenPath() string {
+// <user config dir>/howl/tokens.json ($XDG_CONFIG_HOME on Linux), else,
+// with no home, tokens.json in render.CacheDir (a private directory when
+// that falls back to the shared temp directory).
+func DefaultTokenPath() (string, error) {
 	if d := os.Getenv("HOWL_CONFIG_DIR"); d != "" {
-		return filepath.Join(d, "tokens.json")
+		return filepath.Join(d, "tokens.json"), nil
 	}
 	if d, err := os.UserConfigDir(); err == nil {
-		return filepath.Join(d, "howl", "tokens.json")
+		return filepath.Join(d, "howl", "tokens.json"), nil
 	}
-	return filepath.Join(os.TempDir(), "howl-tokens.json")
+	d, err := render.CacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no directory for OAuth tokens (set HOWL_CONFIG_DIR): %w", err)
+	}
+	return filepath.Join(d, "tokens.json"), nil
+}
+
+// DefaultTokenStore is the store at DefaultTokenPath. When there is no
+// usable path, every use of the store fails with the reason.
+func DefaultTokenStore() *TokenStore {
+	path, err := DefaultTokenPath()
+	return &TokenStore{path: path, err: err}
 }
 
 // Path is the file the store reads and writes.
 func (s *TokenStore) Path() string { return s.path }
 
 func (s *TokenStore) load() (map[string]StoredToken, error) {
-	data, err := os.ReadFile(s.path)
+	if s.err != nil {
+		return nil, s.err
+	}
+	data, err := readPrivate(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]StoredToken{}, nil
 	}

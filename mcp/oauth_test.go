@@ -48,8 +48,8 @@ func TestTokenStoreWritesMode0600AndRoundTrips(t *testing.T) {
 
 func TestDefaultTokenPathHonoursHowlConfigDir(t *testing.T) {
 	t.Setenv("HOWL_CONFIG_DIR", "/tmp/howl-x")
-	if got := DefaultTokenPath(); got != "/tmp/howl-x/tokens.json" {
-		t.Fatalf("DefaultTokenPath = %q", got)
+	if got, err := DefaultTokenPath(); got != "/tmp/howl-x/tokens.json" || err != nil {
+		t.Fatalf("DefaultTokenPath = %q, %v", got, err)
 	}
 }
 

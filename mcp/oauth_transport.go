@@ -52,7 +52,7 @@ func (a *authorizer) shutdown() {
 
 func newAuthorizer(lifetime context.Context, sc ServerConfig, opts OAuthOptions) *authorizer {
 	if opts.Store == nil {
-		opts.Store = NewTokenStore(DefaultTokenPath())
+		opts.Store = DefaultTokenStore()
 	}
 	if opts.LoginTimeout <= 0 {
 		opts.LoginTimeout = DefaultLoginTimeout

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -95,7 +94,7 @@ type RuntimeOptions struct {
 	// ClientName and ClientVersion identify howl in the handshake.
 	ClientName, ClientVersion string
 	// CacheDir holds learned protocol eras and stderr logs
-	// (DefaultCacheDir() when empty).
+	// (render.CacheDir() when empty).
 	CacheDir string
 	// ShutdownGrace is how long a stdio child gets to exit after its stdin
 	// closes before it is sent SIGTERM (DefaultShutdownGrace when zero; a
@@ -129,17 +128,6 @@ type RuntimeOptions struct {
 	OnEvent func(Event)
 }
 
-// DefaultCacheDir is $HOWL_CACHE_DIR, else <user cache dir>/howl.
-func DefaultCacheDir() string {
-	if d := os.Getenv("HOWL_CACHE_DIR"); d != "" {
-		return d
-	}
-	if d, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(d, "howl")
-	}
-	return filepath.Join(os.TempDir(), "howl-cache")
-}
-
 // Runtime owns one connection per enabled server.
 type Runtime struct {
 	opts     RuntimeOptions
@@ -154,6 +142,9 @@ type Runtime struct {
 
 	// tracing: emit an EventTrace for every request (SetTracing).
 	tracing atomic.Bool
+
+	// cacheErr is why there is no cache directory: no server starts.
+	cacheErr error
 
 	mu      sync.Mutex
 	servers map[string]*serverSlot
@@ -182,8 +173,9 @@ type serverSlot struct {
 // NewRuntime prepares connections for every server in cfg. Nothing starts
 // until Start.
 func NewRuntime(cfg *Config, opts RuntimeOptions) *Runtime {
+	var cacheErr error
 	if opts.CacheDir == "" {
-		opts.CacheDir = DefaultCacheDir()
+		opts.CacheDir, cacheErr = render.CacheDir()
 	}
 	if opts.ShutdownGrace == 0 {
 		opts.ShutdownGrace = DefaultShutdownGrace
@@ -200,12 +192,17 @@ func NewRuntime(cfg *Config, opts RuntimeOptions) *Runtime {
 		roots = &rootsBook{roots: abs}
 	}
 	if opts.OAuth.Store == nil {
-		opts.OAuth.Store = NewTokenStore(DefaultTokenPath())
+		opts.OAuth.Store = DefaultTokenStore()
+	}
+	eras := ""
+	if opts.CacheDir != "" {
+		eras = filepath.Join(opts.CacheDir, "eras.json")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Runtime{
 		opts:     opts,
-		eras:     loadEraBook(filepath.Join(opts.CacheDir, "eras.json")),
+		cacheErr: cacheErr,
+		eras:     loadEraBook(eras),
 		lifetime: ctx,
 		cancel:   cancel,
 		servers:  map[string]*serverSlot{},
@@ -312,6 +309,9 @@ func (r *Runtime) unknown(name string) error {
 }
 
 func (r *Runtime) start(name string) error {
+	if r.cacheErr != nil {
+		return r.cacheErr
+	}
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
@@ -339,7 +339,8 @@ func (r *Runtime) start(name string) error {
 	if slot.stderr != nil {
 		_ = slot.stderr.Close()
 	}
-	slot.stderr = newStderrRing(filepath.Join(r.opts.CacheDir, "logs", safeFileName(name)+".stderr.log"), func(line string) {
+	var logErr error
+	slot.stderr, logErr = newStderrRing(filepath.Join(r.opts.CacheDir, "logs", safeFileName(name)+".stderr.log"), func(line string) {
 		r.emit(Event{Kind: EventStderr, Server: name, Line: line})
 	})
 	ring := slot.stderr
@@ -349,6 +350,9 @@ func (r *Runtime) start(name string) error {
 	r.wg.Add(1)
 	r.mu.Unlock()
 	r.emit(Event{Kind: EventState, Server: name, Status: status})
+	if logErr != nil {
+		r.emit(Event{Kind: EventStderr, Server: name, Line: "howl: this server's stderr is not logged to a file: " + logErr.Error()})
+	}
 
 	go func() {
 		defer r.wg.Done()

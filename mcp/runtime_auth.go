@@ -77,5 +77,5 @@ func (r *Runtime) tokenStore() *TokenStore {
 	if r.opts.OAuth.Store != nil {
 		return r.opts.OAuth.Store
 	}
-	return NewTokenStore(DefaultTokenPath())
+	return DefaultTokenStore()
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/howl-mcp/howl/render"
 )
 
 // StderrRingSize is how much of each server's most recent stderr howl keeps
@@ -36,29 +38,35 @@ type stderrRing struct {
 	written int64 // bytes in file
 }
 
-func newStderrRing(logPath string, onLine func(string)) *stderrRing {
+// newStderrRing returns a ring that also logs to logPath (none when
+// empty). When the log cannot be opened, the ring keeps memory only and
+// the error says why.
+func newStderrRing(logPath string, onLine func(string)) (*stderrRing, error) {
 	r := &stderrRing{onLine: onLine, path: logPath}
-	if logPath != "" {
-		if err := os.MkdirAll(filepath.Dir(logPath), 0o700); err == nil {
-			r.openLog(0)
-		}
+	if logPath == "" {
+		return r, nil
 	}
-	return r
+	if err := os.MkdirAll(filepath.Dir(logPath), 0o700); err != nil {
+		return r, err
+	}
+	return r, r.openLog(0)
 }
 
 // openLog opens the log file for appending (flag may add os.O_TRUNC) and
-// learns its size. Without a file, the ring only keeps memory.
-func (r *stderrRing) openLog(flag int) {
-	f, err := os.OpenFile(r.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|flag, 0o600)
+// learns its size. It never writes through a link planted at the path
+// (render.OpenPrivate). Without a file, the ring only keeps memory.
+func (r *stderrRing) openLog(flag int) error {
+	f, err := render.OpenPrivate(r.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|flag, 0o600)
 	if err != nil {
-		return
+		return err
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return
+		return err
 	}
 	r.file, r.written = f, st.Size()
+	return nil
 }
 
 // writeLog appends p to the log file, rotating it first when p would take
@@ -78,8 +86,7 @@ func (r *stderrRing) writeLog(p []byte) {
 		if os.Rename(r.path, r.path+".1") != nil {
 			return // the file cannot be bounded: stop logging to it
 		}
-		r.openLog(os.O_TRUNC)
-		if r.file == nil {
+		if r.openLog(os.O_TRUNC) != nil {
 			return
 		}
 	}

@@ -34,18 +34,12 @@ func NewSpillStore(root string) *SpillStore {
 	return &SpillStore{Root: root, Budget: SpillBudget}
 }
 
-// DefaultSpillStore returns the store howl uses:
-// $HOWL_CACHE_DIR/mcp-resources when HOWL_CACHE_DIR is set, else
-// <os.UserCacheDir()>/howl/mcp-resources. Nothing is created until the first
-// spill.
+// DefaultSpillStore returns the store howl uses: mcp-resources in
+// CacheDir. Nothing is created under it until the first spill.
 func DefaultSpillStore() (*SpillStore, error) {
-	parent := os.Getenv("HOWL_CACHE_DIR")
-	if parent == "" {
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			return nil, fmt.Errorf("render: no cache directory for spill files: %w; set HOWL_CACHE_DIR", err)
-		}
-		parent = filepath.Join(cache, "howl")
+	parent, err := CacheDir()
+	if err != nil {
+		return nil, fmt.Errorf("no cache directory for spill files: %w", err)
 	}
 	return NewSpillStore(filepath.Join(parent, "mcp-resources")), nil
 }

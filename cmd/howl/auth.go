@@ -89,7 +89,7 @@ log in themselves when a server asks.`,
 			if sc.Transport == mcp.TransportStdio {
 				return usagef("server %s is a local (stdio) server: only url servers log in", name)
 			}
-			store := mcp.NewTokenStore(mcp.DefaultTokenPath())
+			store := mcp.DefaultTokenStore()
 			res := authResult{Server: name, URL: sc.URL, TokenFile: store.Path()}
 			if logout || force {
 				if err := store.Delete(sc.URL); err != nil {

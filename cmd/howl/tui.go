@@ -18,6 +18,7 @@ import (
 	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/llm/store"
 	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/render"
 	"github.com/howl-mcp/howl/theme"
 	"github.com/howl-mcp/howl/tui"
 )
@@ -292,14 +293,19 @@ func debugLogger() (*log.Logger, func(), error) {
 	if os.Getenv("HOWL_DEBUG") == "" {
 		return nil, func() {}, nil
 	}
-	dir := mcp.DefaultCacheDir()
+	dir, err := render.CacheDir()
+	if err != nil {
+		return nil, nil, fmt.Errorf("HOWL_DEBUG is set but there is no directory for its log: %w", err)
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, nil, fmt.Errorf("HOWL_DEBUG is set but the log directory %s cannot be created: %w; unset HOWL_DEBUG or set HOWL_CACHE_DIR", dir, err)
 	}
-	f, err := tea.LogToFile(filepath.Join(dir, "howl-debug.log"), "howl")
+	f, err := render.OpenPrivate(filepath.Join(dir, "howl-debug.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, nil, fmt.Errorf("HOWL_DEBUG is set but the debug log cannot be opened: %w", err)
 	}
+	log.SetOutput(f) // what tea.LogToFile did: the standard logger writes there too
+	log.SetPrefix("howl ")
 	return log.New(f, "howl ", log.LstdFlags|log.Lmicroseconds), func() { f.Close() }, nil
 }
 
