@@ -43,9 +43,19 @@ func ParseKind(s string) (Kind, error) {
 	return "", fmt.Errorf("unknown kind %q: use tool, resource, resource_template or prompt", s)
 }
 
-// MaxListPages bounds how many pages one listing follows, so a server whose
-// cursor never ends cannot keep howl listing forever.
-const MaxListPages = 5000
+// Bounds on one kind's listing, so a server whose cursor never ends cannot
+// keep howl listing forever or fill its memory. A listing that reaches one
+// stops with a warning saying how many items were kept.
+const (
+	// MaxListPages bounds how many pages one listing follows.
+	MaxListPages = 5000
+	// MaxCatalogItems bounds how many items of one kind are kept (the
+	// 100 000-resource scale demo lists 100 125).
+	MaxCatalogItems = 150_000
+	// MaxListingBytes bounds the JSON bytes of the items of one kind kept
+	// (the scale demo's resources take 21 MB).
+	MaxListingBytes = 32 << 20
+)
 
 // ToolAnnotations are a tool's behaviour hints (advisory, from the server).
 type ToolAnnotations struct {
@@ -256,6 +266,7 @@ func (c *Catalog) dedupe() {
 func (c *Conn) listRaw(ctx context.Context, k Kind) ([]json.RawMessage, []string, error) {
 	var items []json.RawMessage
 	var warns []string
+	bytes := 0 // of the items kept
 	seen := map[string]bool{}
 	cursor := ""
 	for page := 0; ; page++ {
@@ -297,7 +308,13 @@ func (c *Conn) listRaw(ctx context.Context, k Kind) ([]json.RawMessage, []string
 				warns = append(warns, fmt.Sprintf("page %d: %q is not an array (%v); page skipped", page+1, kindList[k].key, jerr))
 			}
 		}
-		items = append(items, pageItems...)
+		for _, it := range pageItems {
+			if full := listingFull(k, len(items), bytes, len(it)); full != "" {
+				return items, append(warns, full), nil
+			}
+			items = append(items, it)
+			bytes += len(it)
+		}
 		var next string
 		if nc, ok := env["nextCursor"]; ok {
 			_ = json.Unmarshal(nc, &next)
@@ -312,6 +329,18 @@ func (c *Conn) listRaw(ctx context.Context, k Kind) ([]json.RawMessage, []string
 		seen[next] = true
 		cursor = next
 	}
+}
+
+// listingFull says why one more item of size next does not fit in a
+// listing of kind k that keeps n items of total size bytes; "" when it does.
+func listingFull(k Kind, n, bytes, next int) string {
+	switch key := kindList[k].key; {
+	case n >= MaxCatalogItems:
+		return fmt.Sprintf("kept %d of the %s; the server offered more (MaxCatalogItems = %d per kind)", n, key, MaxCatalogItems)
+	case bytes+next > MaxListingBytes:
+		return fmt.Sprintf("kept %d of the %s, %s of JSON; the server offered more (MaxListingBytes = %d per kind)", n, key, render.HumanBytes(int64(bytes)), MaxListingBytes)
+	}
+	return ""
 }
 
 // rawItem is the union of the fields howl reads from any listed item.

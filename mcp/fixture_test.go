@@ -118,6 +118,8 @@ func serveFixture(name string) int {
 		return serveHostile()
 	case "token-writer":
 		return writeTokensFixture()
+	case "endless-tools", "endless-big-tools":
+		return serveEndlessTools(name == "endless-big-tools")
 	case "asker":
 		// A tool that elicits and waits for the answer.
 		s := server.NewMCPServer("asker", "1.0", server.WithToolCapabilities(false))

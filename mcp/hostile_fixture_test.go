@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -155,3 +156,47 @@ func serveHostile() int {
 
 // writeLine is set by proxyStdio to its locked writer.
 var writeLine = func([]byte) {}
+
+// endlessPage is how many new tools each tools/list page of the endless
+// fixtures carries; endlessBigDescription pads each tool of the big one
+// to about 1 KiB.
+const (
+	endlessPage           = 1000
+	endlessBigDescription = 1000
+)
+
+// serveEndlessTools answers every tools/list with endlessPage tools never
+// seen before and a fresh cursor: a listing that follows it never ends by
+// itself. big pads every tool to about 1 KiB.
+func serveEndlessTools(big bool) int {
+	s := server.NewMCPServer("endless", "1.0", server.WithToolCapabilities(false))
+	desc := "a tool"
+	if big {
+		desc = strings.Repeat("d", endlessBigDescription)
+	}
+	return proxyStdio(s, func(method string, id, params json.RawMessage) []byte {
+		if method != "tools/list" {
+			return nil
+		}
+		var p struct {
+			Cursor string `json:"cursor"`
+		}
+		_ = json.Unmarshal(params, &p)
+		page, _ := strconv.Atoi(strings.TrimPrefix(p.Cursor, "p"))
+		var b strings.Builder
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[`, id)
+		for i := 0; i < endlessPage; i++ {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(endlessTool(page, i, desc))
+		}
+		fmt.Fprintf(&b, `],"nextCursor":"p%d"}}`, page+1)
+		return []byte(b.String())
+	}, nil)
+}
+
+// endlessTool is tool i of page page of the endless fixtures, as sent.
+func endlessTool(page, i int, desc string) string {
+	return fmt.Sprintf(`{"name":"t%d_%d","description":%q,"inputSchema":{"type":"object"}}`, page, i, desc)
+}
