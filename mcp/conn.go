@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -199,30 +200,11 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 	var tr transport.Interface
 	switch sc.Transport {
 	case TransportStdio:
-		st := transport.NewStdioWithOptions(sc.Command, nil, sc.Args,
-			transport.WithCommandFunc(func(_ context.Context, command string, _ []string, args []string) (*exec.Cmd, error) {
-				cmd := exec.Command(command, args...)
-				cmd.Env = os.Environ()
-				keys := make([]string, 0, len(sc.Env))
-				for k := range sc.Env {
-					keys = append(keys, k)
-				}
-				sort.Strings(keys)
-				for _, k := range keys {
-					cmd.Env = append(cmd.Env, k+"="+sc.Env[k])
-				}
-				cmd.Dir = sc.Cwd
-				// Its own process group, so a Ctrl+C in howl's terminal does
-				// not reach it and shutdown can signal its children too.
-				cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-				// exec copies stderr into the ring; Wait returns only once
-				// the copy is done, so a failed start has its whole tail.
-				cmd.Stderr = o.stderr
-				cmd.WaitDelay = time.Second
-				c.cmd = cmd
-				return cmd, nil
-			}),
-			transport.WithCommandLogger(libLogger(o.libLog)))
+		st, err := c.spawn(sc, o.stderr)
+		if err != nil {
+			return nil, fmt.Errorf("starting %s: %w", describeTarget(sc), err)
+		}
+		transport.WithCommandLogger(libLogger(o.libLog))(st)
 		tr = &stdioTap{Stdio: st, trace: o.trace}
 	case TransportHTTP:
 		opts := []transport.StreamableHTTPCOption{transport.WithHTTPLogger(libLogger(o.libLog))}
@@ -236,9 +218,7 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 		if len(sc.Headers) > 0 {
 			opts = append(opts, transport.WithHTTPHeaders(sc.Headers))
 		}
-		if o.httpClient != nil {
-			opts = append(opts, transport.WithHTTPBasicClient(o.httpClient))
-		}
+		opts = append(opts, transport.WithHTTPBasicClient(guardedClient(o.httpClient)))
 		h, err := transport.NewStreamableHTTP(sc.URL, opts...)
 		if err != nil {
 			return nil, fmt.Errorf("http transport for %s: %w", sc.URL, err)
@@ -249,9 +229,7 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 		if len(sc.Headers) > 0 {
 			opts = append(opts, transport.WithHeaders(sc.Headers))
 		}
-		if o.httpClient != nil {
-			opts = append(opts, transport.WithHTTPClient(o.httpClient))
-		}
+		opts = append(opts, transport.WithHTTPClient(guardedClient(o.httpClient)))
 		s, err := transport.NewSSE(sc.URL, opts...)
 		if err != nil {
 			return nil, fmt.Errorf("sse transport for %s: %w", sc.URL, err)
@@ -316,6 +294,45 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 	return c, nil
 }
 
+// spawn starts a stdio server's process and returns the transport over
+// its stdin and stdout. howl starts the process itself, rather than let
+// mcp-go do it, to put a replyGuard on its stdout: mcp-go drops a line it
+// cannot parse, which left a call answered by one waiting for the
+// no-progress timeout. Close ends and reaps the process.
+func (c *Conn) spawn(sc ServerConfig, stderr io.Writer) (*transport.Stdio, error) {
+	cmd := exec.Command(sc.Command, sc.Args...)
+	cmd.Env = os.Environ()
+	keys := make([]string, 0, len(sc.Env))
+	for k := range sc.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		cmd.Env = append(cmd.Env, k+"="+sc.Env[k])
+	}
+	cmd.Dir = sc.Cwd
+	// Its own process group, so a Ctrl+C in howl's terminal does not reach
+	// it and shutdown can signal its children too.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// exec copies stderr into the ring; Wait returns only once the copy is
+	// done, so a failed start has its whole tail.
+	cmd.Stderr = stderr
+	cmd.WaitDelay = time.Second
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	c.cmd = cmd
+	return transport.NewIO(guardLines(stdout), stdin, nil), nil
+}
+
 func describeTarget(sc ServerConfig) string {
 	if sc.Transport == TransportStdio {
 		return fmt.Sprintf("%q", sc.Command)
@@ -331,7 +348,10 @@ func (c *Conn) Close() {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			_ = c.client.Close()
+			_ = c.client.Close() // closes a stdio child's stdin
+			if c.cmd != nil && c.cmd.Process != nil {
+				_ = c.cmd.Wait() // reaps it once it exits
+			}
 		}()
 		if c.cmd == nil || c.cmd.Process == nil {
 			<-done

@@ -8,7 +8,7 @@ import (
 )
 
 // waitExit blocks until the stdio child exits, without reaping it (WNOWAIT:
-// mcp-go's Close still does the real Wait), and describes how it ended.
+// Close still does the real Wait), and describes how it ended.
 // It returns at once when there is no child.
 func (c *Conn) waitExit() string {
 	if c.cmd == nil || c.cmd.Process == nil {

@@ -56,7 +56,7 @@ func serveHostile() int {
 	noop := func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		return mcpgo.NewToolResultText("ok"), nil
 	}
-	for _, name := range []string{"never", "die", "flood", "hologram", "escapes", "stderr_flood"} {
+	for _, name := range []string{"never", "die", "flood", "hologram", "escapes", "stderr_flood", "deep"} {
 		s.AddTool(mcpgo.NewTool(name, mcpgo.WithDescription("tool "+escText)), noop)
 	}
 	for _, name := range []string{"rm", "quit"} {
@@ -139,6 +139,8 @@ func serveHostile() int {
 				}
 				fmt.Fprintln(os.Stderr, stderrFloodDone)
 				return result(id, map[string]any{"content": []any{map[string]any{"type": "text", "text": "flooded stderr"}}})
+			case "deep":
+				return deepAnswer(id)
 			case "escapes":
 				b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32000, "message": "failed " + escText}})
 				return b
@@ -152,6 +154,16 @@ func serveHostile() int {
 		}
 		return nil
 	}, nil)
+}
+
+// deepNesting is how deep the deep tool's answer nests its result: ten
+// times what encoding/json (mcp-go's parser) accepts.
+const deepNesting = 100_000
+
+// deepAnswer answers request id with a result nested deepNesting arrays
+// deep: a well-formed answer no JSON parser howl uses will read.
+func deepAnswer(id json.RawMessage) []byte {
+	return []byte(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":` + strings.Repeat("[", deepNesting) + strings.Repeat("]", deepNesting) + `}`)
 }
 
 // writeLine is set by proxyStdio to its locked writer.

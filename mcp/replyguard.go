@@ -1,0 +1,234 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/howl-mcp/howl/render"
+)
+
+// MaxCheckedLine bounds the messages from a server that howl checks for an
+// answer mcp-go cannot parse (a copy of each is kept while it passes). An
+// answer longer than this that does not parse is not caught: its call
+// waits for the no-progress timeout, as every call of a silent server does.
+const MaxCheckedLine = 1 << 20
+
+// parseFailure is what stands in for msg, a message from a server that
+// answers a request but that mcp-go's transports would drop because it does
+// not parse (100 000 nested arrays, a NaN, a truncated line): a JSON-RPC
+// parse error for the same id, so the call fails at once with the reason
+// instead of waiting for the no-progress timeout. It is nil when msg
+// parses, or when it answers nothing (a notification, a request, garbage).
+func parseFailure(msg []byte) []byte {
+	// The union of what mcp-go's stdio and HTTP transports decode a
+	// message into: when this decodes, so do theirs.
+	var m struct {
+		JSONRPC string                     `json:"jsonrpc"`
+		ID      *mcpgo.RequestId           `json:"id"`
+		Method  string                     `json:"method"`
+		Error   *mcpgo.JSONRPCErrorDetails `json:"error"`
+	}
+	err := json.Unmarshal(msg, &m)
+	if err == nil {
+		return nil
+	}
+	id, isRequest := peekID(msg)
+	if id == nil || isRequest {
+		return nil
+	}
+	line, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{
+		"code":    mcpgo.PARSE_ERROR,
+		"message": fmt.Sprintf("howl could not parse the server's answer (%s): %v", render.HumanBytes(int64(len(msg))), err),
+	}})
+	return line
+}
+
+// peekID reads as much of msg as parses, looking for its id (a string or
+// a number) and whether it has a method (a request or notification, not
+// an answer). The id is nil when none was found before msg stopped
+// parsing; a method that comes only after that point is not seen, so such
+// a broken request counts as an answer to the id it carries.
+func peekID(msg []byte) (id json.RawMessage, hasMethod bool) {
+	dec := json.NewDecoder(bytes.NewReader(msg))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, false
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		key, ok := tok.(string)
+		var v json.RawMessage
+		if err != nil || !ok || dec.Decode(&v) != nil {
+			break
+		}
+		switch key {
+		case "method":
+			hasMethod = true
+		case "id":
+			var rid mcpgo.RequestId
+			if json.Unmarshal(v, &rid) == nil && !rid.IsNil() {
+				id = v
+			}
+		}
+	}
+	return id, hasMethod
+}
+
+// replyGuard passes a server's output to mcp-go unchanged, as it comes,
+// and after each message that parseFailure flags adds the parse error
+// standing in for it. On stdio a message is a line; on an HTTP event
+// stream (sse) it is the data of one event, which ends at a blank line.
+type replyGuard struct {
+	src  *bufio.Reader
+	body io.Closer // the HTTP body, closed by Close
+	sse  bool
+
+	out  []byte // what the next Read hands out
+	next []byte // a parse error to hand out after the current message
+	msg  []byte // the current message so far, up to MaxCheckedLine
+	over bool   // the current message passed MaxCheckedLine: not checked
+	// On an event stream: whether the next piece starts a line, and
+	// whether the current line is a data line.
+	lineStart, data bool
+}
+
+// guardLines guards a stdio server's stdout.
+func guardLines(r io.Reader) *replyGuard {
+	return &replyGuard{src: bufio.NewReaderSize(r, 64<<10), lineStart: true}
+}
+
+// guardEvents guards an HTTP response body that is an event stream.
+func guardEvents(body io.ReadCloser) *replyGuard {
+	g := guardLines(body)
+	g.body, g.sse = body, true
+	return g
+}
+
+// Read implements io.Reader.
+func (g *replyGuard) Read(p []byte) (int, error) {
+	for len(g.out) == 0 {
+		if g.next != nil {
+			g.out, g.next = g.next, nil
+			break
+		}
+		// A piece of a line, valid until the next ReadSlice: handed out
+		// before that.
+		piece, err := g.src.ReadSlice('\n')
+		if len(piece) == 0 {
+			if err == nil || err == bufio.ErrBufferFull {
+				continue
+			}
+			return 0, err
+		}
+		g.out = piece
+		g.take(piece)
+	}
+	n := copy(p, g.out)
+	g.out = g.out[n:]
+	return n, nil
+}
+
+// Close closes the HTTP body (mcp-go closes it to end a stream's read).
+func (g *replyGuard) Close() error {
+	if g.body == nil {
+		return nil
+	}
+	return g.body.Close()
+}
+
+// take notes piece, the next piece of a line, and checks the message
+// that it ends.
+func (g *replyGuard) take(piece []byte) {
+	ends := piece[len(piece)-1] == '\n'
+	if !g.sse {
+		g.keep(piece)
+		if ends {
+			g.check()
+		}
+		return
+	}
+	if g.lineStart {
+		switch {
+		case len(bytes.TrimRight(piece, "\r\n")) == 0 && ends: // a blank line ends the event
+			g.check()
+		case bytes.HasPrefix(piece, []byte("data:")):
+			if len(g.msg) > 0 {
+				g.keep([]byte("\n")) // data lines join with newlines
+			}
+			piece = bytes.TrimPrefix(piece[len("data:"):], []byte(" "))
+			g.data = true
+		default:
+			g.data = false
+		}
+	}
+	if g.data {
+		g.keep(bytes.TrimRight(piece, "\r\n"))
+	}
+	g.lineStart = ends
+}
+
+// keep adds b to the current message's copy while it is within
+// MaxCheckedLine.
+func (g *replyGuard) keep(b []byte) {
+	switch {
+	case g.over:
+	case len(g.msg)+len(b) > MaxCheckedLine:
+		g.over, g.msg = true, nil
+	default:
+		g.msg = append(g.msg, b...)
+	}
+}
+
+// check flags the message just ended, and starts the next.
+func (g *replyGuard) check() {
+	if !g.over {
+		if fail := parseFailure(bytes.TrimRight(g.msg, "\r\n")); fail != nil {
+			if g.sse {
+				g.next = append(append([]byte("event: message\ndata: "), fail...), "\n\n"...)
+			} else {
+				g.next = append(fail, '\n')
+			}
+		}
+	}
+	g.over, g.data = false, false
+	if cap(g.msg) > 64<<10 {
+		g.msg = nil // a big message's copy is not kept for the next
+	}
+	g.msg = g.msg[:0]
+}
+
+// guardTransport puts a replyGuard on every event-stream response, where
+// answers to requests come on streamable HTTP and legacy SSE. An answer
+// sent as application/json that does not parse already fails its call.
+type guardTransport struct{ base http.RoundTripper }
+
+func (t guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(req)
+	if err == nil {
+		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/event-stream" {
+			resp.Body = guardEvents(resp.Body)
+		}
+	}
+	return resp, err
+}
+
+// guardedClient is hc (a default client when nil) with its transport
+// behind a guardTransport.
+func guardedClient(hc *http.Client) *http.Client {
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	base := hc.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	g := *hc
+	g.Transport = guardTransport{base: base}
+	return &g
+}
