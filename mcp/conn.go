@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"os"
@@ -327,6 +328,12 @@ func (c *Conn) spawn(sc ServerConfig, stderr io.Writer) (*transport.Stdio, error
 		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
+		switch {
+		case errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("no such program: check \"command\" in the config (a bare name is looked up in $PATH), or install it (%w)", err)
+		case errors.Is(err, fs.ErrPermission):
+			return nil, fmt.Errorf("the program is not executable by you: check \"command\" in the config, or its file mode (%w)", err)
+		}
 		return nil, err
 	}
 	c.cmd = cmd
