@@ -67,12 +67,19 @@ func tap(ctx context.Context, resp *transport.JSONRPCResponse) {
 
 // The taps embed the concrete transports so every optional interface the
 // client looks for (bidirectional requests, HTTP headers) is still there;
-// only SendRequest is wrapped, to keep the raw result (mcp-go parses
+// SendRequest is wrapped, to keep the raw result (mcp-go parses
 // results strictly, one odd item failing a whole page, so howl parses the
-// raw JSON itself, item by item) and to trace the request.
+// raw JSON itself, item by item) and to trace the request; and
+// SetRequestHandler, to bound the server's own requests (requestGate).
 type stdioTap struct {
 	*transport.Stdio
 	trace traceFunc
+	gate  requestGate
+}
+
+// SetRequestHandler bounds the server's requests before mcp-go sees them.
+func (t *stdioTap) SetRequestHandler(h transport.RequestHandler) {
+	t.Stdio.SetRequestHandler(t.gate.wrap(h))
 }
 
 func (t *stdioTap) SendRequest(ctx context.Context, r transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
@@ -85,6 +92,12 @@ func (t *stdioTap) SendRequest(ctx context.Context, r transport.JSONRPCRequest) 
 type httpTap struct {
 	*transport.StreamableHTTP
 	trace traceFunc
+	gate  requestGate
+}
+
+// SetRequestHandler bounds the server's requests before mcp-go sees them.
+func (t *httpTap) SetRequestHandler(h transport.RequestHandler) {
+	t.StreamableHTTP.SetRequestHandler(t.gate.wrap(h))
 }
 
 func (t *httpTap) SendRequest(ctx context.Context, r transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
@@ -188,6 +201,8 @@ type dialOptions struct {
 	httpClient *http.Client
 	roots      client.RootsHandler
 	sample     client.SamplingHandler
+	// gate bounds the server's own requests (MaxPendingServerRequests).
+	gate requestGate
 }
 
 // dial opens the transport, runs the handshake and returns a ready Conn.
@@ -206,7 +221,7 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 			return nil, fmt.Errorf("starting %s: %w", describeTarget(sc), err)
 		}
 		transport.WithCommandLogger(libLogger(o.libLog))(st)
-		tr = &stdioTap{Stdio: st, trace: o.trace}
+		tr = &stdioTap{Stdio: st, trace: o.trace, gate: o.gate}
 	case TransportHTTP:
 		opts := []transport.StreamableHTTPCOption{transport.WithHTTPLogger(libLogger(o.libLog))}
 		if o.era == EraLegacy {
@@ -224,7 +239,7 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 		if err != nil {
 			return nil, fmt.Errorf("http transport for %s: %w", sc.URL, err)
 		}
-		tr = &httpTap{StreamableHTTP: h, trace: o.trace}
+		tr = &httpTap{StreamableHTTP: h, trace: o.trace, gate: o.gate}
 	case TransportSSE:
 		opts := []transport.ClientOption{transport.WithSSELogger(libLogger(o.libLog))}
 		if len(sc.Headers) > 0 {

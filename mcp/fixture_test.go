@@ -120,6 +120,8 @@ func serveFixture(name string) int {
 		return writeTokensFixture()
 	case "endless-tools", "endless-big-tools":
 		return serveEndlessTools(name == "endless-big-tools")
+	case "question-flood":
+		return serveQuestionFlood()
 	case "asker":
 		// A tool that elicits and waits for the answer.
 		s := server.NewMCPServer("asker", "1.0", server.WithToolCapabilities(false))
@@ -204,7 +206,9 @@ func serveGated(tools, resources, prompts bool) int {
 }
 
 // proxyStdio serves s over stdio, letting intercept answer some requests
-// itself (by method) and rewrite rewrite the server's responses.
+// itself (by method) and rewrite rewrite the server's responses. howl's
+// answers to the fixture's own requests reach intercept too, with an empty
+// method and the whole message as params.
 func proxyStdio(s *server.MCPServer, intercept func(method string, id, params json.RawMessage) []byte, rewrite func(map[string]json.RawMessage)) int {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -241,6 +245,9 @@ func proxyStdio(s *server.MCPServer, intercept func(method string, id, params js
 				Params json.RawMessage `json:"params"`
 			}
 			if json.Unmarshal(sc.Bytes(), &msg) == nil && msg.ID != nil {
+				if msg.Method == "" {
+					msg.Params = sc.Bytes()
+				}
 				if reply := intercept(msg.Method, msg.ID, msg.Params); reply != nil {
 					if len(reply) > 0 { // empty: swallow the request unanswered
 						write(reply)

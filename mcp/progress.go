@@ -131,12 +131,22 @@ func (r *Runtime) isHeld(server string) bool {
 	return r.progress.held[server] > 0
 }
 
-// holding wraps the answering of a server's question (method): the idle
+// holding wraps the answering of a server's question (method): past
+// MaxPendingServerRequests it is refused at once; the idle
 // timers of server's requests do not run out while the person answers,
 // the question's context ends with the last of howl's requests to server,
 // and the answer is traced (what describes it for the trace).
 func holding[Req, Res any](r *Runtime, method mcpgo.MCPMethod, fn func(context.Context, string, Req) (Res, error), what func(Res) string) func(context.Context, string, Req) (Res, error) {
 	return func(ctx context.Context, server string, req Req) (Res, error) {
+		var zero Res
+		if err := ctx.Err(); err != nil {
+			return zero, err // the asker is gone: nobody to ask for
+		}
+		release, err := r.admitQuestion(ctx, server)
+		if err != nil {
+			return zero, err
+		}
+		defer release()
 		defer r.hold(server)()
 		ctx, done := r.question(ctx, server)
 		defer done()

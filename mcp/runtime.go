@@ -136,9 +136,10 @@ type Runtime struct {
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
 
-	progress progressBook
-	roots    *rootsBook
-	subs     subscriptionBook
+	progress   progressBook
+	serverReqs serverRequests
+	roots      *rootsBook
+	subs       subscriptionBook
 
 	// tracing: emit an EventTrace for every request (SetTracing).
 	tracing atomic.Bool
@@ -407,6 +408,7 @@ func (r *Runtime) connectAuth(name string, gen int, sc ServerConfig, ring *stder
 			r.emit(Event{Kind: EventStderr, Server: name, Line: "howl (mcp-go): " + line})
 		},
 		elicit: r.holdingElicitor(r.opts.Elicit),
+		gate:   func() (func(), bool) { return r.admit(name) },
 	}
 	if auth != nil {
 		opts.httpClient = &http.Client{Transport: auth}

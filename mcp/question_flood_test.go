@@ -1,0 +1,216 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"runtime/metrics"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/howl-mcp/howl/render"
+)
+
+// peakMemory samples the heap's live objects and the goroutine stacks
+// until stop, and returns the highest sum seen and the most goroutines.
+type peakMemory struct {
+	stop chan struct{}
+	done chan struct{}
+	peak uint64
+	gors int
+	over func() // called once when the sum passes limit
+}
+
+func watchMemory(limit uint64, over func()) *peakMemory {
+	runtime.GC()
+	p := &peakMemory{stop: make(chan struct{}), done: make(chan struct{}), over: over}
+	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/stacks:bytes"}}
+	go func() {
+		defer close(p.done)
+		tick := time.NewTicker(2 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			metrics.Read(samples)
+			if sum := samples[0].Value.Uint64() + samples[1].Value.Uint64(); sum > p.peak {
+				p.peak = sum
+				if sum > limit && p.over != nil {
+					p.over()
+					p.over = nil
+				}
+			}
+			p.gors = max(p.gors, runtime.NumGoroutine())
+			select {
+			case <-p.stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return p
+}
+
+// end stops the sampling and returns the peak bytes and goroutines.
+func (p *peakMemory) end() (uint64, int) {
+	close(p.stop)
+	<-p.done
+	return p.peak, p.gors
+}
+
+// floodCall calls the question-flood fixture's tool and reads its tally.
+func floodCall(ctx context.Context, rt *Runtime, tool string, args any) (floodTally, error) {
+	b, _ := json.Marshal(map[string]any{"tool": tool, "arguments": args})
+	out, err := rt.CallMeta(ctx, "mcp_invoke_question-flood", b)
+	if err != nil {
+		return floodTally{}, err
+	}
+	var res struct {
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil || len(res.Content) != 1 {
+		return floodTally{}, fmt.Errorf("no tally in %s (%v)", out, err)
+	}
+	text := res.Content[0].Text
+	var t floodTally
+	return t, json.Unmarshal([]byte(text), &t)
+}
+
+// floodHeapBound is what a flood of questions may hold at its peak: the
+// questions howl keeps (MaxPendingServerRequests) plus the transport's
+// short-lived goroutine per question in flight. Before the bound, 100k
+// unanswered questions held several hundred MB.
+const floodHeapBound = 64 << 20
+
+// floodSize is how many questions a flood test's server asks: 100k, or
+// 10k under the race detector (slower by ten times).
+func floodSize() int {
+	if raceEnabled {
+		return 10_000
+	}
+	return 100_000
+}
+
+// A server that asks 100k questions while the person answers none: howl
+// keeps MaxPendingServerRequests of them and answers the rest at once with
+// an error saying why, so every question gets an answer and memory stays
+// flat instead of growing with each question.
+func TestQuestionFloodWhileNobodyAnswersIsRefusedPastTheBoundWithFlatMemory(t *testing.T) {
+	n := floodSize()
+	for _, method := range []mcpgo.MCPMethod{mcpgo.MethodSamplingCreateMessage, mcpgo.MethodElicitationCreate} {
+		t.Run(string(method), func(t *testing.T) {
+			var mu sync.Mutex
+			asked := 0
+			// A person who never answers: each question waits until its
+			// context ends (here: when the call that led to it does).
+			elicit := func(ctx context.Context, _ string, _ ElicitRequest) (ElicitResponse, error) {
+				mu.Lock()
+				asked++
+				mu.Unlock()
+				<-ctx.Done()
+				return ElicitResponse{Action: ElicitCancel}, nil
+			}
+			sample := func(ctx context.Context, _ string, _ mcpgo.CreateMessageRequest) (*mcpgo.CreateMessageResult, error) {
+				mu.Lock()
+				asked++
+				mu.Unlock()
+				<-ctx.Done()
+				return nil, ctx.Err()
+			}
+			sc := fixture("question-flood")
+			sc.Era = EraLegacy
+			sc.Sampling = true
+			notices := 0
+			onEvent := func(e Event) {
+				if e.Kind == EventStderr && strings.Contains(e.Line, "MaxPendingServerRequests") {
+					mu.Lock()
+					notices++
+					mu.Unlock()
+				}
+			}
+			rt := startReady(t, &Config{Servers: []ServerConfig{sc}}, RuntimeOptions{Elicit: elicit, Sample: sample, OnEvent: onEvent, Spill: render.NewSpillStore(t.TempDir())})
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			mem := watchMemory(4*floodHeapBound, cancel) // far past the bound: stop the flood rather than the machine
+			flood, err := floodCall(ctx, rt, "flood", floodArgs{Method: string(method), N: n, ReplyAt: n - MaxPendingServerRequests})
+			peak, gors := mem.end()
+			if err != nil {
+				t.Fatalf("flood: %v (peak heap+stacks %s, %d goroutines)", err, render.HumanBytes(int64(peak)), gors)
+			}
+			tally, err := floodCall(ctx, rt, "tally", struct{}{})
+			if err != nil {
+				t.Fatalf("tally: %v", err)
+			}
+			t.Logf("peak heap+stacks %s, %d goroutines; flood %+v; tally %+v", render.HumanBytes(int64(peak)), gors, flood, tally)
+			if peak > floodHeapBound {
+				t.Errorf("peak heap+stacks %s while flooded, want at most %s", render.HumanBytes(int64(peak)), render.HumanBytes(floodHeapBound))
+			}
+			if tally.Answered != n {
+				t.Errorf("%d of %d questions answered", tally.Answered, n)
+			}
+			refused := tally.Outcomes["error -32000"]
+			if refused != n-MaxPendingServerRequests {
+				t.Errorf("%d questions refused past the bound, want %d: %+v", refused, n-MaxPendingServerRequests, tally)
+			}
+			if msg := tally.Errors["error -32000"]; !strings.Contains(msg, fmt.Sprint(MaxPendingServerRequests)) || !strings.Contains(msg, "MaxPendingServerRequests") {
+				t.Errorf("the refusal says %q: want the bound and its name", msg)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if asked != MaxPendingServerRequests {
+				t.Errorf("the person was asked %d questions, want %d", asked, MaxPendingServerRequests)
+			}
+			if notices != 1 {
+				t.Errorf("the server's log got %d notices of the refusals, want 1 (a flood is one line)", notices)
+			}
+		})
+	}
+}
+
+// A 2026-07-28 server can ask many questions in one input-required
+// result; mcp-go answers them all at once. Past MaxPendingServerRequests
+// howl refuses, so the call fails with the reason instead of putting a
+// thousand questions to the person.
+func TestOneResultAskingAThousandQuestionsIsRefusedPastTheBound(t *testing.T) {
+	var mu sync.Mutex
+	waiting, peak := 0, 0
+	tooMany := make(chan struct{})
+	var once sync.Once
+	elicit := func(ctx context.Context, _ string, _ ElicitRequest) (ElicitResponse, error) {
+		mu.Lock()
+		waiting++
+		peak = max(peak, waiting)
+		if waiting > MaxPendingServerRequests {
+			once.Do(func() { close(tooMany) }) // the bound did not hold: end the wait
+		}
+		mu.Unlock()
+		select {
+		case <-ctx.Done():
+		case <-tooMany:
+		}
+		mu.Lock()
+		waiting--
+		mu.Unlock()
+		return ElicitResponse{Action: ElicitDecline}, nil
+	}
+	sc := fixture("question-flood")
+	sc.Era = EraModern
+	rt := startReady(t, &Config{Servers: []ServerConfig{sc}}, RuntimeOptions{Elicit: elicit, Spill: render.NewSpillStore(t.TempDir())})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := rt.CallMeta(ctx, "mcp_invoke_question-flood", json.RawMessage(`{"tool":"ask_many","arguments":{"n":1000}}`))
+	if peak > MaxPendingServerRequests {
+		t.Errorf("the person had %d questions waiting at once, want at most %d", peak, MaxPendingServerRequests)
+	}
+	if err == nil && !strings.Contains(string(out), "MaxPendingServerRequests") {
+		t.Errorf("the call = %s, want it to fail naming MaxPendingServerRequests", out)
+	}
+	if err != nil && !strings.Contains(err.Error(), "MaxPendingServerRequests") {
+		t.Errorf("the call failed with %v, want the reason MaxPendingServerRequests", err)
+	}
+}

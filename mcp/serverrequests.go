@@ -1,0 +1,117 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+)
+
+// MaxPendingServerRequests is how many of a server's questions
+// (elicitation and sampling requests) howl handles at once. A question
+// can wait a long time on a person, so a server that keeps asking would
+// otherwise hold memory for every question it sent; past the bound howl
+// answers at once with CodeTooManyServerRequests. The server's other
+// requests (ping, roots/list) are answered at once and not counted.
+const MaxPendingServerRequests = 8
+
+// CodeTooManyServerRequests is the JSON-RPC error code of a request
+// refused past MaxPendingServerRequests (the implementation-defined
+// server error range).
+const CodeTooManyServerRequests = -32000
+
+// ErrTooManyServerRequests is what a server hears for a request past
+// MaxPendingServerRequests.
+var ErrTooManyServerRequests = fmt.Errorf("howl is already handling %d elicitation or sampling requests from this server (MaxPendingServerRequests): ask again once one is answered", MaxPendingServerRequests)
+
+// refusalNoticeEvery spaces howl's notices of refused questions in a
+// server's log, so a flood adds a line a minute, not a line a request.
+const refusalNoticeEvery = time.Minute
+
+// serverRequests counts, per server, the questions howl is handling.
+type serverRequests struct {
+	mu      sync.Mutex
+	pending map[string]int
+	// refused counts the refusals not yet told; told is when they last were.
+	refused map[string]int
+	told    map[string]time.Time
+}
+
+// admittedKey marks the context of a request already admitted at the
+// transport, so the question it leads to is not counted twice.
+type admittedKey struct{}
+
+// admit counts one request from server, or refuses it (ok false) when
+// MaxPendingServerRequests are pending. release ends the count.
+func (r *Runtime) admit(server string) (release func(), ok bool) {
+	b := &r.serverReqs
+	b.mu.Lock()
+	if b.pending == nil {
+		b.pending, b.refused, b.told = map[string]int{}, map[string]int{}, map[string]time.Time{}
+	}
+	if b.pending[server] >= MaxPendingServerRequests {
+		b.refused[server]++
+		n, tell := b.refused[server], time.Since(b.told[server]) >= refusalNoticeEvery
+		if tell {
+			b.refused[server], b.told[server] = 0, time.Now()
+		}
+		b.mu.Unlock()
+		if tell {
+			r.emit(Event{Kind: EventStderr, Server: server, Line: fmt.Sprintf(
+				"howl: %s already has %d questions waiting on howl (MaxPendingServerRequests): refused %d more with an error, and refuses the rest until one is answered",
+				server, MaxPendingServerRequests, n)})
+		}
+		return nil, false
+	}
+	b.pending[server]++
+	b.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			b.mu.Lock()
+			b.pending[server]--
+			b.mu.Unlock()
+		})
+	}, true
+}
+
+// admitQuestion admits a question that did not come through the
+// transport's gate (a 2026-07-28 input request, a URL a refused call
+// names); one that did is already counted.
+func (r *Runtime) admitQuestion(ctx context.Context, server string) (release func(), err error) {
+	if ctx.Value(admittedKey{}) != nil {
+		return func() {}, nil
+	}
+	release, ok := r.admit(server)
+	if !ok {
+		return nil, ErrTooManyServerRequests
+	}
+	return release, nil
+}
+
+// requestGate bounds the questions a server sends on one connection: it
+// wraps the client's handler at the transport, before mcp-go parses the
+// request, and answers one past the bound at once with an error.
+type requestGate func() (release func(), ok bool)
+
+func (g requestGate) wrap(h transport.RequestHandler) transport.RequestHandler {
+	if g == nil {
+		return h
+	}
+	return func(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+		switch mcpgo.MCPMethod(req.Method) {
+		case mcpgo.MethodElicitationCreate, mcpgo.MethodSamplingCreateMessage:
+		default:
+			return h(ctx, req) // answered at once (and a refused ping would look like a dead client)
+		}
+		release, ok := g()
+		if !ok {
+			return transport.NewJSONRPCErrorResponse(req.ID, CodeTooManyServerRequests, ErrTooManyServerRequests.Error(), nil), nil
+		}
+		defer release()
+		return h(context.WithValue(ctx, admittedKey{}, true), req)
+	}
+}
