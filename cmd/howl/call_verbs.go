@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"github.com/howl-mcp/howl/mcp"
@@ -441,13 +442,12 @@ listed and howl exits 2.`,
 	return cmd
 }
 
+// isTerminal reports whether r is a terminal a person types into. A
+// character device is not enough: /dev/null is one, and taking it for a
+// terminal asked every server question of nobody.
 func isTerminal(r io.Reader) bool {
 	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(f.Fd())
 }
 
 // askMissing asks, one by one, for required arguments not given.

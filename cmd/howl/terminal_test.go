@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -74,5 +75,24 @@ func TestTerminalElicitationChecksAnswersAndAsksAgain(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the terminal did not say %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// Run with stdin from /dev/null (cron, CI, `howl call … </dev/null`),
+// howl used to take it for a terminal, since it is a character device:
+// every server question was printed and "asked", and every sampling
+// request went looking for a model, a gigabyte under a flood of them. With
+// no terminal, questions are declined at once, and nothing is asked.
+func TestStdinFromDevNullIsNoTerminalSoQuestionsAreDeclined(t *testing.T) {
+	isolate(t)
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	var out, errb bytes.Buffer
+	run([]string{"call", "demo", "book_table"}, null, &out, &errb)
+	if !strings.Contains(out.String(), "You declined the form") || strings.Contains(errb.String(), "asks") {
+		t.Errorf("with stdin from %s, book_table printed\n%s\nstderr:\n%s\nwant the form declined and no question on stderr", os.DevNull, out.String(), errb.String())
 	}
 }
