@@ -138,8 +138,13 @@ type Model struct {
 	chatMode     bool
 	returnToChat bool
 
-	// asks are servers' questions waiting for the open dialog to close.
-	asks []*question
+	// asks are servers' questions waiting for the open dialog to close
+	// (at most MaxQueuedQuestions); asked counts each server's questions
+	// since the person last accepted one; declining are the servers whose
+	// questions are declined unasked, with how many so far.
+	asks      []*question
+	asked     map[string]int
+	declining map[string]int
 
 	// loadSeq is the session load waited for (0: none).
 	loadSeq requestID
@@ -205,6 +210,7 @@ func New(o Options) *Model {
 	m.logs.tracing = o.Trace
 	m.chatReqs = chatRequests{com: com}
 	m.logins = map[string]bool{}
+	m.asked, m.declining = map[string]int{}, map[string]int{}
 	m.help = help.New()
 	m.help.Styles = th.Styles.Help
 	m.chat = newChatPane(com, o.Model, o.ModelError, o.MaxSteps)
@@ -655,6 +661,8 @@ func (m *Model) applyAction(a Action) tea.Cmd {
 		return a.cmd
 	case actionAnswerQuestion:
 		return m.answerQuestion(a)
+	case actionDeclineAll:
+		return m.declineAll(a.server)
 	case actionOpenURL:
 		return openURLCmd(a.q.ctx, a.q, a.url)
 	case actionApproveSampling:

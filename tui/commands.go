@@ -30,7 +30,7 @@ type command struct {
 var listKinds = []string{"prompts", "tools", "resources", "templates", "servers"}
 
 // mcpActions are `.mcp`'s subcommands.
-var mcpActions = []string{"enable", "disable", "reconnect", "auth"}
+var mcpActions = []string{"enable", "disable", "reconnect", "auth", "decline", "ask"}
 
 // commands is the table. It is a function so the run funcs may refer to it.
 func commands() []command {
@@ -39,7 +39,7 @@ func commands() []command {
 		{".list", "prompts|tools|resources|templates|servers", "list what the enabled servers offer", "", (*Model).cmdList},
 		{".read", "<server> <uri> [key=value ...]", "read a resource (or a template with its variables) in the viewer", "a ready server with resources", (*Model).cmdRead},
 		{".call", "<server> <tool> [key=value ...]", "call a tool and open its result in the viewer", "a ready server with tools", (*Model).cmdCall},
-		{".mcp", "[enable|disable|reconnect|auth <server>]", "list the servers; show or hide one from the chat for this session, restart it, or log in to it (auth)", "", (*Model).cmdMCP},
+		{".mcp", "[enable|disable|reconnect|auth|decline|ask <server>]", "list the servers; show or hide one from the chat for this session, restart it, log in to it (auth), or decline its questions unasked until ask", "", (*Model).cmdMCP},
 		{".loglevel", "<server> <level>", "ask a server for log messages at level and above (" + strings.Join(logLevels, ", ") + "); ctrl+l shows them", "a ready server with logging", (*Model).cmdLogLevel},
 		{".tasks", "[cancel <task id>]", "list the tasks howl is waiting on, or cancel one", "", (*Model).cmdTasks},
 		{".roots", "[add|remove <dir>]", "list the directories offered to servers that ask for roots, or change them (servers are told)", "", (*Model).cmdRoots},
@@ -477,6 +477,10 @@ func (m *Model) cmdMCP(words []string) tea.Cmd {
 		return reconnectCmd(m.com.RT, name)
 	case "auth":
 		return m.login(name)
+	case "decline":
+		return m.declineAll(name)
+	case "ask":
+		m.askAgain(name)
 	}
 	return nil
 }

@@ -266,10 +266,8 @@ func formatExample(format string) string {
 // requested schema, or a URL to visit. It opens on its own, so it ignores
 // keys for PermissionGrace after it opens.
 type elicitDialog struct {
-	com    *Common
-	q      *question
-	form   *Form // nil in URL mode
-	opened time.Time
+	questionBase
+	form *Form // nil in URL mode
 	// err is why the URL could not be opened.
 	err string
 	// opening: the browser is being started (enter again does nothing).
@@ -277,10 +275,10 @@ type elicitDialog struct {
 }
 
 // newElicitDialog builds the dialog of an elicitation question.
-func newElicitDialog(com *Common, q *question) *elicitDialog {
-	d := &elicitDialog{com: com, q: q, opened: com.now()}
-	if q.elicit.Mode != "url" {
-		d.form = NewForm(com, "", "Accept", ElicitFields(q.elicit.Schema))
+func newElicitDialog(base questionBase) *elicitDialog {
+	d := &elicitDialog{questionBase: base}
+	if q := base.q; q.elicit.Mode != "url" {
+		d.form = NewForm(base.com, "", "Accept", ElicitFields(q.elicit.Schema))
 		d.form.Note = render.Sanitize(q.elicit.Message)
 	}
 	return d
@@ -294,9 +292,6 @@ func (d *elicitDialog) ID() string {
 	return "elicit"
 }
 
-// question is the question the dialog answers.
-func (d *elicitDialog) question() *question { return d.q }
-
 // answer is the action replying action (with content when accepting).
 func (d *elicitDialog) answer(action string, content map[string]any) Action {
 	return actionAnswerQuestion{q: d.q, answer: questionAnswer{elicit: mcp.ElicitResponse{Action: action, Content: content}}}
@@ -304,10 +299,14 @@ func (d *elicitDialog) answer(action string, content map[string]any) Action {
 
 // HandleMsg fills the form; ctrl+s accepts, ctrl+d declines, esc cancels.
 // In URL mode enter (or o) opens the URL, d declines and esc cancels.
+// Once offered, ctrl+x declines everything from the server.
 func (d *elicitDialog) HandleMsg(msg tea.Msg) Action {
 	km, ok := msg.(tea.KeyMsg)
-	if !ok || d.com.now().Sub(d.opened) < PermissionGrace {
+	if !ok || d.inGrace() {
 		return actionNone{}
+	}
+	if a, ok := d.declineAllKey(km); ok {
+		return a
 	}
 	if d.form == nil {
 		return d.handleURLKey(km)
@@ -363,7 +362,8 @@ func (d *elicitDialog) Render(maxW, maxH int) []string {
 	server := render.SanitizeLine(d.q.server)
 	content := []string{"", " " + st.Strong.Render(truncate("Server "+server+" asks:", inner-2))}
 	if d.form == nil {
-		return frameDialog(d.com, "Question from "+server, append(content, d.urlLines(inner)...), w, maxH, -1)
+		content = append(append(content, d.urlLines(inner)...), d.offerLines(inner)...)
+		return frameDialog(d.com, "Question from "+server, content, w, maxH, -1)
 	}
 	lines := d.form.Render(inner)
 	// The form's own button line gives way to the three answers.
@@ -376,7 +376,7 @@ func (d *elicitDialog) Render(maxW, maxH int) []string {
 	if focus >= 0 {
 		focus += len(content)
 	}
-	return frameDialog(d.com, "Question from "+server, append(content, lines...), w, maxH, focus)
+	return frameDialog(d.com, "Question from "+server, append(append(content, lines...), d.offerLines(inner)...), w, maxH, focus)
 }
 
 // urlLines are a URL request's body.

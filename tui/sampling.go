@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -28,9 +27,7 @@ var samplingKeys = struct{ Approve, Reject key.Binding }{
 // chat model. It is never automatic, and it opens on its own, so it
 // ignores keys for PermissionGrace after it opens.
 type samplingDialog struct {
-	com    *Common
-	q      *question
-	opened time.Time
+	questionBase
 	// model is the chat model the request would go to; nil says why not
 	// in noModel.
 	model   llm.Model
@@ -41,14 +38,15 @@ type samplingDialog struct {
 
 func (d *samplingDialog) ID() string { return "sampling" }
 
-// question is the question the dialog answers.
-func (d *samplingDialog) question() *question { return d.q }
-
-// HandleMsg approves (y), rejects (n or esc) and scrolls the messages.
+// HandleMsg approves (y), rejects (n or esc) and scrolls the messages;
+// once offered, ctrl+x declines everything from the server.
 func (d *samplingDialog) HandleMsg(msg tea.Msg) Action {
 	km, ok := msg.(tea.KeyMsg)
-	if !ok || d.com.now().Sub(d.opened) < PermissionGrace {
+	if !ok || d.inGrace() {
 		return actionNone{}
+	}
+	if a, ok := d.declineAllKey(km); ok {
+		return a
 	}
 	k := d.com.Keys
 	switch {
@@ -112,6 +110,7 @@ func (d *samplingDialog) Render(maxW, maxH int) []string {
 	for _, l := range wrapText(hint, max(inner-2, 10)) {
 		answers = append(answers, " "+st.Dialog.Hint.Render(l))
 	}
+	answers = append(answers, d.offerLines(inner)...)
 	shown := d.scroll.Window(d.com, body, min(maxH, 40)-2-len(head)-len(answers))
 	content := append(append(head, shown...), answers...)
 	return frameDialog(d.com, "Sampling request from "+server, content, w, maxH, -1)
@@ -156,6 +155,7 @@ func noSamplingModel(cause error) error {
 // approveSampling closes the dialog and sends the request to the model.
 func (m *Model) approveSampling(a actionApproveSampling) tea.Cmd {
 	m.closeQuestion(a.q)
+	m.accepted(a.q.server)
 	return tea.Batch(sampleCmd(a.q, a.model), ReportInfo("asking "+render.SanitizeLine(a.model.Name())+" for "+render.SanitizeLine(a.q.server)+"'s sampling request"))
 }
 
