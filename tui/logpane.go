@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -18,6 +17,10 @@ import (
 // MaxLogLines bounds each server's log in the log pane: past it the oldest
 // lines are dropped, and the pane's title says how many were.
 const MaxLogLines = 2000
+
+// MaxLogBytes bounds the text each server's log (and the "all" view)
+// keeps: past it the oldest lines are dropped, as past MaxLogLines.
+const MaxLogBytes = 1 << 20
 
 // MaxLogLineBytes bounds one log line; the rest is cut and its size said.
 const MaxLogLineBytes = 4096
@@ -47,48 +50,59 @@ type logEntry struct {
 	server string
 }
 
-// logRing keeps a server's most recent MaxLogLines entries.
+// logRing keeps a server's most recent entries: at most MaxLogLines of
+// them, and at most MaxLogBytes of text.
 type logRing struct {
-	buf []logEntry
-	// head is the oldest entry once buf is full.
+	// buf[head:] are the entries, oldest first.
+	buf     []logEntry
 	head    int
+	bytes   int
 	dropped int
 	seeded  bool
 }
 
-func (r *logRing) len() int { return len(r.buf) }
+// size is what an entry counts against MaxLogBytes.
+func (e logEntry) size() int { return len(e.text) + len(e.logger) }
+
+func (r *logRing) len() int { return len(r.buf) - r.head }
 
 // at is the i-th entry, oldest first.
-func (r *logRing) at(i int) logEntry { return r.buf[(r.head+i)%len(r.buf)] }
+func (r *logRing) at(i int) logEntry { return r.buf[r.head+i] }
 
 func (r *logRing) add(e logEntry) {
-	if len(r.buf) < MaxLogLines {
-		r.buf = append(r.buf, e)
-		return
+	r.buf = append(r.buf, e)
+	r.bytes += e.size()
+	r.trim()
+}
+
+// trim drops the oldest entries past MaxLogLines or MaxLogBytes (the
+// newest always stays), and lets go of the dropped ones' memory.
+func (r *logRing) trim() {
+	for r.len() > MaxLogLines || r.bytes > MaxLogBytes && r.len() > 1 {
+		r.bytes -= r.buf[r.head].size()
+		r.buf[r.head] = logEntry{}
+		r.head++
+		r.dropped++
 	}
-	r.buf[r.head] = e
-	r.head = (r.head + 1) % MaxLogLines
-	r.dropped++
+	if r.head > 0 && r.head >= len(r.buf)/2 {
+		n := copy(r.buf, r.buf[r.head:])
+		clear(r.buf[n:])
+		r.buf, r.head = r.buf[:n], 0
+	}
 }
 
 // entries are every entry, oldest first.
-func (r *logRing) entries() []logEntry {
-	out := make([]logEntry, r.len())
-	for i := range out {
-		out[i] = r.at(i)
-	}
-	return out
-}
+func (r *logRing) entries() []logEntry { return append([]logEntry(nil), r.buf[r.head:]...) }
 
 // prepend puts older entries before the ones held, keeping the newest
-// MaxLogLines.
+// within the bounds.
 func (r *logRing) prepend(older []logEntry) {
-	all := append(append(make([]logEntry, 0, len(older)+r.len()), older...), r.entries()...)
-	if over := len(all) - MaxLogLines; over > 0 {
-		all = all[over:]
-		r.dropped += over
+	r.buf, r.head = append(append(make([]logEntry, 0, len(older)+r.len()), older...), r.buf[r.head:]...), 0
+	r.bytes = 0
+	for _, e := range r.buf {
+		r.bytes += e.size()
 	}
-	r.buf, r.head = all, 0
+	r.trim()
 }
 
 // logPane is the server log: per server, the notifications/message a
@@ -308,16 +322,19 @@ func overlapStart(tail, held []string) int {
 	return 0
 }
 
-// clipLogLine bounds one line to MaxLogLineBytes, on a rune boundary.
-func clipLogLine(s string) string {
-	if len(s) <= MaxLogLineBytes {
-		return s
+// clipLogLine bounds one line to MaxLogLineBytes.
+func clipLogLine(s string) string { return clipText(s, MaxLogLineBytes, "line") }
+
+// clipText bounds a server's text to limit bytes, on a rune boundary,
+// saying what was cut: "… (1.0 MiB line cut to 4.0 KiB)". The result
+// never shares memory with s: a short line kept from a huge message must
+// not keep the message alive.
+func clipText(s string, limit int, noun string) string {
+	if len(s) <= limit {
+		return strings.Clone(s)
 	}
-	cut := MaxLogLineBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("… (%d bytes more)", len(s)-cut)
+	cut := render.RuneBoundary(s, limit)
+	return s[:cut] + fmt.Sprintf("… (%s %s cut to %s)", render.HumanBytes(int64(len(s))), noun, render.HumanBytes(int64(cut)))
 }
 
 // Switch shows the next (d > 0) or previous server's log, following its tail.
@@ -375,7 +392,7 @@ func (p *logPane) text(r *logRing, withServer bool) string {
 	}
 	var b strings.Builder
 	if r.dropped > 0 {
-		fmt.Fprintf(&b, "(%d older lines were dropped: the log keeps the last %d)\n", r.dropped, MaxLogLines)
+		fmt.Fprintf(&b, "(%d older lines were dropped: the log keeps the last %d, at most %s)\n", r.dropped, MaxLogLines, render.HumanBytes(MaxLogBytes))
 	}
 	for _, e := range r.entries() {
 		b.WriteString(p.formatEntry(e, false, withServer))
@@ -483,7 +500,7 @@ func (p *logPane) title() string {
 	if r := p.current(); r != nil {
 		fmt.Fprintf(&b, "· %d lines ", r.len())
 		if r.dropped > 0 {
-			fmt.Fprintf(&b, "· %d older dropped (keeps %d) ", r.dropped, MaxLogLines)
+			fmt.Fprintf(&b, "· %d older dropped (keeps %d, %s) ", r.dropped, MaxLogLines, render.HumanBytes(MaxLogBytes))
 		}
 	}
 	if p.offset > 0 {

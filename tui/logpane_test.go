@@ -99,7 +99,7 @@ func TestLogPaneKeepsTheLastLinesAndSaysHowManyWereDropped(t *testing.T) {
 	hs.send(EventsMsg{Events: evs})
 	hs.send(ctrlL)
 	v := hs.view()
-	if !strings.Contains(v, fmt.Sprintf("%d lines · 50 older dropped (keeps %d)", MaxLogLines, MaxLogLines)) {
+	if !strings.Contains(v, fmt.Sprintf("%d lines · 50 older dropped (keeps %d, 1.0 MiB)", MaxLogLines, MaxLogLines)) {
 		t.Errorf("the title does not say what was dropped:\n%s", v)
 	}
 	if !strings.Contains(v, fmt.Sprintf("line %05d", MaxLogLines+50)) {
