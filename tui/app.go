@@ -722,7 +722,9 @@ func (m *Model) handleProgress(e mcp.Event) {
 	if e.Progress == nil {
 		return
 	}
-	if p := *e.Progress; m.com.Progress.Apply(p) {
+	p := *e.Progress
+	p.Message = clipText(p.Message, MaxStatusBytes, "message")
+	if m.com.Progress.Apply(p) {
 		m.chat.HandleProgress(p)
 	}
 }

@@ -17,6 +17,12 @@ import (
 // are), and the next batch says how many.
 const MaxRelayQueue = 4096
 
+// MaxRelayBytes bounds the bytes of the events waiting for the program
+// (their strings, estimated by eventSize): past it the oldest are dropped
+// as past MaxRelayQueue. A busy program must not hold every megabyte a
+// flooding server sends.
+const MaxRelayBytes = 16 << 20
+
 // EventsMsg carries runtime events into the program, batched: the relay
 // sends everything that arrived since its last send as one message.
 type EventsMsg struct {
@@ -35,8 +41,11 @@ type EventsMsg struct {
 // goroutine that asks waits for the person's answer, its context, or the
 // end of Run, whichever comes first (see Elicit and Sample).
 type Relay struct {
-	mu      sync.Mutex
-	queue   []mcp.Event
+	mu    sync.Mutex
+	queue []mcp.Event
+	// sizes are the queued events' eventSize, bytes their sum.
+	sizes   []int
+	bytes   int
 	dropped int
 	// asks are questions not yet handed to the program; gone are
 	// delivered questions whose asker stopped waiting.
@@ -56,10 +65,14 @@ func NewRelay() *Relay {
 // Push queues an event. It is safe for concurrent use and never blocks, so
 // it can be mcp.RuntimeOptions.OnEvent.
 func (r *Relay) Push(e mcp.Event) {
+	n := eventSize(e)
 	r.mu.Lock()
-	r.queue = append(r.queue, e)
-	if len(r.queue) > MaxRelayQueue {
-		r.queue = dropOldest(r.queue, &r.dropped)
+	r.queue, r.sizes, r.bytes = append(r.queue, e), append(r.sizes, n), r.bytes+n
+	for len(r.queue) > MaxRelayQueue || r.bytes > MaxRelayBytes && len(r.queue) > 1 {
+		i := oldestDroppable(r.queue)
+		r.bytes -= r.sizes[i]
+		r.queue, r.sizes = slices.Delete(r.queue, i, i+1), slices.Delete(r.sizes, i, i+1)
+		r.dropped++
 	}
 	r.mu.Unlock()
 	r.poke()
@@ -84,16 +97,60 @@ func (r *Relay) poke() {
 	}
 }
 
-// dropOldest removes the oldest event that is not a state change; when
-// every queued event is a state change, the oldest of those goes.
-func dropOldest(q []mcp.Event, dropped *int) []mcp.Event {
-	*dropped++
+// oldestDroppable is the oldest event that is not a state change; when
+// every queued event is a state change, the oldest of those.
+func oldestDroppable(q []mcp.Event) int {
 	for i, e := range q {
 		if e.Kind != mcp.EventState {
-			return append(q[:i], q[i+1:]...)
+			return i
 		}
 	}
-	return q[1:]
+	return 0
+}
+
+// eventSize estimates the memory an event holds: the bytes of its
+// strings, and a little for every other value.
+func eventSize(e mcp.Event) int {
+	st := e.Status
+	n := 64 + len(e.Server) + len(e.Method) + len(e.Line) + len(e.URI) + valueSize(e.Params) +
+		len(st.Reason) + len(st.StderrTail) + len(st.Instructions) + len(st.Target)
+	if e.Progress != nil {
+		n += len(e.Progress.Message) + len(e.Progress.Token)
+	}
+	if e.Trace != nil {
+		n += len(e.Trace.Method) + len(e.Trace.Target) + len(e.Trace.Err) + len(e.Trace.Answer)
+	}
+	if e.Change != nil {
+		n += valueSize(e.Change.Added) + valueSize(e.Change.Removed)
+	}
+	return n
+}
+
+// valueSize estimates the memory of a decoded JSON value, walking it
+// without recursion (a server chooses how deep it nests).
+func valueSize(v any) int {
+	n := 0
+	stack := []any{v}
+	for len(stack) > 0 {
+		v, stack = stack[len(stack)-1], stack[:len(stack)-1]
+		n += 16
+		switch v := v.(type) {
+		case string:
+			n += len(v)
+		case []string:
+			for _, s := range v {
+				n += 16 + len(s)
+			}
+		case map[string]any:
+			for k, x := range v {
+				n += 16 + len(k)
+				stack = append(stack, x)
+			}
+		case []any:
+			stack = append(stack, v...)
+		}
+	}
+	return n
 }
 
 // Run sends queued events to send until ctx ends. It is the relay's only
@@ -114,7 +171,7 @@ func (r *Relay) Run(ctx context.Context, send func(tea.Msg)) {
 		r.mu.Lock()
 		batch, dropped := r.queue, r.dropped
 		asks, gone := r.asks, r.gone
-		r.queue, r.dropped, r.asks, r.gone = nil, 0, nil, nil
+		r.queue, r.sizes, r.bytes, r.dropped, r.asks, r.gone = nil, nil, 0, 0, nil, nil
 		r.mu.Unlock()
 		if len(batch) > 0 || dropped > 0 {
 			send(EventsMsg{Events: batch, Dropped: dropped})

@@ -26,6 +26,11 @@ const (
 // DefaultInfoTTL is how long a transient message stays in the status bar.
 const DefaultInfoTTL = 4 * time.Second
 
+// MaxStatusBytes bounds a status message, and a server's progress
+// message, as kept: the bar shows one line, and a server's megabyte must
+// not be kept (and cut again every frame) to show its first words.
+const MaxStatusBytes = 1024
+
 // InfoMsg is the one channel for transient messages: anything that wants
 // to tell the person something returns one (see ReportInfo and friends).
 type InfoMsg struct {
@@ -73,7 +78,7 @@ type statusBar struct {
 // Set shows a transient message and returns the tick that clears it.
 func (s *statusBar) Set(msg InfoMsg) tea.Cmd {
 	s.infoID++
-	msg.Msg = render.SanitizeLine(msg.Msg)
+	msg.Msg = clipText(render.SanitizeLine(msg.Msg), MaxStatusBytes, "message")
 	s.info = &msg
 	ttl := msg.TTL
 	if ttl <= 0 {

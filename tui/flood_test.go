@@ -1,0 +1,90 @@
+package tui
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/render"
+)
+
+// retainedAfter is how much more live heap there is after f than before.
+func retainedAfter(f func()) int64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	return int64(after.HeapAlloc) - int64(before.HeapAlloc)
+}
+
+// A server that logs 1,500 messages of 1 MiB each, each a short line and
+// a long one, used to hold them all (a gigabyte): the short line was kept
+// as a slice of the whole message, which kept the message alive, and the
+// log kept 2,000 lines of any size. Now each line is its own copy, a log
+// keeps at most MaxLogBytes, and a cut line says how big it was.
+func TestLogPaneFloodedWithMegabyteLinesStaysUnderItsByteBound(t *testing.T) {
+	hs, _ := logHarness(t, 120, 40)
+	const n, size = 1500, 1 << 20
+	retained := retainedAfter(func() {
+		for i := range n {
+			data := fmt.Sprintf("flood %d\n", i) + strings.Repeat(string(rune('a'+i%26)), size) // a fresh megabyte each time
+			hs.send(EventsMsg{Events: []mcp.Event{logMessage("mem", "info", "flood", data)}})
+		}
+	})
+	r := hs.m.logs.logs["mem"]
+	if r.bytes > MaxLogBytes || hs.m.logs.all.bytes > MaxLogBytes {
+		t.Errorf("the log counts %s (all: %s), want at most %s (MaxLogBytes)", render.HumanBytes(int64(r.bytes)), render.HumanBytes(int64(hs.m.logs.all.bytes)), render.HumanBytes(MaxLogBytes))
+	}
+	if bound := int64(2 * MaxLogBytes); retained > bound {
+		t.Errorf("after %d log lines of %s, the heap holds %s more, want under %s", n, render.HumanBytes(size), render.HumanBytes(retained), render.HumanBytes(bound))
+	}
+	last := r.at(r.len() - 1).text
+	if want := "… (1.0 MiB line cut to 4.0 KiB)"; !strings.HasSuffix(last, want) || len(last) > MaxLogLineBytes+len(want) {
+		t.Errorf("the last line ends %q (%d bytes), want it cut to %d bytes, ending %q", last[max(len(last)-60, 0):], len(last), MaxLogLineBytes, want)
+	}
+	t.Logf("retained %s; the log keeps %d lines, %s; %d dropped", render.HumanBytes(retained), r.len(), render.HumanBytes(int64(r.bytes)), r.dropped)
+}
+
+// While the program is busy (drawing, say), the relay queues what the
+// servers send. It kept up to MaxRelayQueue events of any size: 1,500 log
+// messages of 1 MiB waited in full. It now keeps at most MaxRelayBytes,
+// dropping the oldest and saying how many went.
+func TestRelayKeepsAtMostMaxRelayBytesWhileTheProgramIsBusy(t *testing.T) {
+	r := NewRelay()
+	const n, size = 1500, 1 << 20
+	retained := retainedAfter(func() {
+		for i := range n {
+			r.Push(logMessage("mem", "info", "flood", strings.Repeat(string(rune('a'+i%26)), size)))
+		}
+	})
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.bytes > MaxRelayBytes || r.dropped == 0 {
+		t.Errorf("the relay holds %s with %d dropped, want at most %s (MaxRelayBytes) and the rest dropped", render.HumanBytes(int64(r.bytes)), r.dropped, render.HumanBytes(MaxRelayBytes))
+	}
+	if bound := int64(MaxRelayBytes + 4<<20); retained > bound {
+		t.Errorf("with %d messages of %s waiting, the heap holds %s more, want under %s", n, render.HumanBytes(size), render.HumanBytes(retained), render.HumanBytes(bound))
+	}
+}
+
+// A server's megabyte warning or progress message shows as its first
+// MaxStatusBytes, and only those are kept.
+func TestStatusAndProgressKeepOnlyTheStartOfAMegabyteServerMessage(t *testing.T) {
+	hs, _ := logHarness(t, 120, 40)
+	huge := "disk full " + strings.Repeat("x", 1<<20)
+	hs.send(EventsMsg{Events: []mcp.Event{logMessage("mem", "warning", "", huge)}})
+	if info := hs.m.status.info; info == nil {
+		t.Error("the warning is not in the status bar")
+	} else if len(info.Msg) > MaxStatusBytes+64 || !strings.Contains(info.Msg, "disk full") {
+		t.Errorf("the status keeps %d bytes, want the start within %d (MaxStatusBytes)", len(info.Msg), MaxStatusBytes)
+	}
+	hs.m.com.Progress.Begin("viewer:1")
+	hs.send(EventsMsg{Events: []mcp.Event{{Kind: mcp.EventProgress, Server: "mem", Progress: &mcp.Progress{Server: "mem", Owner: "viewer:1", Progress: 1, Message: huge}}}})
+	if p, _ := hs.m.com.Progress.Get("viewer:1"); len(p.Message) > MaxStatusBytes+64 || !strings.HasPrefix(p.Message, "disk full") {
+		t.Errorf("the progress keeps %d bytes, want the start within %d (MaxStatusBytes)", len(p.Message), MaxStatusBytes)
+	}
+}
