@@ -165,6 +165,7 @@ type Conn struct {
 	name     string
 	client   *client.Client
 	cmd      *exec.Cmd // stdio only
+	pipe     *stdioPipe
 	grace    time.Duration
 	init     *mcpgo.InitializeResult
 	features Features
@@ -194,9 +195,10 @@ type dialOptions struct {
 	onNotify   func(mcpgo.JSONRPCNotification)
 	// trace, when set, sees every request and how it ended.
 	trace traceFunc
-	// libLog, when set, gets mcp-go's own warnings about the connection.
-	libLog func(line string)
-	elicit Elicitor
+	// libLog, when set, gets mcp-go's own warnings about the connection;
+	// notice, when set, howl's own lines about it.
+	libLog, notice func(line string)
+	elicit         Elicitor
 	// httpClient, when set, carries remote requests (the OAuth authorizer).
 	httpClient *http.Client
 	roots      client.RootsHandler
@@ -216,10 +218,18 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 	var tr transport.Interface
 	switch sc.Transport {
 	case TransportStdio:
-		st, err := c.spawn(sc, o.stderr)
+		// howl starts the child and owns its pipes: writes are queued by
+		// stdioPipe, so a server that stops reading its stdin costs bytes,
+		// not goroutines; its stdout goes through a replyGuard, because
+		// mcp-go drops a line it cannot parse, which left a call answered
+		// by one waiting for the no-progress timeout.
+		c.cmd = stdioCommand(sc, o.stderr)
+		pipe, err := startStdio(c.cmd, sc.Name, o.notice)
 		if err != nil {
-			return nil, fmt.Errorf("starting %s: %w", describeTarget(sc), err)
+			return nil, fmt.Errorf("starting %s: %w", describeTarget(sc), startError(err))
 		}
+		c.pipe = pipe
+		st := transport.NewIO(guardLines(pipe), pipe, nil)
 		transport.WithCommandLogger(libLogger(o.libLog))(st)
 		tr = &stdioTap{Stdio: st, trace: o.trace, gate: o.gate}
 	case TransportHTTP:
@@ -310,12 +320,9 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 	return c, nil
 }
 
-// spawn starts a stdio server's process and returns the transport over
-// its stdin and stdout. howl starts the process itself, rather than let
-// mcp-go do it, to put a replyGuard on its stdout: mcp-go drops a line it
-// cannot parse, which left a call answered by one waiting for the
-// no-progress timeout. Close ends and reaps the process.
-func (c *Conn) spawn(sc ServerConfig, stderr io.Writer) (*transport.Stdio, error) {
+// stdioCommand is the command of a stdio server: its environment on top
+// of howl's, its own process group, stderr into the ring.
+func stdioCommand(sc ServerConfig, stderr io.Writer) *exec.Cmd {
 	cmd := exec.Command(sc.Command, sc.Args...)
 	cmd.Env = os.Environ()
 	keys := make([]string, 0, len(sc.Env))
@@ -334,25 +341,18 @@ func (c *Conn) spawn(sc ServerConfig, stderr io.Writer) (*transport.Stdio, error
 	// done, so a failed start has its whole tail.
 	cmd.Stderr = stderr
 	cmd.WaitDelay = time.Second
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
+	return cmd
+}
+
+// startError teaches what a failed start of a stdio server means.
+func startError(err error) error {
+	switch {
+	case errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("no such program: check \"command\" in the config (a bare name is looked up in $PATH), or install it (%w)", err)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("the program is not executable by you: check \"command\" in the config, or its file mode (%w)", err)
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		switch {
-		case errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist):
-			return nil, fmt.Errorf("no such program: check \"command\" in the config (a bare name is looked up in $PATH), or install it (%w)", err)
-		case errors.Is(err, fs.ErrPermission):
-			return nil, fmt.Errorf("the program is not executable by you: check \"command\" in the config, or its file mode (%w)", err)
-		}
-		return nil, err
-	}
-	c.cmd = cmd
-	return transport.NewIO(guardLines(stdout), stdin, nil), nil
+	return err
 }
 
 func describeTarget(sc ServerConfig) string {
@@ -370,9 +370,10 @@ func (c *Conn) Close() {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			_ = c.client.Close() // closes a stdio child's stdin
-			if c.cmd != nil && c.cmd.Process != nil {
-				_ = c.cmd.Wait() // reaps it once it exits
+			_ = c.client.Close() // for stdio: closes the child's stdin
+			if c.pipe != nil {
+				_ = c.cmd.Wait() // reaps the child, closes its pipes
+				c.pipe.wait()
 			}
 		}()
 		if c.cmd == nil || c.cmd.Process == nil {

@@ -122,6 +122,10 @@ func serveFixture(name string) int {
 		return serveEndlessTools(name == "endless-big-tools")
 	case "question-flood":
 		return serveQuestionFlood()
+	case "sleeper":
+		// Reads nothing and writes nothing until it is killed.
+		time.Sleep(time.Hour)
+		return 0
 	case "asker":
 		// A tool that elicits and waits for the answer.
 		s := server.NewMCPServer("asker", "1.0", server.WithToolCapabilities(false))

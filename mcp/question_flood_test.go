@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime"
 	"runtime/metrics"
@@ -88,9 +89,9 @@ func floodCall(ctx context.Context, rt *Runtime, tool string, args any) (floodTa
 const floodHeapBound = 64 << 20
 
 // floodSize is how many questions a flood test's server asks: 100k, or
-// 10k under the race detector (slower by ten times).
+// 10k under the race detector (slower by ten times) and with -short.
 func floodSize() int {
-	if raceEnabled {
+	if raceEnabled || testing.Short() {
 		return 10_000
 	}
 	return 100_000
@@ -212,5 +213,41 @@ func TestOneResultAskingAThousandQuestionsIsRefusedPastTheBound(t *testing.T) {
 	}
 	if err != nil && !strings.Contains(err.Error(), "MaxPendingServerRequests") {
 		t.Errorf("the call failed with %v, want the reason MaxPendingServerRequests", err)
+	}
+}
+
+// Headless with no terminal, questions are declined at once. A server that
+// asks 100k of them gets every answer, whether it reads them as they come
+// or only once it has asked them all; memory stays flat. Before, each
+// unread answer waited in a goroutine of its own (over 600 MB).
+func TestQuestionFloodDeclinedHeadlessIsAllAnsweredWithFlatMemory(t *testing.T) {
+	n := floodSize()
+	decline := func(context.Context, string, mcpgo.CreateMessageRequest) (*mcpgo.CreateMessageResult, error) {
+		return nil, errors.New("the user declined the sampling request")
+	}
+	for _, readAfter := range []bool{false, true} {
+		for _, method := range []mcpgo.MCPMethod{mcpgo.MethodSamplingCreateMessage, mcpgo.MethodElicitationCreate} {
+			t.Run(fmt.Sprintf("%s/read_after=%v", method, readAfter), func(t *testing.T) {
+				sc := fixture("question-flood")
+				sc.Era = EraLegacy
+				sc.Sampling = true
+				rt := startReady(t, &Config{Servers: []ServerConfig{sc}}, RuntimeOptions{Elicit: ElicitDeclineAll, Sample: decline, Spill: render.NewSpillStore(t.TempDir())})
+				ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+				defer cancel()
+				mem := watchMemory(4*floodHeapBound, cancel)
+				tally, err := floodCall(ctx, rt, "flood", floodArgs{Method: string(method), N: n, ReadAfter: readAfter})
+				peak, gors := mem.end()
+				t.Logf("peak heap+stacks %s, %d goroutines; %+v", render.HumanBytes(int64(peak)), gors, tally.Outcomes)
+				if err != nil {
+					t.Fatalf("flood: %v (peak heap+stacks %s, %d goroutines)", err, render.HumanBytes(int64(peak)), gors)
+				}
+				if tally.Answered != n {
+					t.Errorf("%d of %d questions answered", tally.Answered, n)
+				}
+				if peak > floodHeapBound {
+					t.Errorf("peak heap+stacks %s while flooded, want at most %s", render.HumanBytes(int64(peak)), render.HumanBytes(floodHeapBound))
+				}
+			})
+		}
 	}
 }

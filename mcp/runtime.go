@@ -407,6 +407,7 @@ func (r *Runtime) connectAuth(name string, gen int, sc ServerConfig, ring *stder
 		libLog: func(line string) {
 			r.emit(Event{Kind: EventStderr, Server: name, Line: "howl (mcp-go): " + line})
 		},
+		notice: func(line string) { r.emit(Event{Kind: EventStderr, Server: name, Line: line}) },
 		elicit: r.holdingElicitor(r.opts.Elicit),
 		gate:   func() (func(), bool) { return r.admit(name) },
 	}
