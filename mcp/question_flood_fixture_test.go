@@ -23,6 +23,9 @@ type floodArgs struct {
 	// ReplyAt is how many answers end the call (N when 0); "tally"
 	// then waits for all N.
 	ReplyAt int `json:"reply_at"`
+	// Detach answers the call at once and asks afterwards: questions
+	// tied to no request of howl's.
+	Detach bool `json:"detach"`
 }
 
 // floodTally is what the "flood" tool answers once howl has answered
@@ -51,11 +54,15 @@ func floodQuestion(method string, i int) []byte {
 // serveQuestionFlood is a server whose "flood" tool asks howl n questions
 // as fast as it can write them, and answers the call with the tally once
 // reply_at of them have an answer; its "tally" tool answers once all n do.
-// One flood per fixture process.
+// One flood per fixture process. "flood" with detach and "log_flood" are
+// for measuring the TUI by hand: a config entry whose command is the mcp
+// test binary (go test -c), args ["-test.run=^$"] and env
+// HOWL_TEST_FIXTURE=question-flood, then `.call question-flood ...`.
 func serveQuestionFlood() int {
-	s := server.NewMCPServer("question-flood", "1.0", server.WithToolCapabilities(false))
-	s.AddTool(mcpgo.NewTool("flood", mcpgo.WithString("method"), mcpgo.WithNumber("n"), mcpgo.WithBoolean("read_after"), mcpgo.WithNumber("reply_at")), nil)
+	s := server.NewMCPServer("question-flood", "1.0", server.WithToolCapabilities(false), server.WithLogging())
+	s.AddTool(mcpgo.NewTool("flood", mcpgo.WithString("method"), mcpgo.WithNumber("n"), mcpgo.WithBoolean("read_after"), mcpgo.WithNumber("reply_at"), mcpgo.WithBoolean("detach")), nil)
 	s.AddTool(mcpgo.NewTool("tally"), nil)
+	s.AddTool(mcpgo.NewTool("log_flood", mcpgo.WithNumber("n"), mcpgo.WithNumber("size")), nil)
 	// ask_many asks n questions in one 2026-07-28 input-required result.
 	s.AddTool(mcpgo.NewTool("ask_many", mcpgo.WithNumber("n")), func(_ context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		b := server.NewInputRequestBuilder("")
@@ -89,6 +96,9 @@ func serveQuestionFlood() int {
 			if p.Name == "ask_many" {
 				return nil // mcp-go's server answers it
 			}
+			if p.Name == "log_flood" {
+				return logFlood(id, params)
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			if p.Name == "tally" {
@@ -104,6 +114,10 @@ func serveQuestionFlood() int {
 				args.ReplyAt = args.N
 			}
 			tally = floodTally{Outcomes: map[string]int{}, Errors: map[string]string{}}
+			if args.Detach {
+				reply(floodID)
+				args.ReplyAt = -1
+			}
 			go func() {
 				for i := range p.Arguments.N {
 					writeLine(floodQuestion(p.Arguments.Method, i))
@@ -151,4 +165,27 @@ func serveQuestionFlood() int {
 		}
 		return nil
 	}, nil)
+}
+
+// logFlood answers a "log_flood" call at once, then sends n log messages,
+// each a short line and one of size bytes.
+func logFlood(id, params json.RawMessage) []byte {
+	var p struct {
+		Arguments struct {
+			N    int `json:"n"`
+			Size int `json:"size"`
+		} `json:"arguments"`
+	}
+	_ = json.Unmarshal(params, &p)
+	go func() {
+		long := strings.Repeat("x", p.Arguments.Size)
+		for i := range p.Arguments.N {
+			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/message",
+				"params": map[string]any{"level": "info", "logger": "flood", "data": fmt.Sprintf("flood %d\n%s", i, long)}})
+			writeLine(b)
+		}
+	}()
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "result": map[string]any{
+		"content": []any{map[string]any{"type": "text", "text": "flooding"}}}})
+	return b
 }
