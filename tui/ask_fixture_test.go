@@ -214,14 +214,19 @@ func jsonStrings(raw []byte) []string {
 	return out
 }
 
-// pumpUntil feeds the relay's messages to the program until cond holds.
+// pumpUntil feeds the relay's messages to the program until cond holds;
+// cond may also wait on other goroutines (askers), so it is checked
+// between messages too.
 func (b *askBench) pumpUntil(what string, cond func() bool) {
 	b.t.Helper()
 	deadline := time.After(30 * time.Second)
+	poll := time.NewTicker(5 * time.Millisecond)
+	defer poll.Stop()
 	for !cond() {
 		select {
 		case msg := <-b.msgs:
 			b.h.send(msg)
+		case <-poll.C:
 		case <-deadline:
 			b.t.Fatalf("waited 30s for %s", what)
 		}

@@ -30,7 +30,7 @@ func TestDeclineEverythingEmptiesAFloodingServersQueueAndAnswersAll(t *testing.T
 	for i := range n {
 		ask(i)
 	}
-	settle(b, "every question to arrive", func() bool { return b.h.m.dialogs.Len()+len(b.h.m.asks)+len(answers) == n })
+	b.pumpUntil("every question to arrive", func() bool { return b.h.m.dialogs.Len()+len(b.h.m.asks)+len(answers) == n })
 	b.waitDialog("elicit")
 	if v := b.h.view(); !strings.Contains(v, "ctrl+x declines this one") || !strings.Contains(v, ".mcp ask asker") {
 		t.Errorf("the dialog does not offer to decline everything, and how to undo it:\n%s", v)
@@ -53,7 +53,7 @@ func TestDeclineEverythingEmptiesAFloodingServersQueueAndAnswersAll(t *testing.T
 	}
 
 	ask(n)
-	settle(b, "the next question's answer", func() bool { return len(answers) == 1 })
+	b.pumpUntil("the next question's answer", func() bool { return len(answers) == 1 })
 	if a := <-answers; a.Action != mcp.ElicitDecline || b.h.m.dialogs.Len() != 0 {
 		t.Errorf("a later question got %q with %d dialogs open: want it declined without a dialog", a.Action, b.h.m.dialogs.Len())
 	}
@@ -64,25 +64,6 @@ func TestDeclineEverythingEmptiesAFloodingServersQueueAndAnswersAll(t *testing.T
 	b.h.keys("ctrl+d")
 	if a := <-answers; a.Action != mcp.ElicitDecline {
 		t.Errorf("after .mcp ask, the question was answered %q by the person's ctrl+d", a.Action)
-	}
-}
-
-// settle feeds the relay's messages to the program until cond holds; cond
-// may also wait on the askers' goroutines, so it is checked between
-// messages too.
-func settle(b *askBench, what string, cond func() bool) {
-	b.t.Helper()
-	deadline := time.After(30 * time.Second)
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		select {
-		case msg := <-b.msgs:
-			b.h.send(msg)
-		case <-tick.C:
-		case <-deadline:
-			b.t.Fatalf("waited 30s for %s", what)
-		}
 	}
 }
 
@@ -97,7 +78,7 @@ func TestSamplingDialogOffersToDeclineEverythingAfterThreeRequests(t *testing.T)
 			errs <- err
 		}()
 	}
-	settle(b, "every request to arrive", func() bool { return b.h.m.dialogs.Len()+len(b.h.m.asks) == DeclineAllAfter })
+	b.pumpUntil("every request to arrive", func() bool { return b.h.m.dialogs.Len()+len(b.h.m.asks) == DeclineAllAfter })
 	b.waitDialog("sampling")
 	if v := b.h.view(); !strings.Contains(v, "ctrl+x declines this one") {
 		t.Errorf("the sampling dialog does not offer to decline everything:\n%s", v)
