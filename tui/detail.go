@@ -132,6 +132,10 @@ func renderDetail(com *Common, e *entry, w int) []string {
 	}
 	switch it.Kind {
 	case mcp.KindTool:
+		if e.changed != "" {
+			add("")
+			wrapped("⚠ "+e.changed+": the rules that allowed it no longer apply; the chat asks before it runs (howl approve "+render.SanitizeLine(it.Server)+" "+render.SanitizeLine(it.Name)+" approves it as it is now)", st.Error)
+		}
 		if desc := strings.TrimSpace(render.Sanitize(it.Description)); desc != "" {
 			add("")
 			wrapped(desc, st.Text)

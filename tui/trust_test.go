@@ -119,6 +119,10 @@ func TestTheCatalogFlagsAToolChangedSinceItsApproval(t *testing.T) {
 	if v := hs.view(); !strings.Contains(v, "! echo") || !strings.Contains(v, "⚠ description changed since you allowe") {
 		t.Errorf("the catalog must flag echo:\n%s", v)
 	}
+	hs.selectItem("echo")
+	if v := hs.view(); !strings.Contains(v, "no longer apply") {
+		t.Errorf("the details must say what the change means:\n%s", v)
+	}
 }
 
 func mustTool(t *testing.T, name string) mcp.CatalogItem {
