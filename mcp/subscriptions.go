@@ -79,8 +79,10 @@ func (r *Runtime) Subscribe(ctx context.Context, server, uri string) error {
 	if !conn.features.Subscribe && !mcpgo.IsModernProtocol(conn.ProtocolVersion()) {
 		return fmt.Errorf("server %s does not offer resource subscriptions (no resources.subscribe in its handshake)", server)
 	}
-	if err := conn.client.Subscribe(ctx, mcpgo.SubscribeRequest{Params: mcpgo.SubscribeParams{URI: uri}}); err != nil {
-		return &ServerError{Server: server, Method: "resources/subscribe", Err: err}
+	if !mcpgo.IsModernProtocol(conn.ProtocolVersion()) {
+		if err := conn.client.Subscribe(ctx, mcpgo.SubscribeRequest{Params: mcpgo.SubscribeParams{URI: uri}}); err != nil {
+			return &ServerError{Server: server, Method: "resources/subscribe", Err: err}
+		}
 	}
 	r.subs.mu.Lock()
 	if r.subs.uris == nil {
@@ -100,8 +102,10 @@ func (r *Runtime) Unsubscribe(ctx context.Context, server, uri string) error {
 	if err != nil {
 		return err
 	}
-	if err := conn.client.Unsubscribe(ctx, mcpgo.UnsubscribeRequest{Params: mcpgo.UnsubscribeParams{URI: uri}}); err != nil {
-		return &ServerError{Server: server, Method: "resources/unsubscribe", Err: err}
+	if !mcpgo.IsModernProtocol(conn.ProtocolVersion()) {
+		if err := conn.client.Unsubscribe(ctx, mcpgo.UnsubscribeRequest{Params: mcpgo.UnsubscribeParams{URI: uri}}); err != nil {
+			return &ServerError{Server: server, Method: "resources/unsubscribe", Err: err}
+		}
 	}
 	r.subs.mu.Lock()
 	delete(r.subs.uris[server], uri)
@@ -130,7 +134,12 @@ func (r *Runtime) relisten(conn *Conn, server string) error {
 	}
 	r.subs.relisten.Lock()
 	defer r.subs.relisten.Unlock()
-	filter := conn.client.PendingSubscriptionFilter()
+	// The stream names howl's own record of the subscriptions, not
+	// mcp-go's pending filter: mcp-go's Listen overwrites that filter from
+	// its goroutine when a stream opens, so a Subscribe made while the
+	// first stream was opening was lost, and the new stream never asked.
+	var filter mcpgo.SubscriptionFilter
+	filter.ResourceSubscriptions = r.Subscriptions(server)
 	// A 2026-07-28 server sends list_changed only to a stream that asks
 	// for it, so the stream always does, for what the server can change.
 	filter.ToolsListChanged, filter.PromptsListChanged, filter.ResourcesListChanged = listChangedKinds(conn)
