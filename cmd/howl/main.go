@@ -15,6 +15,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/howl-mcp/howl/llm"
+	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
 )
 
@@ -51,22 +53,94 @@ func main() {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	safeOut, safeErr := render.NewSafeWriter(stdout), render.NewSafeWriter(stderr)
+	counted := &countingWriter{w: stdout}
+	safeOut, safeErr := render.NewSafeWriter(counted), render.NewSafeWriter(stderr)
 	defer safeErr.Flush()
 	defer safeOut.Flush()
 	root := newRootCmd(stdin, stdout, safeOut, safeErr)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return exitOK
 	}
 	safeOut.Flush()
-	fmt.Fprintln(safeErr, "howl:", err)
+	code := exitServer
 	var ue usageError
 	if errors.As(err, &ue) || isCobraUsage(err) {
-		return exitUsage
+		code = exitUsage
 	}
-	return exitServer
+	// A --json verb that printed nothing prints its error as JSON; one that
+	// printed its result already (a listing with failed servers, a tool
+	// error) keeps stdout one JSON value and says the rest on stderr.
+	if wantsJSON(cmd, args) && counted.n == 0 {
+		_ = writeJSON(safeOut, errorReport{Error: describeError(err, code)})
+		return code
+	}
+	fmt.Fprintln(safeErr, "howl:", err)
+	return code
+}
+
+// countingWriter counts what a verb wrote.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// errorReport is a --json verb's failure: one object on stdout, so a
+// script reads it where it reads the result. The exit code is the same
+// as without --json.
+type errorReport struct {
+	Error errorBody `json:"error"`
+}
+
+type errorBody struct {
+	// Kind is "usage" (exit 2: how howl was called) or "server" (exit 1:
+	// a server, a tool or the model failed).
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+	// Fix is what to do, when the error says it apart from its message.
+	Fix string `json:"fix,omitempty"`
+}
+
+func describeError(err error, code int) errorBody {
+	b := errorBody{Kind: "server", Message: err.Error()}
+	if code == exitUsage {
+		b.Kind = "usage"
+	}
+	var ce *mcp.ConfigError
+	var le *llm.Error
+	switch {
+	case errors.As(err, &ce):
+		b.Fix = ce.Fix
+	case errors.As(err, &le):
+		b.Fix = le.Fix
+	}
+	return b
+}
+
+// wantsJSON reports whether the failed verb was asked for --json (also
+// when the flags could not be parsed, from the raw arguments).
+func wantsJSON(cmd *cobra.Command, args []string) bool {
+	if cmd != nil {
+		if on, err := cmd.Flags().GetBool("json"); err == nil && on {
+			return true
+		}
+	}
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "--json" || a == "--json=true" {
+			return true
+		}
+	}
+	return false
 }
 
 func buildVersion() string {

@@ -393,3 +393,38 @@ func TestTracePrintsEveryRequestOnStderr(t *testing.T) {
 		t.Errorf("without --trace, stderr traced:\n%s", errOut)
 	}
 }
+
+func TestJSONVerbsPrintTheirErrorAsOneJSONObjectWithTheSameExitCode(t *testing.T) {
+	isolate(t)
+	cases := []struct {
+		args []string
+		code int
+		kind string
+		want string
+	}{
+		{[]string{"call", "nosuch", "echo", "--json"}, exitUsage, "usage", `no server named "nosuch"`},
+		{[]string{"read", "demo", "demo://nope", "--json"}, exitServer, "server", "demo://nope"},
+		{[]string{"describe", "demo", "nope", "--json"}, exitServer, "server", "nope"},
+		{[]string{"ask", "--json", "--model", "nosuchprovider/x", "hi"}, exitUsage, "usage", "nosuchprovider"},
+	}
+	for _, c := range cases {
+		out, errOut, code := howl(t, c.args...)
+		if code != c.code {
+			t.Errorf("howl %v: exit %d, want %d (%s%s)", c.args, code, c.code, out, errOut)
+		}
+		var rep struct {
+			Error struct{ Kind, Message, Fix string }
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Error.Kind != c.kind || !strings.Contains(rep.Error.Message, c.want) {
+			t.Errorf("howl %v: stdout must be one JSON error object of kind %s naming %q, got %q (%v)", c.args, c.kind, c.want, out, err)
+		}
+		if errOut != "" {
+			t.Errorf("howl %v: under --json the error goes to stdout, stderr got %q", c.args, errOut)
+		}
+	}
+	// The model error's fix is its own field.
+	out, _, _ := howl(t, "ask", "--json", "--model", "nosuchprovider/x", "hi")
+	if !strings.Contains(out, `"fix":`) {
+		t.Errorf("an error with a fix carries it: %s", out)
+	}
+}
