@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -125,8 +126,11 @@ type Catalog struct {
 	// Listed says which kinds were listed (the server advertises them).
 	Listed []Kind `json:"listed"`
 	// Warnings: kinds whose listing failed, items that were malformed.
-	Warnings []Warning     `json:"warnings,omitempty"`
-	Items    []CatalogItem `json:"items"`
+	Warnings []Warning `json:"warnings,omitempty"`
+	// Failed are the kinds whose listing failed: how many such items the
+	// server has is unknown (not zero), whatever Items holds of them.
+	Failed []Kind        `json:"failed,omitempty"`
+	Items  []CatalogItem `json:"items"`
 
 	index   map[string]int
 	idxOnce sync.Once
@@ -143,6 +147,15 @@ func (c *Catalog) Count(kind Kind) int {
 		}
 	}
 	return n
+}
+
+// KnownCount is Count when the kind was listed whole; ok is false when its
+// listing failed, so the number of such items is unknown.
+func (c *Catalog) KnownCount(kind Kind) (n int, ok bool) {
+	if slices.Contains(c.Failed, kind) {
+		return 0, false
+	}
+	return c.Count(kind), true
 }
 
 // Lookup finds an item by kind and id.
@@ -199,8 +212,9 @@ func (c *Conn) ListCatalog(ctx context.Context) *Catalog {
 		want = append(want, KindPrompt)
 	}
 	type listed struct {
-		items []CatalogItem
-		warns []Warning
+		items  []CatalogItem
+		warns  []Warning
+		failed bool
 	}
 	results := make([]listed, len(want))
 	var wg sync.WaitGroup
@@ -231,14 +245,17 @@ func (c *Conn) ListCatalog(ctx context.Context) *Catalog {
 				}
 				items = append(items, it)
 			}
-			results[i] = listed{items: items, warns: ws}
+			results[i] = listed{items: items, warns: ws, failed: err != nil}
 		}()
 	}
 	wg.Wait()
 	cat := &Catalog{Server: c.name, Listed: want}
-	for _, r := range results {
+	for i, r := range results {
 		cat.Items = append(cat.Items, r.items...)
 		cat.Warnings = append(cat.Warnings, r.warns...)
+		if r.failed {
+			cat.Failed = append(cat.Failed, want[i])
+		}
 	}
 	cat.dedupe()
 	return cat

@@ -119,11 +119,13 @@ func featureList(f mcp.Features) string {
 
 // serverListing is one server's part of `howl ls`.
 type serverListing struct {
-	Name     string           `json:"name"`
-	State    mcp.State        `json:"state"`
-	Reason   string           `json:"reason,omitempty"`
-	Counts   map[mcp.Kind]int `json:"counts,omitempty"`
-	Warnings []mcp.Warning    `json:"warnings,omitempty"`
+	Name   string    `json:"name"`
+	State  mcp.State `json:"state"`
+	Reason string    `json:"reason,omitempty"`
+	// Counts per listed kind; null for a kind whose listing failed (how
+	// many there are is unknown, not zero).
+	Counts   map[mcp.Kind]*int `json:"counts,omitempty"`
+	Warnings []mcp.Warning     `json:"warnings,omitempty"`
 }
 
 // listing is `howl ls --json`: coverage first, then per-server counts and
@@ -199,9 +201,13 @@ func buildListing(ctx context.Context, s *session, names []string, k mcp.Kind) (
 			l.Servers = append(l.Servers, sl)
 			continue
 		}
-		sl.Counts = map[mcp.Kind]int{}
+		sl.Counts = map[mcp.Kind]*int{}
 		for _, kk := range cat.Listed {
-			sl.Counts[kk] = cat.Count(kk)
+			if n, ok := cat.KnownCount(kk); ok {
+				sl.Counts[kk] = &n
+			} else {
+				sl.Counts[kk] = nil
+			}
 		}
 		sl.Warnings = cat.Warnings
 		for _, it := range cat.Items {

@@ -22,7 +22,7 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "demo-server" {
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
-	if len(os.Args) > 1 && (os.Args[1] == hostileServerArg || os.Args[1] == hostileInitArg) {
+	if len(os.Args) > 1 && (os.Args[1] == hostileServerArg || os.Args[1] == hostileInitArg || os.Args[1] == brokenPromptsArg) {
 		serveHostileForOutput(os.Args[1])
 		os.Exit(0)
 	}
@@ -426,5 +426,36 @@ func TestJSONVerbsPrintTheirErrorAsOneJSONObjectWithTheSameExitCode(t *testing.T
 	out, _, _ := howl(t, "ask", "--json", "--model", "nosuchprovider/x", "hi")
 	if !strings.Contains(out, `"fix":`) {
 		t.Errorf("an error with a fix carries it: %s", out)
+	}
+}
+
+func TestAFailedListingIsReportedAsUnknownNotZero(t *testing.T) {
+	home := isolate(t)
+	exe, _ := os.Executable()
+	cfg := filepath.Join(home, "broken.json")
+	os.WriteFile(cfg, []byte(`{"mcpServers":{"broken":{"command":"`+exe+`","args":["`+brokenPromptsArg+`"],"protocol":"legacy"}}}`), 0o600)
+	out, errOut, _ := howl(t, "--config", cfg, "ls", "--json")
+	var l struct {
+		Servers []struct {
+			Counts   map[string]*int
+			Warnings []struct{ Kind, Reason string }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &l); err != nil || len(l.Servers) != 1 {
+		t.Fatalf("ls --json: %v\n%s%s", err, out, errOut)
+	}
+	counts := l.Servers[0].Counts
+	if p, listed := counts["prompt"]; !listed || p != nil {
+		t.Errorf("a failed prompts/list must count as null (unknown), got %v", counts)
+	}
+	if n := counts["tool"]; n == nil || *n != 1 {
+		t.Errorf("the tools that did list are counted: %v", counts)
+	}
+	if !strings.Contains(out, `"prompt": null`) {
+		t.Errorf("null must be written out: %s", out)
+	}
+	overview, _, _ := howl(t, "--config", cfg)
+	if !strings.Contains(overview, "? prompts (listing failed)") || strings.Contains(overview, "0 prompts") {
+		t.Errorf("the overview must say the count is unknown: %s", overview)
 	}
 }

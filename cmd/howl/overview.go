@@ -26,8 +26,8 @@ func runOverview(ctx context.Context, g *globalFlags, w io.Writer) error {
 			continue
 		}
 		fmt.Fprintf(w, "  %-16s ready: %s, %s, %s, %s\n", clean(sl.Name),
-			render.Count(sl.Counts[mcp.KindTool], "tool"), render.Count(sl.Counts[mcp.KindResource], "resource"),
-			render.Count(sl.Counts[mcp.KindTemplate], "resource template"), render.Count(sl.Counts[mcp.KindPrompt], "prompt"))
+			countOf(sl, mcp.KindTool, "tool"), countOf(sl, mcp.KindResource, "resource"),
+			countOf(sl, mcp.KindTemplate, "resource template"), countOf(sl, mcp.KindPrompt, "prompt"))
 		for _, wn := range sl.Warnings {
 			fmt.Fprintf(w, "  %-16s warning (%s): %s\n", "", wn.Kind, clean(wn.Reason))
 		}
@@ -40,4 +40,17 @@ Look further:
   howl servers                       states, protocols, features, failures
 `)
 	return nil
+}
+
+// countOf is "3 tools", or "? prompts (listing failed)" when the server's
+// listing of that kind failed: unknown is not zero.
+func countOf(sl serverListing, k mcp.Kind, noun string) string {
+	n, listed := sl.Counts[k]
+	switch {
+	case !listed:
+		return render.Count(0, noun)
+	case n == nil:
+		return "? " + noun + "s (listing failed)"
+	}
+	return render.Count(*n, noun)
 }
