@@ -460,6 +460,9 @@ func (r *Runtime) connectAuth(name string, gen int, sc ServerConfig, ring *stder
 			err = authRequired(name, sc.URL, aerr)
 		}
 	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) && r.lifetime.Err() == nil {
+		err = fmt.Errorf("did not answer within %s (its start timeout): if it is slow to start, raise \"startTimeout\" in its config entry; else see its stderr (%w)", timeout, err)
+	}
 	r.settle(name, gen, err, ring)
 }
 

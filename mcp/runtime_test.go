@@ -195,3 +195,19 @@ func TestEraIsLearnedPerServer(t *testing.T) {
 		t.Errorf("learned era = %s after a %s handshake, want modern", got, st.Protocol)
 	}
 }
+
+func TestAServerThatNeverAnswersSaysHowLongItWasGiven(t *testing.T) {
+	sc := ServerConfig{Name: "mute", Transport: TransportStdio, Command: "sh", Args: []string{"-c", "sleep 30"}, Era: EraLegacy, StartTimeout: 700 * time.Millisecond, ShutdownGrace: 10 * time.Millisecond}
+	rt := NewRuntime(&Config{Servers: []ServerConfig{sc}}, RuntimeOptions{CacheDir: t.TempDir()})
+	defer rt.Close()
+	if err := rt.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_ = rt.Wait(ctx)
+	st, _ := rt.ServerStatus("mute")
+	if st.State != StateFailed || !strings.Contains(st.Reason, "did not answer within 700ms") || !strings.Contains(st.Reason, `"startTimeout"`) {
+		t.Errorf("a start timeout must say how long and what to change: %s %q", st.State, st.Reason)
+	}
+}
