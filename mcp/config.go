@@ -67,6 +67,11 @@ type ServerConfig struct {
 	Sampling bool `json:"sampling,omitempty"`
 	// OAuth holds the entry's "oauth" settings (url entries only).
 	OAuth *OAuthSettings `json:"oauth,omitempty"`
+	// Roots, when OwnRoots is set, are the directories offered to this
+	// server when it asks (roots/list), instead of the runtime's: the
+	// entry's "roots" ([] offers none).
+	Roots    []string `json:"roots,omitempty"`
+	OwnRoots bool     `json:"own_roots,omitempty"`
 	// Problem is set when the entry parsed but cannot be started (an unset
 	// ${VAR}, say). The runtime reports it as the server's failure reason;
 	// the other servers are unaffected.
@@ -548,6 +553,7 @@ type rawServer struct {
 	ShutdownGrace *string           `json:"shutdownGrace"`
 	OAuth         *OAuthSettings    `json:"oauth"`
 	Sampling      bool              `json:"sampling"`
+	Roots         *[]string         `json:"roots"`
 	// Accepted and ignored: other clients write these.
 	Description any `json:"description"`
 	AutoApprove any `json:"autoApprove"`
@@ -555,7 +561,7 @@ type rawServer struct {
 }
 
 // knownServerFields lists the keys an entry may carry, for "did you mean".
-var knownServerFields = []string{"command", "args", "env", "cwd", "url", "type", "headers", "disabled", "protocol", "startTimeout", "shutdownGrace", "oauth", "sampling", "description", "autoApprove", "timeout"}
+var knownServerFields = []string{"command", "args", "env", "cwd", "url", "type", "headers", "disabled", "protocol", "startTimeout", "shutdownGrace", "oauth", "sampling", "roots", "description", "autoApprove", "timeout"}
 
 // ParseConfig parses a Claude-Desktop-shaped file: {"mcpServers": {name: entry}}.
 // Unknown top-level keys are ignored (other clients share the file); unknown
@@ -700,6 +706,14 @@ func parseServer(file string, data []byte, name string, raw json.RawMessage, get
 		}
 		o := *rs.OAuth
 		sc.OAuth = &o
+	}
+	if rs.Roots != nil {
+		sc.Roots, sc.OwnRoots = append([]string{}, *rs.Roots...), true
+		for i, d := range sc.Roots {
+			if strings.TrimSpace(d) == "" {
+				return sc, bad("roots", fmt.Sprintf("roots[%d] is empty", i), `list directories, e.g. "roots": ["/home/me/notes"], or [] to offer none`)
+			}
+		}
 	}
 	sc.Declared = declared(sc)
 	if err := expandServer(&sc, getenv); err != nil {

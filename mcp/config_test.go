@@ -169,3 +169,28 @@ func TestConfigLookupOrder(t *testing.T) {
 		t.Errorf("missing --config file: err = %v", err)
 	}
 }
+
+func TestServerEntryRootsAreItsOwnAndEmptyMeansNone(t *testing.T) {
+	cfg, err := ParseConfig("c.json", []byte(`{"mcpServers":{
+		"a":{"command":"x","roots":["${DIR}/notes"]},
+		"b":{"command":"x","roots":[]},
+		"c":{"command":"x"}}}`), env(map[string]string{"DIR": "/home/p"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := cfg.Server("a")
+	b, _ := cfg.Server("b")
+	c, _ := cfg.Server("c")
+	if !a.OwnRoots || len(a.Roots) != 1 || a.Roots[0] != "/home/p/notes" {
+		t.Errorf("a: %v %v", a.OwnRoots, a.Roots)
+	}
+	if !b.OwnRoots || len(b.Roots) != 0 {
+		t.Errorf("b: [] offers none: %v %v", b.OwnRoots, b.Roots)
+	}
+	if c.OwnRoots {
+		t.Errorf("c: no roots key means the runtime's")
+	}
+	if _, err := ParseConfig("c.json", []byte(`{"mcpServers":{"a":{"command":"x","roots":[""]}}}`), env(nil)); err == nil || !strings.Contains(err.Error(), "roots[0] is empty") {
+		t.Errorf("an empty root must be an error that teaches: %v", err)
+	}
+}

@@ -76,6 +76,9 @@ func expandServer(sc *ServerConfig, getenv func(string) (string, bool)) error {
 	sc.Command = exp("command", sc.Command)
 	sc.Cwd = exp("cwd", sc.Cwd)
 	sc.URL = exp("url", sc.URL)
+	for i, d := range sc.Roots {
+		sc.Roots[i] = exp(fmt.Sprintf("roots[%d]", i), d)
+	}
 	for i, a := range sc.Args {
 		sc.Args[i] = exp(fmt.Sprintf("args[%d]", i), a)
 	}

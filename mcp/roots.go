@@ -45,6 +45,20 @@ func (h rootsHandler) ListRoots(context.Context, mcpgo.ListRootsRequest) (*mcpgo
 	return res, nil
 }
 
+// rootsBookOf is what a server is offered when it asks for roots: its
+// entry's own "roots", else the runtime's (nil: none, and howl does not
+// declare the capability).
+func (r *Runtime) rootsBookOf(sc ServerConfig) *rootsBook {
+	if !sc.OwnRoots {
+		return r.roots
+	}
+	own, err := absRoots(sc.Roots)
+	if err != nil {
+		own = sc.Roots
+	}
+	return &rootsBook{roots: own}
+}
+
 // absRoots makes every root an absolute, clean directory path.
 func absRoots(dirs []string) ([]string, error) {
 	out := make([]string, 0, len(dirs))
@@ -67,7 +81,8 @@ func (r *Runtime) Roots() []string {
 }
 
 // SetRoots replaces the roots offered to servers and tells every ready
-// server (notifications/roots/list_changed). The runtime must have been
+// server (notifications/roots/list_changed), except those whose entry
+// names roots of its own. The runtime must have been
 // created with RuntimeOptions.Roots set: a server only asks a client that
 // declared roots in its handshake.
 func (r *Runtime) SetRoots(ctx context.Context, dirs []string) error {
@@ -84,7 +99,8 @@ func (r *Runtime) SetRoots(ctx context.Context, dirs []string) error {
 	r.mu.Lock()
 	var conns []*Conn
 	for _, n := range r.order {
-		if s := r.servers[n]; s.conn != nil && s.status.State == StateReady {
+		// A server with roots of its own is offered those still.
+		if s := r.servers[n]; s.conn != nil && s.status.State == StateReady && !s.cfg.OwnRoots {
 			conns = append(conns, s.conn)
 		}
 	}

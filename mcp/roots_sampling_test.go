@@ -141,3 +141,22 @@ func TestSamplingThroughTheDemoAnswersOrFailsWithTheReason(t *testing.T) {
 		})
 	}
 }
+
+func TestInteropAServersOwnRootsKeepServerFilesystemOnItsDirectory(t *testing.T) {
+	configured, offered := t.TempDir(), t.TempDir()
+	sc := peer(t, "filesystem", "@modelcontextprotocol/server-filesystem", configured)
+	sc.Roots, sc.OwnRoots = []string{configured}, true
+	rt := startReady(t, &Config{Servers: []ServerConfig{sc}}, RuntimeOptions{Roots: []string{offered}, Spill: render.NewSpillStore(t.TempDir())})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := rt.SetRoots(ctx, []string{offered, t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := rt.CallMeta(ctx, "mcp_invoke_filesystem", json.RawMessage(`{"tool":"list_allowed_directories"}`))
+	if err != nil || !strings.Contains(string(out), configured) || strings.Contains(string(out), offered) {
+		t.Fatalf("allowed directories = %s, %v; want the entry's own root %s (not the working directory's %s)", out, err, configured, offered)
+	}
+	if st, _ := rt.ServerStatus("filesystem"); len(st.Roots) != 1 || st.Roots[0] != configured {
+		t.Errorf("the status must show the roots the server is offered: %v", st.Roots)
+	}
+}

@@ -54,6 +54,10 @@ type Status struct {
 	Instructions string      `json:"instructions,omitempty"`
 	// ReadyMillis is the time from spawn to a finished handshake.
 	ReadyMillis *int64 `json:"ready_ms,omitempty"`
+	// Roots are the directories offered to the server when it asks (nil:
+	// howl offers it none and did not declare roots): the entry's own
+	// "roots", else the runtime's.
+	Roots []string `json:"roots,omitempty"`
 }
 
 // EventKind names what an Event reports.
@@ -414,8 +418,8 @@ func (r *Runtime) connectAuth(name string, gen int, sc ServerConfig, ring *stder
 	if auth != nil {
 		opts.httpClient = &http.Client{Transport: auth}
 	}
-	if r.roots != nil {
-		opts.roots = rootsHandler{book: r.roots, answered: func(start time.Time, n int) {
+	if book := r.rootsBookOf(sc); book != nil {
+		opts.roots = rootsHandler{book: book, answered: func(start time.Time, n int) {
 			r.traceAnswer(name, string(mcpgo.MethodListRoots), start, render.Count(n, "root"), nil)
 		}}
 	}
@@ -638,9 +642,24 @@ func (r *Runtime) Status() []Status {
 	defer r.mu.Unlock()
 	out := make([]Status, 0, len(r.order))
 	for _, n := range r.order {
-		out = append(out, r.servers[n].status)
+		out = append(out, r.statusOf(r.servers[n]))
 	}
 	return out
+}
+
+// statusOf is a slot's status with the roots it is offered (r.mu held).
+func (r *Runtime) statusOf(s *serverSlot) Status {
+	st := s.status
+	switch {
+	case s.cfg.OwnRoots:
+		st.Roots, _ = absRoots(s.cfg.Roots)
+		if st.Roots == nil {
+			st.Roots = []string{}
+		}
+	case r.roots != nil:
+		st.Roots = r.roots.get()
+	}
+	return st
 }
 
 // ServerStatus returns one server's snapshot.
@@ -651,7 +670,7 @@ func (r *Runtime) ServerStatus(name string) (Status, bool) {
 	if !ok {
 		return Status{}, false
 	}
-	return s.status, true
+	return r.statusOf(s), true
 }
 
 // ServerFeatures lists the features of every ready server, sorted by name.

@@ -24,6 +24,8 @@ type serverView struct {
 	Origin    mcp.Origin `json:"origin,omitempty"`
 	File      string     `json:"file,omitempty"`
 	Untrusted bool       `json:"untrusted,omitempty"`
+	// OwnRoots: Roots come from the entry's "roots", not the default.
+	OwnRoots bool `json:"own_roots,omitempty"`
 }
 
 // serversReport is `howl servers --json`: coverage first.
@@ -53,7 +55,7 @@ func newServersCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
 				}
 				sc, _ := s.cfg.Server(st.Name)
 				rep.Servers = append(rep.Servers, serverView{Status: st, FunctionSuffix: mcp.FunctionSuffix(st.Name),
-					Origin: sc.Origin, File: sc.File, Untrusted: sc.Untrusted != ""})
+					Origin: sc.Origin, File: sc.File, Untrusted: sc.Untrusted != "", OwnRoots: sc.OwnRoots})
 			}
 			rep.Coverage = fmt.Sprintf("%d of %d servers ready", ready, len(rep.Servers))
 			if asJSON {
@@ -86,6 +88,7 @@ func printServers(w io.Writer, rep serversReport) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\tmcp_*_%s\n", clean(s.Name), from, s.State, cmp.Or(s.Protocol, "-"), ready, feats, s.FunctionSuffix)
 	}
 	tw.Flush()
+	printRoots(w, rep)
 	for _, s := range rep.Servers {
 		if s.Reason != "" && s.State != mcp.StateReady {
 			fmt.Fprintf(w, "\n%s %s: %s\n", clean(s.Name), s.State, clean(s.Reason))
@@ -95,6 +98,31 @@ func printServers(w io.Writer, rep serversReport) {
 				}
 			}
 		}
+	}
+}
+
+// printRoots says which directories each server is offered when it asks
+// (roots/list): some servers, server-filesystem among them, serve those
+// instead of the directories on their command line.
+func printRoots(w io.Writer, rep serversReport) {
+	var lines []string
+	for _, s := range rep.Servers {
+		if s.Roots == nil {
+			continue
+		}
+		dirs := "none"
+		if len(s.Roots) > 0 {
+			dirs = strings.Join(s.Roots, ", ")
+		}
+		from := "the default"
+		if s.OwnRoots {
+			from = "its own \"roots\""
+		}
+		lines = append(lines, fmt.Sprintf("  %s: %s (%s)", clean(s.Name), clean(dirs), from))
+	}
+	if len(lines) > 0 {
+		fmt.Fprintln(w, "\nroots offered when a server asks:")
+		fmt.Fprintln(w, strings.Join(lines, "\n"))
 	}
 }
 

@@ -459,3 +459,27 @@ func TestAFailedListingIsReportedAsUnknownNotZero(t *testing.T) {
 		t.Errorf("the overview must say the count is unknown: %s", overview)
 	}
 }
+
+func TestServersShowWhichRootsEachServerIsOffered(t *testing.T) {
+	home := isolate(t)
+	exe, _ := os.Executable()
+	notes := filepath.Join(home, "notes")
+	cfg := filepath.Join(home, "roots.json")
+	os.WriteFile(cfg, []byte(`{"mcpServers":{
+		"mine":{"command":"`+exe+`","args":["demo-server"],"roots":["`+notes+`"]},
+		"other":{"command":"`+exe+`","args":["demo-server"]}}}`), 0o600)
+	out, errOut, code := howl(t, "--config", cfg, "servers")
+	if code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out, errOut)
+	}
+	wd, _ := os.Getwd()
+	for _, want := range []string{"mine: " + notes + ` (its own "roots")`, "other: " + wd + " (the default)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("howl servers must show %q:\n%s", want, out)
+		}
+	}
+	out, _, _ = howl(t, "--config", cfg, "servers", "--json")
+	if !strings.Contains(out, `"roots": [`) || !strings.Contains(out, `"own_roots": true`) {
+		t.Errorf("--json must carry the roots: %s", out)
+	}
+}
