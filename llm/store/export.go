@@ -57,6 +57,9 @@ func ExportMarkdown(w io.Writer, sess Session, conv *llm.Conversation) error {
 				status := "no result"
 				if ok {
 					status = fmt.Sprintf("%s, %s", map[bool]string{false: "ok", true: "error"}[r.IsError], r.Duration.Round(time.Millisecond))
+					if r.Decision != "" {
+						status += ", " + r.Decision
+					}
 				}
 				fmt.Fprintf(&b, "\n<details>\n<summary>tool call <code>%s</code> (%s)</summary>\n\n", c.Name, status)
 				fmt.Fprintf(&b, "Arguments:\n\n%s\n", fence(c.Arguments, "json"))

@@ -335,6 +335,7 @@ func TestExportMarkdownGolden(t *testing.T) {
 		Updated: time.Date(2026, 11, 30, 10, 5, 0, 0, time.UTC), Model: "openai/gpt-test", Servers: []string{"demo"}}
 	conv := &llm.Conversation{Messages: turn(0)}
 	conv.Messages[2].ToolResults[0].Content = "text with ``` fences inside"
+	conv.Messages[2].ToolResults[0].Decision = "allowed once by you"
 	var buf bytes.Buffer
 	if err := ExportMarkdown(&buf, sess, conv); err != nil {
 		t.Fatal(err)
@@ -489,4 +490,21 @@ func BenchmarkListThousandSessions(b *testing.B) {
 			i++
 		}
 	})
+}
+
+func TestExportSaysHowEachToolCallWasDecided(t *testing.T) {
+	s := open(t)
+	msgs := turn(0)
+	msgs[2].ToolResults[0].Decision = "denied by you"
+	sess, err := s.Create(context.Background(), "decided", "m", nil, msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := s.Export(context.Background(), sess.ID, &buf); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "(ok, 2ms, denied by you)") {
+		t.Errorf("the export must say how the call was decided:\n%s", buf.String())
+	}
 }
