@@ -358,7 +358,8 @@ func TestPlainOutputNeverCarriesTerminalControls(t *testing.T) {
 
 // The demo's tools that ask back work through `howl call` with no config:
 // the form is declined as --elicit says, the roots are the working
-// directory, and summarize says how to switch sampling on.
+// directory, and summarize (the demo's entry allows sampling) says no one
+// could be asked and how to be.
 func TestCallReachesTheDemosQuestionTools(t *testing.T) {
 	dir := isolate(t)
 	for _, c := range []struct {
@@ -367,10 +368,10 @@ func TestCallReachesTheDemosQuestionTools(t *testing.T) {
 	}{
 		{[]string{"--elicit=decline", "call", "demo", "book_table"}, "You declined the form: no table booked."},
 		{[]string{"call", "demo", "list_roots"}, "- file://" + dir},
-		{[]string{"call", "demo", "summarize", "text=wolves howl"}, `add "sampling": true to this server's config entry`},
+		{[]string{"call", "demo", "summarize", "text=wolves howl"}, "without asking anyone"},
 	} {
 		out, errOut, _ := howl(t, c.args...)
-		if !strings.Contains(out, c.want) {
+		if !strings.Contains(out+errOut, c.want) {
 			t.Errorf("howl %s printed\n%s\nstderr: %s\nwant it to contain %q", strings.Join(c.args, " "), out, errOut, c.want)
 		}
 	}

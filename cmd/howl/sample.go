@@ -13,8 +13,12 @@ import (
 	"github.com/howl-mcp/howl/mcp"
 )
 
-// errSampleDeclined is what a server hears when howl will not sample.
+// errSampleDeclined is what a server hears when the person said no.
 var errSampleDeclined = errors.New("the user declined the sampling request")
+
+// errSampleNotAsked is what a server hears when nobody could be asked: howl
+// never samples on its own.
+var errSampleNotAsked = errors.New("howl declined the sampling request without asking anyone: it samples only with a person's approval (run with --sample=ask on a terminal, or in the TUI)")
 
 // sampler picks how headless verbs answer a sampling request from a server
 // whose entry says "sampling": true: ask (show it on the terminal and run
@@ -54,7 +58,7 @@ func sampler(g *globalFlags, cfg *mcp.Config) (mcp.Sampler, error) {
 
 // declineSampling refuses every sampling request (--sample=decline).
 func declineSampling(context.Context, string, mcpgo.CreateMessageRequest) (*mcpgo.CreateMessageResult, error) {
-	return nil, fmt.Errorf("%w: howl answers sampling only when asked to (--sample=ask)", errSampleDeclined)
+	return nil, errSampleNotAsked
 }
 
 // maxSampleShown bounds each message shown on the terminal.

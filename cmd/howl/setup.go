@@ -32,6 +32,10 @@ func demoServerConfig() mcp.ServerConfig {
 		// instead of ~245 us, because mcp-go re-marshals every 2026-07-28
 		// request to add its _meta (measured: BenchmarkCallMetaEcho).
 		Era: mcp.EraLegacy,
+		// The demo's summarize tool asks the client's model (sampling):
+		// it is howl's own server, so it may, with the person's approval
+		// as always (a dialog, or --sample).
+		Sampling: true,
 	}
 }
 
