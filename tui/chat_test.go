@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -645,5 +646,28 @@ func TestCallBeforeTheCatalogLoadedTypesItsArguments(t *testing.T) {
 	d := m.viewer.doc
 	if d == nil || d.kind == docError || !strings.Contains(d.copyText, "5") {
 		t.Fatalf("the call did not succeed with typed arguments: %+v", d)
+	}
+}
+
+// `.call` types key=value arguments as `howl call` does (one function,
+// mcp.TypeKeyValues): flag=1 for a boolean property is true, not the
+// number 1, which a server's schema check would reject.
+func TestDotCallSendsABooleanForABooleanPropertyAsHowlCallDoes(t *testing.T) {
+	rt := newFakeRuntime()
+	rt.addServer("demo", mcp.CatalogItem{Kind: mcp.KindTool, ID: "toggle", Name: "toggle",
+		Schema: json.RawMessage(`{"type":"object","properties":{"flag":{"type":"boolean"},"n":{"type":"integer"}}}`)})
+	hs := newChatHarness(t, rt, []string{"demo"}, 100, 30, Options{})
+	defer hs.dumpOnFailure()
+	hs.line(".call demo toggle flag=1 n=7")
+	var sent string
+	rt.mu.Lock()
+	for _, c := range rt.calls {
+		if strings.HasPrefix(c, mcp.PrefixInvoke) {
+			sent = c
+		}
+	}
+	rt.mu.Unlock()
+	if !strings.Contains(sent, `"flag":true`) || !strings.Contains(sent, `"n":7`) {
+		t.Fatalf(".call sent %s, want flag true and n 7, as howl call sends them", sent)
 	}
 }

@@ -424,30 +424,6 @@ func (m *Model) cmdCall(words []string) tea.Cmd {
 	return m.openFromChat(docRequest{kind: reqCall, server: words[0], tool: words[1], keyValues: kv}, "calling "+render.SanitizeLine(words[1]))
 }
 
-// typedArgs types key=value strings by the tool's schema: a value for a
-// number, integer, boolean, array or object property is parsed as JSON
-// when it parses; everything else stays a string.
-func typedArgs(schema json.RawMessage, kv map[string]string) map[string]any {
-	types := map[string]string{}
-	for _, p := range parseSchemaProps(schema) {
-		types[p.Name] = p.Type
-	}
-	out := make(map[string]any, len(kv))
-	for k, v := range kv {
-		out[k] = v
-		switch types[k] {
-		case "number", "integer", "boolean", "array", "object":
-			var x any
-			dec := json.NewDecoder(strings.NewReader(v))
-			dec.UseNumber()
-			if dec.Decode(&x) == nil {
-				out[k] = x
-			}
-		}
-	}
-	return out
-}
-
 // cmdMCP lists the servers with their states and fixes; with an action
 // it hides a server from the chat, shows it again, restarts it, or starts
 // its login.

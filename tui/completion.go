@@ -264,7 +264,7 @@ func liveCompletions(ctx context.Context, rt Runtime, cc compContext) []completi
 			return nil
 		}
 		var keys []completion
-		for _, p := range parseSchemaProps(it.Schema) {
+		for _, p := range mcp.SchemaProps(it.Schema) {
 			keys = append(keys, keyCompletion(p.Name, firstLine(p.Description), p.Required))
 		}
 		return keyValueCompletions(ctx, rt, it, cc, keys, false)

@@ -145,7 +145,7 @@ func renderDetail(com *Common, e *entry, w int) []string {
 			field("hints", hints)
 		}
 		field("task", it.TaskSupport)
-		props := parseSchemaProps(it.Schema)
+		props := mcp.SchemaProps(it.Schema)
 		heading("Arguments")
 		if len(props) == 0 {
 			add(pad + st.Muted.Render("none"))

@@ -233,7 +233,7 @@ func buildDoc(env loadEnv, req docRequest) (*document, error) {
 					schema = it.Schema
 				}
 			}
-			req.toolArgs = typedArgs(schema, req.keyValues)
+			req.toolArgs = mcp.TypeKeyValues(schema, req.keyValues)
 		}
 		if req.toolArgs != nil {
 			args["arguments"] = req.toolArgs

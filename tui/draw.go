@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -188,4 +190,14 @@ func scrollMark(off, n, h int) string {
 		return "Bot"
 	}
 	return fmt.Sprintf("%d%%", percent(off, n-h))
+}
+
+// prettyJSON indents raw JSON with two spaces, or returns it as it is when
+// it does not parse.
+func prettyJSON(raw []byte) string {
+	var b bytes.Buffer
+	if json.Indent(&b, bytes.TrimSpace(raw), "", "  ") != nil {
+		return string(raw)
+	}
+	return b.String()
 }

@@ -5,11 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/mail"
 	"net/url"
 	"strings"
-	"time"
-	"unicode/utf8"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -38,7 +35,7 @@ var elicitKeys = struct{ Accept, Decline, Open, DeclineURL key.Binding }{
 // wrote its properties in is gone by the time howl sees it; the required
 // ones come first (requiredFirst), then the rest by name.
 func ElicitFields(schema json.RawMessage) []*Field {
-	props := requiredFirst(schema, parseSchemaProps(schema))
+	props := mcp.RequiredFirst(schema, mcp.SchemaProps(schema))
 	out := make([]*Field, 0, len(props))
 	for _, p := range props {
 		out = append(out, elicitField(p))
@@ -47,7 +44,7 @@ func ElicitFields(schema json.RawMessage) []*Field {
 }
 
 // elicitField is the field of one requested property.
-func elicitField(p schemaProp) *Field {
+func elicitField(p mcp.SchemaProp) *Field {
 	desc := p.Description
 	if desc == p.Title {
 		desc = "" // the title is in the hint
@@ -67,9 +64,9 @@ func elicitField(p schemaProp) *Field {
 	case len(p.Options) > 0:
 		fl = choiceField(p, p.Options)
 	case p.Type == "boolean":
-		fl = choiceField(p, []schemaOption{{json.RawMessage("true"), "yes"}, {json.RawMessage("false"), "no"}})
+		fl = choiceField(p, []mcp.SchemaOption{{Value: json.RawMessage("true"), Title: "yes"}, {Value: json.RawMessage("false"), Title: "no"}})
 	case p.Type == "number" || p.Type == "integer":
-		fl = &Field{Kind: FieldNumber, Check: boundsCheck(p.Minimum, p.Maximum)}
+		fl = &Field{Kind: FieldNumber, Check: func(v any) string { return mcp.CheckValue(p, v) }}
 		if p.Type == "integer" {
 			fl.Kind = FieldInteger
 		}
@@ -77,17 +74,17 @@ func elicitField(p schemaProp) *Field {
 		if p.Constraints != "" {
 			hint = append(hint, p.Constraints)
 		}
-		fl.Initial = jsonText(p.DefaultRaw)
+		fl.Initial = mcp.JSONText(p.DefaultRaw)
 	default:
-		fl = &Field{Kind: FieldText, Check: textCheck(p.Format, p.MinLength, p.MaxLength)}
+		fl = &Field{Kind: FieldText, Check: func(v any) string { return mcp.CheckValue(p, v) }}
 		if p.Format != "" {
 			hint = append(hint, p.Format)
-			fl.Placeholder = "e.g. " + formatExample(p.Format)
+			fl.Placeholder = "e.g. " + mcp.FormatExample(p.Format)
 		}
 		if p.Constraints != "" {
 			hint = append(hint, p.Constraints)
 		}
-		fl.Initial = jsonText(p.DefaultRaw)
+		fl.Initial = mcp.JSONText(p.DefaultRaw)
 		if p.MinLength != nil && *p.MinLength > 0 {
 			fl.NonEmpty = true
 		}
@@ -102,7 +99,7 @@ func elicitField(p schemaProp) *Field {
 }
 
 // choiceField is a single choice among opts, the default chosen.
-func choiceField(p schemaProp, opts []schemaOption) *Field {
+func choiceField(p mcp.SchemaProp, opts []mcp.SchemaOption) *Field {
 	fl := &Field{Kind: FieldEnum}
 	if p.Type == "boolean" {
 		fl.Kind = FieldBool
@@ -124,7 +121,7 @@ func choiceField(p schemaProp, opts []schemaOption) *Field {
 
 // multiField is a multi-select over an array's item choices, the
 // default's items picked.
-func multiField(p schemaProp) *Field {
+func multiField(p mcp.SchemaProp) *Field {
 	var defaults []json.RawMessage
 	_ = json.Unmarshal(p.DefaultRaw, &defaults)
 	choices := make([]string, len(p.ItemOptions))
@@ -171,95 +168,6 @@ func sameJSON(a, b json.RawMessage) bool {
 	xs, _ := json.Marshal(x)
 	ys, _ := json.Marshal(y)
 	return string(xs) == string(ys)
-}
-
-// boundsCheck checks a number against minimum and maximum.
-func boundsCheck(lo, hi *float64) func(any) string {
-	if lo == nil && hi == nil {
-		return nil
-	}
-	return func(v any) string {
-		var f float64
-		switch n := v.(type) {
-		case json.Number:
-			f, _ = n.Float64()
-		case int64:
-			f = float64(n)
-		default:
-			return ""
-		}
-		want := "a number"
-		switch {
-		case lo != nil && hi != nil:
-			want = "a number from " + num(*lo) + " to " + num(*hi)
-		case lo != nil:
-			want = "a number of at least " + num(*lo)
-		case hi != nil:
-			want = "a number of at most " + num(*hi)
-		}
-		switch {
-		case lo != nil && f < *lo:
-			return fmt.Sprintf("%s is below the minimum %s: enter %s", num(f), num(*lo), want)
-		case hi != nil && f > *hi:
-			return fmt.Sprintf("%s is above the maximum %s: enter %s", num(f), num(*hi), want)
-		}
-		return ""
-	}
-}
-
-// textCheck checks a string's length and format.
-func textCheck(format string, minLen, maxLen *int) func(any) string {
-	return func(v any) string {
-		s, _ := v.(string)
-		n := utf8.RuneCountInString(s)
-		switch {
-		case minLen != nil && n < *minLen:
-			return fmt.Sprintf("%d characters, at least %d needed: write more", n, *minLen)
-		case maxLen != nil && n > *maxLen:
-			return fmt.Sprintf("%d characters, at most %d allowed: shorten it", n, *maxLen)
-		}
-		if s == "" {
-			return ""
-		}
-		if !formatOK(format, s) {
-			return fmt.Sprintf("%q is not a valid %s: write it like %s", s, format, formatExample(format))
-		}
-		return ""
-	}
-}
-
-// formatOK checks s against the elicitation string formats; others pass.
-func formatOK(format, s string) bool {
-	switch format {
-	case "email":
-		a, err := mail.ParseAddress(s)
-		return err == nil && a.Address == s
-	case "uri":
-		u, err := url.Parse(s)
-		return err == nil && u.Scheme != "" && (u.Host != "" || u.Opaque != "" || u.Path != "")
-	case "date":
-		_, err := time.Parse(time.DateOnly, s)
-		return err == nil
-	case "date-time":
-		_, err := time.Parse(time.RFC3339, s)
-		return err == nil
-	}
-	return true
-}
-
-// formatExample shows what a format looks like.
-func formatExample(format string) string {
-	switch format {
-	case "email":
-		return "name@example.com"
-	case "uri":
-		return "https://example.com/page"
-	case "date":
-		return "2026-01-31"
-	case "date-time":
-		return "2026-01-31T14:30:00Z"
-	}
-	return format
 }
 
 // elicitDialog is a server's request for input: a form built from the

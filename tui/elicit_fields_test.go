@@ -34,22 +34,6 @@ func TestElicitFieldsFillDefaultsButNeverChooseForThePerson(t *testing.T) {
 	}
 }
 
-func TestElicitStringFormatsAreChecked(t *testing.T) {
-	for _, c := range []struct {
-		format, value string
-		ok            bool
-	}{
-		{"email", "a@example.com", true}, {"email", "Ann <a@example.com>", false}, {"email", "a.example.com", false},
-		{"uri", "https://example.com/x", true}, {"uri", "urn:isbn:123", true}, {"uri", "example.com", false},
-		{"date", "2026-02-28", true}, {"date", "2026-02-30", false}, {"date", "28/02/2026", false},
-		{"date-time", "2026-02-28T10:00:00+01:00", true}, {"date-time", "2026-02-28 10:00", false},
-	} {
-		if got := formatOK(c.format, c.value); got != c.ok {
-			t.Errorf("formatOK(%s, %q) = %v, want %v", c.format, c.value, got, c.ok)
-		}
-	}
-}
-
 // A server's format, default and enum text reach the form's placeholder,
 // hints and errors; none may carry a terminal escape to the screen.
 func TestElicitFormNeverDrawsAServersEscapes(t *testing.T) {

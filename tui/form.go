@@ -474,7 +474,7 @@ func (f *Form) FocusLine(w int) int {
 // optional "max_tokens").
 func ToolFields(schema json.RawMessage) []*Field {
 	var out []*Field
-	for _, p := range requiredFirst(schema, parseSchemaProps(schema)) {
+	for _, p := range mcp.RequiredFirst(schema, mcp.SchemaProps(schema)) {
 		fl := &Field{Name: p.Name, Required: p.Required, Description: render.Sanitize(p.Description)}
 		var hint []string
 		switch {
@@ -509,7 +509,7 @@ func ToolFields(schema json.RawMessage) []*Field {
 				t = "any"
 			}
 			hint = append(hint, t+" as JSON")
-			fl.Example = jsonExample(p.Raw)
+			fl.Example = mcp.JSONExample(p.Raw)
 		}
 		if p.Constraints != "" {
 			hint = append(hint, p.Constraints)

@@ -98,13 +98,13 @@ func progressText(p mcp.Progress, frame int) string {
 		frac := math.Max(0, math.Min(p.Progress/p.Total, 1))
 		full := int(math.Round(frac * progressBarCells))
 		b.WriteString("▕" + strings.Repeat("█", full) + strings.Repeat("░", progressBarCells-full) + "▏ ")
-		b.WriteString(num(p.Progress) + "/" + num(p.Total))
+		b.WriteString(mcp.FormatNumber(p.Progress) + "/" + mcp.FormatNumber(p.Total))
 	} else {
 		b.WriteString(spinnerFrames[frame%len(spinnerFrames)] + " ")
 		if p.Task != "" {
 			b.WriteString("task")
 		} else {
-			b.WriteString(num(p.Progress))
+			b.WriteString(mcp.FormatNumber(p.Progress))
 		}
 	}
 	if msg := strings.TrimSpace(render.SanitizeLine(p.Message)); msg != "" {

@@ -17,7 +17,7 @@ import (
 // toolDoc renders a bounded CallToolResult.
 func toolDoc(env loadEnv, req docRequest, out []byte) *document {
 	d := &document{kind: docRich, title: titleFor(req)}
-	names, values := orderedObject(out)
+	names, values := mcp.OrderedObject(out)
 	var b richBuilder
 	b.env = env
 	var content []json.RawMessage

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/x/term"
@@ -274,46 +273,17 @@ func warnUnchecked(ctx context.Context, s *session, server, tool string, raw jso
 	}
 }
 
-// coercePairs converts k=v strings to the JSON types the tool's schema gives
-// each property; a value that does not parse stays a string (the schema
-// check then names the problem).
+// coercePairs types k=v strings by the tool's schema, as `.call` in the
+// chat does (mcp.TypeKeyValues); a value that does not parse stays a
+// string (the schema check then names the problem).
 func coercePairs(ctx context.Context, s *session, server, tool string, pairs map[string]string) map[string]any {
-	types := map[string]string{}
+	var schema json.RawMessage
 	if cat, err := s.rt.Catalog(ctx, server, false); err == nil {
 		if it, ok := cat.Lookup(mcp.KindTool, tool); ok {
-			var sch struct {
-				Properties map[string]struct {
-					Type any `json:"type"`
-				} `json:"properties"`
-			}
-			_ = json.Unmarshal(it.Schema, &sch)
-			for k, p := range sch.Properties {
-				if t, ok := p.Type.(string); ok {
-					types[k] = t
-				}
-			}
+			schema = it.Schema
 		}
 	}
-	out := make(map[string]any, len(pairs))
-	for k, v := range pairs {
-		out[k] = v
-		switch types[k] {
-		case "integer", "number":
-			if n, err := strconv.ParseFloat(v, 64); err == nil {
-				out[k] = json.Number(strconv.FormatFloat(n, 'f', -1, 64))
-			}
-		case "boolean":
-			if b, err := strconv.ParseBool(v); err == nil {
-				out[k] = b
-			}
-		case "object", "array", "null":
-			var j any
-			if json.Unmarshal([]byte(v), &j) == nil {
-				out[k] = j
-			}
-		}
-	}
-	return out
+	return mcp.TypeKeyValues(schema, pairs)
 }
 
 // printable prints a bounded tool result and reports whether it is an

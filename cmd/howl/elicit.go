@@ -7,14 +7,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/mail"
-	"net/url"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/howl-mcp/howl/mcp"
 )
@@ -158,35 +154,16 @@ func (t *terminal) elicit(ctx context.Context, server string, req mcp.ElicitRequ
 		}
 		return mcp.ElicitResponse{Action: mcp.ElicitAccept}, nil
 	}
-	var schema struct {
-		Properties map[string]askProp `json:"properties"`
-		Required   []string           `json:"required"`
-	}
-	_ = json.Unmarshal(req.Schema, &schema)
-	required := map[string]bool{}
-	for _, r := range schema.Required {
-		required[r] = true
-	}
-	// Required first, in the schema's order of them; then the rest by name.
-	names := make([]string, 0, len(schema.Properties))
-	for _, r := range schema.Required {
-		if _, ok := schema.Properties[r]; ok && !slices.Contains(names, r) {
-			names = append(names, r)
-		}
-	}
-	var rest []string
-	for k := range schema.Properties {
-		if !required[k] {
-			rest = append(rest, k)
-		}
-	}
-	sort.Strings(rest)
-	names = append(names, rest...)
+	// Required first, in the schema's order of them; then the rest by
+	// name (mcp-go hands the schema over as a map: its order is gone).
+	props := mcp.SchemaProps(req.Schema)
+	slices.SortStableFunc(props, func(a, b mcp.SchemaProp) int { return strings.Compare(a.Name, b.Name) })
+	props = mcp.RequiredFirst(req.Schema, props)
 	content := map[string]any{}
-	for _, k := range names {
-		p := schema.Properties[k]
+	for _, sp := range props {
+		p, k := askProp{sp}, sp.Name
 		mark := ""
-		if required[k] {
+		if p.Required {
 			mark = " *"
 		}
 		about := cmp.Or(clean(p.Description), clean(p.Title)) // a title when nothing more is said
@@ -199,7 +176,7 @@ func (t *terminal) elicit(ctx context.Context, server string, req mcp.ElicitRequ
 			if err != nil && line == "" {
 				return mcp.ElicitResponse{Action: mcp.ElicitCancel}, nil
 			}
-			v, set, problem := p.parse(strings.TrimSpace(line), required[k])
+			v, set, problem := p.parse(strings.TrimSpace(line))
 			if problem == "" {
 				if set {
 					content[k] = v
@@ -220,92 +197,41 @@ func (t *terminal) elicit(ctx context.Context, server string, req mcp.ElicitRequ
 }
 
 // askProp is one property of an elicitation's requested schema, as the
-// terminal asks it.
-type askProp struct {
-	Type        string   `json:"type"`
-	Title       string   `json:"title"`
-	Description string   `json:"description"`
-	Default     any      `json:"default"`
-	Enum        []any    `json:"enum"`
-	Format      string   `json:"format"`
-	Minimum     *float64 `json:"minimum"`
-	Maximum     *float64 `json:"maximum"`
-	OneOf       []struct {
-		Const any    `json:"const"`
-		Title string `json:"title"`
-	} `json:"oneOf"`
-	Items *struct {
-		Enum  []any `json:"enum"`
-		AnyOf []struct {
-			Const any    `json:"const"`
-			Title string `json:"title"`
-		} `json:"anyOf"`
-	} `json:"items"`
+// terminal asks it (read by mcp.SchemaProps, the one schema reader).
+type askProp struct{ mcp.SchemaProp }
+
+// options are the choices of a choice property, or of an array's items
+// (nil: free input).
+func (p askProp) options() []mcp.SchemaOption {
+	if len(p.Options) > 0 {
+		return p.Options
+	}
+	return p.ItemOptions
 }
 
-// choices are the values a choice property takes (nil: free input).
-func (p askProp) choices() []any {
-	switch {
-	case len(p.Enum) > 0:
-		return p.Enum
-	case len(p.OneOf) > 0:
-		out := make([]any, len(p.OneOf))
-		for i, o := range p.OneOf {
-			out[i] = o.Const
-		}
-		return out
-	case p.Items != nil && len(p.Items.Enum) > 0:
-		return p.Items.Enum
-	case p.Items != nil && len(p.Items.AnyOf) > 0:
-		out := make([]any, len(p.Items.AnyOf))
-		for i, o := range p.Items.AnyOf {
-			out[i] = o.Const
-		}
-		return out
-	}
-	return nil
-}
-
-// titles are the shown names of a titled choice's values (oneOf or
-// items.anyOf of {const, title}), by value as text; nil for plain enums.
-func (p askProp) titles() map[string]string {
-	type titled = struct {
-		Const any    `json:"const"`
-		Title string `json:"title"`
-	}
-	var list []titled
-	switch {
-	case len(p.OneOf) > 0:
-		list = p.OneOf
-	case p.Items != nil && len(p.Items.AnyOf) > 0:
-		list = p.Items.AnyOf
-	}
-	if list == nil {
-		return nil
-	}
-	out := map[string]string{}
-	for _, o := range list {
-		if v := fmt.Sprint(o.Const); o.Title != "" && o.Title != v {
-			out[v] = o.Title
-		}
-	}
-	return out
+// value is an option's value as sent.
+func value(o mcp.SchemaOption) any {
+	var v any
+	_ = json.Unmarshal(o.Value, &v)
+	return v
 }
 
 // choiceList is the choices as the hint shows them: each value, with its
 // title when it has one ("[indoor (Indoors) bar (At the bar)]").
 func (p askProp) choiceList() string {
-	titles := p.titles()
 	var parts []string
-	for _, c := range p.choices() {
-		v := fmt.Sprint(c)
-		if t, ok := titles[v]; ok {
-			v += " (" + t + ")"
+	for _, o := range p.options() {
+		v := fmt.Sprint(value(o))
+		if o.Title != "" && o.Title != v {
+			v += " (" + o.Title + ")"
 		}
 		parts = append(parts, v)
 	}
 	return "[" + strings.Join(parts, " ") + "]"
 }
+
+// isArray: the property takes a list.
+func (p askProp) isArray() bool { return strings.HasPrefix(p.Type, "array") }
 
 // hint says what to type.
 func (p askProp) hint() string {
@@ -313,19 +239,25 @@ func (p askProp) hint() string {
 	if p.Format != "" {
 		h += ", " + p.Format
 	}
-	if c := p.choices(); c != nil {
+	if p.options() != nil {
 		h = "one of " + p.choiceList()
-		if p.Type == "array" {
+		if p.isArray() {
 			h = "any of " + p.choiceList() + ", comma-separated"
 		}
 	}
 	if p.Minimum != nil || p.Maximum != nil {
 		h += fmt.Sprintf(", %s to %s", bound(p.Minimum, "-∞"), bound(p.Maximum, "∞"))
 	}
-	if p.Default != nil {
-		h += fmt.Sprintf(", default %v", p.Default)
+	if p.DefaultRaw != nil {
+		h += fmt.Sprintf(", default %v", p.defaultValue())
 	}
 	return h
+}
+
+func (p askProp) defaultValue() any {
+	var v any
+	_ = json.Unmarshal(p.DefaultRaw, &v)
+	return v
 }
 
 func bound(f *float64, none string) string {
@@ -335,30 +267,31 @@ func bound(f *float64, none string) string {
 	return strconv.FormatFloat(*f, 'f', -1, 64)
 }
 
-// parse checks one typed answer: the value to send, whether to send one
-// (an empty answer sends the default, or nothing), and what is wrong.
-func (p askProp) parse(s string, required bool) (any, bool, string) {
+// parse reads one typed answer: the value to send, whether to send one
+// (an empty answer sends the default, or nothing), and what is wrong. The
+// value is checked against the property's schema by mcp.CheckValue, as the
+// TUI's dialog checks it.
+func (p askProp) parse(s string) (any, bool, string) {
 	if s == "" {
-		if p.Default != nil {
-			return p.Default, true, ""
+		if p.DefaultRaw != nil {
+			return p.defaultValue(), true, ""
 		}
-		if required {
+		if p.Required {
 			return nil, false, "required: type a value"
 		}
 		return nil, false, ""
 	}
-	choices := p.choices()
-	titles := p.titles()
 	pick := func(w string) (any, bool) { // a value, or its title in any case
-		for _, c := range choices {
-			if v := fmt.Sprint(c); v == w || titles[v] != "" && strings.EqualFold(titles[v], w) {
-				return c, true
+		for _, o := range p.options() {
+			if v := fmt.Sprint(value(o)); v == w || o.Title != v && strings.EqualFold(o.Title, w) {
+				return value(o), true
 			}
 		}
 		return nil, false
 	}
+	var v any = s
 	switch {
-	case p.Type == "array" && choices != nil:
+	case p.isArray() && p.options() != nil:
 		var out []any
 		for _, w := range strings.Split(s, ",") {
 			c, ok := pick(strings.TrimSpace(w))
@@ -367,47 +300,31 @@ func (p askProp) parse(s string, required bool) (any, bool, string) {
 			}
 			out = append(out, c)
 		}
-		return out, true, ""
-	case choices != nil:
+		v = out
+	case p.options() != nil:
 		c, ok := pick(s)
 		if !ok {
 			return nil, false, fmt.Sprintf("%q is not one of %s", s, p.choiceList())
 		}
-		return c, true, ""
+		v = c
 	case p.Type == "integer" || p.Type == "number":
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil || (p.Type == "integer" && f != float64(int64(f))) {
 			return nil, false, fmt.Sprintf("%q is not %s", s, map[bool]string{true: "an integer", false: "a number"}[p.Type == "integer"])
 		}
-		if p.Minimum != nil && f < *p.Minimum || p.Maximum != nil && f > *p.Maximum {
-			return nil, false, fmt.Sprintf("%s is outside %s to %s", s, bound(p.Minimum, "-∞"), bound(p.Maximum, "∞"))
-		}
+		v = f
 		if p.Type == "integer" {
-			return int64(f), true, ""
+			v = int64(f)
 		}
-		return f, true, ""
 	case p.Type == "boolean":
 		b, err := strconv.ParseBool(s)
 		if err != nil {
 			return nil, false, fmt.Sprintf("%q is not true or false", s)
 		}
-		return b, true, ""
-	case p.Format == "email":
-		if a, err := mail.ParseAddress(s); err != nil || a.Address != s {
-			return nil, false, fmt.Sprintf("%q is not an email address: write it like name@example.com", s)
-		}
-	case p.Format == "uri":
-		if u, err := url.Parse(s); err != nil || u.Scheme == "" {
-			return nil, false, fmt.Sprintf("%q is not a URI: write it like https://example.com/page", s)
-		}
-	case p.Format == "date":
-		if _, err := time.Parse("2006-01-02", s); err != nil {
-			return nil, false, fmt.Sprintf("%q is not a date: write it like 2026-01-31", s)
-		}
-	case p.Format == "date-time":
-		if _, err := time.Parse(time.RFC3339, s); err != nil {
-			return nil, false, fmt.Sprintf("%q is not a date-time: write it like 2026-01-31T14:30:00Z", s)
-		}
+		v = b
 	}
-	return s, true, ""
+	if problem := mcp.CheckValue(p.SchemaProp, v); problem != "" {
+		return nil, false, problem
+	}
+	return v, true, ""
 }

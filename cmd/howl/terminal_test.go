@@ -70,7 +70,7 @@ func TestTerminalElicitationChecksAnswersAndAsksAgain(t *testing.T) {
 	if string(got) != `{"age":36,"email":"ada@example.com","note":"none","plan":"p2","toppings":["ch","ol"]}` {
 		t.Errorf("content %s\n%s", got, out.String())
 	}
-	for _, want := range []string{`"not-an-email" is not an email address`, "7 is outside 18 to 130", `"platinum" is not one of [p1 (Basic) p2 (Pro)]`, "email * (string, email): ",
+	for _, want := range []string{`"not-an-email" is not a valid email: write it like name@example.com`, "7 is below the minimum 18: enter a number from 18 to 130", `"platinum" is not one of [p1 (Basic) p2 (Pro)]`, "email * (string, email): ",
 		"age * (integer, 18 to 130) Your age: "} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the terminal did not say %q:\n%s", want, out.String())

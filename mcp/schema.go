@@ -1,16 +1,26 @@
-package tui
+package mcp
 
 import (
+	"errors"
+	"math/big"
+	"strconv"
+
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
 
-// schemaProp is one property of a tool's input schema, as the detail pane
-// and the argument form need it. Properties keep the schema's order.
-type schemaProp struct {
+// SchemaProp is one property of an object schema (a tool's input schema,
+// an elicitation's requested schema), as the TUI's forms and detail pane,
+// `.call`, `howl call` and the terminal's questions read it: the one
+// reader of JSON Schema properties in howl. Properties keep the schema's
+// order.
+type SchemaProp struct {
 	Name        string
 	Type        string // string, number, integer, boolean, array, object, or "" (any)
 	Description string
@@ -33,17 +43,17 @@ type schemaProp struct {
 	DefaultRaw json.RawMessage
 	// Options are a single choice's values and titles: from enum (titled
 	// by enumNames when given) or oneOf/anyOf of {const, title}.
-	Options []schemaOption
+	Options []SchemaOption
 	// ItemOptions are an array's choices (items.enum, items.anyOf or
 	// items.oneOf): a multi-select; MinItems and MaxItems bound it.
-	ItemOptions        []schemaOption
+	ItemOptions        []SchemaOption
 	MinItems, MaxItems *int
 	// Raw is the property's own schema.
 	Raw json.RawMessage
 }
 
-// schemaOption is one choice of an enum: the value sent and the title shown.
-type schemaOption struct {
+// SchemaOption is one choice of an enum: the value sent and the title shown.
+type SchemaOption struct {
 	Value json.RawMessage
 	Title string
 }
@@ -63,10 +73,10 @@ type schemaConst struct {
 }
 
 // options lists the choices, titles falling back to the values as text.
-func (c schemaChoices) options() []schemaOption {
-	var out []schemaOption
+func (c schemaChoices) options() []SchemaOption {
+	var out []SchemaOption
 	for i, e := range c.Enum {
-		o := schemaOption{Value: e, Title: jsonText(e)}
+		o := SchemaOption{Value: e, Title: JSONText(e)}
 		if i < len(c.EnumNames) && c.EnumNames[i] != "" {
 			o.Title = c.EnumNames[i]
 		}
@@ -77,9 +87,9 @@ func (c schemaChoices) options() []schemaOption {
 			if len(k.Const) == 0 {
 				continue
 			}
-			o := schemaOption{Value: k.Const, Title: k.Title}
+			o := SchemaOption{Value: k.Const, Title: k.Title}
 			if o.Title == "" {
-				o.Title = jsonText(k.Const)
+				o.Title = JSONText(k.Const)
 			}
 			out = append(out, o)
 		}
@@ -87,8 +97,8 @@ func (c schemaChoices) options() []schemaOption {
 	return out
 }
 
-// jsonText is a JSON string's text, or any other JSON value as written.
-func jsonText(raw json.RawMessage) string {
+// JSONText is a JSON string's text, or any other JSON value as written.
+func JSONText(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return s
@@ -96,10 +106,10 @@ func jsonText(raw json.RawMessage) string {
 	return string(raw)
 }
 
-// parseSchemaProps reads the top-level properties of an object schema in
+// SchemaProps reads the top-level properties of an object schema in
 // their written order. A schema that is not an object with properties
 // yields none; that is not an error, the form then offers raw JSON.
-func parseSchemaProps(raw json.RawMessage) []schemaProp {
+func SchemaProps(raw json.RawMessage) []SchemaProp {
 	var top struct {
 		Properties json.RawMessage `json:"properties"`
 		Required   []string        `json:"required"`
@@ -111,10 +121,10 @@ func parseSchemaProps(raw json.RawMessage) []schemaProp {
 	for _, r := range top.Required {
 		req[r] = true
 	}
-	names, values := orderedObject(top.Properties)
-	out := make([]schemaProp, 0, len(names))
+	names, values := OrderedObject(top.Properties)
+	out := make([]SchemaProp, 0, len(names))
 	for i, name := range names {
-		p := schemaProp{Name: name, Required: req[name], Raw: values[i]}
+		p := SchemaProp{Name: name, Required: req[name], Raw: values[i]}
 		var d struct {
 			Type        json.RawMessage   `json:"type"`
 			Description string            `json:"description"`
@@ -147,7 +157,7 @@ func parseSchemaProps(raw json.RawMessage) []schemaProp {
 		if len(d.Default) > 0 && string(d.Default) != "null" {
 			p.DefaultRaw = d.Default
 		}
-		p.Type = schemaType(d.Type)
+		p.Type = SchemaType(d.Type)
 		p.Description = d.Description
 		if p.Description == "" {
 			p.Description = d.Title
@@ -168,11 +178,11 @@ func parseSchemaProps(raw json.RawMessage) []schemaProp {
 		var cons []string
 		switch {
 		case d.Minimum != nil && d.Maximum != nil:
-			cons = append(cons, fmt.Sprintf("%s–%s", num(*d.Minimum), num(*d.Maximum)))
+			cons = append(cons, fmt.Sprintf("%s–%s", FormatNumber(*d.Minimum), FormatNumber(*d.Maximum)))
 		case d.Minimum != nil:
-			cons = append(cons, "≥ "+num(*d.Minimum))
+			cons = append(cons, "≥ "+FormatNumber(*d.Minimum))
 		case d.Maximum != nil:
-			cons = append(cons, "≤ "+num(*d.Maximum))
+			cons = append(cons, "≤ "+FormatNumber(*d.Maximum))
 		}
 		if d.MinLength != nil && *d.MinLength > 0 {
 			cons = append(cons, fmt.Sprintf("min length %d", *d.MinLength))
@@ -181,7 +191,7 @@ func parseSchemaProps(raw json.RawMessage) []schemaProp {
 			cons = append(cons, fmt.Sprintf("max length %d", *d.MaxLength))
 		}
 		if p.Type == "array" && d.Items != nil {
-			if t := schemaType(d.Items.Type); t != "" {
+			if t := SchemaType(d.Items.Type); t != "" {
 				p.Type = "array of " + t
 			}
 		}
@@ -191,11 +201,11 @@ func parseSchemaProps(raw json.RawMessage) []schemaProp {
 	return out
 }
 
-// requiredFirst orders props for a form: the required ones first, in the
+// RequiredFirst orders props for a form: the required ones first, in the
 // order of the schema's "required" list (an array, so the author's order
 // even when the properties object has lost it), then the others as they
 // were.
-func requiredFirst(schema json.RawMessage, props []schemaProp) []schemaProp {
+func RequiredFirst(schema json.RawMessage, props []SchemaProp) []SchemaProp {
 	var top struct {
 		Required []string `json:"required"`
 	}
@@ -206,7 +216,7 @@ func requiredFirst(schema json.RawMessage, props []schemaProp) []schemaProp {
 			rank[n] = i
 		}
 	}
-	slices.SortStableFunc(props, func(a, b schemaProp) int {
+	slices.SortStableFunc(props, func(a, b SchemaProp) int {
 		ra, aok := rank[a.Name]
 		rb, bok := rank[b.Name]
 		switch {
@@ -222,9 +232,9 @@ func requiredFirst(schema json.RawMessage, props []schemaProp) []schemaProp {
 	return props
 }
 
-// schemaType reads "type", which may be a string or a list of strings
+// SchemaType reads "type", which may be a string or a list of strings
 // (["string", "null"] reads as "string").
-func schemaType(raw json.RawMessage) string {
+func SchemaType(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return s
@@ -240,19 +250,19 @@ func schemaType(raw json.RawMessage) string {
 	return ""
 }
 
-func num(f float64) string {
+func FormatNumber(f float64) string {
 	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.6f", f), "0"), ".")
 }
 
 // maxExample bounds an example value built from a schema.
 const maxExample = 400
 
-// jsonExample is a value of the shape a schema describes, as compact JSON
+// JSONExample is a value of the shape a schema describes, as compact JSON
 // with its properties in written order: empty strings, zeros, false, the
 // first enum value or const, one item per array. It gives a person a
 // skeleton to fill in for a field typed as JSON. "" when the schema says
 // too little (no type at all) or the example would pass maxExample.
-func jsonExample(raw json.RawMessage) string {
+func JSONExample(raw json.RawMessage) string {
 	var b strings.Builder
 	if !writeExample(&b, raw, 0) || b.Len() > maxExample {
 		return ""
@@ -279,7 +289,7 @@ func writeExample(b *strings.Builder, raw json.RawMessage, depth int) bool {
 		b.Write(s.Enum[0])
 		return true
 	}
-	t := schemaType(s.Type)
+	t := SchemaType(s.Type)
 	if t == "" && len(s.Properties) > 0 {
 		t = "object"
 	}
@@ -298,7 +308,7 @@ func writeExample(b *strings.Builder, raw json.RawMessage, depth int) bool {
 		b.WriteByte(']')
 	case "object":
 		b.WriteByte('{')
-		names, values := orderedObject(s.Properties)
+		names, values := OrderedObject(s.Properties)
 		for i, n := range names {
 			if i > 0 {
 				b.WriteByte(',')
@@ -317,8 +327,8 @@ func writeExample(b *strings.Builder, raw json.RawMessage, depth int) bool {
 	return true
 }
 
-// orderedObject returns an object's keys and raw values in written order.
-func orderedObject(raw json.RawMessage) ([]string, []json.RawMessage) {
+// OrderedObject returns an object's keys and raw values in written order.
+func OrderedObject(raw json.RawMessage) ([]string, []json.RawMessage) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil, nil
@@ -344,12 +354,153 @@ func orderedObject(raw json.RawMessage) ([]string, []json.RawMessage) {
 	return names, values
 }
 
-// prettyJSON indents raw JSON with two spaces, or returns it as it is when
-// it does not parse.
-func prettyJSON(raw []byte) string {
-	var b bytes.Buffer
-	if json.Indent(&b, bytes.TrimSpace(raw), "", "  ") != nil {
-		return string(raw)
+// TypeKeyValues types key=value arguments by an input schema: a value for
+// an integer or number property is sent as a JSON number when it is one,
+// for a boolean as true or false when strconv.ParseBool reads it (1, t,
+// true, 0, f, false, any case), for an array, object or null as the JSON
+// it spells. Anything else, and a value that does not read as its type,
+// stays the string typed: the schema check then names the problem. `.call`
+// in the chat and `howl call` both type their arguments here.
+func TypeKeyValues(schema json.RawMessage, kv map[string]string) map[string]any {
+	types := map[string]string{}
+	for _, p := range SchemaProps(schema) {
+		types[p.Name] = p.Type
 	}
-	return b.String()
+	out := make(map[string]any, len(kv))
+	for k, v := range kv {
+		out[k] = v
+		switch t, _, _ := strings.Cut(types[k], " "); t { // "array of string" is an array
+		case "integer", "number":
+			var n json.Number
+			if json.Unmarshal([]byte(strings.TrimSpace(v)), &n) == nil {
+				out[k] = n
+			}
+		case "boolean":
+			if b, err := strconv.ParseBool(strings.TrimSpace(v)); err == nil {
+				out[k] = b
+			}
+		case "array", "object", "null":
+			dec := json.NewDecoder(strings.NewReader(v))
+			dec.UseNumber()
+			var j any
+			if dec.Decode(&j) == nil && !dec.More() {
+				out[k] = j
+			}
+		}
+	}
+	return out
+}
+
+// CheckValue checks one answer against its property's own schema (its
+// bounds, lengths, formats, item counts) with the JSON Schema validator
+// the model's calls are checked with, formats asserted. It returns what is
+// wrong, said so a person can fix it, or "" when the value passes (or the
+// property's schema cannot be compiled: the server then judges).
+func CheckValue(p SchemaProp, v any) string {
+	if len(p.Raw) == 0 {
+		return ""
+	}
+	sch := p.compiled()
+	if sch == nil {
+		return ""
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		return ""
+	}
+	verr := sch.Validate(inst)
+	var ve *jsonschema.ValidationError
+	if verr == nil || !errors.As(verr, &ve) {
+		return ""
+	}
+	for len(ve.Causes) > 0 {
+		ve = ve.Causes[0]
+	}
+	return valueProblem(p, inst, ve.ErrorKind)
+}
+
+// compiled compiles the property's own schema, with formats asserted
+// (nil when it does not compile).
+func (p SchemaProp) compiled() *jsonschema.Schema {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(p.Raw))
+	if err != nil {
+		return nil
+	}
+	c := jsonschema.NewCompiler()
+	c.UseLoader(noLoader{})
+	c.AssertFormat()
+	const loc = "howl://property.json"
+	if c.AddResource(loc, doc) != nil {
+		return nil
+	}
+	sch, err := c.Compile(loc)
+	if err != nil {
+		return nil
+	}
+	return sch
+}
+
+// valueProblem says what is wrong with inst, and what to write instead.
+func valueProblem(p SchemaProp, inst any, k jsonschema.ErrorKind) string {
+	n := func(r *big.Rat) string {
+		f, _ := r.Float64()
+		return FormatNumber(f)
+	}
+	switch k := k.(type) {
+	case *kind.Minimum:
+		return fmt.Sprintf("%s is below the minimum %s: enter %s", n(k.Got), n(k.Want), p.numberWanted())
+	case *kind.ExclusiveMinimum:
+		return fmt.Sprintf("%s is not above %s: enter a larger number", n(k.Got), n(k.Want))
+	case *kind.Maximum:
+		return fmt.Sprintf("%s is above the maximum %s: enter %s", n(k.Got), n(k.Want), p.numberWanted())
+	case *kind.ExclusiveMaximum:
+		return fmt.Sprintf("%s is not below %s: enter a smaller number", n(k.Got), n(k.Want))
+	case *kind.MinLength:
+		return fmt.Sprintf("%d characters, at least %d needed: write more", k.Got, k.Want)
+	case *kind.MaxLength:
+		return fmt.Sprintf("%d characters, at most %d allowed: shorten it", k.Got, k.Want)
+	case *kind.Format:
+		return fmt.Sprintf("%q is not a valid %s: write it like %s", fmt.Sprint(inst), k.Want, FormatExample(k.Want))
+	case *kind.MinItems:
+		return fmt.Sprintf("%d chosen, at least %d needed: pick more", k.Got, k.Want)
+	case *kind.MaxItems:
+		return fmt.Sprintf("%d chosen, at most %d allowed: unpick some", k.Got, k.Want)
+	case *kind.Pattern:
+		return fmt.Sprintf("%q does not match the pattern %s: write it so it does", fmt.Sprint(inst), k.Want)
+	case *kind.Enum:
+		return leafReason(k)
+	}
+	return k.LocalizedString(printer)
+}
+
+// numberWanted says which numbers the property takes.
+func (p SchemaProp) numberWanted() string {
+	switch {
+	case p.Minimum != nil && p.Maximum != nil:
+		return "a number from " + FormatNumber(*p.Minimum) + " to " + FormatNumber(*p.Maximum)
+	case p.Minimum != nil:
+		return "a number of at least " + FormatNumber(*p.Minimum)
+	case p.Maximum != nil:
+		return "a number of at most " + FormatNumber(*p.Maximum)
+	}
+	return "a number"
+}
+
+// FormatExample shows what a string of an elicitation format looks like.
+func FormatExample(format string) string {
+	switch format {
+	case "email":
+		return "name@example.com"
+	case "uri":
+		return "https://example.com/page"
+	case "date":
+		return "2026-01-31"
+	case "date-time":
+		return "2026-01-31T14:30:00Z"
+	}
+	return format
 }
