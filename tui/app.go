@@ -123,7 +123,7 @@ type Model struct {
 	status  *statusBar
 	dialogs dialogStack
 	// mentionReq is the read of a message's @-mentions in flight.
-	mentionReq requestID
+	mentionReq RequestID
 	// chatReqs are the chat's requests outside a turn (prompt gets,
 	// mention reads): ctrl+c cancels them.
 	chatReqs chatRequests
@@ -147,7 +147,10 @@ type Model struct {
 	declining map[string]int
 
 	// loadSeq is the session load waited for (0: none).
-	loadSeq requestID
+	loadSeq RequestID
+	// modelReq is the `.model` switch waited for (0: none); modelTurn
+	// the chat's turn when it was asked (a turn since makes it stale).
+	modelReq, modelTurn RequestID
 
 	// logs is the server log pane (ctrl+l); logins are the servers whose
 	// `.mcp auth` result the chat still waits for.
@@ -201,7 +204,7 @@ func New(o Options) *Model {
 	if com.ModelRT == nil {
 		com.ModelRT = o.Runtime
 	}
-	m := &Model{com: com, cancel: cancel, dump: o.DumpMessages}
+	m := &Model{com: com, cancel: cancel, dump: o.DumpMessages, dialogs: dialogStack{com: com}}
 	m.catalog = newCatalogPane(com, o.Servers)
 	m.detail = newDetailPane(com)
 	m.viewer = newViewerPane(com)
@@ -242,7 +245,7 @@ type statusSnapshotMsg struct{ statuses []mcp.Status }
 // Init asks for the servers' states; events keep them current after that.
 func (m *Model) Init() tea.Cmd {
 	rt := m.com.RT
-	return func() tea.Msg { return statusSnapshotMsg{rt.Status()} }
+	return Deliver(OwnerRoot, m.com.NewID(), func() tea.Msg { return statusSnapshotMsg{rt.Status()} })
 }
 
 // Close cancels everything in flight and closes open files. Call it after
@@ -273,18 +276,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.handleMouse(msg)
 	case EventsMsg:
 		cmd = m.handleEvents(msg)
-	case statusSnapshotMsg:
-		cmd = m.handleSnapshot(msg)
-	case catalogLoadedMsg:
-		cmd = m.catalog.HandleLoaded(msg)
-	case filterDoneMsg:
-		m.catalog.HandleFilter(msg)
-	case docLoadedMsg:
-		cmd = m.viewer.HandleLoaded(msg)
-	case hexBlocksMsg:
-		cmd = m.viewer.HandleHexBlocks(msg)
-	case imageRenderedMsg:
-		m.viewer.HandleImage(msg)
+	case Result:
+		cmd = m.deliver(msg)
 	case InfoMsg:
 		cmd = m.status.Set(msg)
 	case clearInfoMsg:
@@ -293,60 +286,95 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.frame++
 		m.spinning = false
 		m.chat.Tick(m.frame)
-	case turnEventsMsg:
-		cmd = m.chat.HandleEvents(msg)
-		if msg.ask != nil && msg.id == m.chat.turn {
-			m.openPermission(msg.ask)
-		}
-	case mentionsReadMsg:
-		cmd = m.handleMentionsRead(msg)
-	case projectTrustedMsg:
-		cmd = m.handleProjectTrusted(msg)
-	case permissionSavedMsg:
-		cmd = m.handlePermissionSaved(msg)
-	case promptFoundMsg:
-		cmd = m.handlePromptFound(msg)
-	case promptResultMsg:
-		cmd = m.handlePromptResult(msg)
-	case tableMsg:
-		m.chat.Table(msg.lines)
-	case completionsMsg:
-		m.handleCompletions(msg)
-	case modelSwitchedMsg:
-		cmd = m.handleModelSwitched(msg)
-	case editorReadyMsg:
-		cmd = m.handleEditorReady(msg)
-	case editorDoneMsg:
-		m.handleEditorDone(msg)
-	case turnSavedMsg:
-		cmd = m.chat.HandleSaved(msg)
-	case sessionLoadedMsg:
-		cmd = m.handleSessionLoaded(msg)
-	case exportedMsg:
-		m.handleExported(msg)
-	case subscribedMsg:
-		cmd = m.viewer.HandleSubscribed(msg)
-	case logSeedMsg:
-		m.handleLogSeed(msg)
-	case commandDoneMsg:
-		m.handleCommandDone(msg)
 	case askMsg:
 		cmd = m.handleAsk(msg)
 	case askGoneMsg:
 		cmd = m.handleAskGone(msg)
-	case urlOpenedMsg:
-		cmd = m.handleURLOpened(msg)
-	case sampledMsg:
-		cmd = m.handleSampled(msg)
-	default:
-		if m.dialogs.Len() > 0 {
-			cmd = m.applyAction(m.dialogs.Top().HandleMsg(msg))
-		}
 	}
 	if m.quitting {
 		return m, cmd
 	}
 	return m, tea.Batch(cmd, m.afterUpdate())
+}
+
+// deliver hands an asynchronous result to its owner: a pane, the root's
+// own handlers, or a dialog wherever it is in the stack. A result whose
+// owner is gone (a closed dialog) is dropped.
+func (m *Model) deliver(r Result) tea.Cmd {
+	switch r.Owner {
+	case OwnerCatalog:
+		return m.catalog.HandleResult(r)
+	case OwnerViewer:
+		return m.viewer.HandleResult(r)
+	case OwnerChat:
+		return m.handleChatResult(r)
+	case OwnerLogs:
+		if msg, ok := r.Msg.(logSeedMsg); ok {
+			m.handleLogSeed(msg)
+		}
+		return nil
+	case OwnerRoot:
+		return m.handleResult(r)
+	}
+	if d := m.dialogs.ByOwner(r.Owner); d != nil {
+		return m.applyAction(d, d.HandleResult(r))
+	}
+	return nil
+}
+
+// handleChatResult takes the answers to the chat's requests.
+func (m *Model) handleChatResult(r Result) tea.Cmd {
+	switch msg := r.Msg.(type) {
+	case turnEventsMsg:
+		cmd := m.chat.HandleEvents(r.ID, msg)
+		if msg.ask != nil && r.ID == m.chat.turn {
+			m.openPermission(msg.ask)
+		}
+		return cmd
+	case turnSavedMsg:
+		return m.chat.HandleSaved(msg)
+	case completionsMsg:
+		m.handleCompletions(r.ID, msg)
+	case mentionsReadMsg:
+		return m.handleMentionsRead(r.ID, msg)
+	case editorReadyMsg:
+		return m.handleEditorReady(msg)
+	case editorDoneMsg:
+		m.handleEditorDone(msg)
+	}
+	return nil
+}
+
+// handleResult takes the answers to the root's own requests: the command
+// handlers', the servers' states, and the questions' side effects.
+func (m *Model) handleResult(r Result) tea.Cmd {
+	switch msg := r.Msg.(type) {
+	case statusSnapshotMsg:
+		return m.handleSnapshot(msg)
+	case projectTrustedMsg:
+		return m.handleProjectTrusted(msg)
+	case permissionSavedMsg:
+		return m.handlePermissionSaved(msg)
+	case promptFoundMsg:
+		return m.handlePromptFound(msg)
+	case promptResultMsg:
+		return m.handlePromptResult(r.ID, msg)
+	case tableMsg:
+		m.chat.Table(msg.lines)
+	case modelSwitchedMsg:
+		return m.handleModelSwitched(r.ID, msg)
+	case sessionLoadedMsg:
+		return m.handleSessionLoaded(r.ID, msg)
+	case exportedMsg:
+		m.handleExported(msg)
+	case commandDoneMsg:
+		m.handleCommandDone(msg)
+	case urlOpenedMsg:
+		return m.handleURLOpened(msg)
+	case sampledMsg:
+		return m.handleSampled(msg)
+	}
+	return nil
 }
 
 // afterUpdate brings derived state up to date after any message: the
@@ -428,7 +456,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return tea.Batch(cmds...)
 	}
 	if d := m.dialogs.Top(); d != nil {
-		return m.applyAction(d.HandleMsg(msg))
+		return m.applyAction(d, d.HandleKey(msg))
 	}
 	if m.layout.TooSmall {
 		if key.Matches(msg, k.Quit) {
@@ -608,54 +636,55 @@ func (m *Model) refreshSelected() tea.Cmd {
 	return tea.Batch(m.catalog.Reload(sv.name, true), ReportInfo("refreshing "+render.SanitizeLine(sv.name)+"'s catalog"))
 }
 
-// applyAction carries out what a dialog asked for.
-func (m *Model) applyAction(a Action) tea.Cmd {
+// applyAction carries out what dialog d asked for; closing closes d,
+// wherever it is in the stack.
+func (m *Model) applyAction(d Dialog, a Action) tea.Cmd {
 	switch a := a.(type) {
 	case actionClose:
-		m.dialogs.Pop()
+		m.dialogs.Remove(d)
 	case actionCmd:
 		return a.cmd
 	case actionCallTool:
-		m.dialogs.Pop()
+		m.dialogs.Remove(d)
 		cmd := m.openViewer(docRequest{kind: reqCall, server: a.item.Server, tool: a.item.Name, toolArgs: a.args}, "calling "+render.SanitizeLine(a.item.Name))
 		if a.unchecked != "" {
 			cmd = tea.Batch(cmd, ReportWarn("arguments sent unchecked: "+render.SanitizeLine(a.unchecked)))
 		}
 		return cmd
 	case actionReadTemplate:
-		m.dialogs.Pop()
+		m.dialogs.Remove(d)
 		return m.openViewer(docRequest{kind: reqRead, server: a.item.Server, uri: a.item.URI, args: a.values}, "reading")
 	case actionGetPrompt:
-		m.dialogs.Pop()
+		m.dialogs.Remove(d)
 		return m.openViewer(docRequest{kind: reqPrompt, server: a.item.Server, prompt: a.item.Name, promptArgs: a.values}, "getting the prompt")
 	case actionPreviewPrompt:
-		m.dialogs.Pop()
+		m.dialogs.Remove(d)
 		return m.getPromptCmd(a.item, a.values, true)
 	case actionSendChat:
-		m.dialogs.Pop()
+		m.dialogs.Remove(d)
 		m.setChatMode(true)
 		return m.chat.Submit(a.text)
 	case actionReconnect:
-		m.dialogs.Pop()
+		m.dialogs.Remove(d)
 		return reconnectCmd(m.com.RT, a.server)
 	case actionOpen:
-		m.dialogs.Pop()
+		m.dialogs.Remove(d)
 		return m.viewer.OpenAttachment(a.att)
 	case actionTrustProject:
 		return m.answerTrust(a)
 	case actionAnswerPermission:
 		return m.answerPermission(a)
 	case actionSendMentions:
-		m.dialogs.Pop()
+		m.dialogs.Remove(d)
 		return m.chat.SubmitWith(a.msg.text, a.msg.atts)
 	case actionInsertMention:
-		m.dialogs.Pop()
+		m.dialogs.Remove(d)
 		m.input.SetValue(a.text)
 	case actionRestoreDraft:
-		m.dialogs.Pop()
+		m.dialogs.Remove(d)
 		m.input.SetValue(a.text)
 	case actionOpenSession:
-		return m.applySessionAction(a)
+		return m.applySessionAction(d, a)
 	case actionSessionDeleted:
 		m.handleSessionDeleted(a.id)
 		return a.cmd
@@ -664,7 +693,7 @@ func (m *Model) applyAction(a Action) tea.Cmd {
 	case actionDeclineAll:
 		return m.declineAll(a.server)
 	case actionOpenURL:
-		return openURLCmd(a.q.ctx, a.q, a.url)
+		return Deliver(OwnerRoot, m.com.NewID(), openURLCmd(a.q.ctx, a.q, a.url))
 	case actionApproveSampling:
 		return m.approveSampling(a)
 	}

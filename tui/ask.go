@@ -61,6 +61,7 @@ type questionDialog interface {
 // dialog opened (keys are ignored for PermissionGrace after that) and how
 // many questions its server has asked.
 type questionBase struct {
+	dialogBase
 	com    *Common
 	q      *question
 	opened time.Time

@@ -77,7 +77,7 @@ type serverState struct {
 	loading bool
 	loaded  bool
 	// pending is the id of the listing in flight; cancel ends it.
-	pending requestID
+	pending RequestID
 	cancel  context.CancelFunc
 	entries [4][]*entry
 	listed  map[mcp.Kind]bool
@@ -88,7 +88,6 @@ type serverState struct {
 // catalogLoadedMsg is a finished listing of one server.
 type catalogLoadedMsg struct {
 	server  string
-	id      requestID
 	entries [4][]*entry
 	listed  map[mcp.Kind]bool
 	warns   [4][]string
@@ -97,10 +96,10 @@ type catalogLoadedMsg struct {
 
 // loadCatalogCmd lists one server's catalog and prepares its entries, off
 // the update path.
-func loadCatalogCmd(ctx context.Context, rt Runtime, approvals *llm.Approvals, server string, id requestID, refresh bool) tea.Cmd {
-	return func() tea.Msg {
+func loadCatalogCmd(ctx context.Context, rt Runtime, approvals *llm.Approvals, server string, id RequestID, refresh bool) tea.Cmd {
+	return Deliver(OwnerCatalog, id, func() tea.Msg {
 		cat, err := rt.Catalog(ctx, server, refresh)
-		msg := catalogLoadedMsg{server: server, id: id, listed: map[mcp.Kind]bool{}}
+		msg := catalogLoadedMsg{server: server, listed: map[mcp.Kind]bool{}}
 		if err != nil {
 			msg.err = err
 			return msg
@@ -124,7 +123,7 @@ func loadCatalogCmd(ctx context.Context, rt Runtime, approvals *llm.Approvals, s
 			msg.warns[i] = append(msg.warns[i], render.SanitizeLine(w.Reason))
 		}
 		return msg
-	}
+	})
 }
 
 // rowKind says what a list row shows.
@@ -169,7 +168,7 @@ type catalogPane struct {
 	filter    textInput
 	filtering bool
 	query     string
-	filterID  requestID
+	filterID  RequestID
 	// matches is the filter's result per kind; nil means no filter.
 	matches *[4][]match
 
@@ -353,7 +352,7 @@ func (c *catalogPane) Reload(name string, refresh bool) tea.Cmd {
 
 func (c *catalogPane) load(sv *serverState, refresh bool) tea.Cmd {
 	c.cancelLoad(sv)
-	id := c.com.newID()
+	id := c.com.NewID()
 	ctx, cancel := context.WithCancel(c.com.Ctx)
 	sv.pending, sv.cancel, sv.loading, sv.loadErr = id, cancel, true, ""
 	return loadCatalogCmd(ctx, c.com.RT, c.com.Approvals, sv.name, id, refresh)
@@ -368,11 +367,23 @@ func (c *catalogPane) cancelLoad(sv *serverState) {
 	sv.pending = 0
 }
 
-// HandleLoaded takes a finished listing. A listing that is not the one the
+// HandleResult takes the answers to the catalog's requests: listings and
+// filter runs.
+func (c *catalogPane) HandleResult(r Result) tea.Cmd {
+	switch msg := r.Msg.(type) {
+	case catalogLoadedMsg:
+		return c.handleLoaded(r.ID, msg)
+	case filterDoneMsg:
+		c.handleFilter(r.ID, msg)
+	}
+	return nil
+}
+
+// handleLoaded takes a finished listing. A listing that is not the one the
 // server waits for is stale and dropped.
-func (c *catalogPane) HandleLoaded(msg catalogLoadedMsg) tea.Cmd {
+func (c *catalogPane) handleLoaded(id RequestID, msg catalogLoadedMsg) tea.Cmd {
 	sv, ok := c.byName[msg.server]
-	if !ok || msg.id != sv.pending {
+	if !ok || id != sv.pending {
 		return nil
 	}
 	if sv.cancel != nil {
@@ -477,14 +488,14 @@ func (c *catalogPane) setQuery(q string) tea.Cmd {
 }
 
 func (c *catalogPane) runFilter() tea.Cmd {
-	c.filterID = c.com.newID()
+	c.filterID = c.com.NewID()
 	return filterCmd(c.filterID, c.version, c.query, c.all)
 }
 
-// HandleFilter takes a filter result; one for an older query or an older
+// handleFilter takes a filter result; one for an older query or an older
 // catalog is dropped.
-func (c *catalogPane) HandleFilter(msg filterDoneMsg) {
-	if msg.id != c.filterID || msg.version != c.version {
+func (c *catalogPane) handleFilter(id RequestID, msg filterDoneMsg) {
+	if id != c.filterID || msg.version != c.version {
 		return
 	}
 	m := msg.matches

@@ -47,7 +47,7 @@ type chatPane struct {
 	permits *permits
 
 	// The running turn.
-	turn    requestID
+	turn    RequestID
 	running bool
 	cancel  context.CancelFunc
 	// cancelling: esc cancelled the turn; finish says so.
@@ -194,7 +194,6 @@ func (c *chatPane) Clear() error {
 // turnEventsMsg carries the events one read of a turn's stream gathered;
 // closed means the stream ended and the conversation is the pane's again.
 type turnEventsMsg struct {
-	id     requestID
 	ch     <-chan llm.Event
 	events []llm.Event
 	closed bool
@@ -227,7 +226,7 @@ func (c *chatPane) SubmitWith(text string, atts []mentionAttachment) tea.Cmd {
 	}
 	c.turnStart = len(c.conv.Messages)
 	c.conv.AddUser(text)
-	c.turn = c.com.newID()
+	c.turn = c.com.NewID()
 	c.running = true
 	c.tools = map[string]*chatItem{}
 	c.asked = map[string]string{}
@@ -246,21 +245,21 @@ func (c *chatPane) SubmitWith(text string, atts []mentionAttachment) tea.Cmd {
 	}
 	agent := llm.NewAgent(c.model, hiddenTools{Runtime: c.com.ModelRT, hidden: hidden}, llm.Options{MaxSteps: c.maxSteps, Decide: decide, PreferTasks: true})
 	conv, id, asks := c.conv, c.turn, c.asks
-	return func() tea.Msg {
+	return Deliver(OwnerChat, id, func() tea.Msg {
 		ch := agent.Start(ctx, conv)
-		return readTurn(id, ch, asks)
-	}
+		return readTurn(ch, asks)
+	})
 }
 
 // readTurnCmd re-arms the read of a turn's stream.
-func readTurnCmd(id requestID, ch <-chan llm.Event, asks <-chan *permissionRequest) tea.Cmd {
-	return func() tea.Msg { return readTurn(id, ch, asks) }
+func readTurnCmd(id RequestID, ch <-chan llm.Event, asks <-chan *permissionRequest) tea.Cmd {
+	return Deliver(OwnerChat, id, func() tea.Msg { return readTurn(ch, asks) })
 }
 
 // readTurn blocks for the next event (or a call waiting for permission),
 // then gathers what else arrives within coalesceWindow.
-func readTurn(id requestID, ch <-chan llm.Event, asks <-chan *permissionRequest) turnEventsMsg {
-	msg := turnEventsMsg{id: id, ch: ch}
+func readTurn(ch <-chan llm.Event, asks <-chan *permissionRequest) turnEventsMsg {
+	msg := turnEventsMsg{ch: ch}
 	// Wait for the first event without a deadline, then gather what comes
 	// within coalesceWindow of it.
 	var window <-chan time.Time
@@ -307,8 +306,8 @@ func (c *chatPane) Cancel() bool {
 }
 
 // HandleEvents applies a turn's events and reads on.
-func (c *chatPane) HandleEvents(msg turnEventsMsg) tea.Cmd {
-	if msg.id != c.turn {
+func (c *chatPane) HandleEvents(id RequestID, msg turnEventsMsg) tea.Cmd {
+	if id != c.turn {
 		return nil // a turn that was replaced: its goroutine still ends on cancel
 	}
 	c.ch = msg.ch
@@ -332,7 +331,7 @@ func (c *chatPane) HandleEvents(msg turnEventsMsg) tea.Cmd {
 		return c.saveTurn(append([]llm.Message(nil), c.conv.Messages[min(c.turnStart, len(c.conv.Messages)):]...))
 	}
 	c.stick()
-	return readTurnCmd(msg.id, msg.ch, c.asks)
+	return readTurnCmd(id, msg.ch, c.asks)
 }
 
 // apply applies one event to the transcript.

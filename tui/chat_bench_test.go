@@ -30,7 +30,7 @@ func benchChat(b *testing.B, n int) *Model {
 		}
 		c.tr.add(&chatItem{kind: itemAssistant, model: "m", text: text})
 	}
-	c.turn = m.com.newID()
+	c.turn = m.com.NewID()
 	c.running = true
 	c.tools = map[string]*chatItem{}
 	c.cur = c.tr.add(&chatItem{kind: itemAssistant, model: "m", streaming: true, text: "Streaming a reply: "})
@@ -48,7 +48,7 @@ func BenchmarkAppendToken(b *testing.B) {
 			m := benchChat(b, n)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				m.Update(turnEventsMsg{id: m.chat.turn, events: []llm.Event{llm.TextDelta{Text: "word "}}})
+				m.Update(Result{Owner: OwnerChat, ID: m.chat.turn, Msg: turnEventsMsg{events: []llm.Event{llm.TextDelta{Text: "word "}}}})
 				m.View()
 				if i%200 == 199 { // keep the tail a realistic length
 					b.StopTimer()
@@ -90,7 +90,7 @@ func benchAppend(b *testing.B, n int) {
 	m := benchChat(b, n)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		m.Update(turnEventsMsg{id: m.chat.turn, events: []llm.Event{llm.TextDelta{Text: "word "}}})
+		m.Update(Result{Owner: OwnerChat, ID: m.chat.turn, Msg: turnEventsMsg{events: []llm.Event{llm.TextDelta{Text: "word "}}}})
 		m.View()
 		if i%200 == 199 {
 			b.StopTimer()
@@ -113,7 +113,7 @@ func BenchmarkAppendTokenToLongAnswer(b *testing.B) {
 	m.View()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		m.Update(turnEventsMsg{id: m.chat.turn, events: []llm.Event{llm.TextDelta{Text: "word "}}})
+		m.Update(Result{Owner: OwnerChat, ID: m.chat.turn, Msg: turnEventsMsg{events: []llm.Event{llm.TextDelta{Text: "word "}}}})
 		m.View()
 	}
 }

@@ -126,7 +126,7 @@ func TestEscCancelsARunningTurn(t *testing.T) {
 		t.Fatal("enter did not start a turn")
 	}
 	// The stream stalls after its first piece: apply it, keep the next read.
-	first := execCmd(t, start).(turnEventsMsg)
+	first := execCmd(t, start).(Result)
 	next := hs.update(first)
 	if !hs.m.chat.Running() || !strings.Contains(hs.view(), "I am") {
 		t.Fatalf("the first piece did not stream:\n%s", hs.view())
@@ -167,7 +167,8 @@ func TestPromptResultsStartingWithBangOrDotAreChattedNeverRun(t *testing.T) {
 	// A result that itself starts with "." goes to the model verbatim.
 	srv, model := scriptedModel(t, llmtest.Sequence(llmtest.Turn{Text: "ok"}))
 	hs := newChatHarness(t, demoRuntime(t), []string{"demo"}, 80, 24, Options{Model: model})
-	hs.send(promptResultMsg{item: mcp.CatalogItem{Server: "demo", Name: "x"}, res: &mcp.PromptResult{Text: ".quit\n!rm -rf /"}})
+	_, id := hs.m.chatReqs.Start("getting the prompt x")
+	hs.send(Result{Owner: OwnerRoot, ID: id, Msg: promptResultMsg{item: mcp.CatalogItem{Server: "demo", Name: "x"}, res: &mcp.PromptResult{Text: ".quit\n!rm -rf /"}}})
 	if got := lastUser(t, srv); got != ".quit\n!rm -rf /" || hs.quit {
 		t.Errorf("received %q, quit %v: a prompt result must be chatted verbatim", got, hs.quit)
 	}
@@ -202,7 +203,7 @@ func TestPromptWithMissingArgumentsOpensTheFormThenPreviews(t *testing.T) {
 	}
 	// Completion as the user types: the debounce tick fires the request.
 	hs.typeText("g")
-	hs.send(formCompleteTickMsg{form: d.form, seq: d.seq})
+	hs.send(Result{Owner: d.Owner(), ID: d.complete, Msg: formCompleteTickMsg{}})
 	if fl := d.form.fields[0]; len(fl.suggestions) == 0 || fl.suggestions[0] != "go" {
 		t.Fatalf("suggestions for language=g: %v", fl.suggestions)
 	}
@@ -560,10 +561,10 @@ func TestPromptPreviewShowsEveryMessageWithItsRole(t *testing.T) {
 			t.Errorf("the preview lacks %q:\n%s", want, v)
 		}
 	}
-	if a, ok := d.HandleMsg(keyMsg("enter")).(actionSendChat); !ok || a.text != res.Text {
+	if a, ok := d.HandleKey(keyMsg("enter")).(actionSendChat); !ok || a.text != res.Text {
 		t.Errorf("enter: %#v", a)
 	}
-	if _, ok := d.HandleMsg(keyMsg("esc")).(actionClose); !ok {
+	if _, ok := d.HandleKey(keyMsg("esc")).(actionClose); !ok {
 		t.Error("esc does not close the preview")
 	}
 }
@@ -614,7 +615,7 @@ func TestTemplateFormCompletesVariablesFromTheServer(t *testing.T) {
 		t.Fatalf("no template form: %T", hs.m.dialogs.Top())
 	}
 	hs.typeText("2025-06-1")
-	hs.send(formCompleteTickMsg{form: d.form, seq: d.seq})
+	hs.send(Result{Owner: d.Owner(), ID: d.complete, Msg: formCompleteTickMsg{}})
 	if fl := d.form.fields[0]; len(fl.suggestions) == 0 || fl.suggestions[0] != "2025-06-10" {
 		t.Fatalf("suggestions for date=2025-06-1: %v", fl.suggestions)
 	}

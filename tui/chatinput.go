@@ -153,7 +153,7 @@ func writeDraftCmd(draft string) tea.Cmd {
 
 // editorCmd suspends the program and runs editor on path; the file is read
 // back and removed when it exits.
-func editorCmd(editor, path string) tea.Cmd {
+func editorCmd(editor, path string, id RequestID) tea.Cmd {
 	words := strings.Fields(editor)
 	c := exec.Command(words[0], append(words[1:], path)...)
 	return tea.ExecProcess(c, func(err error) tea.Msg {
@@ -162,6 +162,6 @@ func editorCmd(editor, path string) tea.Cmd {
 		if err == nil {
 			err = rerr
 		}
-		return editorDoneMsg{text: strings.TrimRight(string(b), "\n"), err: err}
+		return Result{Owner: OwnerChat, ID: id, Msg: editorDoneMsg{text: strings.TrimRight(string(b), "\n"), err: err}}
 	})
 }

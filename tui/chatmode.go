@@ -84,7 +84,7 @@ func (m *Model) handleChatKey(msg tea.KeyMsg) tea.Cmd {
 		if m.com.Editor == "" {
 			return ReportWarn("ctrl+o opens $EDITOR, and $EDITOR is not set: set it (e.g. EDITOR=vim) and start howl again")
 		}
-		return writeDraftCmd(m.input.Value())
+		return Deliver(OwnerChat, m.com.NewID(), writeDraftCmd(m.input.Value()))
 	case msg.Type == tea.KeyPgUp:
 		m.chat.Scroll(-max(m.chat.height-2, 1))
 		return nil
@@ -171,7 +171,7 @@ func (m *Model) startCompletion() tea.Cmd {
 		m.comp.Show(line, cc.start, items)
 		return nil
 	}
-	id := m.com.newID()
+	id := m.com.NewID()
 	m.comp.Close()
 	m.comp.pending = id
 	return completeLiveCmd(m.com.Ctx, m.com.RT, id, line, cc, m.com.completionTimeout())
@@ -179,16 +179,28 @@ func (m *Model) startCompletion() tea.Cmd {
 
 // handleCompletions shows a live answer unless it is stale (another
 // request since, or the line changed).
-func (m *Model) handleCompletions(msg completionsMsg) {
-	if msg.id != m.comp.pending || msg.line != m.input.Value() {
+func (m *Model) handleCompletions(id RequestID, msg completionsMsg) {
+	if id != m.comp.pending || msg.line != m.input.Value() {
 		return
 	}
 	m.comp.pending = 0
 	m.comp.Show(msg.line, msg.start, msg.items)
 }
 
-// handleModelSwitched applies `.model`.
-func (m *Model) handleModelSwitched(msg modelSwitchedMsg) tea.Cmd {
+// handleModelSwitched applies `.model`: the latest one only (an earlier
+// one resolving later is stale), and not once a turn started meanwhile
+// (the turn runs on the model it started with; switching under it would
+// say one model and use another).
+func (m *Model) handleModelSwitched(id RequestID, msg modelSwitchedMsg) tea.Cmd {
+	if id != m.modelReq {
+		return nil // a later .model replaced it
+	}
+	m.modelReq = 0
+	if m.chat.turn != m.modelTurn {
+		m.chat.Notice(fmt.Sprintf(".model %s: a turn started before it was ready, so the chat stays on %s; type .model %s again to switch",
+			render.SanitizeLine(msg.spec), orDefault(render.SanitizeLine(m.chat.ModelName()), "no model"), render.SanitizeLine(msg.spec)))
+		return nil
+	}
 	if msg.err != nil {
 		m.chat.Error(".model: " + msg.err.Error())
 		return nil
@@ -203,7 +215,7 @@ func (m *Model) handleEditorReady(msg editorReadyMsg) tea.Cmd {
 	if msg.err != nil {
 		return ReportError(fmt.Errorf("ctrl+o: writing the draft for $EDITOR: %w", msg.err))
 	}
-	return editorCmd(m.com.Editor, msg.path)
+	return editorCmd(m.com.Editor, msg.path, m.com.NewID())
 }
 
 // handleEditorDone puts what the editor saved into the input.

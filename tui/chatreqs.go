@@ -17,7 +17,7 @@ import (
 // the chat) cancels it at the server.
 type chatRequests struct {
 	com     *Common
-	pending map[requestID]*chatRequest
+	pending map[RequestID]*chatRequest
 }
 
 type chatRequest struct {
@@ -26,17 +26,17 @@ type chatRequest struct {
 	cancel  context.CancelFunc
 }
 
-func chatRequestOwner(id requestID) string {
+func chatRequestOwner(id RequestID) string {
 	return "chat-request:" + strconv.FormatUint(uint64(id), 10)
 }
 
 // Start registers a request and returns its context (owned, cancellable)
 // and id.
-func (r *chatRequests) Start(what string) (context.Context, requestID) {
+func (r *chatRequests) Start(what string) (context.Context, RequestID) {
 	if r.pending == nil {
-		r.pending = map[requestID]*chatRequest{}
+		r.pending = map[RequestID]*chatRequest{}
 	}
-	id := r.com.newID()
+	id := r.com.NewID()
 	ctx, cancel := context.WithCancel(r.com.Ctx)
 	ctx = mcp.WithCallObserver(ctx, mcp.CallObserver{Owner: chatRequestOwner(id)})
 	r.pending[id] = &chatRequest{what: what, started: r.com.now(), cancel: cancel}
@@ -46,7 +46,7 @@ func (r *chatRequests) Start(what string) (context.Context, requestID) {
 
 // Done forgets a finished request; it reports whether it was still
 // pending (false: cancelled, its answer is stale).
-func (r *chatRequests) Done(id requestID) bool {
+func (r *chatRequests) Done(id RequestID) bool {
 	req, ok := r.pending[id]
 	if !ok {
 		return false

@@ -55,7 +55,7 @@ func TestAnOvertakenMentionReadEndsItsRequest(t *testing.T) {
 	_, first := hs.m.chatReqs.Start("reading 1 mentioned resource(s)")
 	_, second := hs.m.chatReqs.Start("reading 1 mentioned resource(s)")
 	hs.m.mentionReq = second
-	hs.send(mentionsReadMsg{id: first, text: "old"})
+	hs.send(Result{Owner: OwnerChat, ID: first, Msg: mentionsReadMsg{text: "old"}})
 	if n := hs.m.chatReqs.Len(); n != 1 {
 		t.Fatalf("%d chat requests pending after the overtaken read returned, want 1 (the newer one)", n)
 	}

@@ -159,7 +159,7 @@ func (m *Model) cmdPrompt(words []string) tea.Cmd {
 		m.chat.Error(".prompt: " + err.Error())
 		return nil
 	}
-	return lookupPromptCmd(m.com.Ctx, m.com.RT, words[0], words[1], args)
+	return Deliver(OwnerRoot, m.com.NewID(), lookupPromptCmd(m.com.Ctx, m.com.RT, words[0], words[1], args))
 }
 
 // promptFoundMsg: the prompt's catalog entry, to check its arguments.
@@ -223,8 +223,6 @@ func (m *Model) handlePromptFound(msg promptFoundMsg) tea.Cmd {
 
 // promptResultMsg is a prompt's flattened result, to preview or to send.
 type promptResultMsg struct {
-	// req is the chat request it answers (0: not tracked).
-	req     requestID
 	item    mcp.CatalogItem
 	res     *mcp.PromptResult
 	err     error
@@ -237,17 +235,17 @@ func (m *Model) getPromptCmd(it mcp.CatalogItem, args map[string]string, preview
 	what := "getting the prompt " + render.SanitizeLine(it.Name)
 	ctx, id := m.chatReqs.Start(what)
 	rt := m.com.RT
-	return tea.Batch(func() tea.Msg {
+	return tea.Batch(Deliver(OwnerRoot, id, func() tea.Msg {
 		res, err := rt.GetPrompt(ctx, it.Server, it.Name, args)
-		return promptResultMsg{req: id, item: it, res: res, err: err, preview: preview}
-	}, ReportInfo(what+" · ctrl+c cancels"))
+		return promptResultMsg{item: it, res: res, err: err, preview: preview}
+	}), ReportInfo(what+" · ctrl+c cancels"))
 }
 
 // handlePromptResult previews the result (from the form) or sends it. The
 // text goes to the chat as the person's message directly, never through
 // runLine: a prompt starting with "." or "!" is chatted, never run.
-func (m *Model) handlePromptResult(msg promptResultMsg) tea.Cmd {
-	if msg.req != 0 && !m.chatReqs.Done(msg.req) {
+func (m *Model) handlePromptResult(id RequestID, msg promptResultMsg) tea.Cmd {
+	if !m.chatReqs.Done(id) {
 		return nil // cancelled: it said so then
 	}
 	if msg.err != nil {
@@ -281,7 +279,7 @@ func (m *Model) cmdList(words []string) tea.Cmd {
 			skipped = append(skipped, fmt.Sprintf("%s is %s: not listed (.mcp reconnect %s restarts it)", render.SanitizeLine(sv.name), sv.status.State, render.SanitizeLine(sv.name)))
 		}
 	}
-	return listCmd(m.com.Ctx, m.com.RT, servers, words[0], skipped)
+	return Deliver(OwnerRoot, m.com.NewID(), listCmd(m.com.Ctx, m.com.RT, servers, words[0], skipped))
 }
 
 // tableMsg is a finished table for the transcript.
@@ -463,6 +461,7 @@ func (m *Model) cmdMCP(words []string) tea.Cmd {
 
 // modelSwitchedMsg is the answer to `.model`.
 type modelSwitchedMsg struct {
+	spec  string
 	model llm.Model
 	err   error
 }
@@ -482,10 +481,12 @@ func (m *Model) cmdModel(words []string) tea.Cmd {
 		return nil
 	}
 	sw, ctx, spec := m.com.SwitchModel, m.com.Ctx, words[0]
-	return func() tea.Msg {
+	// Only the latest .model applies, and only before a turn starts.
+	m.modelReq, m.modelTurn = m.com.NewID(), m.chat.turn
+	return Deliver(OwnerRoot, m.modelReq, func() tea.Msg {
 		model, err := sw(ctx, spec)
-		return modelSwitchedMsg{model: model, err: err}
-	}
+		return modelSwitchedMsg{spec: spec, model: model, err: err}
+	})
 }
 
 func (m *Model) cmdClear([]string) tea.Cmd {

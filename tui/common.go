@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log"
+	"strconv"
 	"sync"
 	"time"
 
@@ -66,17 +67,52 @@ type Common struct {
 	// writes lets Close wait for the turns being written.
 	writes *writeGate
 
-	nextID requestID
+	nextID RequestID
 }
 
-// requestID identifies one asynchronous request. Each owner remembers the
-// id it waits for; a result with another id is stale and dropped.
-type requestID uint64
+// RequestID identifies one asynchronous request. Every id comes from one
+// source (Common.NewID), so no two requests anywhere share one: an owner
+// remembers the id it waits for, and a result with another id is stale.
+type RequestID uint64
 
-// newID returns a fresh request id. Only Update calls it.
-func (c *Common) newID() requestID {
+// NewID returns a fresh request id. Only Update calls it.
+func (c *Common) NewID() RequestID {
 	c.nextID++
 	return c.nextID
+}
+
+// Owner names who waits for an asynchronous result: a pane, the root, or
+// one dialog on the stack (DialogOwner).
+type Owner string
+
+// The panes' owners; each dialog gets its own when it is pushed.
+const (
+	OwnerRoot    Owner = "root"
+	OwnerCatalog Owner = "catalog"
+	OwnerViewer  Owner = "viewer"
+	OwnerChat    Owner = "chat"
+	OwnerLogs    Owner = "logs"
+)
+
+// DialogOwner is the owner of the dialog pushed with id.
+func DialogOwner(id RequestID) Owner { return Owner("dialog:" + strconv.FormatUint(uint64(id), 10)) }
+
+// Result is the envelope of every asynchronous answer: who asked (Owner),
+// which of its requests it answers (ID), and the answer (Msg). The root
+// delivers it to its owner wherever that is, a pane or any dialog of the
+// stack, and drops it when the owner is gone.
+type Result struct {
+	Owner Owner
+	ID    RequestID
+	Msg   any
+}
+
+// Deliver wraps the message cmd produces in owner's envelope for id.
+func Deliver(owner Owner, id RequestID, cmd tea.Cmd) tea.Cmd {
+	if cmd == nil {
+		return nil
+	}
+	return func() tea.Msg { return Result{Owner: owner, ID: id, Msg: cmd()} }
 }
 
 // defaultTick is Common.Tick outside tests.

@@ -81,7 +81,6 @@ type serverInfo struct {
 
 // completionsMsg is the answer to a completion request.
 type completionsMsg struct {
-	id    requestID
 	line  string
 	start int
 	items []completion
@@ -208,14 +207,14 @@ func hasServer(servers []serverInfo, name string, ok func(serverInfo) bool) bool
 // keys. Every request is bounded by timeout; an error, a timeout or an
 // unknown name is an empty list, silently. The server was checked to be
 // ready: completion never starts one.
-func completeLiveCmd(ctx context.Context, rt Runtime, id requestID, line string, cc compContext, timeout time.Duration) tea.Cmd {
-	return func() tea.Msg {
+func completeLiveCmd(ctx context.Context, rt Runtime, id RequestID, line string, cc compContext, timeout time.Duration) tea.Cmd {
+	return Deliver(OwnerChat, id, func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		msg := completionsMsg{id: id, line: line, start: cc.start}
+		msg := completionsMsg{line: line, start: cc.start}
 		msg.items = liveCompletions(ctx, rt, cc)
 		return msg
-	}
+	})
 }
 
 // liveCompletions is completeLiveCmd's work, without the message.
@@ -344,7 +343,7 @@ func filterCompletions(items []completion, partial string) []completion {
 type completer struct {
 	com *Common
 	// pending is the request in flight; answers with another id are stale.
-	pending requestID
+	pending RequestID
 	open    bool
 	line    string
 	start   int

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/help"
@@ -13,16 +14,30 @@ import (
 )
 
 // Dialog is an overlay on the dialog stack. The top dialog gets every key
-// first; it answers with an Action for the root to apply, and never
-// changes anything outside itself.
+// first; the answers to its requests reach it wherever it is in the stack
+// (its Owner, given when it is pushed). It answers with an Action for the
+// root to apply, and never changes anything outside itself.
 type Dialog interface {
 	// ID names the dialog, so the root can tell what is open.
 	ID() string
-	// HandleMsg handles a message while the dialog is on top.
-	HandleMsg(msg tea.Msg) Action
+	// Owner is the owner its requests' results are addressed to.
+	Owner() Owner
+	// HandleKey handles a key while the dialog is on top.
+	HandleKey(km tea.KeyMsg) Action
+	// HandleResult handles the answer to one of its requests.
+	HandleResult(r Result) Action
 	// Render draws the framed dialog within maxW x maxH cells.
 	Render(maxW, maxH int) []string
+	setOwner(o Owner)
 }
+
+// dialogBase gives a dialog its owner; a dialog that makes no requests
+// drops results.
+type dialogBase struct{ owner Owner }
+
+func (b *dialogBase) Owner() Owner             { return b.owner }
+func (b *dialogBase) setOwner(o Owner)         { b.owner = o }
+func (*dialogBase) HandleResult(Result) Action { return actionNone{} }
 
 // Action is what a dialog asks the root to do.
 type Action interface{ isAction() }
@@ -73,9 +88,32 @@ func (actionPreviewPrompt) isAction() {}
 func (actionOpen) isAction()          {}
 
 // dialogStack holds the open dialogs, the top last.
-type dialogStack struct{ items []Dialog }
+type dialogStack struct {
+	com   *Common
+	items []Dialog
+}
 
-func (s *dialogStack) Push(d Dialog) { s.items = append(s.items, d) }
+// Push opens d on top, with an owner of its own from the one id source:
+// a late answer to a closed dialog never reaches the next one.
+func (s *dialogStack) Push(d Dialog) {
+	d.setOwner(DialogOwner(s.com.NewID()))
+	s.items = append(s.items, d)
+}
+
+// Remove closes d wherever it is in the stack.
+func (s *dialogStack) Remove(d Dialog) {
+	s.items = slices.DeleteFunc(s.items, func(x Dialog) bool { return x == d })
+}
+
+// ByOwner is the open dialog owner names, or nil when it closed.
+func (s *dialogStack) ByOwner(o Owner) Dialog {
+	for _, d := range s.items {
+		if d.Owner() == o {
+			return d
+		}
+	}
+	return nil
+}
 
 func (s *dialogStack) Pop() {
 	if len(s.items) > 0 {
@@ -123,38 +161,42 @@ func dialogWidth(maxW, want int) int { return clamp(min(want, maxW-4), 20, max(m
 // formDialog shows a Form for one catalog item and turns its submission
 // into the action that runs it.
 type formDialog struct {
+	dialogBase
 	com  *Common
 	item mcp.CatalogItem
 	form *Form
 	// toChat: a `.prompt` form; its result is previewed, then chatted.
 	toChat bool
-	// seq numbers completion requests; older answers are dropped.
-	seq int
+	// complete is the completion request (or typing pause) awaited;
+	// older answers are dropped.
+	complete RequestID
 	// mention: a template chosen after @ in the chat input; submitting
 	// inserts its expanded URI after mentionPrefix instead of reading it.
 	mention       bool
 	mentionPrefix string
-	// checkSeq numbers a tool form's argument checks; checking: one is
-	// out, and its answer is awaited (any key makes it stale).
-	checkSeq int
-	checking bool
+	// check is a tool form's argument check awaited (0: none; any key
+	// makes it stale).
+	check RequestID
 }
 
 func (d *formDialog) ID() string { return "form:" + d.item.Key() }
 
-// HandleMsg feeds keys to the form; a prompt's fields are completed by
-// the server as they are typed.
-func (d *formDialog) HandleMsg(msg tea.Msg) Action {
-	if msg, ok := msg.(formCheckedMsg); ok {
-		return d.handleChecked(msg)
+// HandleResult takes the answers to the form's requests: its argument
+// check, and the server's completions of a field (and the pause in typing
+// that asks for them).
+func (d *formDialog) HandleResult(r Result) Action {
+	if msg, ok := r.Msg.(formCheckedMsg); ok {
+		return d.handleChecked(r.ID, msg)
 	}
-	if cmd, ok := d.handleCompletionMsg(msg); ok {
+	if cmd := d.handleCompletionMsg(r); cmd != nil {
 		return actionCmd{cmd}
 	}
-	km, ok := msg.(tea.KeyMsg)
-	if !ok {
-		return actionNone{}
-	}
+	return actionNone{}
+}
+
+// HandleKey feeds keys to the form; a prompt's fields are completed by
+// the server as they are typed.
+func (d *formDialog) HandleKey(km tea.KeyMsg) Action {
 	d.dropCheck()
 	if d.handleSuggestionKey(km) {
 		return actionNone{}
@@ -243,19 +285,18 @@ func newPromptForm(com *Common, it mcp.CatalogItem) *formDialog {
 // helpDialog shows every enabled binding, from the keymap as it was when
 // the dialog opened.
 type helpDialog struct {
+	dialogBase
 	com    *Common
 	groups [][]key.Binding
 }
 
 func (d *helpDialog) ID() string { return "help" }
 
-// HandleMsg closes on esc, ? or q.
-func (d *helpDialog) HandleMsg(msg tea.Msg) Action {
-	if km, ok := msg.(tea.KeyMsg); ok {
-		k := d.com.Keys
-		if key.Matches(km, k.Cancel, k.Help, k.Quit) {
-			return actionClose{}
-		}
+// HandleKey closes on esc, ? or q.
+func (d *helpDialog) HandleKey(km tea.KeyMsg) Action {
+	k := d.com.Keys
+	if key.Matches(km, k.Cancel, k.Help, k.Quit) {
+		return actionClose{}
 	}
 	return actionNone{}
 }
@@ -277,6 +318,7 @@ func (d *helpDialog) Render(maxW, maxH int) []string {
 
 // pickerDialog chooses one of a document's attachments.
 type pickerDialog struct {
+	dialogBase
 	com  *Common
 	atts []attachment
 	cur  int
@@ -284,12 +326,8 @@ type pickerDialog struct {
 
 func (d *pickerDialog) ID() string { return "picker" }
 
-// HandleMsg moves the choice and opens it.
-func (d *pickerDialog) HandleMsg(msg tea.Msg) Action {
-	km, ok := msg.(tea.KeyMsg)
-	if !ok {
-		return actionNone{}
-	}
+// HandleKey moves the choice and opens it.
+func (d *pickerDialog) HandleKey(km tea.KeyMsg) Action {
 	k := d.com.Keys
 	switch {
 	case key.Matches(km, k.Cancel):
@@ -331,6 +369,7 @@ func (d *pickerDialog) Render(maxW, maxH int) []string {
 // serversDialog lists every server with its state, reason and recent
 // stderr, and reconnects the chosen one.
 type serversDialog struct {
+	dialogBase
 	com     *Common
 	servers []*serverState
 	cur     int
@@ -338,12 +377,8 @@ type serversDialog struct {
 
 func (d *serversDialog) ID() string { return "servers" }
 
-// HandleMsg moves the choice and reconnects.
-func (d *serversDialog) HandleMsg(msg tea.Msg) Action {
-	km, ok := msg.(tea.KeyMsg)
-	if !ok {
-		return actionNone{}
-	}
+// HandleKey moves the choice and reconnects.
+func (d *serversDialog) HandleKey(km tea.KeyMsg) Action {
 	k := d.com.Keys
 	switch {
 	case key.Matches(km, k.Cancel, k.Servers):

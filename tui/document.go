@@ -75,8 +75,9 @@ type pageMark struct {
 
 // document is one thing the viewer shows.
 type document struct {
-	// id is unique per loaded document; render caches key on it.
-	id    int
+	// id is the request that loaded it (unique: one id source); render
+	// caches and the answers to its own requests key on it.
+	id    RequestID
 	kind  docKind
 	title string
 	// meta are metadata lines above the body; note is the coverage line.
@@ -173,14 +174,10 @@ const (
 
 // docLoadedMsg is a finished load for the viewer.
 type docLoadedMsg struct {
-	id  requestID
 	req docRequest
 	doc *document
 	err error
 }
-
-// docCounter numbers documents; load commands take from it concurrently.
-var docCounter atomicCounter
 
 // loadEnv is what a load command may use, captured by value when the
 // command is made: it never reads the model.
@@ -195,14 +192,14 @@ type loadEnv struct {
 // loadDocCmd runs one request and turns its answer into a document,
 // entirely off the update path: the MCP call, parsing, highlighting,
 // opening or decoding a spill file.
-func loadDocCmd(env loadEnv, id requestID, req docRequest) tea.Cmd {
-	return func() tea.Msg {
+func loadDocCmd(env loadEnv, id RequestID, req docRequest) tea.Cmd {
+	return Deliver(OwnerViewer, id, func() tea.Msg {
 		doc, err := buildDoc(env, req)
 		if doc != nil {
-			doc.id = docCounter.next()
+			doc.id = id
 		}
-		return docLoadedMsg{id: id, req: req, doc: doc, err: err}
-	}
+		return docLoadedMsg{req: req, doc: doc, err: err}
+	})
 }
 
 func buildDoc(env loadEnv, req docRequest) (*document, error) {
@@ -485,7 +482,7 @@ func titleFor(req docRequest) string {
 }
 
 // errorDoc shows a failed request.
-func errorDoc(title string, err error) *document {
+func errorDoc(id RequestID, title string, err error) *document {
 	msg := render.Sanitize(err.Error())
 	var ce *mcp.CallError
 	kind := "the request failed"
@@ -493,7 +490,7 @@ func errorDoc(title string, err error) *document {
 		kind = "howl refused the request"
 	}
 	// Wrapped: an error is read once, whole, not scrolled sideways.
-	d := &document{kind: docError, title: title, note: kind, id: docCounter.next(), wrap: true}
+	d := &document{kind: docError, title: title, note: kind, id: id, wrap: true}
 	d.copyText = msg
 	for _, l := range strings.Split(msg, "\n") {
 		d.lines = append(d.lines, docLine{plain: l, styled: l, width: widthOf(l)})

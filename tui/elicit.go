@@ -205,12 +205,11 @@ func (d *elicitDialog) answer(action string, content map[string]any) Action {
 	return actionAnswerQuestion{q: d.q, answer: questionAnswer{elicit: mcp.ElicitResponse{Action: action, Content: content}}}
 }
 
-// HandleMsg fills the form; ctrl+s accepts, ctrl+d declines, esc cancels.
+// HandleKey fills the form; ctrl+s accepts, ctrl+d declines, esc cancels.
 // In URL mode enter (or o) opens the URL, d declines and esc cancels.
 // Once offered, ctrl+x declines everything from the server.
-func (d *elicitDialog) HandleMsg(msg tea.Msg) Action {
-	km, ok := msg.(tea.KeyMsg)
-	if !ok || d.inGrace() {
+func (d *elicitDialog) HandleKey(km tea.KeyMsg) Action {
+	if d.inGrace() {
 		return actionNone{}
 	}
 	if a, ok := d.declineAllKey(km); ok {

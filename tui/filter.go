@@ -17,7 +17,6 @@ type match struct {
 
 // filterDoneMsg is the result of one filter run over every kind.
 type filterDoneMsg struct {
-	id      requestID
 	version int
 	matches [4][]match
 }
@@ -31,9 +30,9 @@ func (s entrySource) Len() int            { return len(s) }
 // filterCmd fuzzy-matches query against every kind's entries, off the
 // update path. The entries are captured as they are; the catalog never
 // mutates a published slice, it replaces it.
-func filterCmd(id requestID, version int, query string, all [4][]*entry) tea.Cmd {
-	return func() tea.Msg {
-		msg := filterDoneMsg{id: id, version: version}
+func filterCmd(id RequestID, version int, query string, all [4][]*entry) tea.Cmd {
+	return Deliver(OwnerCatalog, id, func() tea.Msg {
+		msg := filterDoneMsg{version: version}
 		for k, entries := range all {
 			found := fuzzy.FindFrom(query, entrySource(entries))
 			out := make([]match, len(found))
@@ -43,7 +42,7 @@ func filterCmd(id requestID, version int, query string, all [4][]*entry) tea.Cmd
 			msg.matches[k] = out
 		}
 		return msg
-	}
+	})
 }
 
 // highlightPositions styles s with base, and the bytes at pos (which index

@@ -49,15 +49,14 @@ func openHex(path string) (*hexSource, error) {
 
 // hexBlocksMsg carries blocks read for one document.
 type hexBlocksMsg struct {
-	docID  int
 	blocks map[int64][]byte
 	err    error
 }
 
 // readBlocksCmd reads the given blocks with ReadAt, off the update path.
-func readBlocksCmd(docID int, f io.ReaderAt, size int64, idx []int64) tea.Cmd {
-	return func() tea.Msg {
-		msg := hexBlocksMsg{docID: docID, blocks: map[int64][]byte{}}
+func readBlocksCmd(docID RequestID, f io.ReaderAt, size int64, idx []int64) tea.Cmd {
+	return Deliver(OwnerViewer, docID, func() tea.Msg {
+		msg := hexBlocksMsg{blocks: map[int64][]byte{}}
 		for _, i := range idx {
 			off := i * hexBlockSize
 			n := min(int64(hexBlockSize), size-off)
@@ -73,7 +72,7 @@ func readBlocksCmd(docID int, f io.ReaderAt, size int64, idx []int64) tea.Cmd {
 			msg.blocks[i] = buf[:got]
 		}
 		return msg
-	}
+	})
 }
 
 // closeFileCmd closes a file the viewer no longer shows.

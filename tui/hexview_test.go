@@ -42,7 +42,7 @@ func TestHexSourceReadsOnlyTheBlocksAroundTheWindow(t *testing.T) {
 	if again := hs.want(mid, mid+40, 16); len(again) != 0 {
 		t.Fatalf("pending blocks asked for again: %v", again)
 	}
-	msg := readBlocksCmd(1, hs.file, hs.size, idx)().(hexBlocksMsg)
+	msg := readBlocksCmd(1, hs.file, hs.size, idx)().(Result).Msg.(hexBlocksMsg)
 	hs.store(msg.blocks)
 	if _, ok := hs.row(mid, 16); !ok {
 		t.Fatal("the row is not loaded after its block was read")

@@ -12,7 +12,6 @@ import (
 	"image/png"
 	"os"
 	"strings"
-	"sync/atomic"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/muesli/termenv"
@@ -121,14 +120,13 @@ func fitImage(w, h, cols, rows int) (int, int) {
 
 // imageRenderedMsg carries an image drawn at one size.
 type imageRenderedMsg struct {
-	docID int
 	size  [2]int
 	lines []string
 }
 
 // renderImageCmd draws an image at cols x rows off the update path.
-func renderImageCmd(docID int, img image.Image, mode ImageMode, cols, rows int, th *theme.Theme) tea.Cmd {
-	return func() tea.Msg {
+func renderImageCmd(docID RequestID, img image.Image, mode ImageMode, cols, rows int, th *theme.Theme) tea.Cmd {
+	return Deliver(OwnerViewer, docID, func() tea.Msg {
 		var lines []string
 		switch mode {
 		case ImageKitty:
@@ -138,8 +136,8 @@ func renderImageCmd(docID int, img image.Image, mode ImageMode, cols, rows int, 
 		default:
 			lines = renderImageCells(img, cols, rows, th)
 		}
-		return imageRenderedMsg{docID: docID, size: [2]int{cols, rows}, lines: lines}
-	}
+		return imageRenderedMsg{size: [2]int{cols, rows}, lines: lines}
+	})
 }
 
 // renderImageCells draws an image in character cells: half-blocks (the
@@ -327,11 +325,6 @@ func iterm2Lines(img image.Image, cols, rows int) []string {
 // iterm2SealMark is replaced in the final frame by a zero-width token that
 // changes with the picture's other lines (see iterm2Seal).
 const iterm2SealMark = "\x1b[39m"
-
-// atomicCounter hands out increasing ids from any goroutine.
-type atomicCounter struct{ n atomic.Int64 }
-
-func (c *atomicCounter) next() int { return int(c.n.Add(1)) }
 
 // iterm2Seal makes the line that carries an iTerm2 picture change whenever
 // any other line the picture covers changes, so bubbletea's renderer, which

@@ -586,7 +586,7 @@ func (m *Model) toggleLogs() tea.Cmd {
 				todo = append(todo, s)
 			}
 		}
-		return seedLogsCmd(m.com.RT, todo)
+		return Deliver(OwnerLogs, m.com.NewID(), seedLogsCmd(m.com.RT, todo))
 	case !p.focused:
 		p.focused = true
 	default:

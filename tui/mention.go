@@ -62,16 +62,15 @@ type mentionFailure struct {
 
 // mentionsReadMsg carries the reads of one message's mentions.
 type mentionsReadMsg struct {
-	id     requestID
 	text   string
 	atts   []mentionAttachment
 	failed []mentionFailure
 }
 
 // readMentionsCmd reads each mention through mcp_read, as the model would.
-func readMentionsCmd(ctx context.Context, rt Runtime, id requestID, text string, ms []mention) tea.Cmd {
-	return func() tea.Msg {
-		msg := mentionsReadMsg{id: id, text: text}
+func readMentionsCmd(ctx context.Context, rt Runtime, id RequestID, text string, ms []mention) tea.Cmd {
+	return Deliver(OwnerChat, id, func() tea.Msg {
+		msg := mentionsReadMsg{text: text}
 		for _, m := range ms {
 			args, _ := json.Marshal(map[string]string{"uri": m.uri})
 			out, err := rt.CallMeta(ctx, mcp.PrefixRead+mcp.FunctionSuffix(m.server), args)
@@ -82,7 +81,7 @@ func readMentionsCmd(ctx context.Context, rt Runtime, id requestID, text string,
 			msg.atts = append(msg.atts, mentionAttachment{m, string(out)})
 		}
 		return msg
-	}
+	})
 }
 
 // withAttachments appends one section per attachment to the message.
@@ -119,10 +118,10 @@ func (m *Model) sendWithMentions(line string) tea.Cmd {
 
 // handleMentionsRead sends the message, or asks what to do about the
 // mentions that could not be read.
-func (m *Model) handleMentionsRead(msg mentionsReadMsg) tea.Cmd {
-	live := m.chatReqs.Done(msg.id) // false: cancelled meanwhile
-	if msg.id != m.mentionReq || !live {
-		if msg.id == m.mentionReq && m.input.Value() == "" {
+func (m *Model) handleMentionsRead(id RequestID, msg mentionsReadMsg) tea.Cmd {
+	live := m.chatReqs.Done(id) // false: cancelled meanwhile
+	if id != m.mentionReq || !live {
+		if id == m.mentionReq && m.input.Value() == "" {
 			m.input.SetValue(msg.text) // cancelled: the message stays a draft
 		}
 		return nil
@@ -155,6 +154,7 @@ func (actionRestoreDraft) isAction() {}
 // sent until the person sends without them (enter) or cancels (esc: the
 // message returns to the input).
 type mentionFailedDialog struct {
+	dialogBase
 	com *Common
 	msg mentionsReadMsg
 	// opened: it opens when the reads end, maybe mid-typing, so keys in
@@ -164,10 +164,9 @@ type mentionFailedDialog struct {
 
 func (d *mentionFailedDialog) ID() string { return "mention-failed" }
 
-// HandleMsg sends without the failed mentions, or cancels.
-func (d *mentionFailedDialog) HandleMsg(msg tea.Msg) Action {
-	km, ok := msg.(tea.KeyMsg)
-	if !ok || d.com.now().Sub(d.opened) < PermissionGrace {
+// HandleKey sends without the failed mentions, or cancels.
+func (d *mentionFailedDialog) HandleKey(km tea.KeyMsg) Action {
+	if d.com.now().Sub(d.opened) < PermissionGrace {
 		return actionNone{}
 	}
 	k := d.com.Keys

@@ -207,6 +207,7 @@ var permissionKeys = struct{ Once, Session, Always, Deny key.Binding }{
 // permissionDialog asks whether one of the model's calls may run. It opens
 // on its own, so it ignores keys for PermissionGrace after it opens.
 type permissionDialog struct {
+	dialogBase
 	com    *Common
 	req    *permissionRequest
 	opened time.Time
@@ -218,12 +219,8 @@ type permissionDialog struct {
 
 func (d *permissionDialog) ID() string { return "permission" }
 
-// HandleMsg answers on y/s/a/n (esc denies) and scrolls the arguments.
-func (d *permissionDialog) HandleMsg(msg tea.Msg) Action {
-	km, ok := msg.(tea.KeyMsg)
-	if !ok {
-		return actionNone{}
-	}
+// HandleKey answers on y/s/a/n (esc denies) and scrolls the arguments.
+func (d *permissionDialog) HandleKey(km tea.KeyMsg) Action {
 	if d.com.now().Sub(d.opened) < PermissionGrace {
 		return actionNone{}
 	}
@@ -403,7 +400,7 @@ func (m *Model) answerPermission(a actionAnswerPermission) tea.Cmd {
 			reply.approve, reply.save = true, true
 			p.grant(key, "allowed by rule "+key)
 			p.addRule(key)
-			cmd = persistAllowCmd(p.source, key)
+			cmd = Deliver(OwnerRoot, m.com.NewID(), persistAllowCmd(p.source, key))
 		}
 	}
 	req.reply <- reply

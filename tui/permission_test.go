@@ -284,7 +284,7 @@ func TestCancellingWhileAskingEndsTheTurn(t *testing.T) {
 	c := hs.m.chat
 	c.Cancel() // what quitting does: the asking goroutine returns on ctx
 	for {
-		msg := execCmd(t, readTurnCmd(c.turn, c.ch, c.asks)).(turnEventsMsg)
+		msg := execCmd(t, readTurnCmd(c.turn, c.ch, c.asks)).(Result).Msg.(turnEventsMsg)
 		if msg.ask != nil {
 			t.Fatal("a cancelled turn asked again")
 		}

@@ -13,7 +13,7 @@ import (
 // Owners tag the MCP requests the TUI makes (mcp.CallObserver.Owner), so
 // their progress reaches the pane that waits on them. The model's calls
 // carry llm.CallOwner(callID).
-func viewerOwner(id requestID) string { return "viewer:" + strconv.FormatUint(uint64(id), 10) }
+func viewerOwner(id RequestID) string { return "viewer:" + strconv.FormatUint(uint64(id), 10) }
 
 // progressBoard is the latest progress of every request a pane waits on,
 // by owner. A pane says when it starts waiting (Begin) and when the

@@ -21,15 +21,10 @@ const completeDebounce = 150 * time.Millisecond
 const maxSuggestions = 6
 
 // formCompleteTickMsg: typing paused in a prompt form's field.
-type formCompleteTickMsg struct {
-	form *Form
-	seq  int
-}
+type formCompleteTickMsg struct{}
 
 // formCompletionMsg is a server's completion of one field.
 type formCompletionMsg struct {
-	form   *Form
-	seq    int
 	field  string
 	values []string
 }
@@ -67,14 +62,14 @@ func (d *formDialog) completeFocused() tea.Cmd {
 	if f.focus >= len(f.fields) || !f.fields[f.focus].typed() {
 		return nil
 	}
-	d.seq++
-	return d.completeCmd(d.seq)
+	d.complete = d.com.NewID()
+	return d.completeCmd(d.complete)
 }
 
 // completeCmd captures the focused field, its value and the filled ones,
 // and asks the server, bounded by the completion timeout. Any error or
 // timeout is an empty list.
-func (d *formDialog) completeCmd(seq int) tea.Cmd {
+func (d *formDialog) completeCmd(id RequestID) tea.Cmd {
 	f := d.form
 	if f.focus >= len(f.fields) {
 		return nil
@@ -83,31 +78,28 @@ func (d *formDialog) completeCmd(seq int) tea.Cmd {
 	filled := f.Strings()
 	delete(filled, fl.Name)
 	ctx, rt, it, value, timeout := d.com.Ctx, d.com.RT, d.item, fl.input.Value(), d.com.completionTimeout()
-	return func() tea.Msg {
+	return Deliver(d.Owner(), id, func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		kind, ref := completionRef(it)
 		c, err := rt.Complete(ctx, it.Server, kind, ref, fl.Name, value, filled)
 		if err != nil || ctx.Err() != nil {
-			return formCompletionMsg{form: f, seq: seq, field: fl.Name}
+			return formCompletionMsg{field: fl.Name}
 		}
-		return formCompletionMsg{form: f, seq: seq, field: fl.Name, values: c.Values}
-	}
+		return formCompletionMsg{field: fl.Name, values: c.Values}
+	})
 }
 
-// handleCompletionMsg applies completion ticks and answers; it reports
-// whether msg was one.
-func (d *formDialog) handleCompletionMsg(msg tea.Msg) (tea.Cmd, bool) {
-	switch msg := msg.(type) {
+// handleCompletionMsg applies completion ticks and answers; one that is
+// not the latest is dropped.
+func (d *formDialog) handleCompletionMsg(r Result) tea.Cmd {
+	if r.ID != d.complete {
+		return nil
+	}
+	switch msg := r.Msg.(type) {
 	case formCompleteTickMsg:
-		if msg.form != d.form || msg.seq != d.seq {
-			return nil, true
-		}
-		return d.completeCmd(msg.seq), true
+		return d.completeCmd(r.ID)
 	case formCompletionMsg:
-		if msg.form != d.form || msg.seq != d.seq {
-			return nil, true
-		}
 		for _, fl := range d.form.fields {
 			if fl.Name == msg.field {
 				fl.suggestions = nil
@@ -119,9 +111,8 @@ func (d *formDialog) handleCompletionMsg(msg tea.Msg) (tea.Cmd, bool) {
 				fl.sugSel = 0
 			}
 		}
-		return nil, true
 	}
-	return nil, false
+	return nil
 }
 
 // handleSuggestionKey chooses (ctrl+n/ctrl+p) and accepts (→ at the end of
@@ -167,8 +158,8 @@ func (d *formDialog) afterFormKey(prevFocus int, prevValue string) tea.Cmd {
 		return d.completeFocused()
 	}
 	if f.focus < len(f.fields) && f.fields[f.focus].typed() && f.fields[f.focus].input.Value() != prevValue {
-		d.seq++
-		return d.com.Tick(completeDebounce, formCompleteTickMsg{form: f, seq: d.seq})
+		d.complete = d.com.NewID()
+		return d.com.Tick(completeDebounce, Result{Owner: d.Owner(), ID: d.complete, Msg: formCompleteTickMsg{}})
 	}
 	return nil
 }
@@ -193,6 +184,7 @@ func (c *Common) completionTimeout() time.Duration {
 // [user] or [assistant] label and embedded resources as flattened, before
 // it is sent as the person's chat message. Esc drops it: nothing was sent.
 type promptPreviewDialog struct {
+	dialogBase
 	com  *Common
 	item mcp.CatalogItem
 	res  *mcp.PromptResult
@@ -206,12 +198,8 @@ type actionSendChat struct{ text string }
 
 func (actionSendChat) isAction() {}
 
-// HandleMsg scrolls, sends (enter) or cancels (esc).
-func (d *promptPreviewDialog) HandleMsg(msg tea.Msg) Action {
-	km, ok := msg.(tea.KeyMsg)
-	if !ok {
-		return actionNone{}
-	}
+// HandleKey scrolls, sends (enter) or cancels (esc).
+func (d *promptPreviewDialog) HandleKey(km tea.KeyMsg) Action {
 	k := d.com.Keys
 	switch {
 	case key.Matches(km, k.Cancel):

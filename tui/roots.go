@@ -18,14 +18,14 @@ import (
 func (m *Model) cmdRoots(words []string) tea.Cmd {
 	rt := m.com.RT
 	if len(words) == 0 {
-		return func() tea.Msg { return rootsTable(rt.Roots()) }
+		return Deliver(OwnerRoot, m.com.NewID(), func() tea.Msg { return rootsTable(rt.Roots()) })
 	}
 	if len(words) != 2 || (words[0] != "add" && words[0] != "remove") {
 		m.chat.Error("usage: " + usage(".roots") + " (a directory path; ~ is your home)")
 		return nil
 	}
 	op, typed, ctx, mu := words[0], words[1], m.com.Ctx, &m.rootsMu
-	return func() tea.Msg {
+	return Deliver(OwnerRoot, m.com.NewID(), func() tea.Msg {
 		mu.Lock()
 		defer mu.Unlock()
 		dir := expandHome(typed) // reads the environment: here, not in Update
@@ -60,7 +60,7 @@ func (m *Model) cmdRoots(words []string) tea.Cmd {
 		msg := rootsTable(rt.Roots())
 		msg.notice = "roots changed: the servers that ask for roots were told (notifications/roots/list_changed)"
 		return msg
-	}
+	})
 }
 
 // rootsTable is the roots as a chat table.

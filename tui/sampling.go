@@ -38,11 +38,10 @@ type samplingDialog struct {
 
 func (d *samplingDialog) ID() string { return "sampling" }
 
-// HandleMsg approves (y), rejects (n or esc) and scrolls the messages;
+// HandleKey approves (y), rejects (n or esc) and scrolls the messages;
 // once offered, ctrl+x declines everything from the server.
-func (d *samplingDialog) HandleMsg(msg tea.Msg) Action {
-	km, ok := msg.(tea.KeyMsg)
-	if !ok || d.inGrace() {
+func (d *samplingDialog) HandleKey(km tea.KeyMsg) Action {
+	if d.inGrace() {
 		return actionNone{}
 	}
 	if a, ok := d.declineAllKey(km); ok {
@@ -156,7 +155,7 @@ func noSamplingModel(cause error) error {
 func (m *Model) approveSampling(a actionApproveSampling) tea.Cmd {
 	m.closeQuestion(a.q)
 	m.accepted(a.q.server)
-	return tea.Batch(sampleCmd(a.q, a.model), ReportInfo("asking "+render.SanitizeLine(a.model.Name())+" for "+render.SanitizeLine(a.q.server)+"'s sampling request"))
+	return tea.Batch(Deliver(OwnerRoot, m.com.NewID(), sampleCmd(a.q, a.model)), ReportInfo("asking "+render.SanitizeLine(a.model.Name())+" for "+render.SanitizeLine(a.q.server)+"'s sampling request"))
 }
 
 // handleSampled replies with the model's answer.

@@ -66,7 +66,7 @@ func (m *Model) cmdLogLevel(words []string) tea.Cmd {
 		return nil
 	}
 	rt, ctx := m.com.RT, m.com.Ctx
-	return func() tea.Msg {
+	return Deliver(OwnerRoot, m.com.NewID(), func() tea.Msg {
 		if err := rt.SetLogLevel(ctx, server, level); err != nil {
 			return commandDoneMsg{err: render.Sanitize(".loglevel: " + err.Error())}
 		}
@@ -74,7 +74,7 @@ func (m *Model) cmdLogLevel(words []string) tea.Cmd {
 			notice:    fmt.Sprintf("%s now sends log messages at %s and above: ctrl+l shows them", render.SanitizeLine(server), level),
 			logServer: server, logNote: "log level set to " + level,
 		}
-	}
+	})
 }
 
 // cmdTasks lists the running tasks, or cancels one.
@@ -82,10 +82,10 @@ func (m *Model) cmdTasks(words []string) tea.Cmd {
 	rt, now := m.com.RT, m.com.now()
 	switch {
 	case len(words) == 0:
-		return func() tea.Msg { return tasksTable(rt.Tasks(), now) }
+		return Deliver(OwnerRoot, m.com.NewID(), func() tea.Msg { return tasksTable(rt.Tasks(), now) })
 	case len(words) == 2 && words[0] == "cancel":
 		id := words[1]
-		return func() tea.Msg { return cancelTask(rt, id) }
+		return Deliver(OwnerRoot, m.com.NewID(), func() tea.Msg { return cancelTask(rt, id) })
 	}
 	m.chat.Error("usage: " + usage(".tasks") + ": .tasks lists the running tasks with their ids")
 	return nil
@@ -143,13 +143,13 @@ func age(d time.Duration) string {
 func (m *Model) login(name string) tea.Cmd {
 	rt := m.com.RT
 	m.logins[name] = true
-	return func() tea.Msg {
+	return Deliver(OwnerRoot, m.com.NewID(), func() tea.Msg {
 		if err := rt.Login(name); err != nil {
 			return commandDoneMsg{login: name, err: render.Sanitize(".mcp auth " + name + ": " + err.Error())}
 		}
 		return commandDoneMsg{login: name, notice: "logging in to " + render.SanitizeLine(name) +
 			": finish the login in the browser that opened (or open the address howl printed); the result shows here"}
-	}
+	})
 }
 
 // noteLogin says how a server's `.mcp auth` ended once its state settles.

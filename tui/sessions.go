@@ -84,7 +84,7 @@ func (c *chatPane) nextSave(rec *sessionRec) tea.Cmd {
 	if len(msgs) > 0 && msgs[0].Role == llm.RoleUser {
 		question = msgs[0].Text
 	}
-	return func() tea.Msg {
+	return Deliver(OwnerChat, c.com.NewID(), func() tea.Msg {
 		return gate.do(func() tea.Msg {
 			if id == "" {
 				// The session is stored with its first turn, or not at all.
@@ -97,7 +97,7 @@ func (c *chatPane) nextSave(rec *sessionRec) tea.Cmd {
 			err := st.AppendTurn(ctx, id, msgs)
 			return turnSavedMsg{rec: rec, id: id, title: title, err: err}
 		})
-	}
+	})
 }
 
 // HandleSaved records the session id and starts the next write.
@@ -172,22 +172,21 @@ func (c *Common) formatTime(t time.Time) string {
 
 // sessionLoadedMsg is a stored conversation to open.
 type sessionLoadedMsg struct {
-	seq  requestID
 	sess store.Session
 	conv *llm.Conversation
 	err  error
 }
 
 // loadSessionCmd loads one session.
-func loadSessionCmd(ctx context.Context, st SessionStore, seq requestID, id string) tea.Cmd {
-	return func() tea.Msg {
+func loadSessionCmd(ctx context.Context, st SessionStore, seq RequestID, id string) tea.Cmd {
+	return Deliver(OwnerRoot, seq, func() tea.Msg {
 		sess, err := st.Get(ctx, id)
 		if err != nil {
-			return sessionLoadedMsg{seq: seq, err: err}
+			return sessionLoadedMsg{err: err}
 		}
 		conv, err := st.Load(ctx, id)
-		return sessionLoadedMsg{seq: seq, sess: sess, conv: conv, err: err}
-	}
+		return sessionLoadedMsg{sess: sess, conv: conv, err: err}
+	})
 }
 
 // openSession starts loading a session into the chat.
@@ -195,13 +194,13 @@ func (m *Model) openSession(id string) tea.Cmd {
 	if m.chat.Running() {
 		return ReportWarn("a turn is running: wait for it, or press esc to cancel it, then open the session")
 	}
-	m.loadSeq = m.com.newID()
+	m.loadSeq = m.com.NewID()
 	return loadSessionCmd(m.com.Ctx, m.com.Store, m.loadSeq, id)
 }
 
 // handleSessionLoaded shows the loaded session in the chat.
-func (m *Model) handleSessionLoaded(msg sessionLoadedMsg) tea.Cmd {
-	if msg.seq != m.loadSeq {
+func (m *Model) handleSessionLoaded(id RequestID, msg sessionLoadedMsg) tea.Cmd {
+	if id != m.loadSeq {
 		return nil
 	}
 	m.loadSeq = 0
@@ -251,7 +250,7 @@ func (m *Model) cmdExport(words []string) tea.Cmd {
 		return nil
 	}
 	st, ctx, id, path := m.com.Store, m.com.Ctx, rec.id, words[0]
-	return func() tea.Msg {
+	return Deliver(OwnerRoot, m.com.NewID(), func() tea.Msg {
 		f, err := os.Create(path)
 		if err != nil {
 			return exportedMsg{path: path, err: err}
@@ -261,7 +260,7 @@ func (m *Model) cmdExport(words []string) tea.Cmd {
 			err = cerr
 		}
 		return exportedMsg{path: path, err: err}
-	}
+	})
 }
 
 // handleExported says where the export went.
@@ -274,8 +273,8 @@ func (m *Model) handleExported(msg exportedMsg) {
 }
 
 // applySessionAction carries out what the sessions dialog asked for.
-func (m *Model) applySessionAction(a actionOpenSession) tea.Cmd {
-	m.dialogs.Pop()
+func (m *Model) applySessionAction(d Dialog, a actionOpenSession) tea.Cmd {
+	m.dialogs.Remove(d)
 	return m.openSession(a.id)
 }
 

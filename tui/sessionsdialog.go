@@ -38,21 +38,18 @@ func (actionSessionDeleted) isAction() {}
 
 // sessionsListedMsg is the stored sessions, newest first.
 type sessionsListedMsg struct {
-	seq  int
 	list []store.Session
 	err  error
 }
 
 // sessionsSearchedMsg is a full-text search's answer.
 type sessionsSearchedMsg struct {
-	seq int
 	res store.SearchResult
 	err error
 }
 
 // sessionChangedMsg reports a rename or a delete.
 type sessionChangedMsg struct {
-	seq     int
 	id      string
 	deleted bool
 	err     error
@@ -61,24 +58,26 @@ type sessionChangedMsg struct {
 // sessionsDialog lists the stored sessions (title, date, message count),
 // filters them by title, searches every session's text, and opens, renames
 // or deletes (after a confirmation) the chosen one. Every store call runs
-// in a command; answers carry the dialog's request number and stale ones
-// are dropped.
+// in a command; answers reach this dialog as its results (wherever it is
+// in the stack), and a list or search that is not the latest is dropped.
 type sessionsDialog struct {
+	dialogBase
 	com *Common
 	// current is the open conversation's session, marked in the list.
 	current *sessionRec
 
-	mode   sessionsMode
-	input  textInput
-	seq    int
-	loaded bool
-	all    []store.Session
-	filter string
-	cur    int
-	hits   []store.Hit
-	cover  string
-	hitCur int
-	status string
+	mode  sessionsMode
+	input textInput
+	// pending is the list or search awaited.
+	pending RequestID
+	loaded  bool
+	all     []store.Session
+	filter  string
+	cur     int
+	hits    []store.Hit
+	cover   string
+	hitCur  int
+	status  string
 }
 
 func (d *sessionsDialog) ID() string { return "sessions" }
@@ -113,29 +112,28 @@ func (d *sessionsDialog) reload() tea.Cmd {
 	if st == nil {
 		return nil
 	}
-	d.seq++
-	seq, ctx := d.seq, d.com.Ctx
-	return func() tea.Msg {
+	d.pending = d.com.NewID()
+	ctx := d.com.Ctx
+	return Deliver(d.Owner(), d.pending, func() tea.Msg {
 		list, err := st.List(ctx, "", 0)
-		return sessionsListedMsg{seq: seq, list: list, err: err}
-	}
+		return sessionsListedMsg{list: list, err: err}
+	})
 }
 
 func (d *sessionsDialog) searchCmd(query string) tea.Cmd {
-	d.seq++
-	st, seq, ctx := d.com.Store, d.seq, d.com.Ctx
-	return func() tea.Msg {
+	d.pending = d.com.NewID()
+	st, ctx := d.com.Store, d.com.Ctx
+	return Deliver(d.Owner(), d.pending, func() tea.Msg {
 		res, err := st.Search(ctx, query, store.MaxSearchHits)
-		return sessionsSearchedMsg{seq: seq, res: res, err: err}
-	}
+		return sessionsSearchedMsg{res: res, err: err}
+	})
 }
 
 func (d *sessionsDialog) changeCmd(id string, do func(ctx context.Context) error, deleted bool) tea.Cmd {
-	d.seq++
-	seq, ctx := d.seq, d.com.Ctx
-	return func() tea.Msg {
-		return sessionChangedMsg{seq: seq, id: id, deleted: deleted, err: do(ctx)}
-	}
+	ctx := d.com.Ctx
+	return Deliver(d.Owner(), d.com.NewID(), func() tea.Msg {
+		return sessionChangedMsg{id: id, deleted: deleted, err: do(ctx)}
+	})
 }
 
 // startInput focuses the text input in a mode, filled with value.
@@ -147,11 +145,11 @@ func (d *sessionsDialog) startInput(mode sessionsMode, prompt, value string) {
 	d.input.Focus()
 }
 
-// HandleMsg applies the store's answers and the keys of the current mode.
-func (d *sessionsDialog) HandleMsg(msg tea.Msg) Action {
-	switch msg := msg.(type) {
+// HandleResult applies the store's answers.
+func (d *sessionsDialog) HandleResult(r Result) Action {
+	switch msg := r.Msg.(type) {
 	case sessionsListedMsg:
-		if msg.seq == d.seq {
+		if r.ID == d.pending {
 			d.loaded, d.all = true, msg.list
 			if msg.err != nil {
 				d.status = msg.err.Error()
@@ -159,7 +157,7 @@ func (d *sessionsDialog) HandleMsg(msg tea.Msg) Action {
 			d.cur = clamp(d.cur, 0, max(len(d.shown())-1, 0))
 		}
 	case sessionsSearchedMsg:
-		if msg.seq == d.seq {
+		if r.ID == d.pending {
 			if msg.err != nil {
 				d.status = msg.err.Error()
 				d.mode = modeSessions
@@ -178,13 +176,12 @@ func (d *sessionsDialog) HandleMsg(msg tea.Msg) Action {
 		}
 		d.status = "renamed"
 		return actionCmd{d.reload()}
-	case tea.KeyMsg:
-		return d.handleKey(msg)
 	}
 	return actionNone{}
 }
 
-func (d *sessionsDialog) handleKey(km tea.KeyMsg) Action {
+// HandleKey applies the keys of the current mode.
+func (d *sessionsDialog) HandleKey(km tea.KeyMsg) Action {
 	switch d.mode {
 	case modeFilter, modeSearchInput, modeRename:
 		return d.handleInputKey(km)

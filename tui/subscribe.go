@@ -52,7 +52,6 @@ func (s *docSub) unsubscribeCmd() tea.Cmd {
 
 // subscribedMsg is the answer to a subscribe or unsubscribe from the viewer.
 type subscribedMsg struct {
-	docID       int
 	server, uri string
 	on          bool
 	err         error
@@ -84,22 +83,22 @@ func (v *viewerPane) toggleSubscribe() tea.Cmd {
 			return ReportInfo("subscribed to " + render.SanitizeLine(uri) + " (already followed in another view)")
 		}
 	}
-	return func() tea.Msg {
+	return Deliver(OwnerViewer, id, func() tea.Msg {
 		err := rt.Subscribe(ctx, server, uri)
-		return subscribedMsg{docID: id, server: server, uri: uri, on: true, err: err}
-	}
+		return subscribedMsg{server: server, uri: uri, on: true, err: err}
+	})
 }
 
 // HandleSubscribed takes the answer to a subscribe: the document (if it is
 // still open) now follows the resource; if it closed meanwhile, the
 // subscription is ended at once.
-func (v *viewerPane) HandleSubscribed(msg subscribedMsg) tea.Cmd {
+func (v *viewerPane) handleSubscribed(docID RequestID, msg subscribedMsg) tea.Cmd {
 	if msg.err != nil {
 		return ReportError(fmt.Errorf("subscribing to %s: %w", render.SanitizeLine(msg.uri), msg.err))
 	}
 	sub := &docSub{server: msg.server, uri: msg.uri, rt: v.com.RT, ctx: v.com.Ctx, refs: 1}
 	for _, d := range v.docs() {
-		if d.id == msg.docID && d.sub == nil {
+		if d.id == docID && d.sub == nil {
 			d.sub = sub
 			return ReportInfo("subscribed to " + render.SanitizeLine(msg.uri) + ": changes re-read it · s unsubscribes")
 		}

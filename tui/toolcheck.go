@@ -17,10 +17,8 @@ import (
 // arguments), and the person is told.
 const ArgumentCheckDeadline = 2 * time.Second
 
-// formCheckedMsg answers a tool form's argument check, numbered seq.
+// formCheckedMsg answers a tool form's argument check.
 type formCheckedMsg struct {
-	form *Form
-	seq  int
 	args map[string]any
 	err  error
 }
@@ -28,13 +26,12 @@ type formCheckedMsg struct {
 // checkCmd checks a tool form's arguments against the tool's schema in a
 // command, never in Update: a server's schema can make checking slow.
 func (d *formDialog) checkCmd(args map[string]any) tea.Cmd {
-	d.checkSeq++
-	d.checking = true
+	d.check = d.com.NewID()
 	d.form.status = "checking the arguments against the tool's input schema…"
-	form, seq, item := d.form, d.checkSeq, d.item
-	return func() tea.Msg {
-		return formCheckedMsg{form: form, seq: seq, args: args, err: checkWithin(ArgumentCheckDeadline, item, args)}
-	}
+	item := d.item
+	return Deliver(d.Owner(), d.check, func() tea.Msg {
+		return formCheckedMsg{args: args, err: checkWithin(ArgumentCheckDeadline, item, args)}
+	})
 }
 
 // checkWithin validates args for tool, giving up after deadline. The
@@ -55,11 +52,11 @@ func checkWithin(deadline time.Duration, tool mcp.CatalogItem, args map[string]a
 
 // handleChecked calls the tool once its arguments passed (or could not
 // be checked), or shows why they did not. A stale answer is dropped.
-func (d *formDialog) handleChecked(msg formCheckedMsg) Action {
-	if msg.form != d.form || msg.seq != d.checkSeq || !d.checking {
+func (d *formDialog) handleChecked(id RequestID, msg formCheckedMsg) Action {
+	if id != d.check || id == 0 {
 		return actionNone{}
 	}
-	d.checking, d.form.status = false, ""
+	d.check, d.form.status = 0, ""
 	var ue *mcp.UncheckedError
 	switch {
 	case errors.As(msg.err, &ue):
@@ -74,8 +71,7 @@ func (d *formDialog) handleChecked(msg formCheckedMsg) Action {
 // dropCheck makes an awaited check stale: a key changed the form, or may
 // have, since its arguments were taken.
 func (d *formDialog) dropCheck() {
-	if d.checking {
-		d.checkSeq++
-		d.checking, d.form.status = false, ""
+	if d.check != 0 {
+		d.check, d.form.status = 0, ""
 	}
 }

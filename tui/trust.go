@@ -45,6 +45,7 @@ func (actionTrustProject) isAction() {}
 // whether to use it. It opens as howl starts, so it ignores keys for
 // PermissionGrace: a key typed before it was seen never trusts anything.
 type trustDialog struct {
+	dialogBase
 	com    *Common
 	file   mcp.ConfigFile
 	opened time.Time
@@ -53,10 +54,9 @@ type trustDialog struct {
 
 func (d *trustDialog) ID() string { return "trust:" + d.file.Path }
 
-// HandleMsg answers on t/o/n (esc: not now) and scrolls the list.
-func (d *trustDialog) HandleMsg(msg tea.Msg) Action {
-	km, ok := msg.(tea.KeyMsg)
-	if !ok || d.com.now().Sub(d.opened) < PermissionGrace {
+// HandleKey answers on t/o/n (esc: not now) and scrolls the list.
+func (d *trustDialog) HandleKey(km tea.KeyMsg) Action {
+	if d.com.now().Sub(d.opened) < PermissionGrace {
 		return actionNone{}
 	}
 	switch {
@@ -136,10 +136,10 @@ func (m *Model) answerTrust(a actionTrustProject) tea.Cmd {
 		return ReportInfo(fmt.Sprintf("%s is not used: its servers stay off (howl trust %s, or --trust-project, to use it)", path, path))
 	}
 	allow, f, remember := m.trust.Allow, a.file, a.remember
-	return func() tea.Msg {
+	return Deliver(OwnerRoot, m.com.NewID(), func() tea.Msg {
 		started, err := allow(f, remember)
 		return projectTrustedMsg{file: f, remember: remember, started: started, err: err}
-	}
+	})
 }
 
 // handleProjectTrusted says what trusting the file did.

@@ -277,14 +277,14 @@ func TestStaleResultsAreDropped(t *testing.T) {
 	// A stale catalog listing is dropped too.
 	sv := hs.m.catalog.byName["mem"]
 	old := sv.pending
-	hs.send(catalogLoadedMsg{server: "mem", id: old + 999, entries: [4][]*entry{}, listed: map[mcp.Kind]bool{}})
+	hs.send(Result{Owner: OwnerCatalog, ID: old + 999, Msg: catalogLoadedMsg{server: "mem", entries: [4][]*entry{}, listed: map[mcp.Kind]bool{}}})
 	if len(hs.m.catalog.all[0]) != 2 {
 		t.Fatal("a stale catalog listing replaced the catalog")
 	}
 	// And a stale filter result.
 	hs.keys("tab", "1", "/")
 	hs.typeText("e")
-	hs.send(filterDoneMsg{id: hs.m.catalog.filterID + 50})
+	hs.send(Result{Owner: OwnerCatalog, ID: hs.m.catalog.filterID + 50, Msg: filterDoneMsg{}})
 	if hs.m.catalog.matches == nil || len(hs.m.catalog.matches[0]) == 0 {
 		t.Fatal("a stale filter result replaced the matches")
 	}

@@ -27,7 +27,7 @@ type viewerPane struct {
 
 	// The request in flight: its id, what it is for, when it started, and
 	// how to cancel it.
-	pending  requestID
+	pending  RequestID
 	loading  string
 	started  time.Time
 	req      docRequest
@@ -48,8 +48,9 @@ type viewerPane struct {
 	pattern    textInput
 
 	// Wrapped-row layout of the document, by (doc id, width).
-	layoutDoc, layoutW int
-	rowStart           []int
+	layoutDoc RequestID
+	layoutW   int
+	rowStart  []int
 }
 
 // hit is one search match: line index, byte range in the line's plain text.
@@ -90,7 +91,7 @@ func (v *viewerPane) TextInputFocused() bool { return v.searching || v.patternin
 // screen until the new page arrives; any other replaces it.
 func (v *viewerPane) Request(req docRequest, what string) tea.Cmd {
 	v.dropPending()
-	id := v.com.newID()
+	id := v.com.NewID()
 	v.com.Progress.Begin(viewerOwner(id))
 	ctx, cancel := context.WithCancel(v.com.Ctx)
 	// A tool that can run as a task does here: .tasks lists it.
@@ -122,7 +123,7 @@ func (v *viewerPane) CancelLoad() tea.Cmd {
 		return ReportInfo(msg)
 	}
 	cmd := closeDoc(v.doc)
-	v.doc = errorDoc(titleFor(v.req), errors.New(msg))
+	v.doc = errorDoc(v.com.NewID(), titleFor(v.req), errors.New(msg))
 	v.doc.note = "cancelled"
 	return tea.Batch(cmd, ReportInfo(msg))
 }
@@ -173,10 +174,26 @@ func closeDoc(d *document) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// HandleLoaded takes a finished load; a stale one is dropped (and its file
+// HandleResult takes the answers to the viewer's requests: loads, hex
+// blocks, image renders and subscriptions.
+func (v *viewerPane) HandleResult(r Result) tea.Cmd {
+	switch msg := r.Msg.(type) {
+	case docLoadedMsg:
+		return v.handleLoaded(r.ID, msg)
+	case hexBlocksMsg:
+		return v.handleHexBlocks(r.ID, msg)
+	case imageRenderedMsg:
+		v.handleImage(r.ID, msg)
+	case subscribedMsg:
+		return v.handleSubscribed(r.ID, msg)
+	}
+	return nil
+}
+
+// handleLoaded takes a finished load; a stale one is dropped (and its file
 // closed).
-func (v *viewerPane) HandleLoaded(msg docLoadedMsg) tea.Cmd {
-	if msg.id != v.pending || !v.open {
+func (v *viewerPane) handleLoaded(id RequestID, msg docLoadedMsg) tea.Cmd {
+	if id != v.pending || !v.open {
 		return closeDoc(msg.doc)
 	}
 	v.dropPending() // it finished: this releases its context
@@ -185,7 +202,7 @@ func (v *viewerPane) HandleLoaded(msg docLoadedMsg) tea.Cmd {
 			return ReportError(msg.err)
 		}
 		cmd := closeDoc(v.doc)
-		v.doc = errorDoc(titleFor(msg.req), msg.err)
+		v.doc = errorDoc(id, titleFor(msg.req), msg.err)
 		return cmd
 	}
 	var cmd tea.Cmd
@@ -197,7 +214,7 @@ func (v *viewerPane) HandleLoaded(msg docLoadedMsg) tea.Cmd {
 		cmd = closeDoc(v.doc)
 	}
 	v.doc = msg.doc
-	v.layoutDoc = -1
+	v.layoutDoc = 0
 	if msg.req.refresh {
 		cmd = tea.Batch(cmd, v.Scroll(0)) // the kept position, clamped to the new length
 	}
@@ -207,10 +224,10 @@ func (v *viewerPane) HandleLoaded(msg docLoadedMsg) tea.Cmd {
 	return tea.Batch(cmd, v.ensure(), v.rereadIfStale())
 }
 
-// HandleHexBlocks stores blocks read for the current hex document.
-func (v *viewerPane) HandleHexBlocks(msg hexBlocksMsg) tea.Cmd {
+// handleHexBlocks stores blocks read for the current hex document.
+func (v *viewerPane) handleHexBlocks(docID RequestID, msg hexBlocksMsg) tea.Cmd {
 	d := v.doc
-	if d == nil || d.id != msg.docID || d.hex == nil {
+	if d == nil || d.id != docID || d.hex == nil {
 		return nil
 	}
 	d.hex.store(msg.blocks)
@@ -221,10 +238,10 @@ func (v *viewerPane) HandleHexBlocks(msg hexBlocksMsg) tea.Cmd {
 	return v.ensure()
 }
 
-// HandleImage stores an image render for the current document.
-func (v *viewerPane) HandleImage(msg imageRenderedMsg) {
+// handleImage stores an image render for the current document.
+func (v *viewerPane) handleImage(docID RequestID, msg imageRenderedMsg) {
 	for _, d := range v.docs() {
-		if d.id == msg.docID && d.img != nil {
+		if d.id == docID && d.img != nil {
 			delete(d.img.pending, msg.size)
 			d.img.renders[msg.size] = msg.lines
 		}
@@ -430,7 +447,7 @@ func (v *viewerPane) back() tea.Cmd {
 		cmd := closeDoc(v.doc)
 		v.doc = v.stack[len(v.stack)-1]
 		v.stack = v.stack[:len(v.stack)-1]
-		v.layoutDoc = -1
+		v.layoutDoc = 0
 		// Changes while it was under the other document show now.
 		return tea.Batch(cmd, v.ensure(), v.rereadIfStale())
 	}
