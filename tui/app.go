@@ -35,22 +35,23 @@ import (
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
 	"github.com/howl-mcp/howl/theme"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // Options configure the TUI.
 type Options struct {
 	// Runtime is the MCP side (an *mcp.Runtime in production).
-	Runtime Runtime
+	Runtime common.Runtime
 	// Servers are the enabled servers' names, in display order.
 	Servers []string
 	// Theme is the built theme (theme.New(theme.Detect(...)) in production).
 	Theme *theme.Theme
 	// Keys is the keymap (DefaultKeyMap when nil).
-	Keys *KeyMap
+	Keys *common.KeyMap
 	// Images is how images are drawn (DetectImageMode in production).
-	Images ImageMode
+	Images common.ImageMode
 	// Clipboard receives copies (none when nil: y then says so).
-	Clipboard Clipboard
+	Clipboard common.Clipboard
 	// DisplayPath shortens paths for display (as they are when nil).
 	DisplayPath func(string) string
 	// Context bounds every request (Background when nil).
@@ -64,7 +65,7 @@ type Options struct {
 	// ModelRuntime is what the chat's model calls from its own goroutine
 	// (Runtime when nil). Tests that guard Runtime against use from Update
 	// pass the unguarded one here: the model's calls overlap Update.
-	ModelRuntime Runtime
+	ModelRuntime common.Runtime
 	// MaxSteps bounds the model requests of one chat turn (0: the default).
 	MaxSteps int
 	// Decide rules on each of the model's tool calls before it runs (nil:
@@ -96,7 +97,7 @@ type Options struct {
 	// Store keeps the chat's conversations: each finished turn is written
 	// in a command. Nil means nothing is saved; StoreError (the reason the
 	// store could not be opened) is then said once in the chat.
-	Store      SessionStore
+	Store      common.SessionStore
 	StoreError error
 	// Resume opens a stored conversation in the chat (howl --continue).
 	Resume *Resume
@@ -109,7 +110,7 @@ type Options struct {
 
 // Model is the root model.
 type Model struct {
-	com    *Common
+	com    *common.Common
 	cancel context.CancelFunc
 	dump   bool
 
@@ -123,7 +124,7 @@ type Model struct {
 	status  *statusBar
 	dialogs dialogStack
 	// mentionReq is the read of a message's @-mentions in flight.
-	mentionReq RequestID
+	mentionReq common.RequestID
 	// chatReqs are the chat's requests outside a turn (prompt gets,
 	// mention reads): ctrl+c cancels them.
 	chatReqs chatRequests
@@ -147,10 +148,10 @@ type Model struct {
 	declining map[string]int
 
 	// loadSeq is the session load waited for (0: none).
-	loadSeq RequestID
+	loadSeq common.RequestID
 	// modelReq is the `.model` switch waited for (0: none); modelTurn
 	// the chat's turn when it was asked (a turn since makes it stale).
-	modelReq, modelTurn RequestID
+	modelReq, modelTurn common.RequestID
 
 	// logs is the server log pane (ctrl+l); logins are the servers whose
 	// `.mcp auth` result the chat still waits for.
@@ -183,12 +184,12 @@ func New(o Options) *Model {
 	}
 	keys := o.Keys
 	if keys == nil {
-		keys = DefaultKeyMap()
+		keys = common.DefaultKeyMap()
 	}
-	com := &Common{Ctx: ctx, RT: o.Runtime, Theme: th, Styles: th.Styles, Keys: keys, Images: o.Images,
-		Clipboard: o.Clipboard, DisplayPath: o.DisplayPath, Tick: o.Tick, Now: o.Now, Log: o.Log,
+	com := &common.Common{Ctx: ctx, RT: o.Runtime, Theme: th, Styles: th.Styles, Keys: keys, Images: o.Images,
+		Clipboard: o.Clipboard, DisplayPath: o.DisplayPath, Tick: o.Tick, Clock: o.Now, Log: o.Log,
 		ModelRT: o.ModelRuntime, Hidden: map[string]bool{}, CompletionTimeout: o.CompletionTimeout, SwitchModel: o.SwitchModel, Editor: o.Editor,
-		Store: o.Store, StoreErr: o.StoreError, Location: o.Location, writes: &writeGate{}, Progress: &progressBoard{}}
+		Store: o.Store, StoreErr: o.StoreError, Location: o.Location, Writes: &common.WriteGate{}, Progress: &common.ProgressBoard{}}
 	if com.DisplayPath == nil {
 		com.DisplayPath = func(s string) string { return s }
 	}
@@ -196,10 +197,10 @@ func New(o Options) *Model {
 		com.Approvals = o.Permissions.Approvals
 	}
 	if com.Tick == nil {
-		com.Tick = defaultTick
+		com.Tick = common.DefaultTick
 	}
 	if com.Log == nil {
-		com.Log = discardLogger()
+		com.Log = common.DiscardLogger()
 	}
 	if com.ModelRT == nil {
 		com.ModelRT = o.Runtime
@@ -245,14 +246,14 @@ type statusSnapshotMsg struct{ statuses []mcp.Status }
 // Init asks for the servers' states; events keep them current after that.
 func (m *Model) Init() tea.Cmd {
 	rt := m.com.RT
-	return Deliver(OwnerRoot, m.com.NewID(), func() tea.Msg { return statusSnapshotMsg{rt.Status()} })
+	return common.Deliver(common.OwnerRoot, m.com.NewID(), func() tea.Msg { return statusSnapshotMsg{rt.Status()} })
 }
 
 // Close cancels everything in flight and closes open files. Call it after
 // the program has ended.
 func (m *Model) Close() {
 	m.cancel()
-	m.com.writes.close() // a finished turn being written is written
+	m.com.Writes.Close() // a finished turn being written is written
 	for _, d := range append(m.viewer.stack, m.viewer.doc) {
 		if d != nil && d.hex != nil && d.hex.file != nil {
 			_ = d.hex.file.Close()
@@ -276,9 +277,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.handleMouse(msg)
 	case EventsMsg:
 		cmd = m.handleEvents(msg)
-	case Result:
+	case common.Result:
 		cmd = m.deliver(msg)
-	case InfoMsg:
+	case common.InfoMsg:
 		cmd = m.status.Set(msg)
 	case clearInfoMsg:
 		m.status.Clear(msg.id)
@@ -300,20 +301,20 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // deliver hands an asynchronous result to its owner: a pane, the root's
 // own handlers, or a dialog wherever it is in the stack. A result whose
 // owner is gone (a closed dialog) is dropped.
-func (m *Model) deliver(r Result) tea.Cmd {
+func (m *Model) deliver(r common.Result) tea.Cmd {
 	switch r.Owner {
-	case OwnerCatalog:
+	case common.OwnerCatalog:
 		return m.catalog.HandleResult(r)
-	case OwnerViewer:
+	case common.OwnerViewer:
 		return m.viewer.HandleResult(r)
-	case OwnerChat:
+	case common.OwnerChat:
 		return m.handleChatResult(r)
-	case OwnerLogs:
+	case common.OwnerLogs:
 		if msg, ok := r.Msg.(logSeedMsg); ok {
 			m.handleLogSeed(msg)
 		}
 		return nil
-	case OwnerRoot:
+	case common.OwnerRoot:
 		return m.handleResult(r)
 	}
 	if d := m.dialogs.ByOwner(r.Owner); d != nil {
@@ -323,7 +324,7 @@ func (m *Model) deliver(r Result) tea.Cmd {
 }
 
 // handleChatResult takes the answers to the chat's requests.
-func (m *Model) handleChatResult(r Result) tea.Cmd {
+func (m *Model) handleChatResult(r common.Result) tea.Cmd {
 	switch msg := r.Msg.(type) {
 	case turnEventsMsg:
 		cmd := m.chat.HandleEvents(r.ID, msg)
@@ -347,7 +348,7 @@ func (m *Model) handleChatResult(r Result) tea.Cmd {
 
 // handleResult takes the answers to the root's own requests: the command
 // handlers', the servers' states, and the questions' side effects.
-func (m *Model) handleResult(r Result) tea.Cmd {
+func (m *Model) handleResult(r common.Result) tea.Cmd {
 	switch msg := r.Msg.(type) {
 	case statusSnapshotMsg:
 		return m.handleSnapshot(msg)
@@ -396,7 +397,7 @@ func (m *Model) afterUpdate() tea.Cmd {
 	m.updateKeys()
 	if !m.spinning && (m.catalog.Busy() || m.viewer.Busy() || m.chat.Running() || m.com.Progress.Len() > 0) {
 		m.spinning = true
-		cmd = tea.Batch(cmd, m.com.Tick(spinnerInterval, spinnerTickMsg{}))
+		cmd = tea.Batch(cmd, m.com.Tick(common.SpinnerInterval, spinnerTickMsg{}))
 	}
 	return cmd
 }
@@ -495,7 +496,7 @@ func (m *Model) cancelRunning() (tea.Cmd, bool) {
 	switch {
 	case m.chat.Running() && !m.chat.cancelling:
 		m.chat.Cancel()
-		return ReportInfo("cancelling the turn: the servers are told to stop · ctrl+c again quits"), true
+		return common.ReportInfo("cancelling the turn: the servers are told to stop · ctrl+c again quits"), true
 	case m.viewer.Loading():
 		return m.viewer.CancelLoad(), true
 	case m.chatReqs.Len() > 0:
@@ -631,9 +632,9 @@ func (m *Model) refreshSelected() tea.Cmd {
 		return nil
 	}
 	if sv.status.State != mcp.StateReady {
-		return ReportWarn(fmt.Sprintf("%s is %s: S opens the servers list, where enter reconnects it", render.SanitizeLine(sv.name), sv.status.State))
+		return common.ReportWarn(fmt.Sprintf("%s is %s: S opens the servers list, where enter reconnects it", render.SanitizeLine(sv.name), sv.status.State))
 	}
-	return tea.Batch(m.catalog.Reload(sv.name, true), ReportInfo("refreshing "+render.SanitizeLine(sv.name)+"'s catalog"))
+	return tea.Batch(m.catalog.Reload(sv.name, true), common.ReportInfo("refreshing "+render.SanitizeLine(sv.name)+"'s catalog"))
 }
 
 // applyAction carries out what dialog d asked for; closing closes d,
@@ -648,7 +649,7 @@ func (m *Model) applyAction(d Dialog, a Action) tea.Cmd {
 		m.dialogs.Remove(d)
 		cmd := m.openViewer(docRequest{kind: reqCall, server: a.item.Server, tool: a.item.Name, toolArgs: a.args}, "calling "+render.SanitizeLine(a.item.Name))
 		if a.unchecked != "" {
-			cmd = tea.Batch(cmd, ReportWarn("arguments sent unchecked: "+render.SanitizeLine(a.unchecked)))
+			cmd = tea.Batch(cmd, common.ReportWarn("arguments sent unchecked: "+render.SanitizeLine(a.unchecked)))
 		}
 		return cmd
 	case actionReadTemplate:
@@ -693,7 +694,7 @@ func (m *Model) applyAction(d Dialog, a Action) tea.Cmd {
 	case actionDeclineAll:
 		return m.declineAll(a.server)
 	case actionOpenURL:
-		return Deliver(OwnerRoot, m.com.NewID(), openURLCmd(a.q.ctx, a.q, a.url))
+		return common.Deliver(common.OwnerRoot, m.com.NewID(), openURLCmd(a.q.ctx, a.q, a.url))
 	case actionApproveSampling:
 		return m.approveSampling(a)
 	}
@@ -701,12 +702,12 @@ func (m *Model) applyAction(d Dialog, a Action) tea.Cmd {
 }
 
 // reconnectCmd restarts a server; its new states arrive as events.
-func reconnectCmd(rt Runtime, name string) tea.Cmd {
+func reconnectCmd(rt common.Runtime, name string) tea.Cmd {
 	return func() tea.Msg {
 		if err := rt.Reconnect(name); err != nil {
-			return InfoMsg{Type: InfoError, Msg: fmt.Sprintf("reconnecting %s: %v", name, err), TTL: DefaultInfoTTL}
+			return common.InfoMsg{Type: common.InfoError, Msg: fmt.Sprintf("reconnecting %s: %v", name, err), TTL: common.DefaultInfoTTL}
 		}
-		return InfoMsg{Type: InfoPlain, Msg: "reconnecting " + name, TTL: DefaultInfoTTL}
+		return common.InfoMsg{Type: common.InfoPlain, Msg: "reconnecting " + name, TTL: common.DefaultInfoTTL}
 	}
 }
 
@@ -739,7 +740,7 @@ func (m *Model) handleEvents(msg EventsMsg) tea.Cmd {
 		}
 	}
 	if msg.Dropped > 0 {
-		cmds = append(cmds, ReportWarn(fmt.Sprintf("%d server events were dropped: the servers sent more than howl could show", msg.Dropped)))
+		cmds = append(cmds, common.ReportWarn(fmt.Sprintf("%d server events were dropped: the servers sent more than howl could show", msg.Dropped)))
 	}
 	return tea.Batch(cmds...)
 }
@@ -752,7 +753,7 @@ func (m *Model) handleProgress(e mcp.Event) {
 		return
 	}
 	p := *e.Progress
-	p.Message = clipText(p.Message, MaxStatusBytes, "message")
+	p.Message = common.ClipText(p.Message, common.MaxStatusBytes, "message")
 	if m.com.Progress.Apply(p) {
 		m.chat.HandleProgress(p)
 	}
@@ -764,17 +765,17 @@ func (m *Model) handleNotification(e mcp.Event) tea.Cmd {
 	switch e.Method {
 	case "notifications/tools/list_changed", "notifications/resources/list_changed", "notifications/prompts/list_changed":
 		// The runtime lists again (debounced) and reports what changed.
-		return ReportInfo(name + ": the catalog changed, listing again")
+		return common.ReportInfo(name + ": the catalog changed, listing again")
 	case "notifications/resources/updated":
-		return ReportInfo(fmt.Sprintf("%s: %v was updated", name, render.SanitizeLine(fmt.Sprint(e.Params["uri"]))))
+		return common.ReportInfo(fmt.Sprintf("%s: %v was updated", name, render.SanitizeLine(fmt.Sprint(e.Params["uri"]))))
 	case "notifications/message":
 		lvl, _ := e.Params["level"].(string)
 		if lg, _ := e.Params["logger"].(string); lg == HowlLogger {
-			return ReportInfo(render.SanitizeLine(fmt.Sprintf("%s: %v", name, e.Params["data"])))
+			return common.ReportInfo(render.SanitizeLine(fmt.Sprintf("%s: %v", name, e.Params["data"])))
 		}
 		switch lvl {
 		case "warning", "error", "critical", "alert", "emergency":
-			return ReportWarn(render.SanitizeLine(fmt.Sprintf("%s %s: %v", name, lvl, e.Params["data"])))
+			return common.ReportWarn(render.SanitizeLine(fmt.Sprintf("%s %s: %v", name, lvl, e.Params["data"])))
 		}
 	}
 	return nil
@@ -838,26 +839,26 @@ func (m *Model) updateKeys() {
 	v := m.viewer
 	d := v.doc
 	viewer := m.focus == focusRight && v.Open()
-	setEnabled(!viewer, &k.Open, &k.Refresh, &k.Filter)
-	setEnabled(m.catalog.Selected() != nil || viewer, &k.FocusNext, &k.FocusPrev)
-	setEnabled(viewer && d != nil && d.src != nil && d.src.next != nil, &k.NextPage)
-	setEnabled(viewer && d != nil && d.src != nil && len(d.src.history) > 0, &k.PrevPage)
-	setEnabled(viewer && d != nil && len(d.lines) > 0, &k.Search)
-	setEnabled(viewer && len(v.hits) > 0, &k.NextMatch, &k.PrevMatch)
-	setEnabled(viewer && d != nil && d.src != nil, &k.Pattern)
-	setEnabled(viewer && d != nil && d.src != nil && d.src.pattern != "", &k.ClearPattern)
-	setEnabled(viewer && d != nil && len(d.lines) > 0, &k.Wrap, &k.Left, &k.Right)
-	setEnabled(viewer && d != nil && d.spill != nil && (d.img != nil || looksLikeImageDoc(d)), &k.HexToggle)
-	setEnabled(viewer && d != nil && len(d.atts) > 0, &k.OpenAttachment)
-	setEnabled(viewer && d != nil, &k.Copy)
-	setEnabled(viewer && subscribable(d), &k.Subscribe)
+	common.SetEnabled(!viewer, &k.Open, &k.Refresh, &k.Filter)
+	common.SetEnabled(m.catalog.Selected() != nil || viewer, &k.FocusNext, &k.FocusPrev)
+	common.SetEnabled(viewer && d != nil && d.src != nil && d.src.next != nil, &k.NextPage)
+	common.SetEnabled(viewer && d != nil && d.src != nil && len(d.src.history) > 0, &k.PrevPage)
+	common.SetEnabled(viewer && d != nil && len(d.lines) > 0, &k.Search)
+	common.SetEnabled(viewer && len(v.hits) > 0, &k.NextMatch, &k.PrevMatch)
+	common.SetEnabled(viewer && d != nil && d.src != nil, &k.Pattern)
+	common.SetEnabled(viewer && d != nil && d.src != nil && d.src.pattern != "", &k.ClearPattern)
+	common.SetEnabled(viewer && d != nil && len(d.lines) > 0, &k.Wrap, &k.Left, &k.Right)
+	common.SetEnabled(viewer && d != nil && d.spill != nil && (d.img != nil || looksLikeImageDoc(d)), &k.HexToggle)
+	common.SetEnabled(viewer && d != nil && len(d.atts) > 0, &k.OpenAttachment)
+	common.SetEnabled(viewer && d != nil, &k.Copy)
+	common.SetEnabled(viewer && subscribable(d), &k.Subscribe)
 	if d != nil && d.sub != nil {
 		k.Subscribe.SetHelp(k.Subscribe.Help().Key, "unsubscribe")
 	} else {
 		k.Subscribe.SetHelp(k.Subscribe.Help().Key, "subscribe")
 	}
-	setEnabled(v.Open() || m.catalog.query != "", &k.Back)
-	setEnabled(m.logs.open && m.logs.focused, &k.LogNext, &k.LogPrev, &k.LogOpen, &k.LogBlur)
+	common.SetEnabled(v.Open() || m.catalog.query != "", &k.Back)
+	common.SetEnabled(m.logs.open && m.logs.focused, &k.LogNext, &k.LogPrev, &k.LogOpen, &k.LogBlur)
 }
 
 // View draws the screen. It reads the model and never changes it beyond
@@ -879,14 +880,14 @@ func (m *Model) View() string {
 	case l.List.Empty():
 		body = m.rightPane()
 	default:
-		body = joinColumns(m.catalog.Render(m.frame), m.rightPane())
+		body = common.JoinColumns(m.catalog.Render(m.frame), m.rightPane())
 	}
 	lines = append(lines, body...)
 	if m.logs.open {
 		lines = append(lines, m.logs.Render()...)
 	}
 	if !l.Help.Empty() {
-		lines = append(lines, fit(" "+m.help.ShortHelpView(m.com.Keys.ShortHelp(m.helpState())), l.Help.W))
+		lines = append(lines, common.Fit(" "+m.help.ShortHelpView(m.com.Keys.ShortHelp(m.helpState())), l.Help.W))
 	}
 	lines = append(lines, m.status.Render(l.Status.W, m.catalog.servers, m.frame))
 	if d := m.dialogs.Top(); d != nil {
@@ -896,32 +897,31 @@ func (m *Model) View() string {
 		if !l.Help.Empty() {
 			avail--
 		}
-		box := d.Render(m.width, avail)
-		x := max((m.width-widthOf(box[0]))/2, 0)
-		y := max(min((m.height-len(box))/2, 1+avail-len(box)), 1)
-		lines = overlay(lines, box, x, y)
+		frame := d.Render(m.width, avail)
+		x := max((m.width-common.WidthOf(frame[0]))/2, 0)
+		y := max(min((m.height-len(frame))/2, 1+avail-len(frame)), 1)
+		lines = common.Overlay(lines, frame, x, y)
 	}
-	if m.com.Images == ImageITerm2 {
-		lines = iterm2Seal(lines)
+	if m.com.Images == common.ImageITerm2 {
+		lines = common.ITerm2Seal(lines)
 	}
 	return strings.Join(lines, "\n")
 }
 
-func (m *Model) helpState() helpState {
+func (m *Model) helpState() common.HelpState {
 	dialog := ""
 	if d := m.dialogs.Top(); d != nil {
 		dialog = d.ID()
 	}
-	return helpState{
-		dialog:     dialog,
-		textInput:  m.catalog.TextInputFocused() || m.viewer.TextInputFocused(),
-		viewerOpen: m.viewer.Open(),
-		focus:      m.focus,
-		chat:       m.chatMode,
-		blocks:     m.chat.focused,
-		running:    m.chat.Running(),
-		popup:      m.comp.open,
-		logs:       m.logs.open && m.logs.focused,
+	return common.HelpState{
+		Dialog:        dialog,
+		TextInput:     m.catalog.TextInputFocused() || m.viewer.TextInputFocused(),
+		ViewerFocused: m.focus == focusRight && m.viewer.Open(),
+		Chat:          m.chatMode,
+		Blocks:        m.chat.focused,
+		Running:       m.chat.Running(),
+		Popup:         m.comp.open,
+		Logs:          m.logs.open && m.logs.focused,
 	}
 }
 
@@ -938,16 +938,16 @@ const brand = " howl "
 // tabSpans are the columns of each tab in the tab bar: one pure function
 // serves drawing and mouse hits.
 func (m *Model) tabSpans() [][2]int {
-	x := widthOf(brand) + 1
+	x := common.WidthOf(brand) + 1
 	spans := make([][2]int, len(tabTitles))
 	for i := range tabTitles {
-		w := widthOf(m.catalog.TabTitle(i)) + 2
+		w := common.WidthOf(m.catalog.TabTitle(i)) + 2
 		spans[i] = [2]int{x, x + w}
 		x += w + 1
 	}
 	// The chat tab, one blank further.
 	x++
-	return append(spans, [2]int{x, x + widthOf(chatTabTitle) + 2})
+	return append(spans, [2]int{x, x + common.WidthOf(chatTabTitle) + 2})
 }
 
 // tabAt is the tab at column x, or -1.
@@ -982,7 +982,7 @@ func (m *Model) renderTabs() string {
 	} else {
 		b.WriteString(st.Tabs.Inactive.Render(" " + chatTabTitle + " "))
 	}
-	return fit(b.String(), m.width)
+	return common.Fit(b.String(), m.width)
 }
 
 // tooSmallView asks for a bigger terminal instead of drawing a broken layout.
@@ -1005,7 +1005,7 @@ func (m *Model) tooSmallView() string {
 			pad := max((m.width-ansi.StringWidthWc(s))/2, 0)
 			s = strings.Repeat(" ", pad) + s
 		}
-		lines[i] = fit(s, m.width)
+		lines[i] = common.Fit(s, m.width)
 	}
 	return strings.Join(lines, "\n")
 }

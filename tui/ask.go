@@ -11,6 +11,7 @@ import (
 
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // A server's questions (elicitation and sampling requests) arrive through
@@ -35,11 +36,6 @@ const DeclineAllAfter = 3
 // elicitation, an error for sampling), and the status bar says so.
 const MaxQueuedQuestions = 32
 
-// questionKeys are the keys every question dialog shares.
-var questionKeys = struct{ DeclineAll key.Binding }{
-	DeclineAll: key.NewBinding(key.WithKeys("ctrl+x"), key.WithHelp("ctrl+x", "decline everything from this server")),
-}
-
 // errDecliningAll is what a server hears for a sampling request while the
 // person declines everything from it (after "howl did not sample for S: ").
 var errDecliningAll = errors.New("the user declines every request from this server for now")
@@ -62,7 +58,7 @@ type questionDialog interface {
 // many questions its server has asked.
 type questionBase struct {
 	dialogBase
-	com    *Common
+	com    *common.Common
 	q      *question
 	opened time.Time
 	asked  int
@@ -74,12 +70,12 @@ func (b *questionBase) question() *question { return b.q }
 func (b *questionBase) setAsked(n int) { b.asked = n }
 
 // inGrace reports whether the dialog opened too recently to take keys.
-func (b *questionBase) inGrace() bool { return b.com.now().Sub(b.opened) < PermissionGrace }
+func (b *questionBase) inGrace() bool { return b.com.Now().Sub(b.opened) < PermissionGrace }
 
 // declineAllKey turns ctrl+x, once offered, into declining everything
 // from the server.
 func (b *questionBase) declineAllKey(km tea.KeyMsg) (Action, bool) {
-	if b.asked < DeclineAllAfter || !key.Matches(km, questionKeys.DeclineAll) {
+	if b.asked < DeclineAllAfter || !key.Matches(km, b.com.Keys.Question.DeclineAll) {
 		return nil, false
 	}
 	return actionDeclineAll{server: b.q.server}, true
@@ -95,7 +91,7 @@ func (b *questionBase) offerLines(inner int) []string {
 	text := fmt.Sprintf("%s has asked %d questions: ctrl+x declines this one and everything else from %s, until you type .mcp ask %s",
 		server, b.asked, server, server)
 	out := []string{""}
-	for _, l := range wrapText(text, max(inner-2, 10)) {
+	for _, l := range common.WrapText(text, max(inner-2, 10)) {
 		out = append(out, " "+b.com.Styles.Warning.Render(l))
 	}
 	return out
@@ -140,10 +136,10 @@ func (m *Model) handleAsk(msg askMsg) tea.Cmd {
 	server := render.SanitizeLine(q.server)
 	if len(m.asks) >= MaxQueuedQuestions {
 		q.answer(unasked(q))
-		return ReportWarn(fmt.Sprintf("%s asked another question and howl answered it unasked: %d questions already wait (MaxQueuedQuestions)", server, MaxQueuedQuestions))
+		return common.ReportWarn(fmt.Sprintf("%s asked another question and howl answered it unasked: %d questions already wait (MaxQueuedQuestions)", server, MaxQueuedQuestions))
 	}
 	m.asks = append(m.asks, q)
-	return ReportInfo(server + " has a question for you: it opens when this dialog closes")
+	return common.ReportInfo(server + " has a question for you: it opens when this dialog closes")
 }
 
 // declined is the answer to a question while the person declines
@@ -166,7 +162,7 @@ func unasked(q *question) questionAnswer {
 
 // openQuestion pushes the dialog of q.
 func (m *Model) openQuestion(q *question) {
-	base := questionBase{com: m.com, q: q, opened: m.com.now(), asked: m.asked[q.server]}
+	base := questionBase{com: m.com, q: q, opened: m.com.Now(), asked: m.asked[q.server]}
 	if q.elicit != nil {
 		m.dialogs.Push(newElicitDialog(base))
 		return
@@ -201,8 +197,8 @@ func (m *Model) declineAll(server string) tea.Cmd {
 	m.nextQuestion()
 	s := render.SanitizeLine(server)
 	msg := fmt.Sprintf("declined %s from %s; howl declines everything it asks until you type .mcp ask %s", render.Count(len(qs), "question"), s, s)
-	m.logs.Note(server, msg, m.com.now())
-	return ReportInfo(msg)
+	m.logs.Note(server, msg, m.com.Now())
+	return common.ReportInfo(msg)
 }
 
 // askAgain lifts declineAll: server's questions open dialogs again.
@@ -254,14 +250,14 @@ func (m *Model) answerQuestion(a actionAnswerQuestion) tea.Cmd {
 	server := render.SanitizeLine(a.q.server)
 	switch {
 	case a.q.sample != nil:
-		return ReportInfo("rejected " + server + "'s sampling request")
+		return common.ReportInfo("rejected " + server + "'s sampling request")
 	case a.answer.elicit.Action == mcp.ElicitAccept:
 		m.accepted(a.q.server)
-		return ReportInfo("answered " + server + "'s question")
+		return common.ReportInfo("answered " + server + "'s question")
 	case a.answer.elicit.Action == mcp.ElicitDecline:
-		return ReportInfo("declined " + server + "'s question")
+		return common.ReportInfo("declined " + server + "'s question")
 	}
-	return ReportInfo("cancelled " + server + "'s question")
+	return common.ReportInfo("cancelled " + server + "'s question")
 }
 
 // accepted starts server's count of questions again: the person wants
@@ -280,5 +276,5 @@ func (m *Model) handleAskGone(msg askGoneMsg) tea.Cmd {
 	if !m.closeQuestion(msg.q) {
 		return nil
 	}
-	return ReportInfo(render.SanitizeLine(msg.q.server) + " withdrew its question (the request was cancelled)")
+	return common.ReportInfo(render.SanitizeLine(msg.q.server) + " withdrew its question (the request was cancelled)")
 }

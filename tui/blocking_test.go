@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // asyncDriver runs commands concurrently, as the program does, while the
@@ -24,7 +25,7 @@ type asyncDriver struct {
 	wg   sync.WaitGroup
 }
 
-func newAsyncDriver(t *testing.T, rt Runtime, servers []string, w, height int) *asyncDriver {
+func newAsyncDriver(t *testing.T, rt common.Runtime, servers []string, w, height int) *asyncDriver {
 	g := &guardRuntime{inner: rt, t: t}
 	m := New(Options{Runtime: g, Servers: servers, Theme: testTheme(), Tick: noTick, DisplayPath: displayTestPath})
 	d := &asyncDriver{h: &harness{t: t, m: m, rt: g}, msgs: make(chan tea.Msg, 1024)}

@@ -11,6 +11,7 @@ import (
 	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // tabTitles name the catalog tabs, in mcp.Kinds order.
@@ -50,23 +51,15 @@ func newEntry(it mcp.CatalogItem) *entry {
 	case mcp.KindResource, mcp.KindTemplate:
 		e.desc = render.SanitizeLine(it.URI)
 	case mcp.KindTool:
-		e.desc = firstLine(it.Description)
+		e.desc = common.FirstLine(it.Description)
 		if it.Title != "" {
 			e.desc = render.SanitizeLine(it.Title) + " · " + e.desc
 		}
 	default:
-		e.desc = firstLine(it.Description)
+		e.desc = common.FirstLine(it.Description)
 	}
 	e.hay = e.name + "  " + render.SanitizeLine(it.Title) + "  " + render.SanitizeLine(it.ID)
 	return e
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return render.SanitizeLine(s)
 }
 
 // serverState is what the TUI knows of one server: its state (from runtime
@@ -77,7 +70,7 @@ type serverState struct {
 	loading bool
 	loaded  bool
 	// pending is the id of the listing in flight; cancel ends it.
-	pending RequestID
+	pending common.RequestID
 	cancel  context.CancelFunc
 	entries [4][]*entry
 	listed  map[mcp.Kind]bool
@@ -96,8 +89,8 @@ type catalogLoadedMsg struct {
 
 // loadCatalogCmd lists one server's catalog and prepares its entries, off
 // the update path.
-func loadCatalogCmd(ctx context.Context, rt Runtime, approvals *llm.Approvals, server string, id RequestID, refresh bool) tea.Cmd {
-	return Deliver(OwnerCatalog, id, func() tea.Msg {
+func loadCatalogCmd(ctx context.Context, rt common.Runtime, approvals *llm.Approvals, server string, id common.RequestID, refresh bool) tea.Cmd {
+	return common.Deliver(common.OwnerCatalog, id, func() tea.Msg {
 		cat, err := rt.Catalog(ctx, server, refresh)
 		msg := catalogLoadedMsg{server: server, listed: map[mcp.Kind]bool{}}
 		if err != nil {
@@ -154,7 +147,7 @@ const maxNoticeLines = 4
 // catalogPane is the browser: four tabs over every server's items, grouped
 // by server, with an incremental filter.
 type catalogPane struct {
-	com     *Common
+	com     *common.Common
 	servers []*serverState
 	byName  map[string]*serverState
 
@@ -165,10 +158,10 @@ type catalogPane struct {
 	// an older catalog are recognised and dropped.
 	version int
 
-	filter    textInput
+	filter    common.TextInput
 	filtering bool
 	query     string
-	filterID  RequestID
+	filterID  common.RequestID
 	// matches is the filter's result per kind; nil means no filter.
 	matches *[4][]match
 
@@ -231,14 +224,14 @@ func (c *catalogPane) freshCount(i int) int {
 	return n
 }
 
-func newCatalogPane(com *Common, names []string) *catalogPane {
+func newCatalogPane(com *common.Common, names []string) *catalogPane {
 	c := &catalogPane{com: com, byName: map[string]*serverState{}, fresh: map[string]bool{}}
 	for _, n := range names {
 		sv := &serverState{name: n, status: mcp.Status{Name: n, State: mcp.StateStarting}, listed: map[mcp.Kind]bool{}}
 		c.servers = append(c.servers, sv)
 		c.byName[n] = sv
 	}
-	c.filter = newTextInput(com, "/ ", "filter by name")
+	c.filter = common.NewTextInput(com, "/ ", "filter by name")
 	c.rebuild()
 	return c
 }
@@ -369,7 +362,7 @@ func (c *catalogPane) cancelLoad(sv *serverState) {
 
 // HandleResult takes the answers to the catalog's requests: listings and
 // filter runs.
-func (c *catalogPane) HandleResult(r Result) tea.Cmd {
+func (c *catalogPane) HandleResult(r common.Result) tea.Cmd {
 	switch msg := r.Msg.(type) {
 	case catalogLoadedMsg:
 		return c.handleLoaded(r.ID, msg)
@@ -381,7 +374,7 @@ func (c *catalogPane) HandleResult(r Result) tea.Cmd {
 
 // handleLoaded takes a finished listing. A listing that is not the one the
 // server waits for is stale and dropped.
-func (c *catalogPane) handleLoaded(id RequestID, msg catalogLoadedMsg) tea.Cmd {
+func (c *catalogPane) handleLoaded(id common.RequestID, msg catalogLoadedMsg) tea.Cmd {
 	sv, ok := c.byName[msg.server]
 	if !ok || id != sv.pending {
 		return nil
@@ -494,7 +487,7 @@ func (c *catalogPane) runFilter() tea.Cmd {
 
 // handleFilter takes a filter result; one for an older query or an older
 // catalog is dropped.
-func (c *catalogPane) handleFilter(id RequestID, msg filterDoneMsg) {
+func (c *catalogPane) handleFilter(id common.RequestID, msg filterDoneMsg) {
 	if id != c.filterID || msg.version != c.version {
 		return
 	}
@@ -514,7 +507,7 @@ func (c *catalogPane) move(delta int) {
 	if delta < 0 {
 		step = -1
 	}
-	target := clamp(i+delta, 0, len(rows)-1)
+	target := common.Clamp(i+delta, 0, len(rows)-1)
 	// Find the nearest item at or beyond target in the direction of travel,
 	// else the nearest one back the other way.
 	j := target
@@ -577,7 +570,7 @@ func (c *catalogPane) ensureVisible() {
 		if cur >= 0 && cur < len(c.rows[t]) && off > 0 && off == cur && c.rows[t][off-1].kind == rowHeader {
 			off--
 		}
-		off = clamp(off, 0, max(len(c.rows[t])-h, 0))
+		off = common.Clamp(off, 0, max(len(c.rows[t])-h, 0))
 		c.offset[t] = off
 	}
 }
@@ -647,7 +640,7 @@ func (c *catalogPane) buildRows(t int) []row {
 		}
 		rows = append(rows, row{kind: rowHeader, server: sv})
 		notice := func(text string, isErr, spin bool) {
-			lines := wrapText(text, max(c.width-2-4, 10))
+			lines := common.WrapText(text, max(c.width-2-4, 10))
 			if len(lines) > maxNoticeLines {
 				lines = lines[:maxNoticeLines]
 				lines[maxNoticeLines-1] += " …"
@@ -714,7 +707,7 @@ func (c *catalogPane) Render(frame int) []string {
 			count = fmt.Sprintf("%d of %d", len(c.matches[c.tab]), len(c.all[c.tab]))
 		}
 		line := c.filter.View()
-		gap := inner - widthOf(line) - len(count) - 1
+		gap := inner - common.WidthOf(line) - len(count) - 1
 		content = append(content, line+strings.Repeat(" ", max(gap, 1))+st.List.FilterCount.Render(count))
 	}
 	rows := c.rows[c.tab]
@@ -724,22 +717,15 @@ func (c *catalogPane) Render(frame int) []string {
 		content = append(content, c.renderRow(rows[i], i == c.cursor[c.tab], inner, frame))
 	}
 	title := tabTitles[c.tab]
-	if mark := scrollMark(off, len(rows), h); mark != "" {
+	if mark := common.ScrollMark(off, len(rows), h); mark != "" {
 		title += " · " + mark
 	}
-	return box(c.boxStyle(), title, content, c.width, c.height)
+	return common.Box(c.boxStyle(), title, content, c.width, c.height)
 }
 
-func (c *catalogPane) boxStyle() boxStyle {
+func (c *catalogPane) boxStyle() common.BoxStyle {
 	st := c.com.Styles
-	return boxStyle{focused: c.focused, border: st.Pane.Border, borderFocused: st.Pane.BorderFocused, title: st.Pane.Title, titleFocused: st.Pane.TitleFocused}
-}
-
-func percent(a, b int) int {
-	if b <= 0 {
-		return 100
-	}
-	return min(a*100/b, 100)
+	return common.BoxStyle{Focused: c.focused, Border: st.Pane.Border, BorderFocused: st.Pane.BorderFocused, Title: st.Pane.Title, TitleFocused: st.Pane.TitleFocused}
 }
 
 func (c *catalogPane) renderRow(r row, selected bool, w, frame int) string {
@@ -755,16 +741,16 @@ func (c *catalogPane) renderRow(r row, selected bool, w, frame int) string {
 				count = ""
 			}
 		}
-		return fit(st.List.Header.Render(name)+st.List.HeaderCount.Render(count), w)
+		return common.Fit(st.List.Header.Render(name)+st.List.HeaderCount.Render(count), w)
 	case rowNotice:
 		text := "  " + r.text
 		if r.spin {
-			text = "  " + spinnerFrames[frame%len(spinnerFrames)] + " " + r.text
+			text = "  " + common.SpinnerFrames[frame%len(common.SpinnerFrames)] + " " + r.text
 		}
 		if r.isErr {
-			return fit(st.List.NoticeError.Render(truncate(text, w)), w)
+			return common.Fit(st.List.NoticeError.Render(common.Truncate(text, w)), w)
 		}
-		return fit(st.List.Notice.Render(truncate(text, w)), w)
+		return common.Fit(st.List.Notice.Render(common.Truncate(text, w)), w)
 	}
 	nameW := min(c.nameW[c.tab], max(w/2, 8))
 	marker := "  "
@@ -777,21 +763,21 @@ func (c *catalogPane) renderRow(r row, selected bool, w, frame int) string {
 	case fresh:
 		marker = st.List.New.Render("+") + " "
 	}
-	name := truncate(r.e.name, nameW)
+	name := common.Truncate(r.e.name, nameW)
 	descW := w - 2 - nameW - 2
 	desc := ""
 	if descW > 3 && r.e.desc != "" {
-		desc = truncate(r.e.desc, descW)
+		desc = common.Truncate(r.e.desc, descW)
 	}
 	if selected {
 		style := st.List.SelectedBlur
 		if c.focused {
 			style = st.List.Selected
 		}
-		plain := marker + fit(name, nameW) + "  " + desc
-		return style.Render(fit(plain, w))
+		plain := marker + common.Fit(name, nameW) + "  " + desc
+		return style.Render(common.Fit(plain, w))
 	}
 	nameCell := highlightPositions(name, r.pos, st.List.Item, st.List.Match)
-	line := marker + nameCell + strings.Repeat(" ", max(nameW-widthOf(name), 0)) + "  " + st.List.Desc.Render(desc)
-	return fit(line, w)
+	line := marker + nameCell + strings.Repeat(" ", max(nameW-common.WidthOf(name), 0)) + "  " + st.List.Desc.Render(desc)
+	return common.Fit(line, w)
 }

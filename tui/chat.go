@@ -14,6 +14,7 @@ import (
 	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // coalesceWindow is how long one read of the model's stream gathers events
@@ -25,7 +26,7 @@ const coalesceWindow = 16 * time.Millisecond
 // the model turn in flight. It owns the llm.Conversation; while a turn
 // runs, the agent's goroutine owns it and the pane does not read it.
 type chatPane struct {
-	com *Common
+	com *common.Common
 	tr  transcript
 
 	width, height int
@@ -47,7 +48,7 @@ type chatPane struct {
 	permits *permits
 
 	// The running turn.
-	turn    RequestID
+	turn    common.RequestID
 	running bool
 	cancel  context.CancelFunc
 	// cancelling: esc cancelled the turn; finish says so.
@@ -73,9 +74,9 @@ type chatPane struct {
 	servers   []string
 }
 
-func newChatPane(com *Common, model llm.Model, modelErr error, maxSteps int) *chatPane {
+func newChatPane(com *common.Common, model llm.Model, modelErr error, maxSteps int) *chatPane {
 	c := &chatPane{com: com, follow: true, sel: -1, conv: llm.NewConversation(), model: model, modelErr: modelErr, maxSteps: maxSteps, rec: &sessionRec{}}
-	c.tr = transcript{com: com, md: newMarkdown(com.Theme)}
+	c.tr = transcript{com: com, md: common.NewMarkdown(com.Theme)}
 	c.greet()
 	return c
 }
@@ -211,7 +212,7 @@ func (c *chatPane) Submit(text string) tea.Cmd { return c.SubmitWith(text, nil) 
 // one line per attachment.
 func (c *chatPane) SubmitWith(text string, atts []mentionAttachment) tea.Cmd {
 	if c.running {
-		return ReportWarn("a turn is running: wait for it, or press esc to cancel it")
+		return common.ReportWarn("a turn is running: wait for it, or press esc to cancel it")
 	}
 	c.tr.add(&chatItem{kind: itemUser, text: text})
 	for _, a := range atts {
@@ -245,15 +246,15 @@ func (c *chatPane) SubmitWith(text string, atts []mentionAttachment) tea.Cmd {
 	}
 	agent := llm.NewAgent(c.model, hiddenTools{Runtime: c.com.ModelRT, hidden: hidden}, llm.Options{MaxSteps: c.maxSteps, Decide: decide, PreferTasks: true})
 	conv, id, asks := c.conv, c.turn, c.asks
-	return Deliver(OwnerChat, id, func() tea.Msg {
+	return common.Deliver(common.OwnerChat, id, func() tea.Msg {
 		ch := agent.Start(ctx, conv)
 		return readTurn(ch, asks)
 	})
 }
 
 // readTurnCmd re-arms the read of a turn's stream.
-func readTurnCmd(id RequestID, ch <-chan llm.Event, asks <-chan *permissionRequest) tea.Cmd {
-	return Deliver(OwnerChat, id, func() tea.Msg { return readTurn(ch, asks) })
+func readTurnCmd(id common.RequestID, ch <-chan llm.Event, asks <-chan *permissionRequest) tea.Cmd {
+	return common.Deliver(common.OwnerChat, id, func() tea.Msg { return readTurn(ch, asks) })
 }
 
 // readTurn blocks for the next event (or a call waiting for permission),
@@ -306,7 +307,7 @@ func (c *chatPane) Cancel() bool {
 }
 
 // HandleEvents applies a turn's events and reads on.
-func (c *chatPane) HandleEvents(id RequestID, msg turnEventsMsg) tea.Cmd {
+func (c *chatPane) HandleEvents(id common.RequestID, msg turnEventsMsg) tea.Cmd {
 	if id != c.turn {
 		return nil // a turn that was replaced: its goroutine still ends on cancel
 	}
@@ -475,7 +476,7 @@ func (c *chatPane) stick() {
 
 func (c *chatPane) clampScroll() {
 	maxTop := max(c.total()-c.height, 0)
-	c.top = clamp(c.top, 0, maxTop)
+	c.top = common.Clamp(c.top, 0, maxTop)
 	if c.follow {
 		c.top = maxTop
 	}
@@ -485,7 +486,7 @@ func (c *chatPane) clampScroll() {
 // reaching the bottom again resumes it.
 func (c *chatPane) Scroll(delta int) {
 	maxTop := max(c.total()-c.height, 0)
-	c.top = clamp(c.top+delta, 0, maxTop)
+	c.top = common.Clamp(c.top+delta, 0, maxTop)
 	c.follow = c.top >= maxTop
 }
 
@@ -525,7 +526,7 @@ func (c *chatPane) MoveSelection(dir int) {
 	case pos < 0:
 		pos = 0
 	default:
-		pos = clamp(pos+dir, 0, len(tools)-1)
+		pos = common.Clamp(pos+dir, 0, len(tools)-1)
 	}
 	c.sel = tools[pos]
 	c.reveal(c.sel)
@@ -579,8 +580,8 @@ func (c *chatPane) Render() []string {
 	if c.focused && c.sel >= 0 {
 		top := c.tr.itemTop(c.width, c.sel)
 		if r := top - c.top; r >= 0 && r < len(lines) {
-			lines[r] = c.com.Styles.Accent.Bold(true).Render("›") + cutCells(lines[r], 1, c.width)
+			lines[r] = c.com.Styles.Accent.Bold(true).Render("›") + common.CutCells(lines[r], 1, c.width)
 		}
 	}
-	return padLines(lines, c.width, c.height)
+	return common.PadLines(lines, c.width, c.height)
 }

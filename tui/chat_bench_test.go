@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/howl-mcp/howl/llm"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // benchChat builds a chat of n finished messages (user and assistant in
@@ -48,7 +49,7 @@ func BenchmarkAppendToken(b *testing.B) {
 			m := benchChat(b, n)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				m.Update(Result{Owner: OwnerChat, ID: m.chat.turn, Msg: turnEventsMsg{events: []llm.Event{llm.TextDelta{Text: "word "}}}})
+				m.Update(common.Result{Owner: common.OwnerChat, ID: m.chat.turn, Msg: turnEventsMsg{events: []llm.Event{llm.TextDelta{Text: "word "}}}})
 				m.View()
 				if i%200 == 199 { // keep the tail a realistic length
 					b.StopTimer()
@@ -90,7 +91,7 @@ func benchAppend(b *testing.B, n int) {
 	m := benchChat(b, n)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		m.Update(Result{Owner: OwnerChat, ID: m.chat.turn, Msg: turnEventsMsg{events: []llm.Event{llm.TextDelta{Text: "word "}}}})
+		m.Update(common.Result{Owner: common.OwnerChat, ID: m.chat.turn, Msg: turnEventsMsg{events: []llm.Event{llm.TextDelta{Text: "word "}}}})
 		m.View()
 		if i%200 == 199 {
 			b.StopTimer()
@@ -113,7 +114,7 @@ func BenchmarkAppendTokenToLongAnswer(b *testing.B) {
 	m.View()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		m.Update(Result{Owner: OwnerChat, ID: m.chat.turn, Msg: turnEventsMsg{events: []llm.Event{llm.TextDelta{Text: "word "}}}})
+		m.Update(common.Result{Owner: common.OwnerChat, ID: m.chat.turn, Msg: turnEventsMsg{events: []llm.Event{llm.TextDelta{Text: "word "}}}})
 		m.View()
 	}
 }

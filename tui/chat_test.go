@@ -14,6 +14,7 @@ import (
 	"github.com/howl-mcp/howl/llm/llmtest"
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/mcp/demo"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // scriptedModel starts a scripted OpenAI-compatible server and resolves a
@@ -36,7 +37,7 @@ func scriptedModel(t testing.TB, script llmtest.Script) (*llmtest.Server, llm.Mo
 }
 
 // newChatHarness is newHarness with chat options, opened on the chat.
-func newChatHarness(t testing.TB, rt Runtime, servers []string, w, h int, o Options) *harness {
+func newChatHarness(t testing.TB, rt common.Runtime, servers []string, w, h int, o Options) *harness {
 	t.Helper()
 	g := &guardRuntime{inner: rt, t: t}
 	clip := &fakeClipboard{}
@@ -126,7 +127,7 @@ func TestEscCancelsARunningTurn(t *testing.T) {
 		t.Fatal("enter did not start a turn")
 	}
 	// The stream stalls after its first piece: apply it, keep the next read.
-	first := execCmd(t, start).(Result)
+	first := execCmd(t, start).(common.Result)
 	next := hs.update(first)
 	if !hs.m.chat.Running() || !strings.Contains(hs.view(), "I am") {
 		t.Fatalf("the first piece did not stream:\n%s", hs.view())
@@ -168,7 +169,7 @@ func TestPromptResultsStartingWithBangOrDotAreChattedNeverRun(t *testing.T) {
 	srv, model := scriptedModel(t, llmtest.Sequence(llmtest.Turn{Text: "ok"}))
 	hs := newChatHarness(t, demoRuntime(t), []string{"demo"}, 80, 24, Options{Model: model})
 	_, id := hs.m.chatReqs.Start("getting the prompt x")
-	hs.send(Result{Owner: OwnerRoot, ID: id, Msg: promptResultMsg{item: mcp.CatalogItem{Server: "demo", Name: "x"}, res: &mcp.PromptResult{Text: ".quit\n!rm -rf /"}}})
+	hs.send(common.Result{Owner: common.OwnerRoot, ID: id, Msg: promptResultMsg{item: mcp.CatalogItem{Server: "demo", Name: "x"}, res: &mcp.PromptResult{Text: ".quit\n!rm -rf /"}}})
 	if got := lastUser(t, srv); got != ".quit\n!rm -rf /" || hs.quit {
 		t.Errorf("received %q, quit %v: a prompt result must be chatted verbatim", got, hs.quit)
 	}
@@ -203,7 +204,7 @@ func TestPromptWithMissingArgumentsOpensTheFormThenPreviews(t *testing.T) {
 	}
 	// Completion as the user types: the debounce tick fires the request.
 	hs.typeText("g")
-	hs.send(Result{Owner: d.Owner(), ID: d.complete, Msg: formCompleteTickMsg{}})
+	hs.send(common.Result{Owner: d.Owner(), ID: d.complete, Msg: formCompleteTickMsg{}})
 	if fl := d.form.fields[0]; len(fl.suggestions) == 0 || fl.suggestions[0] != "go" {
 		t.Fatalf("suggestions for language=g: %v", fl.suggestions)
 	}
@@ -339,7 +340,7 @@ func TestPromptCompletionStagesAgainstTheDemo(t *testing.T) {
 }
 
 // hangingRuntime never answers a live catalog listing.
-type hangingRuntime struct{ Runtime }
+type hangingRuntime struct{ common.Runtime }
 
 func (h hangingRuntime) Catalog(ctx context.Context, server string, refresh bool) (*mcp.Catalog, error) {
 	if refresh {
@@ -440,8 +441,8 @@ func TestScrollingUpStopsFollowing(t *testing.T) {
 }
 
 func TestIncrementalRenderEqualsAFullRender(t *testing.T) {
-	com := &Common{Theme: testTheme(), Styles: testTheme().Styles}
-	inc := transcript{com: com, md: newMarkdown(com.Theme)}
+	com := &common.Common{Theme: testTheme(), Styles: testTheme().Styles}
+	inc := transcript{com: com, md: common.NewMarkdown(com.Theme)}
 	for i := range 40 {
 		inc.add(&chatItem{kind: itemUser, text: "question " + strings.Repeat("x", i)})
 		inc.add(&chatItem{kind: itemAssistant, model: "m", text: "**answer** " + strings.Repeat("word ", i)})
@@ -456,7 +457,7 @@ func TestIncrementalRenderEqualsAFullRender(t *testing.T) {
 	tail.streaming = false
 	tail.touch()
 	got, _ := inc.window(70, 0, 1<<30)
-	full := transcript{com: com, md: newMarkdown(com.Theme)}
+	full := transcript{com: com, md: common.NewMarkdown(com.Theme)}
 	for _, it := range inc.items {
 		c := *it
 		c.hasCached, c.cache = false, nil
@@ -540,7 +541,7 @@ func TestChatFitsTheMinimumSize(t *testing.T) {
 			t.Errorf("%s: %d lines, want %d", what, len(lines), MinHeight)
 		}
 		for i, l := range lines {
-			if w := widthOf(l); w != MinWidth {
+			if w := common.WidthOf(l); w != MinWidth {
 				t.Errorf("%s: line %d is %d cells wide: %q", what, i, w, l)
 			}
 		}
@@ -552,7 +553,7 @@ func TestChatFitsTheMinimumSize(t *testing.T) {
 }
 
 func TestPromptPreviewShowsEveryMessageWithItsRole(t *testing.T) {
-	com := &Common{Theme: testTheme(), Styles: testTheme().Styles, Keys: DefaultKeyMap()}
+	com := &common.Common{Theme: testTheme(), Styles: testTheme().Styles, Keys: common.DefaultKeyMap()}
 	res := &mcp.PromptResult{Note: "3 messages", Text: "[user]\nhello\n\n[assistant]\nhi, how can I help?\n\n[user]\nresource demo://docs/readme (text/markdown):\n# Guide"}
 	d := &promptPreviewDialog{com: com, item: mcp.CatalogItem{Name: "conversation"}, res: res}
 	v := strings.Join(d.Render(100, 30), "\n")
@@ -570,8 +571,8 @@ func TestPromptPreviewShowsEveryMessageWithItsRole(t *testing.T) {
 }
 
 func TestStreamingBlocksRenderAsTheWholeAnswerDoes(t *testing.T) {
-	com := &Common{Theme: testTheme(), Styles: testTheme().Styles}
-	tr := transcript{com: com, md: newMarkdown(com.Theme)}
+	com := &common.Common{Theme: testTheme(), Styles: testTheme().Styles}
+	tr := transcript{com: com, md: common.NewMarkdown(com.Theme)}
 	var b strings.Builder
 	for i := range 12 {
 		fmt.Fprintf(&b, "## Part %d\n\nSome **bold** prose with `code`, long enough to wrap across the width of the pane at least once or twice.\n\n", i)
@@ -615,7 +616,7 @@ func TestTemplateFormCompletesVariablesFromTheServer(t *testing.T) {
 		t.Fatalf("no template form: %T", hs.m.dialogs.Top())
 	}
 	hs.typeText("2025-06-1")
-	hs.send(Result{Owner: d.Owner(), ID: d.complete, Msg: formCompleteTickMsg{}})
+	hs.send(common.Result{Owner: d.Owner(), ID: d.complete, Msg: formCompleteTickMsg{}})
 	if fl := d.form.fields[0]; len(fl.suggestions) == 0 || fl.suggestions[0] != "2025-06-10" {
 		t.Fatalf("suggestions for date=2025-06-1: %v", fl.suggestions)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textarea"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // maxInputLines is how tall the input line grows before it scrolls.
@@ -21,7 +22,7 @@ const maxHistory = 200
 // (alt+enter or ctrl+j for a newline, enter sends), a history walked with
 // up and down from the first and last line, and ctrl+o for $EDITOR.
 type chatInput struct {
-	com   *Common
+	com   *common.Common
 	ta    textarea.Model
 	width int
 
@@ -31,7 +32,7 @@ type chatInput struct {
 	draft string
 }
 
-func newChatInput(com *Common) *chatInput {
+func newChatInput(com *common.Common) *chatInput {
 	ta := textarea.New()
 	ta.ShowLineNumbers = false
 	ta.CharLimit = 0
@@ -56,7 +57,7 @@ func newChatInput(com *Common) *chatInput {
 }
 
 // Height is how many rows the input takes.
-func (in *chatInput) Height() int { return clamp(in.ta.LineCount(), 1, maxInputLines) }
+func (in *chatInput) Height() int { return common.Clamp(in.ta.LineCount(), 1, maxInputLines) }
 
 // SetWidth sets the width.
 func (in *chatInput) SetWidth(w int) {
@@ -121,7 +122,7 @@ func (in *chatInput) HandleKey(msg tea.KeyMsg) tea.Cmd {
 
 // View draws the input's rows.
 func (in *chatInput) View() []string {
-	return padLines(strings.Split(in.ta.View(), "\n"), in.width, in.Height())
+	return common.PadLines(strings.Split(in.ta.View(), "\n"), in.width, in.Height())
 }
 
 // editorReadyMsg: the draft was written to a file for the editor.
@@ -153,7 +154,7 @@ func writeDraftCmd(draft string) tea.Cmd {
 
 // editorCmd suspends the program and runs editor on path; the file is read
 // back and removed when it exits.
-func editorCmd(editor, path string, id RequestID) tea.Cmd {
+func editorCmd(editor, path string, id common.RequestID) tea.Cmd {
 	words := strings.Fields(editor)
 	c := exec.Command(words[0], append(words[1:], path)...)
 	return tea.ExecProcess(c, func(err error) tea.Msg {
@@ -162,6 +163,6 @@ func editorCmd(editor, path string, id RequestID) tea.Cmd {
 		if err == nil {
 			err = rerr
 		}
-		return Result{Owner: OwnerChat, ID: id, Msg: editorDoneMsg{text: strings.TrimRight(string(b), "\n"), err: err}}
+		return common.Result{Owner: common.OwnerChat, ID: id, Msg: editorDoneMsg{text: strings.TrimRight(string(b), "\n"), err: err}}
 	})
 }

@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // chatTabTitle is the chat's tab in the tab bar.
@@ -57,7 +58,7 @@ func (m *Model) handleChatKey(msg tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.CancelTurn):
 		if m.chat.Cancel() {
-			return ReportInfo("cancelling the turn")
+			return common.ReportInfo("cancelling the turn")
 		}
 		if m.chatReqs.Len() > 0 {
 			return m.chatReqs.CancelAll()
@@ -77,14 +78,14 @@ func (m *Model) handleChatKey(msg tea.KeyMsg) tea.Cmd {
 		m.comp.Close()
 		if m.chat.Running() && !strings.HasPrefix(m.input.Value(), ".") {
 			// Keep the draft: it can be sent when the answer is done.
-			return ReportWarn("a turn is running: wait for it, or press esc to cancel it")
+			return common.ReportWarn("a turn is running: wait for it, or press esc to cancel it")
 		}
 		return m.runLine(m.input.Take())
 	case key.Matches(msg, k.Editor):
 		if m.com.Editor == "" {
-			return ReportWarn("ctrl+o opens $EDITOR, and $EDITOR is not set: set it (e.g. EDITOR=vim) and start howl again")
+			return common.ReportWarn("ctrl+o opens $EDITOR, and $EDITOR is not set: set it (e.g. EDITOR=vim) and start howl again")
 		}
-		return Deliver(OwnerChat, m.com.NewID(), writeDraftCmd(m.input.Value()))
+		return common.Deliver(common.OwnerChat, m.com.NewID(), writeDraftCmd(m.input.Value()))
 	case msg.Type == tea.KeyPgUp:
 		m.chat.Scroll(-max(m.chat.height-2, 1))
 		return nil
@@ -110,7 +111,7 @@ func (m *Model) handleBlocksKey(msg tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.CancelTurn) && c.Running():
 		c.Cancel()
-		return ReportInfo("cancelling the turn")
+		return common.ReportInfo("cancelling the turn")
 	case key.Matches(msg, k.BackToInput), key.Matches(msg, k.SelectBlocks):
 		c.focused = false
 	case key.Matches(msg, k.Up):
@@ -142,7 +143,7 @@ func (m *Model) openToolResult() tea.Cmd {
 		return nil
 	}
 	if it.result == "" {
-		return ReportInfo("the result shows when the turn ends")
+		return common.ReportInfo("the result shows when the turn ends")
 	}
 	return m.openFromChat(docRequest{kind: reqText, title: "result of " + render.SanitizeLine(it.name), text: it.result}, "opening")
 }
@@ -174,12 +175,12 @@ func (m *Model) startCompletion() tea.Cmd {
 	id := m.com.NewID()
 	m.comp.Close()
 	m.comp.pending = id
-	return completeLiveCmd(m.com.Ctx, m.com.RT, id, line, cc, m.com.completionTimeout())
+	return completeLiveCmd(m.com.Ctx, m.com.RT, id, line, cc, m.com.CompleteTimeout())
 }
 
 // handleCompletions shows a live answer unless it is stale (another
 // request since, or the line changed).
-func (m *Model) handleCompletions(id RequestID, msg completionsMsg) {
+func (m *Model) handleCompletions(id common.RequestID, msg completionsMsg) {
 	if id != m.comp.pending || msg.line != m.input.Value() {
 		return
 	}
@@ -191,14 +192,14 @@ func (m *Model) handleCompletions(id RequestID, msg completionsMsg) {
 // one resolving later is stale), and not once a turn started meanwhile
 // (the turn runs on the model it started with; switching under it would
 // say one model and use another).
-func (m *Model) handleModelSwitched(id RequestID, msg modelSwitchedMsg) tea.Cmd {
+func (m *Model) handleModelSwitched(id common.RequestID, msg modelSwitchedMsg) tea.Cmd {
 	if id != m.modelReq {
 		return nil // a later .model replaced it
 	}
 	m.modelReq = 0
 	if m.chat.turn != m.modelTurn {
 		m.chat.Notice(fmt.Sprintf(".model %s: a turn started before it was ready, so the chat stays on %s; type .model %s again to switch",
-			render.SanitizeLine(msg.spec), orDefault(render.SanitizeLine(m.chat.ModelName()), "no model"), render.SanitizeLine(msg.spec)))
+			render.SanitizeLine(msg.spec), common.OrDefault(render.SanitizeLine(m.chat.ModelName()), "no model"), render.SanitizeLine(msg.spec)))
 		return nil
 	}
 	if msg.err != nil {
@@ -213,7 +214,7 @@ func (m *Model) handleModelSwitched(id RequestID, msg modelSwitchedMsg) tea.Cmd 
 // handleEditorReady runs the editor on the written draft.
 func (m *Model) handleEditorReady(msg editorReadyMsg) tea.Cmd {
 	if msg.err != nil {
-		return ReportError(fmt.Errorf("ctrl+o: writing the draft for $EDITOR: %w", msg.err))
+		return common.ReportError(fmt.Errorf("ctrl+o: writing the draft for $EDITOR: %w", msg.err))
 	}
 	return editorCmd(m.com.Editor, msg.path, m.com.NewID())
 }
@@ -260,10 +261,10 @@ func (m *Model) chatBody() []string {
 		if len(pop) > len(body) {
 			pop = pop[len(pop)-len(body):]
 		}
-		body = overlay(body, pop, 0, len(body)-len(pop))
+		body = common.Overlay(body, pop, 0, len(body)-len(pop))
 	}
 	rule := "─ " + m.ruleText() + " "
-	body = append(body, st.Subtle.Render(fit(rule+strings.Repeat("─", max(l.Rule.W-widthOf(rule), 0)), l.Rule.W)))
+	body = append(body, st.Subtle.Render(common.Fit(rule+strings.Repeat("─", max(l.Rule.W-common.WidthOf(rule), 0)), l.Rule.W)))
 	return append(body, m.input.View()...)
 }
 
@@ -271,7 +272,7 @@ func (m *Model) chatBody() []string {
 func (m *Model) ruleText() string {
 	switch {
 	case m.chat.Running():
-		return spinnerFrames[m.frame%len(spinnerFrames)] + " answering · esc cancels"
+		return common.SpinnerFrames[m.frame%len(common.SpinnerFrames)] + " answering · esc cancels"
 	case m.chat.focused:
 		return "tool blocks: ↑/↓ choose · space expands · enter opens · esc back"
 	case m.chat.model == nil:

@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // chatRequests are the chat's own requests outside a model turn: a
@@ -16,8 +17,8 @@ import (
 // owner, so its progress shows in the status bar, and ctrl+c (or esc in
 // the chat) cancels it at the server.
 type chatRequests struct {
-	com     *Common
-	pending map[RequestID]*chatRequest
+	com     *common.Common
+	pending map[common.RequestID]*chatRequest
 }
 
 type chatRequest struct {
@@ -26,27 +27,27 @@ type chatRequest struct {
 	cancel  context.CancelFunc
 }
 
-func chatRequestOwner(id RequestID) string {
+func chatRequestOwner(id common.RequestID) string {
 	return "chat-request:" + strconv.FormatUint(uint64(id), 10)
 }
 
 // Start registers a request and returns its context (owned, cancellable)
 // and id.
-func (r *chatRequests) Start(what string) (context.Context, RequestID) {
+func (r *chatRequests) Start(what string) (context.Context, common.RequestID) {
 	if r.pending == nil {
-		r.pending = map[RequestID]*chatRequest{}
+		r.pending = map[common.RequestID]*chatRequest{}
 	}
 	id := r.com.NewID()
 	ctx, cancel := context.WithCancel(r.com.Ctx)
 	ctx = mcp.WithCallObserver(ctx, mcp.CallObserver{Owner: chatRequestOwner(id)})
-	r.pending[id] = &chatRequest{what: what, started: r.com.now(), cancel: cancel}
+	r.pending[id] = &chatRequest{what: what, started: r.com.Now(), cancel: cancel}
 	r.com.Progress.Begin(chatRequestOwner(id))
 	return ctx, id
 }
 
 // Done forgets a finished request; it reports whether it was still
 // pending (false: cancelled, its answer is stale).
-func (r *chatRequests) Done(id RequestID) bool {
+func (r *chatRequests) Done(id common.RequestID) bool {
 	req, ok := r.pending[id]
 	if !ok {
 		return false
@@ -64,8 +65,8 @@ func (r *chatRequests) Len() int { return len(r.pending) }
 func (r *chatRequests) CancelAll() tea.Cmd {
 	var cmds []tea.Cmd
 	for id, req := range r.pending {
-		el := r.com.now().Sub(req.started).Round(100 * time.Millisecond)
-		cmds = append(cmds, ReportInfo(fmt.Sprintf("cancelled %s after %s: howl told the server to stop", req.what, el)))
+		el := r.com.Now().Sub(req.started).Round(100 * time.Millisecond)
+		cmds = append(cmds, common.ReportInfo(fmt.Sprintf("cancelled %s after %s: howl told the server to stop", req.what, el)))
 		r.Done(id)
 	}
 	return tea.Batch(cmds...)

@@ -12,6 +12,7 @@ import (
 	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // command is one row of the command table. `.help`, the suggestion for a
@@ -159,7 +160,7 @@ func (m *Model) cmdPrompt(words []string) tea.Cmd {
 		m.chat.Error(".prompt: " + err.Error())
 		return nil
 	}
-	return Deliver(OwnerRoot, m.com.NewID(), lookupPromptCmd(m.com.Ctx, m.com.RT, words[0], words[1], args))
+	return common.Deliver(common.OwnerRoot, m.com.NewID(), lookupPromptCmd(m.com.Ctx, m.com.RT, words[0], words[1], args))
 }
 
 // promptFoundMsg: the prompt's catalog entry, to check its arguments.
@@ -170,7 +171,7 @@ type promptFoundMsg struct {
 }
 
 // lookupPromptCmd finds a prompt in its server's catalog.
-func lookupPromptCmd(ctx context.Context, rt Runtime, server, name string, args map[string]string) tea.Cmd {
+func lookupPromptCmd(ctx context.Context, rt common.Runtime, server, name string, args map[string]string) tea.Cmd {
 	return func() tea.Msg {
 		cat, err := rt.Catalog(ctx, server, false)
 		if err != nil {
@@ -207,7 +208,7 @@ func (m *Model) handlePromptFound(msg promptFoundMsg) tea.Cmd {
 			for _, a := range msg.item.Arguments {
 				names = append(names, a.Name)
 			}
-			m.chat.Error(fmt.Sprintf(".prompt: %s takes no argument %q: its arguments are %s", render.SanitizeLine(msg.item.Name), render.SanitizeLine(k), orDefault(strings.Join(names, ", "), "none")))
+			m.chat.Error(fmt.Sprintf(".prompt: %s takes no argument %q: its arguments are %s", render.SanitizeLine(msg.item.Name), render.SanitizeLine(k), common.OrDefault(strings.Join(names, ", "), "none")))
 			return nil
 		}
 	}
@@ -235,16 +236,16 @@ func (m *Model) getPromptCmd(it mcp.CatalogItem, args map[string]string, preview
 	what := "getting the prompt " + render.SanitizeLine(it.Name)
 	ctx, id := m.chatReqs.Start(what)
 	rt := m.com.RT
-	return tea.Batch(Deliver(OwnerRoot, id, func() tea.Msg {
+	return tea.Batch(common.Deliver(common.OwnerRoot, id, func() tea.Msg {
 		res, err := rt.GetPrompt(ctx, it.Server, it.Name, args)
 		return promptResultMsg{item: it, res: res, err: err, preview: preview}
-	}), ReportInfo(what+" · ctrl+c cancels"))
+	}), common.ReportInfo(what+" · ctrl+c cancels"))
 }
 
 // handlePromptResult previews the result (from the form) or sends it. The
 // text goes to the chat as the person's message directly, never through
 // runLine: a prompt starting with "." or "!" is chatted, never run.
-func (m *Model) handlePromptResult(id RequestID, msg promptResultMsg) tea.Cmd {
+func (m *Model) handlePromptResult(id common.RequestID, msg promptResultMsg) tea.Cmd {
 	if !m.chatReqs.Done(id) {
 		return nil // cancelled: it said so then
 	}
@@ -279,7 +280,7 @@ func (m *Model) cmdList(words []string) tea.Cmd {
 			skipped = append(skipped, fmt.Sprintf("%s is %s: not listed (.mcp reconnect %s restarts it)", render.SanitizeLine(sv.name), sv.status.State, render.SanitizeLine(sv.name)))
 		}
 	}
-	return Deliver(OwnerRoot, m.com.NewID(), listCmd(m.com.Ctx, m.com.RT, servers, words[0], skipped))
+	return common.Deliver(common.OwnerRoot, m.com.NewID(), listCmd(m.com.Ctx, m.com.RT, servers, words[0], skipped))
 }
 
 // tableMsg is a finished table for the transcript.
@@ -288,7 +289,7 @@ type tableMsg struct{ lines []string }
 // listCmd lists one kind across servers as a table: server, name,
 // description and (for prompts) the arguments, every server string
 // sanitized.
-func listCmd(ctx context.Context, rt Runtime, servers []string, kind string, notes []string) tea.Cmd {
+func listCmd(ctx context.Context, rt common.Runtime, servers []string, kind string, notes []string) tea.Cmd {
 	k := map[string]mcp.Kind{"prompts": mcp.KindPrompt, "tools": mcp.KindTool, "resources": mcp.KindResource, "templates": mcp.KindTemplate}[kind]
 	return func() tea.Msg {
 		rows := [][]string{{"server", "name", "description"}}
@@ -309,7 +310,7 @@ func listCmd(ctx context.Context, rt Runtime, servers []string, kind string, not
 				if k == mcp.KindResource || k == mcp.KindTemplate {
 					name = it.URI
 				}
-				row := []string{render.SanitizeLine(s), render.SanitizeLine(name), render.SanitizeLine(firstLine(it.Description))}
+				row := []string{render.SanitizeLine(s), render.SanitizeLine(name), render.SanitizeLine(common.FirstLine(it.Description))}
 				if k == mcp.KindPrompt {
 					var args []string
 					for _, a := range it.Arguments {
@@ -353,7 +354,7 @@ func formatTable(rows [][]string) []string {
 	widths := map[int]int{}
 	for _, r := range rows {
 		for i, c := range r {
-			widths[i] = max(widths[i], min(widthOf(c), 60))
+			widths[i] = max(widths[i], min(common.WidthOf(c), 60))
 		}
 	}
 	out := make([]string, len(rows))
@@ -364,7 +365,7 @@ func formatTable(rows [][]string) []string {
 				b.WriteString(c)
 				break
 			}
-			b.WriteString(fit(c, widths[i]) + "  ")
+			b.WriteString(common.Fit(c, widths[i]) + "  ")
 		}
 		out[j] = strings.TrimRight(b.String(), " ")
 	}
@@ -483,7 +484,7 @@ func (m *Model) cmdModel(words []string) tea.Cmd {
 	sw, ctx, spec := m.com.SwitchModel, m.com.Ctx, words[0]
 	// Only the latest .model applies, and only before a turn starts.
 	m.modelReq, m.modelTurn = m.com.NewID(), m.chat.turn
-	return Deliver(OwnerRoot, m.modelReq, func() tea.Msg {
+	return common.Deliver(common.OwnerRoot, m.modelReq, func() tea.Msg {
 		model, err := sw(ctx, spec)
 		return modelSwitchedMsg{spec: spec, model: model, err: err}
 	})
@@ -518,7 +519,7 @@ func (m *Model) cmdQuit([]string) tea.Cmd { return m.quit() }
 // hiddenTools is the Runtime the chat's model sees: servers hidden with
 // `.mcp disable` have no declarations and their calls are refused.
 type hiddenTools struct {
-	Runtime
+	common.Runtime
 	hidden map[string]bool
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // maxPopup is how many completions the popup shows at once.
@@ -207,8 +208,8 @@ func hasServer(servers []serverInfo, name string, ok func(serverInfo) bool) bool
 // keys. Every request is bounded by timeout; an error, a timeout or an
 // unknown name is an empty list, silently. The server was checked to be
 // ready: completion never starts one.
-func completeLiveCmd(ctx context.Context, rt Runtime, id RequestID, line string, cc compContext, timeout time.Duration) tea.Cmd {
-	return Deliver(OwnerChat, id, func() tea.Msg {
+func completeLiveCmd(ctx context.Context, rt common.Runtime, id common.RequestID, line string, cc compContext, timeout time.Duration) tea.Cmd {
+	return common.Deliver(common.OwnerChat, id, func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		msg := completionsMsg{line: line, start: cc.start}
@@ -218,7 +219,7 @@ func completeLiveCmd(ctx context.Context, rt Runtime, id RequestID, line string,
 }
 
 // liveCompletions is completeLiveCmd's work, without the message.
-func liveCompletions(ctx context.Context, rt Runtime, cc compContext) []completion {
+func liveCompletions(ctx context.Context, rt common.Runtime, cc compContext) []completion {
 	server := cc.words[1]
 	refresh := cc.words[0] == ".prompt" // prompts are listed live on each tab
 	cat, err := rt.Catalog(ctx, server, refresh)
@@ -237,7 +238,7 @@ func liveCompletions(ctx context.Context, rt Runtime, cc compContext) []completi
 		}
 		keys := make([]completion, len(it.Arguments))
 		for i, a := range it.Arguments {
-			keys[i] = keyCompletion(a.Name, firstLine(a.Description), a.Required)
+			keys[i] = keyCompletion(a.Name, common.FirstLine(a.Description), a.Required)
 		}
 		return keyValueCompletions(ctx, rt, it, cc, keys, true)
 	case ".read":
@@ -264,7 +265,7 @@ func liveCompletions(ctx context.Context, rt Runtime, cc compContext) []completi
 		}
 		var keys []completion
 		for _, p := range mcp.SchemaProps(it.Schema) {
-			keys = append(keys, keyCompletion(p.Name, firstLine(p.Description), p.Required))
+			keys = append(keys, keyCompletion(p.Name, common.FirstLine(p.Description), p.Required))
 		}
 		return keyValueCompletions(ctx, rt, it, cc, keys, false)
 	}
@@ -282,7 +283,7 @@ func itemCompletions(cat *mcp.Catalog, kinds ...mcp.Kind) []completion {
 		if it.Kind == mcp.KindResource || it.Kind == mcp.KindTemplate {
 			out = append(out, completion{insert: mcp.QuoteArg(it.URI) + " ", label: render.SanitizeLine(it.URI), desc: render.SanitizeLine(it.Name)})
 		} else {
-			out = append(out, completion{insert: mcp.QuoteArg(it.Name) + " ", label: render.SanitizeLine(it.Name), desc: render.SanitizeLine(firstLine(it.Description))})
+			out = append(out, completion{insert: mcp.QuoteArg(it.Name) + " ", label: render.SanitizeLine(it.Name), desc: render.SanitizeLine(common.FirstLine(it.Description))})
 		}
 	}
 	return out
@@ -296,7 +297,7 @@ func keyCompletion(name, desc string, required bool) completion {
 // keyValueCompletions is the key=value stage: the server's values for the
 // key being typed (when the server completes them), else the keys not
 // typed yet.
-func keyValueCompletions(ctx context.Context, rt Runtime, it mcp.CatalogItem, cc compContext, keys []completion, serverValues bool) []completion {
+func keyValueCompletions(ctx context.Context, rt common.Runtime, it mcp.CatalogItem, cc compContext, keys []completion, serverValues bool) []completion {
 	typed, _ := mcp.ParseKeyValues(cc.words[3:])
 	if key, value, ok := strings.Cut(cc.partial, "="); ok && serverValues {
 		return valueCompletions(ctx, rt, it, key, value, typed)
@@ -312,7 +313,7 @@ func keyValueCompletions(ctx context.Context, rt Runtime, it mcp.CatalogItem, cc
 
 // valueCompletions asks the server to complete one prompt argument's or
 // template variable's value, the other typed ones as context.
-func valueCompletions(ctx context.Context, rt Runtime, it mcp.CatalogItem, key, value string, typed map[string]string) []completion {
+func valueCompletions(ctx context.Context, rt common.Runtime, it mcp.CatalogItem, key, value string, typed map[string]string) []completion {
 	kind, ref := completionRef(it)
 	c, err := rt.Complete(ctx, it.Server, kind, ref, key, value, typed)
 	if err != nil || ctx.Err() != nil {
@@ -341,9 +342,9 @@ func filterCompletions(items []completion, partial string) []completion {
 
 // completer is the command line's completion popup.
 type completer struct {
-	com *Common
+	com *common.Common
 	// pending is the request in flight; answers with another id are stale.
-	pending RequestID
+	pending common.RequestID
 	open    bool
 	line    string
 	start   int
@@ -465,11 +466,11 @@ func (c *completer) Render(w int) []string {
 	end := min(first+maxPopup, len(c.items))
 	labelW := 0
 	for _, it := range c.items[first:end] {
-		labelW = max(labelW, widthOf(it.label)+2)
+		labelW = max(labelW, common.WidthOf(it.label)+2)
 	}
 	labelW = min(labelW, w/2)
 	head := "─ " + c.title + " "
-	out := []string{st.Subtle.Render(head + strings.Repeat("─", max(w-widthOf(head), 0)))}
+	out := []string{st.Subtle.Render(head + strings.Repeat("─", max(w-common.WidthOf(head), 0)))}
 	for i := first; i < end; i++ {
 		it := c.items[i]
 		mark := " "
@@ -486,16 +487,16 @@ func (c *completer) Render(w int) []string {
 			desc = "(required) " + desc
 		}
 		if i == c.sel {
-			out = append(out, st.List.Selected.Render(fit(mark+fit(it.label, labelW)+desc, w)))
+			out = append(out, st.List.Selected.Render(common.Fit(mark+common.Fit(it.label, labelW)+desc, w)))
 		} else {
-			out = append(out, fit(mark+it.label, labelW+2)+st.List.Desc.Render(truncate(desc, max(w-labelW-2, 0))))
+			out = append(out, common.Fit(mark+it.label, labelW+2)+st.List.Desc.Render(common.Truncate(desc, max(w-labelW-2, 0))))
 		}
 	}
 	more := ""
 	if len(c.items) > maxPopup {
 		more = " · " + strconv.Itoa(c.sel+1) + "/" + strconv.Itoa(len(c.items))
 	}
-	out = append(out, st.Dialog.Hint.Render(fit("tab/↓ next · enter accepts · esc closes"+more, w)))
+	out = append(out, st.Dialog.Hint.Render(common.Fit("tab/↓ next · enter accepts · esc closes"+more, w)))
 	return out
 }
 

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -11,12 +10,13 @@ import (
 
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // detailPane describes the selected catalog item: everything a server said
 // about it, sanitized, with a tool's input schema formatted.
 type detailPane struct {
-	com           *Common
+	com           *common.Common
 	width, height int
 	focused       bool
 	entry         *entry
@@ -28,7 +28,7 @@ type detailPane struct {
 	cache      []string
 }
 
-func newDetailPane(com *Common) *detailPane { return &detailPane{com: com} }
+func newDetailPane(com *common.Common) *detailPane { return &detailPane{com: com} }
 
 // SetSize sets the pane's outer size.
 func (d *detailPane) SetSize(w, h int) { d.width, d.height = w, h }
@@ -57,7 +57,7 @@ func (d *detailPane) HandleKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 // Scroll moves the view by delta lines.
 func (d *detailPane) Scroll(delta int) {
 	n := len(d.lines())
-	d.offset = clamp(d.offset+delta, 0, max(n-(d.height-2), 0))
+	d.offset = common.Clamp(d.offset+delta, 0, max(n-(d.height-2), 0))
 }
 
 // lines returns the rendered content, cached by (entry, width).
@@ -76,26 +76,26 @@ func (d *detailPane) lines() []string {
 // Render draws the pane at its size.
 func (d *detailPane) Render() []string {
 	st := d.com.Styles
-	bs := boxStyle{focused: d.focused, border: st.Pane.Border, borderFocused: st.Pane.BorderFocused, title: st.Pane.Title, titleFocused: st.Pane.TitleFocused}
+	bs := common.BoxStyle{Focused: d.focused, Border: st.Pane.Border, BorderFocused: st.Pane.BorderFocused, Title: st.Pane.Title, TitleFocused: st.Pane.TitleFocused}
 	if d.entry == nil {
-		return box(bs, "Details", []string{st.Muted.Render(" Nothing selected.")}, d.width, d.height)
+		return common.Box(bs, "Details", []string{st.Muted.Render(" Nothing selected.")}, d.width, d.height)
 	}
 	lines := d.lines()
 	h := d.height - 2
-	off := clamp(d.offset, 0, max(len(lines)-h, 0))
+	off := common.Clamp(d.offset, 0, max(len(lines)-h, 0))
 	end := min(off+h, len(lines))
 	title := "Details"
-	if mark := scrollMark(off, len(lines), h); mark != "" {
+	if mark := common.ScrollMark(off, len(lines), h); mark != "" {
 		title += " · " + mark
 	}
-	return box(bs, title, lines[off:end], d.width, d.height)
+	return common.Box(bs, title, lines[off:end], d.width, d.height)
 }
 
 // maxHighlightedSchema is the largest schema the detail pane highlights.
 const maxHighlightedSchema = 32 << 10
 
 // renderDetail lays out one item at width w (inside the border).
-func renderDetail(com *Common, e *entry, w int) []string {
+func renderDetail(com *common.Common, e *entry, w int) []string {
 	st := com.Styles
 	it := e.item
 	var out []string
@@ -103,7 +103,7 @@ func renderDetail(com *Common, e *entry, w int) []string {
 	pad := " "
 	inner := max(w-2, 10)
 	wrapped := func(s string, style lipgloss.Style) {
-		for _, l := range wrapText(s, inner) {
+		for _, l := range common.WrapText(s, inner) {
 			add(pad + style.Render(l))
 		}
 	}
@@ -112,11 +112,11 @@ func renderDetail(com *Common, e *entry, w int) []string {
 			return
 		}
 		lw := 10
-		lines := wrapText(value, max(inner-lw, 8))
+		lines := common.WrapText(value, max(inner-lw, 8))
 		for i, l := range lines {
 			lab := strings.Repeat(" ", lw)
 			if i == 0 {
-				lab = fit(label, lw)
+				lab = common.Fit(label, lw)
 			}
 			add(pad + st.Detail.Label.Render(lab) + st.Detail.Value.Render(l))
 		}
@@ -125,7 +125,7 @@ func renderDetail(com *Common, e *entry, w int) []string {
 		add("", pad+st.Detail.Heading.Render(s))
 	}
 
-	add(pad + st.Detail.Title.Render(truncate(render.SanitizeLine(it.DisplayName()), inner)))
+	add(pad + st.Detail.Title.Render(common.Truncate(render.SanitizeLine(it.DisplayName()), inner)))
 	add(pad + st.Detail.Kind.Render(kindLabel(it.Kind)+" · "+render.SanitizeLine(it.Server)))
 	if it.Title != "" && it.Title != it.Name {
 		field("name", render.SanitizeLine(it.Name))
@@ -174,7 +174,7 @@ func renderDetail(com *Common, e *entry, w int) []string {
 			if len(extra) > 0 {
 				desc = strings.TrimSpace(desc + " (" + strings.Join(extra, "; ") + ")")
 			}
-			for _, l := range wrapText(desc, max(inner-4, 8)) {
+			for _, l := range common.WrapText(desc, max(inner-4, 8)) {
 				if l != "" {
 					add(pad + "    " + st.Muted.Render(l))
 				}
@@ -188,13 +188,13 @@ func renderDetail(com *Common, e *entry, w int) []string {
 				return
 			}
 			heading(title)
-			text := expandTabs(render.Sanitize(prettyJSON(raw)))
+			text := common.ExpandTabs(render.Sanitize(common.PrettyJSON(raw)))
 			lexer := lexers.Get("json")
 			if len(text) > maxHighlightedSchema {
 				lexer = nil // drawn once per width, in View: keep it cheap
 			}
-			for _, l := range highlight(text, lexer, com.Theme) {
-				add(pad + truncate(l, inner))
+			for _, l := range common.Highlight(text, lexer, com.Theme) {
+				add(pad + common.Truncate(l, inner))
 			}
 		}
 		schemaBlock("Input schema", it.Schema)
@@ -204,9 +204,9 @@ func renderDetail(com *Common, e *entry, w int) []string {
 	case mcp.KindResource:
 		add("")
 		field("uri", render.SanitizeLine(it.URI))
-		field("mime", orDash(render.SanitizeLine(it.MIMEType)))
+		field("mime", common.OrDash(render.SanitizeLine(it.MIMEType)))
 		if it.Size != nil {
-			field("size", sizeText(*it.Size))
+			field("size", common.SizeText(*it.Size))
 		} else {
 			field("size", "unknown")
 		}
@@ -254,7 +254,7 @@ func renderDetail(com *Common, e *entry, w int) []string {
 				mark = st.Detail.Required.Render(" *")
 			}
 			add(pad + st.Strong.Render(render.SanitizeLine(a.Name)) + mark)
-			for _, l := range wrapText(strings.TrimSpace(render.Sanitize(a.Description)), max(inner-4, 8)) {
+			for _, l := range common.WrapText(strings.TrimSpace(render.Sanitize(a.Description)), max(inner-4, 8)) {
 				if l != "" {
 					add(pad + "    " + st.Muted.Render(l))
 				}
@@ -274,13 +274,6 @@ func kindLabel(k mcp.Kind) string {
 		return "resource template"
 	}
 	return string(k)
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "–"
-	}
-	return s
 }
 
 // toolHints summarises a tool's annotations.
@@ -307,12 +300,4 @@ func toolHints(it mcp.CatalogItem) string {
 	flag(a.IdempotentHint, "idempotent", "")
 	flag(a.OpenWorldHint, "open world", "closed world")
 	return strings.Join(out, " · ")
-}
-
-// sizeText is "641 bytes" or "2.0 MiB (2097152 bytes)".
-func sizeText(n int64) string {
-	if n < 1024 {
-		return render.Count(int(n), "byte")
-	}
-	return fmt.Sprintf("%s (%d bytes)", render.HumanBytes(n), n)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // Dialog is an overlay on the dialog stack. The top dialog gets every key
@@ -21,23 +22,23 @@ type Dialog interface {
 	// ID names the dialog, so the root can tell what is open.
 	ID() string
 	// Owner is the owner its requests' results are addressed to.
-	Owner() Owner
+	Owner() common.Owner
 	// HandleKey handles a key while the dialog is on top.
 	HandleKey(km tea.KeyMsg) Action
 	// HandleResult handles the answer to one of its requests.
-	HandleResult(r Result) Action
+	HandleResult(r common.Result) Action
 	// Render draws the framed dialog within maxW x maxH cells.
 	Render(maxW, maxH int) []string
-	setOwner(o Owner)
+	setOwner(o common.Owner)
 }
 
 // dialogBase gives a dialog its owner; a dialog that makes no requests
 // drops results.
-type dialogBase struct{ owner Owner }
+type dialogBase struct{ owner common.Owner }
 
-func (b *dialogBase) Owner() Owner             { return b.owner }
-func (b *dialogBase) setOwner(o Owner)         { b.owner = o }
-func (*dialogBase) HandleResult(Result) Action { return actionNone{} }
+func (b *dialogBase) Owner() common.Owner             { return b.owner }
+func (b *dialogBase) setOwner(o common.Owner)         { b.owner = o }
+func (*dialogBase) HandleResult(common.Result) Action { return actionNone{} }
 
 // Action is what a dialog asks the root to do.
 type Action interface{ isAction() }
@@ -89,14 +90,14 @@ func (actionOpen) isAction()          {}
 
 // dialogStack holds the open dialogs, the top last.
 type dialogStack struct {
-	com   *Common
+	com   *common.Common
 	items []Dialog
 }
 
 // Push opens d on top, with an owner of its own from the one id source:
 // a late answer to a closed dialog never reaches the next one.
 func (s *dialogStack) Push(d Dialog) {
-	d.setOwner(DialogOwner(s.com.NewID()))
+	d.setOwner(common.DialogOwner(s.com.NewID()))
 	s.items = append(s.items, d)
 }
 
@@ -106,7 +107,7 @@ func (s *dialogStack) Remove(d Dialog) {
 }
 
 // ByOwner is the open dialog owner names, or nil when it closed.
-func (s *dialogStack) ByOwner(o Owner) Dialog {
+func (s *dialogStack) ByOwner(o common.Owner) Dialog {
 	for _, d := range s.items {
 		if d.Owner() == o {
 			return d
@@ -143,40 +144,40 @@ func (s *dialogStack) Has(id string) bool {
 
 // frameDialog draws a dialog box of width w around content, at most maxH
 // tall, keeping line focus (when >= 0) in view.
-func frameDialog(com *Common, title string, content []string, w, maxH, focus int) []string {
+func frameDialog(com *common.Common, title string, content []string, w, maxH, focus int) []string {
 	st := com.Styles
 	h := min(len(content)+2, maxH)
 	inner := h - 2
 	if focus >= 0 && len(content) > inner {
-		start := clamp(focus-inner/3, 0, len(content)-inner)
+		start := common.Clamp(focus-inner/3, 0, len(content)-inner)
 		content = content[start : start+inner]
 	}
-	bs := boxStyle{focused: true, border: st.Dialog.Frame, borderFocused: st.Dialog.Frame, title: st.Dialog.Title, titleFocused: st.Dialog.Title}
-	return box(bs, title, content, w, h)
+	bs := common.BoxStyle{Focused: true, Border: st.Dialog.Frame, BorderFocused: st.Dialog.Frame, Title: st.Dialog.Title, TitleFocused: st.Dialog.Title}
+	return common.Box(bs, title, content, w, h)
 }
 
 // dialogWidth is a dialog's width on a screen maxW wide.
-func dialogWidth(maxW, want int) int { return clamp(min(want, maxW-4), 20, max(maxW, 20)) }
+func dialogWidth(maxW, want int) int { return common.Clamp(min(want, maxW-4), 20, max(maxW, 20)) }
 
 // formDialog shows a Form for one catalog item and turns its submission
 // into the action that runs it.
 type formDialog struct {
 	dialogBase
-	com  *Common
+	com  *common.Common
 	item mcp.CatalogItem
 	form *Form
 	// toChat: a `.prompt` form; its result is previewed, then chatted.
 	toChat bool
 	// complete is the completion request (or typing pause) awaited;
 	// older answers are dropped.
-	complete RequestID
+	complete common.RequestID
 	// mention: a template chosen after @ in the chat input; submitting
 	// inserts its expanded URI after mentionPrefix instead of reading it.
 	mention       bool
 	mentionPrefix string
 	// check is a tool form's argument check awaited (0: none; any key
 	// makes it stale).
-	check RequestID
+	check common.RequestID
 }
 
 func (d *formDialog) ID() string { return "form:" + d.item.Key() }
@@ -184,7 +185,7 @@ func (d *formDialog) ID() string { return "form:" + d.item.Key() }
 // HandleResult takes the answers to the form's requests: its argument
 // check, and the server's completions of a field (and the pause in typing
 // that asks for them).
-func (d *formDialog) HandleResult(r Result) Action {
+func (d *formDialog) HandleResult(r common.Result) Action {
 	if msg, ok := r.Msg.(formCheckedMsg); ok {
 		return d.handleChecked(r.ID, msg)
 	}
@@ -243,10 +244,10 @@ func (d *formDialog) Render(maxW, maxH int) []string {
 
 // newToolForm is the argument form of a tool, checked against its input
 // schema (off the update path: checkCmd) before the call is made.
-func newToolForm(com *Common, it mcp.CatalogItem) *formDialog {
+func newToolForm(com *common.Common, it mcp.CatalogItem) *formDialog {
 	f := NewForm(com, "call "+render.SanitizeLine(it.Name)+" on "+render.SanitizeLine(it.Server), "Call", ToolFields(it.Schema))
 	notes := []string{}
-	if desc := firstLine(it.Description); desc != "" {
+	if desc := common.FirstLine(it.Description); desc != "" {
 		notes = append(notes, desc)
 	}
 	if it.Annotations != nil && it.Annotations.DestructiveHint != nil && *it.Annotations.DestructiveHint {
@@ -258,7 +259,7 @@ func newToolForm(com *Common, it mcp.CatalogItem) *formDialog {
 
 // newTemplateForm asks for a template's variables, with a live preview of
 // the URI they expand to.
-func newTemplateForm(com *Common, it mcp.CatalogItem) *formDialog {
+func newTemplateForm(com *common.Common, it mcp.CatalogItem) *formDialog {
 	f := NewForm(com, "read "+render.SanitizeLine(it.Name), "Read", TemplateFields(it.Variables))
 	f.Note = render.SanitizeLine(it.URI)
 	f.Preview = func(f *Form) (string, error) { return mcp.ExpandTemplate(it.URI, f.Strings()) }
@@ -270,9 +271,9 @@ func newTemplateForm(com *Common, it mcp.CatalogItem) *formDialog {
 }
 
 // newPromptForm asks for a prompt's arguments.
-func newPromptForm(com *Common, it mcp.CatalogItem) *formDialog {
+func newPromptForm(com *common.Common, it mcp.CatalogItem) *formDialog {
 	f := NewForm(com, "prompt "+render.SanitizeLine(it.Name), "Get", PromptFields(it.Arguments))
-	f.Note = firstLine(it.Description)
+	f.Note = common.FirstLine(it.Description)
 	f.Check = func(f *Form) error {
 		if miss := mcp.MissingArguments(it, f.Strings()); len(miss) > 0 {
 			return &mcp.MissingArgumentsError{Prompt: it.Name, Missing: miss}
@@ -286,7 +287,7 @@ func newPromptForm(com *Common, it mcp.CatalogItem) *formDialog {
 // the dialog opened.
 type helpDialog struct {
 	dialogBase
-	com    *Common
+	com    *common.Common
 	groups [][]key.Binding
 }
 
@@ -319,7 +320,7 @@ func (d *helpDialog) Render(maxW, maxH int) []string {
 // pickerDialog chooses one of a document's attachments.
 type pickerDialog struct {
 	dialogBase
-	com  *Common
+	com  *common.Common
 	atts []attachment
 	cur  int
 }
@@ -356,9 +357,9 @@ func (d *pickerDialog) Render(maxW, maxH int) []string {
 		if a.spill != nil {
 			kind = render.SanitizeLine(a.spill.MimeType)
 		}
-		line := fmt.Sprintf(" %d  %s  %s", i+1, orDash(a.label), st.Muted.Render(kind))
+		line := fmt.Sprintf(" %d  %s  %s", i+1, common.OrDash(a.label), st.Muted.Render(kind))
 		if i == d.cur {
-			line = st.List.Selected.Render(fit(fmt.Sprintf("›%d  %s  %s", i+1, orDash(a.label), kind), w-2))
+			line = st.List.Selected.Render(common.Fit(fmt.Sprintf("›%d  %s  %s", i+1, common.OrDash(a.label), kind), w-2))
 		}
 		content = append(content, line)
 	}
@@ -370,7 +371,7 @@ func (d *pickerDialog) Render(maxW, maxH int) []string {
 // stderr, and reconnects the chosen one.
 type serversDialog struct {
 	dialogBase
-	com     *Common
+	com     *common.Common
 	servers []*serverState
 	cur     int
 }
@@ -424,10 +425,10 @@ func (d *serversDialog) Render(maxW, maxH int) []string {
 			if v == "" {
 				return
 			}
-			for j, l := range wrapText(render.SanitizeLine(v), max(inner-14, 10)) {
+			for j, l := range common.WrapText(render.SanitizeLine(v), max(inner-14, 10)) {
 				lab := strings.Repeat(" ", 10)
 				if j == 0 {
-					lab = fit(label, 10)
+					lab = common.Fit(label, 10)
 				}
 				content = append(content, "    "+st.Detail.Label.Render(lab)+l)
 			}
@@ -448,7 +449,7 @@ func (d *serversDialog) Render(maxW, maxH int) []string {
 			content = append(content, "    "+st.Detail.Label.Render("stderr"))
 			lines := strings.Split(render.Sanitize(tail), "\n")
 			for _, l := range lines[max(len(lines)-6, 0):] {
-				content = append(content, "      "+st.Muted.Render(truncate(l, inner-8)))
+				content = append(content, "      "+st.Muted.Render(common.Truncate(l, inner-8)))
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // dialogScroll scrolls the long middle part of a dialog (a call's
@@ -18,7 +19,7 @@ type dialogScroll struct {
 
 // HandleKey moves the window with up/down/pgup/pgdn; it reports whether
 // the key was one of them.
-func (s *dialogScroll) HandleKey(km tea.KeyMsg, k *KeyMap) bool {
+func (s *dialogScroll) HandleKey(km tea.KeyMsg, k *common.KeyMap) bool {
 	page := max(s.shown-s.overlap, 1)
 	switch {
 	case key.Matches(km, k.Up):
@@ -38,10 +39,10 @@ func (s *dialogScroll) HandleKey(km tea.KeyMsg, k *KeyMap) bool {
 // Window is the part of body that fits in room rows (at least 3), its
 // last line saying where it is when body is longer. Drawing it records
 // the height and clamps the position, so keys page by what was seen.
-func (s *dialogScroll) Window(com *Common, body []string, room int) []string {
+func (s *dialogScroll) Window(com *common.Common, body []string, room int) []string {
 	view := min(max(room, 3), len(body))
 	s.shown = view
-	s.top = clamp(s.top, 0, max(len(body)-view, 0))
+	s.top = common.Clamp(s.top, 0, max(len(body)-view, 0))
 	shown := append([]string(nil), body[s.top:s.top+view]...)
 	if len(body) > view {
 		shown[len(shown)-1] = " " + com.Styles.Muted.Render(fmt.Sprintf("  ↓ lines %d-%d of %d · up/down/pgdn scroll", s.top+1, s.top+view, len(body)))

@@ -15,6 +15,7 @@ import (
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
 	"github.com/howl-mcp/howl/theme"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // docKind is how the viewer draws a document.
@@ -77,7 +78,7 @@ type pageMark struct {
 type document struct {
 	// id is the request that loaded it (unique: one id source); render
 	// caches and the answers to its own requests key on it.
-	id    RequestID
+	id    common.RequestID
 	kind  docKind
 	title string
 	// meta are metadata lines above the body; note is the coverage line.
@@ -183,17 +184,17 @@ type docLoadedMsg struct {
 // command is made: it never reads the model.
 type loadEnv struct {
 	ctx         context.Context
-	rt          Runtime
+	rt          common.Runtime
 	th          *theme.Theme
 	displayPath func(string) string
-	imgMode     ImageMode
+	imgMode     common.ImageMode
 }
 
 // loadDocCmd runs one request and turns its answer into a document,
 // entirely off the update path: the MCP call, parsing, highlighting,
 // opening or decoding a spill file.
-func loadDocCmd(env loadEnv, id RequestID, req docRequest) tea.Cmd {
-	return Deliver(OwnerViewer, id, func() tea.Msg {
+func loadDocCmd(env loadEnv, id common.RequestID, req docRequest) tea.Cmd {
+	return common.Deliver(common.OwnerViewer, id, func() tea.Msg {
 		doc, err := buildDoc(env, req)
 		if doc != nil {
 			doc.id = id
@@ -323,11 +324,11 @@ func itemDoc(env loadEnv, req docRequest, item render.Item) (*document, error) {
 	}
 	d.src = &readSource{server: req.server, uri: req.uri, args: req.args, pattern: req.pattern, offset: req.offset,
 		next: it.NextOffset, total: it.TotalBytes, firstLine: first, continued: req.continued, history: req.history}
-	clean := expandTabs(render.Sanitize(it.Text))
+	clean := common.ExpandTabs(render.Sanitize(it.Text))
 	d.copyText = clean
-	style := func(s string) []string { return highlight(s, lexerFor(it.MimeType, it.URI), env.th) }
-	if isLog(it.MimeType, it.URI, clean) {
-		style = func(s string) []string { return highlightLog(s, env.th) }
+	style := func(s string) []string { return common.Highlight(s, common.LexerFor(it.MimeType, it.URI), env.th) }
+	if common.IsLog(it.MimeType, it.URI, clean) {
+		style = func(s string) []string { return common.HighlightLog(s, env.th) }
 	}
 	if req.pattern != "" {
 		d.lines = grepLines(clean, env.th, style)
@@ -406,18 +407,18 @@ func numberLines(plain string, styled []string, first int) []docLine {
 
 // appendLine adds a line, cut into chunks of maxLineCells.
 func appendLine(out []docLine, l docLine) []docLine {
-	l.width = widthOf(l.plain)
-	if l.width <= maxLineCells {
+	l.width = common.WidthOf(l.plain)
+	if l.width <= common.MaxLineCells {
 		return append(out, l)
 	}
-	for start := 0; start < l.width; start += maxLineCells {
+	for start := 0; start < l.width; start += common.MaxLineCells {
 		chunk := l
 		if start > 0 {
 			chunk.num, chunk.mark = 0, 0
 		}
-		chunk.plain = cutCells(l.plain, start, start+maxLineCells)
-		chunk.styled = cutCells(l.styled, start, start+maxLineCells)
-		chunk.width = widthOf(chunk.plain)
+		chunk.plain = common.CutCells(l.plain, start, start+common.MaxLineCells)
+		chunk.styled = common.CutCells(l.styled, start, start+common.MaxLineCells)
+		chunk.width = common.WidthOf(chunk.plain)
 		out = append(out, chunk)
 	}
 	return out
@@ -482,7 +483,7 @@ func titleFor(req docRequest) string {
 }
 
 // errorDoc shows a failed request.
-func errorDoc(id RequestID, title string, err error) *document {
+func errorDoc(id common.RequestID, title string, err error) *document {
 	msg := render.Sanitize(err.Error())
 	var ce *mcp.CallError
 	kind := "the request failed"
@@ -493,7 +494,7 @@ func errorDoc(id RequestID, title string, err error) *document {
 	d := &document{kind: docError, title: title, note: kind, id: id, wrap: true}
 	d.copyText = msg
 	for _, l := range strings.Split(msg, "\n") {
-		d.lines = append(d.lines, docLine{plain: l, styled: l, width: widthOf(l)})
+		d.lines = append(d.lines, docLine{plain: l, styled: l, width: common.WidthOf(l)})
 	}
 	return d
 }
@@ -539,7 +540,7 @@ func spillDoc(env loadEnv, title string, sp *render.SpillResult, asHex bool) (*d
 func spillMeta(displayPath func(string) string, sp *render.SpillResult) []string {
 	return []string{
 		"path   " + render.SanitizeLine(displayPath(sp.Path)),
-		fmt.Sprintf("mime   %s · %s", orDash(render.SanitizeLine(sp.MimeType)), sizeText(sp.SizeBytes)),
+		fmt.Sprintf("mime   %s · %s", common.OrDash(render.SanitizeLine(sp.MimeType)), common.SizeText(sp.SizeBytes)),
 		"sha256 " + render.SanitizeLine(sp.SHA256),
 	}
 }

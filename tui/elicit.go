@@ -13,16 +13,8 @@ import (
 
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/common"
 )
-
-// elicitKeys are the answers of the elicitation dialog beside the form's
-// own keys (ctrl+s, or enter on the last field, accepts).
-var elicitKeys = struct{ Accept, Decline, Open, DeclineURL key.Binding }{
-	Accept:     key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "accept")),
-	Decline:    key.NewBinding(key.WithKeys("ctrl+d"), key.WithHelp("ctrl+d", "decline")),
-	Open:       key.NewBinding(key.WithKeys("enter", "o"), key.WithHelp("enter/o", "open in the browser")),
-	DeclineURL: key.NewBinding(key.WithKeys("d", "n", "ctrl+d"), key.WithHelp("d", "decline")),
-}
 
 // ElicitFields builds the form of an elicitation's requested schema: text
 // (with email, uri, date and date-time formats checked), numbers and
@@ -218,7 +210,7 @@ func (d *elicitDialog) HandleKey(km tea.KeyMsg) Action {
 	if d.form == nil {
 		return d.handleURLKey(km)
 	}
-	if key.Matches(km, elicitKeys.Decline) {
+	if key.Matches(km, d.com.Keys.Elicit.Decline) {
 		return d.answer(mcp.ElicitDecline, nil)
 	}
 	res, cmd := d.form.HandleKey(km)
@@ -240,9 +232,9 @@ func (d *elicitDialog) handleURLKey(km tea.KeyMsg) Action {
 	switch {
 	case key.Matches(km, d.com.Keys.Cancel):
 		return d.answer(mcp.ElicitCancel, nil)
-	case key.Matches(km, elicitKeys.DeclineURL):
+	case key.Matches(km, d.com.Keys.Elicit.DeclineURL):
 		return d.answer(mcp.ElicitDecline, nil)
-	case key.Matches(km, elicitKeys.Open) && urlProblem(d.q.elicit.URL) == "" && !d.opening:
+	case key.Matches(km, d.com.Keys.Elicit.Open) && urlProblem(d.q.elicit.URL) == "" && !d.opening:
 		d.opening, d.err = true, ""
 		return actionOpenURL{q: d.q, url: d.q.elicit.URL}
 	}
@@ -267,7 +259,7 @@ func (d *elicitDialog) Render(maxW, maxH int) []string {
 	w := dialogWidth(maxW, 76)
 	inner := w - 2
 	server := render.SanitizeLine(d.q.server)
-	content := []string{"", " " + st.Strong.Render(truncate("Server "+server+" asks:", inner-2))}
+	content := []string{"", " " + st.Strong.Render(common.Truncate("Server "+server+" asks:", inner-2))}
 	if d.form == nil {
 		content = append(append(content, d.urlLines(inner)...), d.offerLines(inner)...)
 		return frameDialog(d.com, "Question from "+server, content, w, maxH, -1)
@@ -278,7 +270,7 @@ func (d *elicitDialog) Render(maxW, maxH int) []string {
 	if d.form.focus == len(d.form.fields) {
 		btn = st.Form.ButtonFocused.Render("[ Accept ]")
 	}
-	lines[len(lines)-1] = fit(" "+btn+"  "+st.Dialog.Hint.Render("ctrl+s accept · ctrl+d decline · esc cancel"), inner)
+	lines[len(lines)-1] = common.Fit(" "+btn+"  "+st.Dialog.Hint.Render("ctrl+s accept · ctrl+d decline · esc cancel"), inner)
 	focus := d.form.FocusLine(inner)
 	if focus >= 0 {
 		focus += len(content)
@@ -290,26 +282,26 @@ func (d *elicitDialog) Render(maxW, maxH int) []string {
 func (d *elicitDialog) urlLines(inner int) []string {
 	st := d.com.Styles
 	var out []string
-	for _, l := range wrapText(render.Sanitize(d.q.elicit.Message), inner-2) {
+	for _, l := range common.WrapText(render.Sanitize(d.q.elicit.Message), inner-2) {
 		out = append(out, " "+st.Muted.Render(l))
 	}
 	out = append(out, "", " "+st.Detail.Label.Render("it wants you to visit"))
 	u := render.SanitizeLine(d.q.elicit.URL)
-	for _, l := range wrapText(u, inner-4) {
+	for _, l := range common.WrapText(u, inner-4) {
 		out = append(out, "   "+st.Strong.Render(l))
 	}
 	if p, err := url.Parse(d.q.elicit.URL); err == nil && p.Host != "" {
-		out = append(out, " "+st.Detail.Label.Render(fit("host", 8))+render.SanitizeLine(p.Host))
+		out = append(out, " "+st.Detail.Label.Render(common.Fit("host", 8))+render.SanitizeLine(p.Host))
 	}
 	out = append(out, "")
 	problem := urlProblem(d.q.elicit.URL)
 	if problem != "" {
-		for _, l := range wrapText("✗ howl will not open it: "+problem+". Decline, or copy it by hand.", inner-2) {
+		for _, l := range common.WrapText("✗ howl will not open it: "+problem+". Decline, or copy it by hand.", inner-2) {
 			out = append(out, " "+st.Form.Error.Render(l))
 		}
 	}
 	if d.err != "" {
-		for _, l := range wrapText("✗ "+d.err, inner-2) {
+		for _, l := range common.WrapText("✗ "+d.err, inner-2) {
 			out = append(out, " "+st.Form.Error.Render(l))
 		}
 	}
@@ -317,7 +309,7 @@ func (d *elicitDialog) urlLines(inner int) []string {
 	if problem != "" {
 		hint = "d decline · esc cancel"
 	}
-	for _, l := range wrapText(hint, inner-2) {
+	for _, l := range common.WrapText(hint, inner-2) {
 		out = append(out, " "+st.Dialog.Hint.Render(l))
 	}
 	return out
@@ -354,8 +346,8 @@ func (m *Model) handleURLOpened(msg urlOpenedMsg) tea.Cmd {
 		if d, ok := m.dialogs.Top().(*elicitDialog); ok && d.q == msg.q {
 			d.err, d.opening = msg.err.Error(), false
 		}
-		return ReportError(msg.err)
+		return common.ReportError(msg.err)
 	}
 	m.answerQuestion(actionAnswerQuestion{q: msg.q, answer: questionAnswer{elicit: mcp.ElicitResponse{Action: mcp.ElicitAccept}}})
-	return ReportInfo("opened " + render.SanitizeLine(msg.url) + " in the browser and told " + render.SanitizeLine(msg.q.server))
+	return common.ReportInfo("opened " + render.SanitizeLine(msg.url) + " in the browser and told " + render.SanitizeLine(msg.q.server))
 }

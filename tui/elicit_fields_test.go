@@ -3,6 +3,8 @@ package tui
 import (
 	"strings"
 	"testing"
+
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 func TestElicitFieldsFillDefaultsButNeverChooseForThePerson(t *testing.T) {
@@ -28,7 +30,7 @@ func TestElicitFieldsFillDefaultsButNeverChooseForThePerson(t *testing.T) {
 	if f := byName["count"]; f.Initial != "2.5" {
 		t.Errorf("count starts with %q, want its default 2.5 filled in", f.Initial)
 	}
-	form := NewForm(&Common{Styles: testTheme().Styles, Keys: DefaultKeyMap()}, "", "Accept", fields)
+	form := NewForm(&common.Common{Styles: testTheme().Styles, Keys: common.DefaultKeyMap()}, "", "Accept", fields)
 	if _, err := form.Values(); err == nil || !strings.Contains(err.Error(), "agree: choose a value") {
 		t.Errorf("an unmade required choice: %v, want agree: choose a value", err)
 	}
@@ -42,7 +44,7 @@ func TestElicitFormNeverDrawsAServersEscapes(t *testing.T) {
 	 "b":{"type":"string","title":"\u001b[31mred","description":"\u009b2J"},
 	 "c":{"type":"string","enum":["\u001b[5mx"]}
 	},"required":["a"]}`))
-	form := NewForm(&Common{Styles: testTheme().Styles, Keys: DefaultKeyMap()}, "", "Accept", fields)
+	form := NewForm(&common.Common{Styles: testTheme().Styles, Keys: common.DefaultKeyMap()}, "", "Accept", fields)
 	check := func(when string) {
 		t.Helper()
 		for i := range fields {

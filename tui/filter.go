@@ -5,6 +5,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/howl-mcp/howl/tui/common"
 	"github.com/sahilm/fuzzy"
 )
 
@@ -30,8 +31,8 @@ func (s entrySource) Len() int            { return len(s) }
 // filterCmd fuzzy-matches query against every kind's entries, off the
 // update path. The entries are captured as they are; the catalog never
 // mutates a published slice, it replaces it.
-func filterCmd(id RequestID, version int, query string, all [4][]*entry) tea.Cmd {
-	return Deliver(OwnerCatalog, id, func() tea.Msg {
+func filterCmd(id common.RequestID, version int, query string, all [4][]*entry) tea.Cmd {
+	return common.Deliver(common.OwnerCatalog, id, func() tea.Msg {
 		msg := filterDoneMsg{version: version}
 		for k, entries := range all {
 			found := fuzzy.FindFrom(query, entrySource(entries))

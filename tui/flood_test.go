@@ -8,6 +8,7 @@ import (
 
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // retainedAfter is how much more live heap there is after f than before.
@@ -79,12 +80,12 @@ func TestStatusAndProgressKeepOnlyTheStartOfAMegabyteServerMessage(t *testing.T)
 	hs.send(EventsMsg{Events: []mcp.Event{logMessage("mem", "warning", "", huge)}})
 	if info := hs.m.status.info; info == nil {
 		t.Error("the warning is not in the status bar")
-	} else if len(info.Msg) > MaxStatusBytes+64 || !strings.Contains(info.Msg, "disk full") {
-		t.Errorf("the status keeps %d bytes, want the start within %d (MaxStatusBytes)", len(info.Msg), MaxStatusBytes)
+	} else if len(info.Msg) > common.MaxStatusBytes+64 || !strings.Contains(info.Msg, "disk full") {
+		t.Errorf("the status keeps %d bytes, want the start within %d (MaxStatusBytes)", len(info.Msg), common.MaxStatusBytes)
 	}
 	hs.m.com.Progress.Begin("viewer:1")
 	hs.send(EventsMsg{Events: []mcp.Event{{Kind: mcp.EventProgress, Server: "mem", Progress: &mcp.Progress{Server: "mem", Owner: "viewer:1", Progress: 1, Message: huge}}}})
-	if p, _ := hs.m.com.Progress.Get("viewer:1"); len(p.Message) > MaxStatusBytes+64 || !strings.HasPrefix(p.Message, "disk full") {
-		t.Errorf("the progress keeps %d bytes, want the start within %d (MaxStatusBytes)", len(p.Message), MaxStatusBytes)
+	if p, _ := hs.m.com.Progress.Get("viewer:1"); len(p.Message) > common.MaxStatusBytes+64 || !strings.HasPrefix(p.Message, "disk full") {
+		t.Errorf("the progress keeps %d bytes, want the start within %d (MaxStatusBytes)", len(p.Message), common.MaxStatusBytes)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // FieldKind is the kind of value a form field takes.
@@ -57,7 +58,7 @@ type Field struct {
 	Choices []string
 	values  []json.RawMessage
 	choice  int
-	input   textInput
+	input   common.TextInput
 	err     string
 	// suggestions are the server's completions of the value; sugSel the
 	// chosen one.
@@ -92,7 +93,7 @@ const (
 // when it fills a prompt's arguments. It does no I/O: Check and Preview
 // are pure functions supplied by the owner.
 type Form struct {
-	com    *Common
+	com    *common.Common
 	Title  string
 	Note   string
 	Submit string
@@ -109,12 +110,12 @@ type Form struct {
 }
 
 // NewForm builds a form over fields.
-func NewForm(com *Common, title, submit string, fields []*Field) *Form {
+func NewForm(com *common.Common, title, submit string, fields []*Field) *Form {
 	f := &Form{com: com, Title: title, Submit: submit, fields: fields}
 	for _, fl := range fields {
 		if fl.typed() {
 			// Placeholders carry server text (defaults, formats).
-			fl.input = newTextInput(com, "› ", render.SanitizeLine(fl.Placeholder))
+			fl.input = common.NewTextInput(com, "› ", render.SanitizeLine(fl.Placeholder))
 			if fl.Initial != "" {
 				fl.input.SetValue(fl.Initial)
 			}
@@ -348,9 +349,9 @@ func (fl *Field) parse() (any, bool, string) {
 func (f *Form) Render(w int) []string {
 	st := f.com.Styles
 	var out []string
-	add := func(s string) { out = append(out, fit(s, w)) }
+	add := func(s string) { out = append(out, common.Fit(s, w)) }
 	if f.Note != "" {
-		for _, l := range wrapText(f.Note, w-1) {
+		for _, l := range common.WrapText(f.Note, w-1) {
 			add(" " + st.Muted.Render(l))
 		}
 		add("")
@@ -371,7 +372,7 @@ func (f *Form) Render(w int) []string {
 		if fl.Hint != "" {
 			head += "  " + st.Form.Hint.Render(fl.Hint)
 		}
-		add(truncate(head, w))
+		add(common.Truncate(head, w))
 		switch fl.Kind {
 		case FieldBool, FieldEnum:
 			c := fl.Choices[fl.choice]
@@ -390,7 +391,7 @@ func (f *Form) Render(w int) []string {
 		}
 		if focused && fl.Example != "" && fl.input.Value() == "" {
 			// The key first: a long example is cut at the edge, not the hint.
-			add(truncate("   "+st.Form.Hint.Render("↳ → fills in ")+render.SanitizeLine(fl.Example), w))
+			add(common.Truncate("   "+st.Form.Hint.Render("↳ → fills in ")+render.SanitizeLine(fl.Example), w))
 		}
 		if focused && len(fl.suggestions) > 0 {
 			var parts []string
@@ -401,14 +402,14 @@ func (f *Form) Render(w int) []string {
 					parts = append(parts, sg)
 				}
 			}
-			add(truncate("   "+st.Form.Hint.Render("↳ ")+strings.Join(parts, " ")+st.Form.Hint.Render("  → accepts · ctrl+n/p choose"), w))
+			add(common.Truncate("   "+st.Form.Hint.Render("↳ ")+strings.Join(parts, " ")+st.Form.Hint.Render("  → accepts · ctrl+n/p choose"), w))
 		}
 		if fl.err != "" {
-			for _, l := range wrapText("✗ "+render.Sanitize(fl.err), w-3) {
+			for _, l := range common.WrapText("✗ "+render.Sanitize(fl.err), w-3) {
 				add("   " + st.Form.Error.Render(l))
 			}
 		} else if fl.Description != "" && focused {
-			for _, l := range wrapText(fl.Description, w-3) {
+			for _, l := range common.WrapText(fl.Description, w-3) {
 				add("   " + st.Form.Hint.Render(l))
 			}
 		}
@@ -417,20 +418,20 @@ func (f *Form) Render(w int) []string {
 		add("")
 		p, err := f.Preview(f)
 		if err != nil {
-			for _, l := range wrapText("→ "+render.SanitizeLine(err.Error()), w-1) {
+			for _, l := range common.WrapText("→ "+render.SanitizeLine(err.Error()), w-1) {
 				add(" " + st.Form.Error.Render(l))
 			}
 		} else {
-			add(" " + st.Form.Preview.Render(truncate("→ "+render.SanitizeLine(p), w-1)))
+			add(" " + st.Form.Preview.Render(common.Truncate("→ "+render.SanitizeLine(p), w-1)))
 		}
 	}
 	if f.status != "" {
 		add("")
-		add(" " + st.Muted.Render(truncate(f.status, w-1)))
+		add(" " + st.Muted.Render(common.Truncate(f.status, w-1)))
 	}
 	if f.err != "" {
 		add("")
-		for _, l := range wrapText("✗ "+f.err, w-1) {
+		for _, l := range common.WrapText("✗ "+f.err, w-1) {
 			add(" " + st.Form.Error.Render(l))
 		}
 	}
@@ -448,7 +449,7 @@ func (f *Form) Render(w int) []string {
 func (f *Form) FocusLine(w int) int {
 	lines := 0
 	if f.Note != "" {
-		lines += len(wrapText(f.Note, w-1)) + 1
+		lines += len(common.WrapText(f.Note, w-1)) + 1
 	}
 	for i, fl := range f.fields {
 		if i == f.focus {
@@ -460,7 +461,7 @@ func (f *Form) FocusLine(w int) int {
 			lines += 2
 		}
 		if fl.err != "" {
-			lines += len(wrapText("✗ "+render.Sanitize(fl.err), w-3))
+			lines += len(common.WrapText("✗ "+render.Sanitize(fl.err), w-3))
 		}
 	}
 	return lines

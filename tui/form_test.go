@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // The form asks for the required arguments first, then the rest, each
@@ -43,7 +44,7 @@ func TestToolFieldsPutRequiredFirstThenFollowTheSchema(t *testing.T) {
 }
 
 func TestFormValuesAreTypedAndOptionalEmptiesLeftOut(t *testing.T) {
-	com := &Common{Styles: testTheme().Styles, Keys: DefaultKeyMap(), Theme: testTheme()}
+	com := &common.Common{Styles: testTheme().Styles, Keys: common.DefaultKeyMap(), Theme: testTheme()}
 	schema := json.RawMessage(`{"type":"object","properties":{"s":{"type":"string"},"n":{"type":"number"},"i":{"type":"integer"},"b":{"type":"boolean"},"e":{"type":"string","enum":["x","y"]},"j":{"type":"array"},"opt":{"type":"string"}},"required":["s","b"]}`)
 	f := NewForm(com, "t", "Call", ToolFields(schema))
 	f.SetValue("s", "")
@@ -67,7 +68,7 @@ func TestFormValuesAreTypedAndOptionalEmptiesLeftOut(t *testing.T) {
 }
 
 func TestPromptAndTemplateFormsRequireTheirValues(t *testing.T) {
-	com := &Common{Styles: testTheme().Styles, Keys: DefaultKeyMap(), Theme: testTheme()}
+	com := &common.Common{Styles: testTheme().Styles, Keys: common.DefaultKeyMap(), Theme: testTheme()}
 	p := newPromptForm(com, mcp.CatalogItem{Kind: mcp.KindPrompt, Name: "p", Arguments: []mcp.PromptArgument{{Name: "lang", Required: true}, {Name: "focus"}}})
 	if res, _ := p.form.HandleKey(keyMsg("ctrl+s")); res != FormContinue || p.form.fields[0].err == "" {
 		t.Fatalf("an empty required prompt argument submitted: %v", res)

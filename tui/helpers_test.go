@@ -18,12 +18,13 @@ import (
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
 	"github.com/howl-mcp/howl/theme"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // guardRuntime fails the test when the model uses the runtime while Update
 // or View runs: those must do no I/O, only commands may.
 type guardRuntime struct {
-	inner Runtime
+	inner common.Runtime
 	t     testing.TB
 	busy  atomic.Bool
 	uses  atomic.Int64
@@ -111,13 +112,13 @@ type harness struct {
 	quit bool
 }
 
-func newHarness(t testing.TB, rt Runtime, servers []string, w, h int) *harness {
+func newHarness(t testing.TB, rt common.Runtime, servers []string, w, h int) *harness {
 	t.Helper()
 	return newHarnessWith(t, rt, servers, w, h, Options{})
 }
 
 // newHarnessWith is newHarness with more options.
-func newHarnessWith(t testing.TB, rt Runtime, servers []string, w, h int, o Options) *harness {
+func newHarnessWith(t testing.TB, rt common.Runtime, servers []string, w, h int, o Options) *harness {
 	t.Helper()
 	g := &guardRuntime{inner: rt, t: t}
 	clip := &fakeClipboard{}

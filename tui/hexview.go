@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/howl-mcp/howl/theme"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // The hex view reads a spill file in blocks, only around the rows on
@@ -54,8 +55,8 @@ type hexBlocksMsg struct {
 }
 
 // readBlocksCmd reads the given blocks with ReadAt, off the update path.
-func readBlocksCmd(docID RequestID, f io.ReaderAt, size int64, idx []int64) tea.Cmd {
-	return Deliver(OwnerViewer, docID, func() tea.Msg {
+func readBlocksCmd(docID common.RequestID, f io.ReaderAt, size int64, idx []int64) tea.Cmd {
+	return common.Deliver(common.OwnerViewer, docID, func() tea.Msg {
 		msg := hexBlocksMsg{blocks: map[int64][]byte{}}
 		for _, i := range idx {
 			off := i * hexBlockSize

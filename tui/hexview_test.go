@@ -3,6 +3,8 @@ package tui
 import (
 	"strings"
 	"testing"
+
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 func TestHexRowShowsOffsetBytesAndASCII(t *testing.T) {
@@ -12,11 +14,11 @@ func TestHexRowShowsOffsetBytesAndASCII(t *testing.T) {
 	if row != want {
 		t.Fatalf("row\n%q\nwant\n%q", row, want)
 	}
-	if w := widthOf(row); w != hexRowWidth(16, 8) {
+	if w := common.WidthOf(row); w != hexRowWidth(16, 8) {
 		t.Errorf("row width %d, hexRowWidth says %d", w, hexRowWidth(16, 8))
 	}
 	short := c.renderRow(0, []byte("ab"), true, 8, 8)
-	if !strings.HasSuffix(short, "│ab      │") || widthOf(short) != hexRowWidth(8, 8) {
+	if !strings.HasSuffix(short, "│ab      │") || common.WidthOf(short) != hexRowWidth(8, 8) {
 		t.Errorf("short row %q", short)
 	}
 	if missing := c.renderRow(0, nil, false, 8, 8); !strings.Contains(missing, "·· ··") {
@@ -42,7 +44,7 @@ func TestHexSourceReadsOnlyTheBlocksAroundTheWindow(t *testing.T) {
 	if again := hs.want(mid, mid+40, 16); len(again) != 0 {
 		t.Fatalf("pending blocks asked for again: %v", again)
 	}
-	msg := readBlocksCmd(1, hs.file, hs.size, idx)().(Result).Msg.(hexBlocksMsg)
+	msg := readBlocksCmd(1, hs.file, hs.size, idx)().(common.Result).Msg.(hexBlocksMsg)
 	hs.store(msg.blocks)
 	if _, ok := hs.row(mid, 16); !ok {
 		t.Fatal("the row is not loaded after its block was read")

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
-	"hash/fnv"
 	"image"
 	"image/color"
 	_ "image/gif" // GIF spills are drawn too
@@ -17,51 +16,8 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/howl-mcp/howl/theme"
+	"github.com/howl-mcp/howl/tui/common"
 )
-
-// ImageMode is how images are drawn.
-type ImageMode int
-
-// The ways howl draws an image. Half-blocks work in any colour terminal
-// (and under tmux); the graphics protocols draw real pixels where the
-// terminal speaks them.
-const (
-	ImageHalfBlocks ImageMode = iota
-	ImageKitty
-	ImageITerm2
-)
-
-// String names the mode as HOWL_IMAGES spells it.
-func (m ImageMode) String() string {
-	return [...]string{"halfblocks", "kitty", "iterm2"}[m]
-}
-
-// DetectImageMode picks the image mode from the environment. HOWL_IMAGES
-// (halfblocks, kitty or iterm2) wins; inside tmux or screen, which do not
-// pass graphics through by default, half-blocks are used; otherwise kitty
-// and Ghostty get the kitty protocol (with Unicode placeholders), and
-// iTerm2 and WezTerm the iTerm2 inline-image protocol.
-func DetectImageMode(getenv func(string) string) ImageMode {
-	switch strings.ToLower(getenv("HOWL_IMAGES")) {
-	case "kitty":
-		return ImageKitty
-	case "iterm2", "iterm":
-		return ImageITerm2
-	case "halfblocks", "blocks", "off":
-		return ImageHalfBlocks
-	}
-	if getenv("TMUX") != "" || strings.HasPrefix(getenv("TERM"), "screen") {
-		return ImageHalfBlocks
-	}
-	term, prog := getenv("TERM"), getenv("TERM_PROGRAM")
-	switch {
-	case getenv("KITTY_WINDOW_ID") != "" || term == "xterm-kitty" || term == "xterm-ghostty" || prog == "ghostty":
-		return ImageKitty
-	case prog == "iTerm.app" || prog == "WezTerm" || getenv("LC_TERMINAL") == "iTerm2":
-		return ImageITerm2
-	}
-	return ImageHalfBlocks
-}
 
 // MaxImagePixels bounds the images howl decodes to draw; a larger one is
 // shown as metadata and hex only.
@@ -73,7 +29,7 @@ type imageDoc struct {
 	w, h   int
 	format string
 	path   string
-	mode   ImageMode
+	mode   common.ImageMode
 	// renders holds the drawn lines per [cols, rows]; pending the sizes
 	// being drawn.
 	renders map[[2]int][]string
@@ -81,7 +37,7 @@ type imageDoc struct {
 }
 
 // openImage decodes an image file, refusing one over MaxImagePixels.
-func openImage(path string, mode ImageMode) (*imageDoc, error) {
+func openImage(path string, mode common.ImageMode) (*imageDoc, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open the image: %w", err)
@@ -125,13 +81,13 @@ type imageRenderedMsg struct {
 }
 
 // renderImageCmd draws an image at cols x rows off the update path.
-func renderImageCmd(docID RequestID, img image.Image, mode ImageMode, cols, rows int, th *theme.Theme) tea.Cmd {
-	return Deliver(OwnerViewer, docID, func() tea.Msg {
+func renderImageCmd(docID common.RequestID, img image.Image, mode common.ImageMode, cols, rows int, th *theme.Theme) tea.Cmd {
+	return common.Deliver(common.OwnerViewer, docID, func() tea.Msg {
 		var lines []string
 		switch mode {
-		case ImageKitty:
+		case common.ImageKitty:
 			lines = kittyLines(img, uint32(docID)&0xFFFFFF|1, cols, rows)
-		case ImageITerm2:
+		case common.ImageITerm2:
 			lines = iterm2Lines(img, cols, rows)
 		default:
 			lines = renderImageCells(img, cols, rows, th)
@@ -161,11 +117,11 @@ func renderImageCells(img image.Image, cols, rows int, th *theme.Theme) []string
 			case ascii:
 				sb.WriteString("▀")
 			case bot.A < 128:
-				sb.WriteString(sgr(th.Profile, top, false) + "▀" + reset)
+				sb.WriteString(sgr(th.Profile, top, false) + "▀" + common.Reset)
 			case top.A < 128:
-				sb.WriteString(sgr(th.Profile, bot, false) + "▄" + reset)
+				sb.WriteString(sgr(th.Profile, bot, false) + "▄" + common.Reset)
 			default:
-				sb.WriteString(sgr(th.Profile, top, false) + sgr(th.Profile, bot, true) + "▀" + reset)
+				sb.WriteString(sgr(th.Profile, top, false) + sgr(th.Profile, bot, true) + "▀" + common.Reset)
 			}
 		}
 		out[y] = sb.String()
@@ -318,35 +274,6 @@ func iterm2Lines(img image.Image, cols, rows int) []string {
 	if rows > 1 {
 		up = fmt.Sprintf("\x1b[%dA", rows-1)
 	}
-	out[rows-1] = "\x1b7" + up + fmt.Sprintf("\x1b]1337;File=inline=1;size=%d;width=%d;height=%d;preserveAspectRatio=1:%s\a", buf.Len(), cols, rows, payload) + "\x1b8" + iterm2SealMark + blank
+	out[rows-1] = "\x1b7" + up + fmt.Sprintf("\x1b]1337;File=inline=1;size=%d;width=%d;height=%d;preserveAspectRatio=1:%s\a", buf.Len(), cols, rows, payload) + "\x1b8" + common.ITerm2SealMark + blank
 	return out
-}
-
-// iterm2SealMark is replaced in the final frame by a zero-width token that
-// changes with the picture's other lines (see iterm2Seal).
-const iterm2SealMark = "\x1b[39m"
-
-// iterm2Seal makes the line that carries an iTerm2 picture change whenever
-// any other line the picture covers changes, so bubbletea's renderer, which
-// repaints changed lines only, redraws the picture after any repaint that
-// cleared part of it.
-func iterm2Seal(lines []string) []string {
-	for i, l := range lines {
-		at := strings.Index(l, "\x1b]1337;File=")
-		if at < 0 {
-			continue
-		}
-		rows := 1
-		if j := strings.Index(l[at:], "height="); j >= 0 {
-			fmt.Sscanf(l[at+j+len("height="):], "%d", &rows)
-		}
-		h := fnv.New32a()
-		for k := max(i-rows+1, 0); k < i; k++ {
-			h.Write([]byte(lines[k]))
-		}
-		sum := h.Sum32()
-		token := fmt.Sprintf("\x1b[38;5;%dm\x1b[38;5;%dm\x1b[39m", sum&0xFF, (sum>>8)&0xFF)
-		lines[i] = l[:at] + strings.Replace(l[at:], iterm2SealMark, token, 1)
-	}
-	return lines
 }

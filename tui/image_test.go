@@ -13,6 +13,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/howl-mcp/howl/theme"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // twoTone is a w x h image, red on top, blue below.
@@ -102,9 +103,9 @@ func TestITerm2LinesDrawFromTheLastRowAndSealRepaints(t *testing.T) {
 		t.Fatalf("lines %q", lines)
 	}
 	frame := []string{"a", "b" + lines[0], "c" + lines[1]}
-	sealed := iterm2Seal(append([]string(nil), frame...))
+	sealed := common.ITerm2Seal(append([]string(nil), frame...))
 	frame2 := []string{"a", "B" + lines[0], "c" + lines[1]}
-	sealed2 := iterm2Seal(append([]string(nil), frame2...))
+	sealed2 := common.ITerm2Seal(append([]string(nil), frame2...))
 	if sealed[2] == sealed2[2] {
 		t.Error("the picture's line did not change when a line it covers did")
 	}
@@ -120,17 +121,17 @@ func TestDetectImageMode(t *testing.T) {
 	}
 	cases := []struct {
 		env  func(string) string
-		want ImageMode
+		want common.ImageMode
 	}{
-		{env(), ImageHalfBlocks},
-		{env("TERM", "xterm-kitty"), ImageKitty},
-		{env("TERM", "xterm-kitty", "TMUX", "/tmp/tmux"), ImageHalfBlocks},
-		{env("TERM_PROGRAM", "iTerm.app"), ImageITerm2},
-		{env("TERM_PROGRAM", "iTerm.app", "HOWL_IMAGES", "halfblocks"), ImageHalfBlocks},
-		{env("HOWL_IMAGES", "kitty", "TMUX", "x"), ImageKitty},
+		{env(), common.ImageHalfBlocks},
+		{env("TERM", "xterm-kitty"), common.ImageKitty},
+		{env("TERM", "xterm-kitty", "TMUX", "/tmp/tmux"), common.ImageHalfBlocks},
+		{env("TERM_PROGRAM", "iTerm.app"), common.ImageITerm2},
+		{env("TERM_PROGRAM", "iTerm.app", "HOWL_IMAGES", "halfblocks"), common.ImageHalfBlocks},
+		{env("HOWL_IMAGES", "kitty", "TMUX", "x"), common.ImageKitty},
 	}
 	for i, c := range cases {
-		if got := DetectImageMode(c.env); got != c.want {
+		if got := common.DetectImageMode(c.env); got != c.want {
 			t.Errorf("case %d: %s, want %s", i, got, c.want)
 		}
 	}
@@ -140,14 +141,14 @@ func TestOpenImageRefusesNonImagesWithAReason(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "x.png")
 	os.WriteFile(bad, []byte("not a png"), 0o600)
-	if _, err := openImage(bad, ImageHalfBlocks); err == nil || !strings.Contains(err.Error(), "not a PNG, JPEG or GIF") {
+	if _, err := openImage(bad, common.ImageHalfBlocks); err == nil || !strings.Contains(err.Error(), "not a PNG, JPEG or GIF") {
 		t.Fatalf("err %v", err)
 	}
 	var buf bytes.Buffer
 	png.Encode(&buf, twoTone(8, 6))
 	good := filepath.Join(dir, "y.png")
 	os.WriteFile(good, buf.Bytes(), 0o600)
-	img, err := openImage(good, ImageHalfBlocks)
+	img, err := openImage(good, common.ImageHalfBlocks)
 	if err != nil || img.w != 8 || img.h != 6 || img.format != "PNG" {
 		t.Fatalf("img %+v, err %v", img, err)
 	}

@@ -1,5 +1,7 @@
 package tui
 
+import "github.com/howl-mcp/howl/tui/common"
+
 // The smallest terminal howl lays out; below it the whole screen asks to be
 // made bigger instead of drawing a broken layout.
 const (
@@ -90,7 +92,7 @@ func ComputeLayout(w, h int, s LayoutState) Layout {
 	if s.Logs {
 		// The log takes two fifths of the body, at least minLogRows rows,
 		// leaving the body at least minBodyRows.
-		logH := clamp((bodyBottom-1)*2/5, minLogRows, bodyBottom-1-minBodyRows)
+		logH := common.Clamp((bodyBottom-1)*2/5, minLogRows, bodyBottom-1-minBodyRows)
 		bodyBottom -= logH
 		l.Logs = Rect{0, bodyBottom, w, logH}
 	}
@@ -98,7 +100,7 @@ func ComputeLayout(w, h int, s LayoutState) Layout {
 	if s.Chat {
 		// The chat fills the body; the input sits at its bottom under a
 		// rule, growing up to maxInputLines rows.
-		inputH := clamp(s.InputH, 1, maxInputLines)
+		inputH := common.Clamp(s.InputH, 1, maxInputLines)
 		l.Input = Rect{0, bodyBottom - inputH, w, inputH}
 		l.Rule = Rect{0, l.Input.Y - 1, w, 1}
 		l.Chat = Rect{0, 1, w, l.Rule.Y - 1}
@@ -108,21 +110,11 @@ func ComputeLayout(w, h int, s LayoutState) Layout {
 		l.Right = body
 		return l
 	}
-	listW := clamp(w*2/5, 28, 60)
+	listW := common.Clamp(w*2/5, 28, 60)
 	if s.ViewerOpen {
-		listW = clamp(w/3, 28, 48)
+		listW = common.Clamp(w/3, 28, 48)
 	}
 	l.List = Rect{body.X, body.Y, listW, body.H}
 	l.Right = Rect{body.X + listW, body.Y, w - listW, body.H}
 	return l
-}
-
-func clamp(v, lo, hi int) int {
-	if v < lo {
-		return lo
-	}
-	if v > hi {
-		return hi
-	}
-	return v
 }

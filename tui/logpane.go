@@ -12,6 +12,7 @@ import (
 
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // MaxLogLines bounds each server's log in the log pane: past it the oldest
@@ -111,7 +112,7 @@ func (r *logRing) prepend(older []logEntry) {
 // unless scrolled up, and switches servers with [ and ]; with more than
 // one server, an "all" view after the last interleaves them as they came.
 type logPane struct {
-	com     *Common
+	com     *common.Common
 	servers []string
 	logs    map[string]*logRing
 	// all holds every server's entries, in arrival order, bounded the same.
@@ -129,7 +130,7 @@ type logPane struct {
 	width, height int
 }
 
-func newLogPane(com *Common, servers []string) *logPane {
+func newLogPane(com *common.Common, servers []string) *logPane {
 	p := &logPane{com: com, logs: map[string]*logRing{}}
 	for _, s := range servers {
 		p.ring(s)
@@ -144,7 +145,7 @@ func (p *logPane) ring(server string) *logRing {
 		r = &logRing{}
 		p.logs[server] = r
 		p.servers = append(p.servers, server)
-		p.nameW = max(p.nameW, widthOf(render.SanitizeLine(server)))
+		p.nameW = max(p.nameW, common.WidthOf(render.SanitizeLine(server)))
 	}
 	return r
 }
@@ -323,19 +324,7 @@ func overlapStart(tail, held []string) int {
 }
 
 // clipLogLine bounds one line to MaxLogLineBytes.
-func clipLogLine(s string) string { return clipText(s, MaxLogLineBytes, "line") }
-
-// clipText bounds a server's text to limit bytes, on a rune boundary,
-// saying what was cut: "… (1.0 MiB line cut to 4.0 KiB)". The result
-// never shares memory with s: a short line kept from a huge message must
-// not keep the message alive.
-func clipText(s string, limit int, noun string) string {
-	if len(s) <= limit {
-		return strings.Clone(s)
-	}
-	cut := render.RuneBoundary(s, limit)
-	return s[:cut] + fmt.Sprintf("… (%s %s cut to %s)", render.HumanBytes(int64(len(s))), noun, render.HumanBytes(int64(cut)))
-}
+func clipLogLine(s string) string { return common.ClipText(s, MaxLogLineBytes, "line") }
 
 // Switch shows the next (d > 0) or previous server's log, following its tail.
 func (p *logPane) Switch(d int) {
@@ -352,7 +341,7 @@ func (p *logPane) Scroll(d int) {
 		n = r.len()
 	}
 	maxOff := max(n-p.rows(), 0)
-	p.offset = clamp(p.offset-d, 0, maxOff)
+	p.offset = common.Clamp(p.offset-d, 0, maxOff)
 }
 
 // rows is how many log lines fit under the title.
@@ -464,7 +453,7 @@ func (p *logPane) formatEntry(e logEntry, color, withServer bool) string {
 	out := style(st.Time, ts) + " "
 	if withServer {
 		name := render.SanitizeLine(e.server)
-		out += style(p.com.Styles.Strong, name) + strings.Repeat(" ", max(p.nameW-widthOf(name), 0)+1)
+		out += style(p.com.Styles.Strong, name) + strings.Repeat(" ", max(p.nameW-common.WidthOf(name), 0)+1)
 	}
 	out += style(p.levelStyle(e.level), lvl) + " "
 	if e.logger != "" {
@@ -528,7 +517,7 @@ func (p *logPane) Render() []string {
 		ts = st.TitleFocused
 	}
 	head := p.title()
-	out := []string{ts.Render(fit(head+strings.Repeat("─", max(p.width-widthOf(head), 0)), p.width))}
+	out := []string{ts.Render(common.Fit(head+strings.Repeat("─", max(p.width-common.WidthOf(head), 0)), p.width))}
 	rows := p.rows()
 	r := p.current()
 	if r == nil || r.len() == 0 {
@@ -537,22 +526,22 @@ func (p *logPane) Render() []string {
 			name := render.SanitizeLine(s)
 			msg = fmt.Sprintf("no log lines from %s yet: its stderr and log messages show here (.loglevel %s debug asks for more)", name, name)
 		}
-		out = append(out, p.com.Styles.Muted.Render(fit(msg, p.width)))
-		return padLines(out, p.width, p.height)
+		out = append(out, p.com.Styles.Muted.Render(common.Fit(msg, p.width)))
+		return common.PadLines(out, p.width, p.height)
 	}
 	end := r.len() - p.offset
 	start := max(end-rows, 0)
 	for i := start; i < end; i++ {
-		out = append(out, fit(p.formatEntry(r.at(i), true, p.showingAll()), p.width))
+		out = append(out, common.Fit(p.formatEntry(r.at(i), true, p.showingAll()), p.width))
 	}
-	return padLines(out, p.width, p.height)
+	return common.PadLines(out, p.width, p.height)
 }
 
 // logSeedMsg carries every server's stderr tail, read when the pane opened.
 type logSeedMsg struct{ tails map[string][]byte }
 
 // seedLogsCmd reads the stderr tails of servers not yet seeded.
-func seedLogsCmd(rt Runtime, servers []string) tea.Cmd {
+func seedLogsCmd(rt common.Runtime, servers []string) tea.Cmd {
 	if len(servers) == 0 {
 		return nil
 	}
@@ -586,7 +575,7 @@ func (m *Model) toggleLogs() tea.Cmd {
 				todo = append(todo, s)
 			}
 		}
-		return Deliver(OwnerLogs, m.com.NewID(), seedLogsCmd(m.com.RT, todo))
+		return common.Deliver(common.OwnerLogs, m.com.NewID(), seedLogsCmd(m.com.RT, todo))
 	case !p.focused:
 		p.focused = true
 	default:
@@ -659,7 +648,7 @@ func (m *Model) toggleTracing() tea.Cmd {
 		note = "tracing requests: each one howl sends to a server shows here as it ends (t stops)"
 	}
 	for _, s := range p.servers {
-		p.Note(s, note, m.com.now())
+		p.Note(s, note, m.com.Now())
 	}
 	rt, on := m.com.RT, p.tracing
 	return func() tea.Msg {
@@ -673,13 +662,13 @@ func (m *Model) toggleTracing() tea.Cmd {
 func (m *Model) addLogEvent(e mcp.Event) {
 	switch {
 	case e.Kind == mcp.EventTrace && e.Trace != nil && m.logs.tracing:
-		m.logs.AddTrace(e.Server, *e.Trace, m.com.now())
+		m.logs.AddTrace(e.Server, *e.Trace, m.com.Now())
 	case e.Kind == mcp.EventNotification && m.logs.tracing && e.Method != "notifications/message" && e.Method != "notifications/progress":
 		// Messages have their own lines; progress would drown the rest.
-		m.logs.AddNotification(e.Server, e.Method, e.Params, m.com.now())
+		m.logs.AddNotification(e.Server, e.Method, e.Params, m.com.Now())
 	case e.Kind == mcp.EventStderr:
-		m.logs.AddStderr(e.Server, e.Line, m.com.now())
+		m.logs.AddStderr(e.Server, e.Line, m.com.Now())
 	case e.Kind == mcp.EventNotification && e.Method == "notifications/message":
-		m.logs.AddMessage(e.Server, e.Params, m.com.now())
+		m.logs.AddMessage(e.Server, e.Params, m.com.Now())
 	}
 }

@@ -29,7 +29,7 @@ func logHarness(t *testing.T, w, h int) (*harness, *fakeRuntime) {
 	rt.addServer("mem", sampleItems()...)
 	rt.addServer("web")
 	hs := newHarness(t, rt, []string{"mem", "web"}, w, h)
-	hs.m.com.Now = func() time.Time { return logTime }
+	hs.m.com.Clock = func() time.Time { return logTime }
 	hs.m.com.Location = time.UTC
 	t.Cleanup(hs.dumpOnFailure)
 	return hs, rt
@@ -238,7 +238,7 @@ func TestLogPaneSeedsTheStderrTailOnceWithoutRepeatingLines(t *testing.T) {
 	f.addServer("mem", sampleItems()...)
 	rt := &stderrRuntime{fakeRuntime: f, tails: map[string]string{"mem": "early one\nearly \x1b[31mtwo\x1b[0m\nlate three\n"}}
 	hs := newHarness(t, rt, []string{"mem"}, 120, 40)
-	hs.m.com.Now = func() time.Time { return logTime }
+	hs.m.com.Clock = func() time.Time { return logTime }
 	hs.m.com.Location = time.UTC
 	defer hs.dumpOnFailure()
 	// The relay already delivered the last line of the tail.
@@ -616,30 +616,6 @@ func TestTeatestLogLevelThenTheDemoLogsIntoThePane(t *testing.T) {
 		t.Errorf("escape bytes in the view: %q", v)
 	}
 	m.Close()
-}
-
-func TestTheLogKeyIsInTheHelpUniqueAndRebindable(t *testing.T) {
-	k := DefaultKeyMap()
-	for name, b := range k.bindingsByName() {
-		if name != "logs" && contains(b.Keys(), "ctrl+l") {
-			t.Errorf("ctrl+l is also bound to %s", name)
-		}
-	}
-	inHelp := false
-	for _, g := range k.FullHelp() {
-		for _, b := range g {
-			inHelp = inHelp || (b.Help().Key == "ctrl+l" && b.Enabled())
-		}
-	}
-	if !inHelp {
-		t.Error("the help screen does not list ctrl+l")
-	}
-	if got := k.ShortHelp(helpState{logs: true}); len(got) == 0 || got[0].Help().Desc != "prev server" {
-		t.Errorf("the help line while the log has the keys: %v", got)
-	}
-	if err := k.Rebind(map[string][]string{"logs": {"ctrl+g"}}); err != nil || k.Logs.Keys()[0] != "ctrl+g" {
-		t.Errorf("rebinding the log key: %v %v", err, k.Logs.Keys())
-	}
 }
 
 // t in the log pane traces every request howl sends: each shows with what

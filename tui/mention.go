@@ -14,6 +14,7 @@ import (
 
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // MaxMentions is how many @-mentions one message may attach.
@@ -68,8 +69,8 @@ type mentionsReadMsg struct {
 }
 
 // readMentionsCmd reads each mention through mcp_read, as the model would.
-func readMentionsCmd(ctx context.Context, rt Runtime, id RequestID, text string, ms []mention) tea.Cmd {
-	return Deliver(OwnerChat, id, func() tea.Msg {
+func readMentionsCmd(ctx context.Context, rt common.Runtime, id common.RequestID, text string, ms []mention) tea.Cmd {
+	return common.Deliver(common.OwnerChat, id, func() tea.Msg {
 		msg := mentionsReadMsg{text: text}
 		for _, m := range ms {
 			args, _ := json.Marshal(map[string]string{"uri": m.uri})
@@ -105,20 +106,20 @@ func (m *Model) sendWithMentions(line string) tea.Cmd {
 		return nil
 	}
 	if m.chat.Running() {
-		return ReportWarn("a turn is running: wait for it, or press esc to cancel it")
+		return common.ReportWarn("a turn is running: wait for it, or press esc to cancel it")
 	}
 	if len(ms) > MaxMentions {
 		m.input.SetValue(line)
-		return ReportError(fmt.Errorf("%d @-mentions: at most %d per message (MaxMentions); remove some", len(ms), MaxMentions))
+		return common.ReportError(fmt.Errorf("%d @-mentions: at most %d per message (MaxMentions); remove some", len(ms), MaxMentions))
 	}
 	ctx, id := m.chatReqs.Start(fmt.Sprintf("reading %d mentioned resource(s)", len(ms)))
 	m.mentionReq = id
-	return tea.Batch(readMentionsCmd(ctx, m.com.RT, id, line, ms), ReportInfo(fmt.Sprintf("reading %d mentioned resource(s)", len(ms))))
+	return tea.Batch(readMentionsCmd(ctx, m.com.RT, id, line, ms), common.ReportInfo(fmt.Sprintf("reading %d mentioned resource(s)", len(ms))))
 }
 
 // handleMentionsRead sends the message, or asks what to do about the
 // mentions that could not be read.
-func (m *Model) handleMentionsRead(id RequestID, msg mentionsReadMsg) tea.Cmd {
+func (m *Model) handleMentionsRead(id common.RequestID, msg mentionsReadMsg) tea.Cmd {
 	live := m.chatReqs.Done(id) // false: cancelled meanwhile
 	if id != m.mentionReq || !live {
 		if id == m.mentionReq && m.input.Value() == "" {
@@ -132,10 +133,10 @@ func (m *Model) handleMentionsRead(id RequestID, msg mentionsReadMsg) tea.Cmd {
 		if m.input.Value() == "" {
 			m.input.SetValue(msg.text)
 		}
-		return ReportWarn("a turn is running: your message with mentions waits in the input; send it when the answer is done")
+		return common.ReportWarn("a turn is running: your message with mentions waits in the input; send it when the answer is done")
 	}
 	if len(msg.failed) > 0 {
-		m.dialogs.Push(&mentionFailedDialog{com: m.com, msg: msg, opened: m.com.now()})
+		m.dialogs.Push(&mentionFailedDialog{com: m.com, msg: msg, opened: m.com.Now()})
 		return nil
 	}
 	return m.chat.SubmitWith(msg.text, msg.atts)
@@ -155,7 +156,7 @@ func (actionRestoreDraft) isAction() {}
 // message returns to the input).
 type mentionFailedDialog struct {
 	dialogBase
-	com *Common
+	com *common.Common
 	msg mentionsReadMsg
 	// opened: it opens when the reads end, maybe mid-typing, so keys in
 	// the first PermissionGrace are ignored.
@@ -166,7 +167,7 @@ func (d *mentionFailedDialog) ID() string { return "mention-failed" }
 
 // HandleKey sends without the failed mentions, or cancels.
 func (d *mentionFailedDialog) HandleKey(km tea.KeyMsg) Action {
-	if d.com.now().Sub(d.opened) < PermissionGrace {
+	if d.com.Now().Sub(d.opened) < PermissionGrace {
 		return actionNone{}
 	}
 	k := d.com.Keys
@@ -186,12 +187,12 @@ func (d *mentionFailedDialog) Render(maxW, maxH int) []string {
 	inner := w - 2
 	content := []string{""}
 	for _, f := range d.msg.failed {
-		for _, l := range wrapText(fmt.Sprintf("✗ %s: %v", f.mention, f.err), max(inner-2, 10)) {
+		for _, l := range common.WrapText(fmt.Sprintf("✗ %s: %v", f.mention, f.err), max(inner-2, 10)) {
 			content = append(content, " "+st.Error.Render(render.SanitizeLine(l)))
 		}
 	}
 	content = append(content, "")
-	for _, l := range wrapText("Nothing was sent. enter/y sends the message without the mentions above · esc/n cancels (the message returns to the input)", max(inner-2, 10)) {
+	for _, l := range common.WrapText("Nothing was sent. enter/y sends the message without the mentions above · esc/n cancels (the message returns to the input)", max(inner-2, 10)) {
 		content = append(content, " "+st.Dialog.Hint.Render(l))
 	}
 	return frameDialog(d.com, "A mention could not be read", content, w, maxH, -1)
@@ -225,7 +226,7 @@ func (m *Model) mentionCompletions() []completion {
 				c := completion{
 					insert: mention{server: it.Server, uri: it.URI}.String() + " ",
 					label:  "@" + render.SanitizeLine(it.Server) + ":" + render.SanitizeLine(it.URI),
-					desc:   strings.TrimSpace(render.SanitizeLine(it.Server) + " · " + orDash(render.SanitizeLine(it.MIMEType)) + " · " + render.SanitizeLine(orDash(it.Name))),
+					desc:   strings.TrimSpace(render.SanitizeLine(it.Server) + " · " + common.OrDash(render.SanitizeLine(it.MIMEType)) + " · " + render.SanitizeLine(common.OrDash(it.Name))),
 				}
 				if kind == mcp.KindTemplate {
 					c.desc = render.SanitizeLine(it.Server) + " · template · " + render.SanitizeLine(it.Name) + " (enter fills its variables)"
@@ -262,7 +263,7 @@ func (m *Model) openMentions() tea.Cmd {
 	items := m.mentionCompletions()
 	m.comp.Close()
 	if len(items) == 0 {
-		return ReportWarn("no resources to mention yet: the servers' catalogs are still loading or list none")
+		return common.ReportWarn("no resources to mention yet: the servers' catalogs are still loading or list none")
 	}
 	m.comp.filter = fuzzyMentions
 	m.comp.Show(line, start, items)
@@ -286,7 +287,7 @@ func (m *Model) openMentionTemplate(it mcp.CatalogItem) tea.Cmd {
 func (m *Model) mentionSelected() tea.Cmd {
 	e := m.catalog.Selected()
 	if e == nil || (e.item.Kind != mcp.KindResource && e.item.Kind != mcp.KindTemplate) {
-		return ReportWarn("@ mentions a resource or a template in the chat: choose one on the Resources or Templates tab")
+		return common.ReportWarn("@ mentions a resource or a template in the chat: choose one on the Resources or Templates tab")
 	}
 	line := m.input.Value()
 	if line != "" && !strings.HasSuffix(line, " ") && !strings.HasSuffix(line, "\n") {

@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/howl-mcp/howl/theme"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // NewMultiField builds a multi-select field: choices are shown, values
@@ -33,7 +34,7 @@ func NewMultiField(name string, choices []string, values []json.RawMessage, pick
 
 // multiKey handles a key on a focused multi-select: left/right move
 // between options, space picks or unpicks. It reports whether it used the key.
-func (fl *Field) multiKey(msg tea.KeyMsg, k *KeyMap) bool {
+func (fl *Field) multiKey(msg tea.KeyMsg, k *common.KeyMap) bool {
 	if !key.Matches(msg, k.Toggle) || len(fl.Choices) == 0 {
 		return false
 	}
@@ -85,13 +86,13 @@ func (fl *Field) pickedChoices() []string {
 func (fl *Field) renderMulti(st *theme.Styles, focused bool, w int) []string {
 	out := make([]string, 0, len(fl.Choices))
 	for i, c := range fl.Choices {
-		box := "[ ] "
+		mark := "[ ] "
 		if fl.picked[i] {
-			box = "[x] "
+			mark = "[x] "
 		}
-		line := truncate(box+c, w)
+		line := common.Truncate(mark+c, w)
 		if focused && i == fl.cursor {
-			line = truncate(st.Form.LabelFocused.Render("›"+box+c)+st.Form.Hint.Render("  space picks · ←/→ move"), w)
+			line = common.Truncate(st.Form.LabelFocused.Render("›"+mark+c)+st.Form.Hint.Render("  space picks · ←/→ move"), w)
 		} else {
 			line = " " + line
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // PermissionGrace is how long a permission dialog ignores keys after it
@@ -196,19 +197,11 @@ type actionAnswerPermission struct {
 
 func (actionAnswerPermission) isAction() {}
 
-// permissionKeys are the dialog's answers.
-var permissionKeys = struct{ Once, Session, Always, Deny key.Binding }{
-	Once:    key.NewBinding(key.WithKeys("y", "o"), key.WithHelp("y", "allow once")),
-	Session: key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "allow this tool for the session")),
-	Always:  key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "always allow this tool")),
-	Deny:    key.NewBinding(key.WithKeys("n", "d"), key.WithHelp("n/esc", "deny")),
-}
-
 // permissionDialog asks whether one of the model's calls may run. It opens
 // on its own, so it ignores keys for PermissionGrace after it opens.
 type permissionDialog struct {
 	dialogBase
-	com    *Common
+	com    *common.Common
 	req    *permissionRequest
 	opened time.Time
 	// canPersist: there is a config file to save "always" to.
@@ -221,11 +214,11 @@ func (d *permissionDialog) ID() string { return "permission" }
 
 // HandleKey answers on y/s/a/n (esc denies) and scrolls the arguments.
 func (d *permissionDialog) HandleKey(km tea.KeyMsg) Action {
-	if d.com.now().Sub(d.opened) < PermissionGrace {
+	if d.com.Now().Sub(d.opened) < PermissionGrace {
 		return actionNone{}
 	}
 	k := d.com.Keys
-	pk := permissionKeys
+	pk := k.Permission
 	switch {
 	case key.Matches(km, k.Cancel, pk.Deny):
 		return actionAnswerPermission{d.req, answerDeny}
@@ -251,17 +244,17 @@ func (d *permissionDialog) Render(maxW, maxH int) []string {
 	var head []string
 	head = append(head, "")
 	if ann := r.annotations; ann != nil && ann.DestructiveHint != nil && *ann.DestructiveHint {
-		for _, l := range wrapText("⚠ DESTRUCTIVE: the server says this tool may change or delete things", max(inner-2, 10)) {
+		for _, l := range common.WrapText("⚠ DESTRUCTIVE: the server says this tool may change or delete things", max(inner-2, 10)) {
 			head = append(head, " "+st.Error.Render(l))
 		}
 	}
 	if r.changed != nil {
-		for _, l := range wrapText("⚠ CHANGED: "+render.SanitizeLine(r.changed.Summary())+"; what you allowed no longer applies. What changed:", max(inner-2, 10)) {
+		for _, l := range common.WrapText("⚠ CHANGED: "+render.SanitizeLine(r.changed.Summary())+"; what you allowed no longer applies. What changed:", max(inner-2, 10)) {
 			head = append(head, " "+st.Error.Render(l))
 		}
 	}
 	label := func(l, v string) string {
-		return " " + st.Detail.Label.Render(fit(l, 12)) + truncate(v, inner-14)
+		return " " + st.Detail.Label.Render(common.Fit(l, 12)) + common.Truncate(v, inner-14)
 	}
 	head = append(head, label("server", render.SanitizeLine(r.server)))
 	if r.tool != "" {
@@ -269,7 +262,7 @@ func (d *permissionDialog) Render(maxW, maxH int) []string {
 	} else {
 		head = append(head, label("function", render.SanitizeLine(r.call.Name)))
 	}
-	for i, l := range wrapText(annotationText(r.annotations), max(inner-14, 10)) {
+	for i, l := range common.WrapText(annotationText(r.annotations), max(inner-14, 10)) {
 		if i == 0 {
 			head = append(head, label("annotations", l))
 		} else {
@@ -301,12 +294,12 @@ func (d *permissionDialog) Render(maxW, maxH int) []string {
 			case strings.HasPrefix(l, "-"):
 				style = st.Error
 			}
-			body = append(body, "   "+style.Render(truncate(render.SanitizeLine(expandTabs(l)), max(inner-4, 10))))
+			body = append(body, "   "+style.Render(common.Truncate(render.SanitizeLine(common.ExpandTabs(l)), max(inner-4, 10))))
 		}
 		body = append(body, " "+st.Detail.Label.Render("arguments"))
 	}
 	for _, l := range strings.Split(render.Sanitize(prettyArgs(args)), "\n") {
-		for _, wl := range wrapText(expandTabs(l), max(inner-4, 10)) {
+		for _, wl := range common.WrapText(common.ExpandTabs(l), max(inner-4, 10)) {
 			body = append(body, "   "+wl)
 		}
 	}
@@ -321,7 +314,7 @@ func (d *permissionDialog) Render(maxW, maxH int) []string {
 	}
 	opts = append(opts, "n/esc deny")
 	answers = append(answers, "")
-	for _, l := range wrapText(strings.Join(opts, " · "), max(inner-2, 10)) {
+	for _, l := range common.WrapText(strings.Join(opts, " · "), max(inner-2, 10)) {
 		answers = append(answers, " "+st.Dialog.Hint.Render(l))
 	}
 
@@ -359,7 +352,7 @@ func (m *Model) openPermission(req *permissionRequest) {
 	if m.chat.permits != nil {
 		src = m.chat.permits.source
 	}
-	m.dialogs.Push(&permissionDialog{com: m.com, req: req, opened: m.com.now(), canPersist: src != ""})
+	m.dialogs.Push(&permissionDialog{com: m.com, req: req, opened: m.com.Now(), canPersist: src != ""})
 }
 
 // answerPermission replies to the model's goroutine, closes the dialog and
@@ -394,13 +387,13 @@ func (m *Model) answerPermission(a actionAnswerPermission) tea.Cmd {
 			if p != nil {
 				p.grant(key, reply.decision)
 			}
-			cmd = ReportWarn("there is no config file of yours to save to, so " + render.SanitizeLine(key) + " is allowed for this session only")
+			cmd = common.ReportWarn("there is no config file of yours to save to, so " + render.SanitizeLine(key) + " is allowed for this session only")
 		default:
 			reply.decision = "always allowed by you: rule " + key
 			reply.approve, reply.save = true, true
 			p.grant(key, "allowed by rule "+key)
 			p.addRule(key)
-			cmd = Deliver(OwnerRoot, m.com.NewID(), persistAllowCmd(p.source, key))
+			cmd = common.Deliver(common.OwnerRoot, m.com.NewID(), persistAllowCmd(p.source, key))
 		}
 	}
 	req.reply <- reply
@@ -413,5 +406,5 @@ func (m *Model) handlePermissionSaved(msg permissionSavedMsg) tea.Cmd {
 		m.chat.Error(fmt.Sprintf("could not save %s to %s: %v; it stays allowed for this session only", msg.rule, m.com.DisplayPath(msg.path), msg.err))
 		return nil
 	}
-	return ReportInfo(fmt.Sprintf("saved: %s is always allowed (permissions.allow in %s)", msg.rule, m.com.DisplayPath(msg.path)))
+	return common.ReportInfo(fmt.Sprintf("saved: %s is always allowed (permissions.allow in %s)", msg.rule, m.com.DisplayPath(msg.path)))
 }

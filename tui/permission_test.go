@@ -12,6 +12,7 @@ import (
 
 	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/llm/llmtest"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // testClock is an injectable clock the tests step past the grace period.
@@ -284,7 +285,7 @@ func TestCancellingWhileAskingEndsTheTurn(t *testing.T) {
 	c := hs.m.chat
 	c.Cancel() // what quitting does: the asking goroutine returns on ctx
 	for {
-		msg := execCmd(t, readTurnCmd(c.turn, c.ch, c.asks)).(Result).Msg.(turnEventsMsg)
+		msg := execCmd(t, readTurnCmd(c.turn, c.ch, c.asks)).(common.Result).Msg.(turnEventsMsg)
 		if msg.ask != nil {
 			t.Fatal("a cancelled turn asked again")
 		}

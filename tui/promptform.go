@@ -11,6 +11,7 @@ import (
 
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // completeDebounce is how long typing pauses before a field's value is
@@ -31,7 +32,7 @@ type formCompletionMsg struct {
 
 // newChatPromptForm is a prompt's argument form opened from `.prompt`: on
 // submit the prompt is fetched and previewed, then sent to the chat.
-func newChatPromptForm(com *Common, it mcp.CatalogItem) *formDialog {
+func newChatPromptForm(com *common.Common, it mcp.CatalogItem) *formDialog {
 	d := newPromptForm(com, it)
 	d.toChat = true
 	d.form.Submit = "Preview"
@@ -69,7 +70,7 @@ func (d *formDialog) completeFocused() tea.Cmd {
 // completeCmd captures the focused field, its value and the filled ones,
 // and asks the server, bounded by the completion timeout. Any error or
 // timeout is an empty list.
-func (d *formDialog) completeCmd(id RequestID) tea.Cmd {
+func (d *formDialog) completeCmd(id common.RequestID) tea.Cmd {
 	f := d.form
 	if f.focus >= len(f.fields) {
 		return nil
@@ -77,8 +78,8 @@ func (d *formDialog) completeCmd(id RequestID) tea.Cmd {
 	fl := f.fields[f.focus]
 	filled := f.Strings()
 	delete(filled, fl.Name)
-	ctx, rt, it, value, timeout := d.com.Ctx, d.com.RT, d.item, fl.input.Value(), d.com.completionTimeout()
-	return Deliver(d.Owner(), id, func() tea.Msg {
+	ctx, rt, it, value, timeout := d.com.Ctx, d.com.RT, d.item, fl.input.Value(), d.com.CompleteTimeout()
+	return common.Deliver(d.Owner(), id, func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		kind, ref := completionRef(it)
@@ -92,7 +93,7 @@ func (d *formDialog) completeCmd(id RequestID) tea.Cmd {
 
 // handleCompletionMsg applies completion ticks and answers; one that is
 // not the latest is dropped.
-func (d *formDialog) handleCompletionMsg(r Result) tea.Cmd {
+func (d *formDialog) handleCompletionMsg(r common.Result) tea.Cmd {
 	if r.ID != d.complete {
 		return nil
 	}
@@ -159,7 +160,7 @@ func (d *formDialog) afterFormKey(prevFocus int, prevValue string) tea.Cmd {
 	}
 	if f.focus < len(f.fields) && f.fields[f.focus].typed() && f.fields[f.focus].input.Value() != prevValue {
 		d.complete = d.com.NewID()
-		return d.com.Tick(completeDebounce, Result{Owner: d.Owner(), ID: d.complete, Msg: formCompleteTickMsg{}})
+		return d.com.Tick(completeDebounce, common.Result{Owner: d.Owner(), ID: d.complete, Msg: formCompleteTickMsg{}})
 	}
 	return nil
 }
@@ -172,20 +173,12 @@ func (f *Form) focusedValue() string {
 	return ""
 }
 
-// completionTimeout is the bound of one completion request.
-func (c *Common) completionTimeout() time.Duration {
-	if c.CompletionTimeout > 0 {
-		return c.CompletionTimeout
-	}
-	return mcp.CompletionTimeout
-}
-
 // promptPreviewDialog shows what a prompt returned, every message with its
 // [user] or [assistant] label and embedded resources as flattened, before
 // it is sent as the person's chat message. Esc drops it: nothing was sent.
 type promptPreviewDialog struct {
 	dialogBase
-	com  *Common
+	com  *common.Common
 	item mcp.CatalogItem
 	res  *mcp.PromptResult
 	top  int
@@ -224,23 +217,23 @@ func (d *promptPreviewDialog) Render(maxW, maxH int) []string {
 	w := dialogWidth(maxW, 90)
 	inner := w - 2
 	var body []string
-	for _, l := range strings.Split(expandTabs(render.Sanitize(d.res.Text)), "\n") {
+	for _, l := range strings.Split(common.ExpandTabs(render.Sanitize(d.res.Text)), "\n") {
 		if l == "[user]" || l == "[assistant]" {
 			body = append(body, " "+st.Viewer.Label.Render(l))
 			continue
 		}
-		for _, wl := range wrapText(l, inner-2) {
+		for _, wl := range common.WrapText(l, inner-2) {
 			body = append(body, " "+wl)
 		}
 	}
-	head := []string{" " + st.Muted.Render(truncate(render.SanitizeLine(d.res.Note), inner-1)), ""}
+	head := []string{" " + st.Muted.Render(common.Truncate(render.SanitizeLine(d.res.Note), inner-1)), ""}
 	room := max(maxH-2-len(head)-2, 3)
-	d.top = clamp(d.top, 0, max(len(body)-room, 0))
+	d.top = common.Clamp(d.top, 0, max(len(body)-room, 0))
 	where := ""
 	if len(body) > room {
 		where = fmt.Sprintf(" · lines %d–%d of %d", d.top+1, min(d.top+room, len(body)), len(body))
 	}
-	foot := []string{"", " " + st.Dialog.Hint.Render(truncate("enter sends it as your message · ↑/↓ scroll · esc cancels"+where, inner-1))}
+	foot := []string{"", " " + st.Dialog.Hint.Render(common.Truncate("enter sends it as your message · ↑/↓ scroll · esc cancels"+where, inner-1))}
 	shown := body[d.top:min(len(body), d.top+room)]
 	content := append(append(append([]string{}, head...), shown...), foot...)
 	return frameDialog(d.com, "prompt "+render.SanitizeLine(d.item.Name)+" · preview", content, w, maxH, -1)

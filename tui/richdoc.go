@@ -9,6 +9,7 @@ import (
 
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // Rich documents: a tool result, a prompt or a multi-item read, drawn as
@@ -38,7 +39,7 @@ func toolDoc(env loadEnv, req docRequest, out []byte) *document {
 		}
 	}
 	if d.note == "" {
-		d.note = fmt.Sprintf("%s, unchanged: the result is within bounds, %s", render.Count(len(content), "content item"), sizeText(int64(len(out))))
+		d.note = fmt.Sprintf("%s, unchanged: the result is within bounds, %s", render.Count(len(content), "content item"), common.SizeText(int64(len(out))))
 	}
 	d.meta = []string{"server " + render.SanitizeLine(req.server)}
 	if d.isError {
@@ -63,7 +64,7 @@ func promptDoc(env loadEnv, req docRequest, res *mcp.PromptResult) *document {
 		d.meta = []string{render.SanitizeLine(res.Description)}
 	}
 	st := env.th.Styles
-	text := expandTabs(render.Sanitize(res.Text))
+	text := common.ExpandTabs(render.Sanitize(res.Text))
 	d.copyText = text
 	var b richBuilder
 	b.env = env
@@ -97,14 +98,14 @@ func (b *richBuilder) label(s string) {
 }
 
 func (b *richBuilder) text(s string, lexerName string) {
-	clean := expandTabs(render.Sanitize(s))
+	clean := common.ExpandTabs(render.Sanitize(s))
 	if b.copy.Len() > 0 {
 		b.copy.WriteString("\n")
 	}
 	b.copy.WriteString(clean)
 	var styled []string
 	if lexerName != "" {
-		styled = highlight(clean, lexers.Get(lexerName), b.env.th)
+		styled = common.Highlight(clean, lexers.Get(lexerName), b.env.th)
 	} else {
 		styled = strings.Split(clean, "\n")
 	}
@@ -117,7 +118,7 @@ func (b *richBuilder) text(s string, lexerName string) {
 	}
 }
 
-func (b *richBuilder) json(raw []byte) { b.text(prettyJSON(raw), "json") }
+func (b *richBuilder) json(raw []byte) { b.text(common.PrettyJSON(raw), "json") }
 
 func (b *richBuilder) muted(s string) {
 	s = render.SanitizeLine(s)
@@ -133,7 +134,7 @@ func (b *richBuilder) spill(sp *render.SpillResult) {
 		b.muted(m)
 	}
 	if looksLikeImage(sp) {
-		if img, err := openImage(sp.Path, ImageHalfBlocks); err == nil {
+		if img, err := openImage(sp.Path, common.ImageHalfBlocks); err == nil {
 			cols, rows := fitImage(img.w, img.h, inlineImageCols, inlineImageRows)
 			for _, l := range renderImageCells(img.img, cols, rows, b.env.th) {
 				b.add(docLine{plain: "", styled: l})
@@ -163,7 +164,7 @@ func (b *richBuilder) readItem(n int, server string, item render.Item) {
 		b.label(fmt.Sprintf("[%d] omitted", n))
 		b.muted(it.Note)
 	case *render.TextResult:
-		b.label(fmt.Sprintf("[%d] %s · %s", n, render.SanitizeLine(it.URI), orDash(render.SanitizeLine(it.MimeType))))
+		b.label(fmt.Sprintf("[%d] %s · %s", n, render.SanitizeLine(it.URI), common.OrDash(render.SanitizeLine(it.MimeType))))
 		b.muted(it.Note)
 		b.text(it.Text, lexerName(it.MimeType, it.URI))
 	}
@@ -189,7 +190,7 @@ func (b *richBuilder) errorLine(msg string) {
 
 // lexerName is the chroma lexer name for a MIME type or name, or "".
 func lexerName(mimeType, name string) string {
-	if l := lexerFor(mimeType, name); l != nil {
+	if l := common.LexerFor(mimeType, name); l != nil {
 		return l.Config().Name
 	}
 	return ""
@@ -231,7 +232,7 @@ func (b *richBuilder) contentItem(n int, server string, raw json.RawMessage) {
 		// The spilled file, or the error that stands in its place.
 		switch it, _ := render.DecodeItem(c.Spill); it := it.(type) {
 		case *render.SpillResult:
-			b.label(fmt.Sprintf("[%d] %s · %s", n, typ, orDash(render.SanitizeLine(it.MimeType))))
+			b.label(fmt.Sprintf("[%d] %s · %s", n, typ, common.OrDash(render.SanitizeLine(it.MimeType))))
 			b.spill(it)
 		case *render.ItemError:
 			b.label(fmt.Sprintf("[%d] %s · not shown", n, typ))

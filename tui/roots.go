@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // cmdRoots lists the roots offered to servers that ask (roots/list), or
@@ -18,14 +19,14 @@ import (
 func (m *Model) cmdRoots(words []string) tea.Cmd {
 	rt := m.com.RT
 	if len(words) == 0 {
-		return Deliver(OwnerRoot, m.com.NewID(), func() tea.Msg { return rootsTable(rt.Roots()) })
+		return common.Deliver(common.OwnerRoot, m.com.NewID(), func() tea.Msg { return rootsTable(rt.Roots()) })
 	}
 	if len(words) != 2 || (words[0] != "add" && words[0] != "remove") {
 		m.chat.Error("usage: " + usage(".roots") + " (a directory path; ~ is your home)")
 		return nil
 	}
 	op, typed, ctx, mu := words[0], words[1], m.com.Ctx, &m.rootsMu
-	return Deliver(OwnerRoot, m.com.NewID(), func() tea.Msg {
+	return common.Deliver(common.OwnerRoot, m.com.NewID(), func() tea.Msg {
 		mu.Lock()
 		defer mu.Unlock()
 		dir := expandHome(typed) // reads the environment: here, not in Update

@@ -11,17 +11,12 @@ import (
 
 	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // errSamplingRejected is what a server hears when the person rejects its
 // sampling request (after "howl did not sample for S: ").
 var errSamplingRejected = errors.New("the user rejected the sampling request")
-
-// samplingKeys are the sampling dialog's answers.
-var samplingKeys = struct{ Approve, Reject key.Binding }{
-	Approve: key.NewBinding(key.WithKeys("y", "a"), key.WithHelp("y", "approve: ask the chat model")),
-	Reject:  key.NewBinding(key.WithKeys("n", "r"), key.WithHelp("n/esc", "reject")),
-}
 
 // samplingDialog asks whether a server's sampling request may go to the
 // chat model. It is never automatic, and it opens on its own, so it
@@ -49,13 +44,13 @@ func (d *samplingDialog) HandleKey(km tea.KeyMsg) Action {
 	}
 	k := d.com.Keys
 	switch {
-	case key.Matches(km, k.Cancel, samplingKeys.Reject):
+	case key.Matches(km, k.Cancel, d.com.Keys.Sampling.Reject):
 		err := errSamplingRejected
 		if d.model == nil {
 			err = d.noModel
 		}
 		return actionAnswerQuestion{q: d.q, answer: questionAnswer{err: err}}
-	case key.Matches(km, samplingKeys.Approve) && d.model != nil:
+	case key.Matches(km, d.com.Keys.Sampling.Approve) && d.model != nil:
 		return actionApproveSampling{q: d.q, model: d.model}
 	default:
 		d.scroll.HandleKey(km, k)
@@ -72,9 +67,9 @@ func (d *samplingDialog) Render(maxW, maxH int) []string {
 	p := d.q.sample.CreateMessageParams
 	server := render.SanitizeLine(d.q.server)
 	label := func(l, v string) string {
-		return " " + st.Detail.Label.Render(fit(l, 12)) + truncate(v, inner-14)
+		return " " + st.Detail.Label.Render(common.Fit(l, 12)) + common.Truncate(v, inner-14)
 	}
-	head := []string{"", " " + st.Strong.Render(truncate("Server "+server+" asks the chat model to answer:", inner-2)), ""}
+	head := []string{"", " " + st.Strong.Render(common.Truncate("Server "+server+" asks the chat model to answer:", inner-2)), ""}
 	head = append(head, label("max tokens", fmt.Sprint(p.MaxTokens)))
 	if d.model != nil {
 		head = append(head, label("model", render.SanitizeLine(d.model.Name())))
@@ -82,7 +77,7 @@ func (d *samplingDialog) Render(maxW, maxH int) []string {
 	var body []string
 	add := func(prefix, text string) {
 		for i, l := range strings.Split(render.Sanitize(text), "\n") {
-			for j, wl := range wrapText(expandTabs(l), max(inner-4-len(prefix), 10)) {
+			for j, wl := range common.WrapText(common.ExpandTabs(l), max(inner-4-len(prefix), 10)) {
 				if i == 0 && j == 0 {
 					body = append(body, " "+st.Detail.Label.Render(prefix)+wl)
 				} else {
@@ -92,21 +87,21 @@ func (d *samplingDialog) Render(maxW, maxH int) []string {
 		}
 	}
 	if p.SystemPrompt != "" {
-		add(fit("system", 12), p.SystemPrompt)
+		add(common.Fit("system", 12), p.SystemPrompt)
 	}
 	for _, m := range p.Messages {
-		add(fit(string(m.Role), 12), llm.SamplingText(m.Content))
+		add(common.Fit(string(m.Role), 12), llm.SamplingText(m.Content))
 	}
 	var answers []string
 	answers = append(answers, "")
 	hint := "y approve: send it to the chat model, its answer goes to " + server + " · n/esc reject"
 	if d.model == nil {
-		for _, l := range wrapText("✗ "+d.noModel.Error(), max(inner-2, 10)) {
+		for _, l := range common.WrapText("✗ "+d.noModel.Error(), max(inner-2, 10)) {
 			answers = append(answers, " "+st.Form.Error.Render(l))
 		}
 		hint = "n/esc reject (the server is told why)"
 	}
-	for _, l := range wrapText(hint, max(inner-2, 10)) {
+	for _, l := range common.WrapText(hint, max(inner-2, 10)) {
 		answers = append(answers, " "+st.Dialog.Hint.Render(l))
 	}
 	answers = append(answers, d.offerLines(inner)...)
@@ -155,7 +150,7 @@ func noSamplingModel(cause error) error {
 func (m *Model) approveSampling(a actionApproveSampling) tea.Cmd {
 	m.closeQuestion(a.q)
 	m.accepted(a.q.server)
-	return tea.Batch(Deliver(OwnerRoot, m.com.NewID(), sampleCmd(a.q, a.model)), ReportInfo("asking "+render.SanitizeLine(a.model.Name())+" for "+render.SanitizeLine(a.q.server)+"'s sampling request"))
+	return tea.Batch(common.Deliver(common.OwnerRoot, m.com.NewID(), sampleCmd(a.q, a.model)), common.ReportInfo("asking "+render.SanitizeLine(a.model.Name())+" for "+render.SanitizeLine(a.q.server)+"'s sampling request"))
 }
 
 // handleSampled replies with the model's answer.
@@ -165,7 +160,7 @@ func (m *Model) handleSampled(msg sampledMsg) tea.Cmd {
 		if msg.q.ctx.Err() != nil {
 			return nil // the server stopped waiting; its dialog said so
 		}
-		return ReportError(fmt.Errorf("sampling for %s: %w", render.SanitizeLine(msg.q.server), msg.err))
+		return common.ReportError(fmt.Errorf("sampling for %s: %w", render.SanitizeLine(msg.q.server), msg.err))
 	}
-	return ReportInfo("sent " + render.SanitizeLine(msg.res.Model) + "'s answer to " + render.SanitizeLine(msg.q.server))
+	return common.ReportInfo("sent " + render.SanitizeLine(msg.res.Model) + "'s answer to " + render.SanitizeLine(msg.q.server))
 }

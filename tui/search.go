@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // Search within the viewer's document: client side, over the page on
@@ -26,7 +27,7 @@ func (v *viewerPane) handleSearchKey(msg tea.KeyMsg) tea.Cmd {
 		v.searching = false
 		v.search.Blur()
 		if len(v.hits) == 0 && v.query != "" {
-			return ReportWarn(fmt.Sprintf("%q is not on this page", v.query))
+			return common.ReportWarn(fmt.Sprintf("%q is not on this page", v.query))
 		}
 		return nil
 	}
@@ -100,13 +101,13 @@ func (v *viewerPane) showHit() {
 	h := v.hits[v.cur]
 	row := v.rowOfLine(h.line)
 	if !v.wrapping() {
-		col := widthOf(d.lines[h.line].plain[:h.start])
+		col := common.WidthOf(d.lines[h.line].plain[:h.start])
 		if col < d.xoff || col >= d.xoff+v.textW() {
 			d.xoff = max(col-v.textW()/3, 0)
 		}
 	}
 	if row < d.top || row >= d.top+v.bodyH() {
-		d.top = clamp(row-v.bodyH()/3, 0, max(v.rowCount()-v.bodyH(), 0))
+		d.top = common.Clamp(row-v.bodyH()/3, 0, max(v.rowCount()-v.bodyH(), 0))
 	}
 }
 

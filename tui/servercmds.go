@@ -9,6 +9,7 @@ import (
 
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // This file holds the commands that act on a server's session rather
@@ -40,7 +41,7 @@ func (m *Model) handleCommandDone(msg commandDoneMsg) {
 		m.chat.Table(msg.table)
 	}
 	if msg.logNote != "" {
-		m.logs.Note(msg.logServer, msg.logNote, m.com.now())
+		m.logs.Note(msg.logServer, msg.logNote, m.com.Now())
 	}
 }
 
@@ -66,7 +67,7 @@ func (m *Model) cmdLogLevel(words []string) tea.Cmd {
 		return nil
 	}
 	rt, ctx := m.com.RT, m.com.Ctx
-	return Deliver(OwnerRoot, m.com.NewID(), func() tea.Msg {
+	return common.Deliver(common.OwnerRoot, m.com.NewID(), func() tea.Msg {
 		if err := rt.SetLogLevel(ctx, server, level); err != nil {
 			return commandDoneMsg{err: render.Sanitize(".loglevel: " + err.Error())}
 		}
@@ -79,13 +80,13 @@ func (m *Model) cmdLogLevel(words []string) tea.Cmd {
 
 // cmdTasks lists the running tasks, or cancels one.
 func (m *Model) cmdTasks(words []string) tea.Cmd {
-	rt, now := m.com.RT, m.com.now()
+	rt, now := m.com.RT, m.com.Now()
 	switch {
 	case len(words) == 0:
-		return Deliver(OwnerRoot, m.com.NewID(), func() tea.Msg { return tasksTable(rt.Tasks(), now) })
+		return common.Deliver(common.OwnerRoot, m.com.NewID(), func() tea.Msg { return tasksTable(rt.Tasks(), now) })
 	case len(words) == 2 && words[0] == "cancel":
 		id := words[1]
-		return Deliver(OwnerRoot, m.com.NewID(), func() tea.Msg { return cancelTask(rt, id) })
+		return common.Deliver(common.OwnerRoot, m.com.NewID(), func() tea.Msg { return cancelTask(rt, id) })
 	}
 	m.chat.Error("usage: " + usage(".tasks") + ": .tasks lists the running tasks with their ids")
 	return nil
@@ -99,13 +100,13 @@ func tasksTable(ts []mcp.RunningTask, now time.Time) commandDoneMsg {
 	rows := [][]string{{"server", "tool", "task", "status", "age", "message"}}
 	for _, t := range ts {
 		rows = append(rows, []string{render.SanitizeLine(t.Server), render.SanitizeLine(t.Tool), render.SanitizeLine(t.TaskID),
-			render.SanitizeLine(t.Status), age(now.Sub(t.Started)), render.SanitizeLine(firstLine(t.Message))})
+			render.SanitizeLine(t.Status), age(now.Sub(t.Started)), render.SanitizeLine(common.FirstLine(t.Message))})
 	}
 	return commandDoneMsg{table: append(formatTable(rows), ".tasks cancel <task> cancels one")}
 }
 
 // cancelTask cancels the task with id (a task id, or its progress token).
-func cancelTask(rt Runtime, id string) commandDoneMsg {
+func cancelTask(rt common.Runtime, id string) commandDoneMsg {
 	ts := rt.Tasks()
 	var ids []string
 	for _, t := range ts {
@@ -143,7 +144,7 @@ func age(d time.Duration) string {
 func (m *Model) login(name string) tea.Cmd {
 	rt := m.com.RT
 	m.logins[name] = true
-	return Deliver(OwnerRoot, m.com.NewID(), func() tea.Msg {
+	return common.Deliver(common.OwnerRoot, m.com.NewID(), func() tea.Msg {
 		if err := rt.Login(name); err != nil {
 			return commandDoneMsg{login: name, err: render.Sanitize(".mcp auth " + name + ": " + err.Error())}
 		}
@@ -162,7 +163,7 @@ func (m *Model) noteLogin(st mcp.Status) {
 	case mcp.StateReady:
 		m.chat.Notice(name + " is logged in and ready")
 	case mcp.StateAuthRequired:
-		m.chat.Error(fmt.Sprintf(".mcp auth %s: %s still needs authorization: %s (.mcp auth %s tries again)", name, name, orDefault(render.SanitizeLine(st.Reason), "the login did not finish"), name))
+		m.chat.Error(fmt.Sprintf(".mcp auth %s: %s still needs authorization: %s (.mcp auth %s tries again)", name, name, common.OrDefault(render.SanitizeLine(st.Reason), "the login did not finish"), name))
 	case mcp.StateFailed:
 		m.chat.Error(fmt.Sprintf(".mcp auth %s: %s failed after the login: %s (.mcp auth %s tries again)", name, name, render.SanitizeLine(st.Reason), name))
 	case mcp.StateStarting:

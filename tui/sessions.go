@@ -3,34 +3,16 @@ package tui
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"strings"
-	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/llm/store"
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/common"
 )
-
-// SessionStore is what the TUI asks of the conversation database.
-// *store.Store implements it. Only tea.Cmds call it, never Update or View:
-// tests pass an implementation that fails on any use from either.
-type SessionStore interface {
-	Create(ctx context.Context, title, model string, servers []string, first []llm.Message) (store.Session, error)
-	AppendTurn(ctx context.Context, id string, msgs []llm.Message) error
-	List(ctx context.Context, filter string, limit int) ([]store.Session, error)
-	Get(ctx context.Context, id string) (store.Session, error)
-	Load(ctx context.Context, id string) (*llm.Conversation, error)
-	Rename(ctx context.Context, id, title string) error
-	Delete(ctx context.Context, id string) error
-	Search(ctx context.Context, query string, limit int) (store.SearchResult, error)
-	Export(ctx context.Context, id string, w io.Writer) error
-}
-
-var _ SessionStore = (*store.Store)(nil)
 
 // Resume is a stored conversation the TUI opens with (howl --continue or
 // --session ID), loaded before the program starts.
@@ -78,14 +60,14 @@ func (c *chatPane) nextSave(rec *sessionRec) tea.Cmd {
 	rec.saving = true
 	msgs := rec.queue[0]
 	rec.queue = rec.queue[1:]
-	st, ctx, id, title, gate := c.com.Store, context.WithoutCancel(c.com.Ctx), rec.id, rec.title, c.com.writes
+	st, ctx, id, title, gate := c.com.Store, context.WithoutCancel(c.com.Ctx), rec.id, rec.title, c.com.Writes
 	model, servers := c.ModelName(), c.visibleServers()
 	question := ""
 	if len(msgs) > 0 && msgs[0].Role == llm.RoleUser {
 		question = msgs[0].Text
 	}
-	return Deliver(OwnerChat, c.com.NewID(), func() tea.Msg {
-		return gate.do(func() tea.Msg {
+	return common.Deliver(common.OwnerChat, c.com.NewID(), func() tea.Msg {
+		return gate.Do(func() tea.Msg {
 			if id == "" {
 				// The session is stored with its first turn, or not at all.
 				sess, err := st.Create(ctx, question, model, servers, msgs)
@@ -133,7 +115,7 @@ func (c *chatPane) LoadSession(sess store.Session, conv *llm.Conversation) {
 	c.sel, c.top, c.follow = -1, 0, true
 	c.rec = &sessionRec{id: sess.ID, title: sess.Title}
 	c.tr.add(&chatItem{kind: itemNotice, text: fmt.Sprintf("Session %q (%d messages, updated %s): the next turn continues it.",
-		render.SanitizeLine(sess.Title), len(conv.Messages), c.com.formatTime(sess.Updated))})
+		render.SanitizeLine(sess.Title), len(conv.Messages), c.com.FormatTime(sess.Updated))})
 	tools := map[string]*chatItem{}
 	for _, m := range conv.Messages {
 		switch m.Role {
@@ -161,15 +143,6 @@ func (c *chatPane) LoadSession(sess store.Session, conv *llm.Conversation) {
 	c.stick()
 }
 
-// formatTime shows a time in the TUI's time zone.
-func (c *Common) formatTime(t time.Time) string {
-	loc := c.Location
-	if loc == nil {
-		loc = time.Local
-	}
-	return t.In(loc).Format("2006-01-02 15:04")
-}
-
 // sessionLoadedMsg is a stored conversation to open.
 type sessionLoadedMsg struct {
 	sess store.Session
@@ -178,8 +151,8 @@ type sessionLoadedMsg struct {
 }
 
 // loadSessionCmd loads one session.
-func loadSessionCmd(ctx context.Context, st SessionStore, seq RequestID, id string) tea.Cmd {
-	return Deliver(OwnerRoot, seq, func() tea.Msg {
+func loadSessionCmd(ctx context.Context, st common.SessionStore, seq common.RequestID, id string) tea.Cmd {
+	return common.Deliver(common.OwnerRoot, seq, func() tea.Msg {
 		sess, err := st.Get(ctx, id)
 		if err != nil {
 			return sessionLoadedMsg{err: err}
@@ -192,23 +165,23 @@ func loadSessionCmd(ctx context.Context, st SessionStore, seq RequestID, id stri
 // openSession starts loading a session into the chat.
 func (m *Model) openSession(id string) tea.Cmd {
 	if m.chat.Running() {
-		return ReportWarn("a turn is running: wait for it, or press esc to cancel it, then open the session")
+		return common.ReportWarn("a turn is running: wait for it, or press esc to cancel it, then open the session")
 	}
 	m.loadSeq = m.com.NewID()
 	return loadSessionCmd(m.com.Ctx, m.com.Store, m.loadSeq, id)
 }
 
 // handleSessionLoaded shows the loaded session in the chat.
-func (m *Model) handleSessionLoaded(id RequestID, msg sessionLoadedMsg) tea.Cmd {
+func (m *Model) handleSessionLoaded(id common.RequestID, msg sessionLoadedMsg) tea.Cmd {
 	if id != m.loadSeq {
 		return nil
 	}
 	m.loadSeq = 0
 	if msg.err != nil {
-		return ReportError(fmt.Errorf("opening the session: %w", msg.err))
+		return common.ReportError(fmt.Errorf("opening the session: %w", msg.err))
 	}
 	if m.chat.Running() {
-		return ReportWarn("a turn started before the session loaded: open it again when the turn is done")
+		return common.ReportWarn("a turn started before the session loaded: open it again when the turn is done")
 	}
 	m.chat.LoadSession(msg.sess, msg.conv)
 	m.setChatMode(true)
@@ -250,7 +223,7 @@ func (m *Model) cmdExport(words []string) tea.Cmd {
 		return nil
 	}
 	st, ctx, id, path := m.com.Store, m.com.Ctx, rec.id, words[0]
-	return Deliver(OwnerRoot, m.com.NewID(), func() tea.Msg {
+	return common.Deliver(common.OwnerRoot, m.com.NewID(), func() tea.Msg {
 		f, err := os.Create(path)
 		if err != nil {
 			return exportedMsg{path: path, err: err}

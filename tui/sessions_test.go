@@ -20,12 +20,13 @@ import (
 	"github.com/howl-mcp/howl/llm/llmtest"
 	"github.com/howl-mcp/howl/llm/store"
 	"github.com/howl-mcp/howl/llm/store/storetest"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // guardStore fails the test when the store is used while Update or View
 // runs (the runtime guard's flag): only commands may touch the database.
 type guardStore struct {
-	inner SessionStore
+	inner common.SessionStore
 	g     *guardRuntime
 	uses  atomic.Int64
 }
@@ -114,7 +115,7 @@ func seedSession(t testing.TB, st *store.Store, pairs ...string) store.Session {
 }
 
 // newStoreHarness is a chat harness whose store is guarded like its runtime.
-func newStoreHarness(t testing.TB, st SessionStore, w, h int, o Options) (*harness, *guardStore) {
+func newStoreHarness(t testing.TB, st common.SessionStore, w, h int, o Options) (*harness, *guardStore) {
 	t.Helper()
 	rt := demoRuntime(t)
 	g := &guardRuntime{inner: rt, t: t}
@@ -441,9 +442,9 @@ func TestTurnsFinishedDuringAWriteAreWrittenInOrderToOneSession(t *testing.T) {
 }
 
 func TestSessionsDialogHelpShowsItsKeys(t *testing.T) {
-	k := DefaultKeyMap()
+	k := common.DefaultKeyMap()
 	var descs []string
-	for _, b := range k.ShortHelp(helpState{dialog: "sessions"}) {
+	for _, b := range k.ShortHelp(common.HelpState{Dialog: "sessions"}) {
 		descs = append(descs, b.Help().Desc)
 	}
 	if got := strings.Join(descs, ","); !strings.Contains(got, "rename") || !strings.Contains(got, "delete") || !strings.Contains(got, "search text") {

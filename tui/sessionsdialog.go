@@ -10,6 +10,7 @@ import (
 
 	"github.com/howl-mcp/howl/llm/store"
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // sessionsMode is what the sessions dialog's keys do.
@@ -62,14 +63,14 @@ type sessionChangedMsg struct {
 // in the stack), and a list or search that is not the latest is dropped.
 type sessionsDialog struct {
 	dialogBase
-	com *Common
+	com *common.Common
 	// current is the open conversation's session, marked in the list.
 	current *sessionRec
 
 	mode  sessionsMode
-	input textInput
+	input common.TextInput
 	// pending is the list or search awaited.
-	pending RequestID
+	pending common.RequestID
 	loaded  bool
 	all     []store.Session
 	filter  string
@@ -114,7 +115,7 @@ func (d *sessionsDialog) reload() tea.Cmd {
 	}
 	d.pending = d.com.NewID()
 	ctx := d.com.Ctx
-	return Deliver(d.Owner(), d.pending, func() tea.Msg {
+	return common.Deliver(d.Owner(), d.pending, func() tea.Msg {
 		list, err := st.List(ctx, "", 0)
 		return sessionsListedMsg{list: list, err: err}
 	})
@@ -123,7 +124,7 @@ func (d *sessionsDialog) reload() tea.Cmd {
 func (d *sessionsDialog) searchCmd(query string) tea.Cmd {
 	d.pending = d.com.NewID()
 	st, ctx := d.com.Store, d.com.Ctx
-	return Deliver(d.Owner(), d.pending, func() tea.Msg {
+	return common.Deliver(d.Owner(), d.pending, func() tea.Msg {
 		res, err := st.Search(ctx, query, store.MaxSearchHits)
 		return sessionsSearchedMsg{res: res, err: err}
 	})
@@ -131,7 +132,7 @@ func (d *sessionsDialog) searchCmd(query string) tea.Cmd {
 
 func (d *sessionsDialog) changeCmd(id string, do func(ctx context.Context) error, deleted bool) tea.Cmd {
 	ctx := d.com.Ctx
-	return Deliver(d.Owner(), d.com.NewID(), func() tea.Msg {
+	return common.Deliver(d.Owner(), d.com.NewID(), func() tea.Msg {
 		return sessionChangedMsg{id: id, deleted: deleted, err: do(ctx)}
 	})
 }
@@ -139,14 +140,14 @@ func (d *sessionsDialog) changeCmd(id string, do func(ctx context.Context) error
 // startInput focuses the text input in a mode, filled with value.
 func (d *sessionsDialog) startInput(mode sessionsMode, prompt, value string) {
 	d.mode = mode
-	d.input = newTextInput(d.com, prompt, "")
+	d.input = common.NewTextInput(d.com, prompt, "")
 	d.input.SetValue(value)
 	d.input.CursorEnd()
 	d.input.Focus()
 }
 
 // HandleResult applies the store's answers.
-func (d *sessionsDialog) HandleResult(r Result) Action {
+func (d *sessionsDialog) HandleResult(r common.Result) Action {
 	switch msg := r.Msg.(type) {
 	case sessionsListedMsg:
 		if r.ID == d.pending {
@@ -154,7 +155,7 @@ func (d *sessionsDialog) HandleResult(r Result) Action {
 			if msg.err != nil {
 				d.status = msg.err.Error()
 			}
-			d.cur = clamp(d.cur, 0, max(len(d.shown())-1, 0))
+			d.cur = common.Clamp(d.cur, 0, max(len(d.shown())-1, 0))
 		}
 	case sessionsSearchedMsg:
 		if r.ID == d.pending {
@@ -312,7 +313,7 @@ func (d *sessionsDialog) Render(maxW, maxH int) []string {
 		if d.com.StoreErr != nil {
 			msg += ": " + d.com.StoreErr.Error()
 		}
-		for _, l := range wrapText(render.Sanitize(msg), inner-2) {
+		for _, l := range common.WrapText(render.Sanitize(msg), inner-2) {
 			content = append(content, " "+st.Error.Render(l))
 		}
 		content = append(content, "", " "+st.Dialog.Hint.Render("esc closes"))
@@ -320,13 +321,13 @@ func (d *sessionsDialog) Render(maxW, maxH int) []string {
 	}
 	switch d.mode {
 	case modeFilter, modeSearchInput, modeRename:
-		d.input.SetWidth(max(inner-4-widthOf(d.input.Prompt), 5))
-		content = append(content, " "+fit(d.input.View(), inner-2), "")
+		d.input.SetWidth(max(inner-4-common.WidthOf(d.input.Prompt), 5))
+		content = append(content, " "+common.Fit(d.input.View(), inner-2), "")
 	case modeHits:
-		content = append(content, " "+st.Muted.Render(truncate(render.SanitizeLine(d.cover), inner-2)), "")
+		content = append(content, " "+st.Muted.Render(common.Truncate(render.SanitizeLine(d.cover), inner-2)), "")
 	default:
 		if d.filter != "" {
-			content = append(content, " "+st.Muted.Render(truncate("title: "+render.SanitizeLine(d.filter), inner-2)), "")
+			content = append(content, " "+st.Muted.Render(common.Truncate("title: "+render.SanitizeLine(d.filter), inner-2)), "")
 		}
 	}
 	focus := -1
@@ -356,10 +357,10 @@ func (d *sessionsDialog) Render(maxW, maxH int) []string {
 			if s.Messages == 1 {
 				count = "1 message"
 			}
-			row := sel + open + " " + fit(render.SanitizeLine(s.Title), titleW) + "  " + fit(d.com.formatTime(s.Updated), dateW) + "  " + fit(count, countW)
+			row := sel + open + " " + common.Fit(render.SanitizeLine(s.Title), titleW) + "  " + common.Fit(d.com.FormatTime(s.Updated), dateW) + "  " + common.Fit(count, countW)
 			if i == d.cur {
 				focus = len(content)
-				content = append(content, " "+st.List.Selected.Render(fit(row, inner-2)))
+				content = append(content, " "+st.List.Selected.Render(common.Fit(row, inner-2)))
 			} else {
 				content = append(content, " "+row)
 			}
@@ -375,9 +376,9 @@ func (d *sessionsDialog) Render(maxW, maxH int) []string {
 	}
 	content = append(content, "")
 	if d.status != "" {
-		content = append(content, " "+st.Muted.Render(truncate(render.SanitizeLine(d.status), inner-2)))
+		content = append(content, " "+st.Muted.Render(common.Truncate(render.SanitizeLine(d.status), inner-2)))
 	}
-	content = append(content, " "+st.Dialog.Hint.Render(truncate(d.hint(), inner-2)))
+	content = append(content, " "+st.Dialog.Hint.Render(common.Truncate(d.hint(), inner-2)))
 	return frameDialog(d.com, d.title(), content, w, maxH, focus)
 }
 
@@ -416,10 +417,10 @@ func (d *sessionsDialog) hint() string {
 // the snippet.
 func (d *sessionsDialog) hitLines(h store.Hit, sel bool, inner int) []string {
 	st := d.com.Styles
-	head := fmt.Sprintf("%s · %s · %s", render.SanitizeLine(h.Title), h.Role, d.com.formatTime(h.At))
-	snippet := "    " + truncate(render.SanitizeLine(h.Snippet), inner-6)
+	head := fmt.Sprintf("%s · %s · %s", render.SanitizeLine(h.Title), h.Role, d.com.FormatTime(h.At))
+	snippet := "    " + common.Truncate(render.SanitizeLine(h.Snippet), inner-6)
 	if sel {
-		return []string{" " + st.List.Selected.Render(fit("› "+head, inner-2)), " " + snippet}
+		return []string{" " + st.List.Selected.Render(common.Fit("› "+head, inner-2)), " " + snippet}
 	}
-	return []string{"   " + truncate(head, inner-4), " " + st.Muted.Render(snippet)}
+	return []string{"   " + common.Truncate(head, inner-4), " " + st.Muted.Render(snippet)}
 }

@@ -3,64 +3,17 @@ package tui
 import (
 	"fmt"
 	"strings"
-	"time"
 
-	"github.com/charmbracelet/bubbles/spinner"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/common"
 )
-
-// InfoType is the severity of a transient status message.
-type InfoType int
-
-// The severities, in increasing order.
-const (
-	InfoPlain InfoType = iota
-	InfoWarn
-	InfoError
-)
-
-// DefaultInfoTTL is how long a transient message stays in the status bar.
-const DefaultInfoTTL = 4 * time.Second
-
-// MaxStatusBytes bounds a status message, and a server's progress
-// message, as kept: the bar shows one line, and a server's megabyte must
-// not be kept (and cut again every frame) to show its first words.
-const MaxStatusBytes = 1024
-
-// InfoMsg is the one channel for transient messages: anything that wants
-// to tell the person something returns one (see ReportInfo and friends).
-type InfoMsg struct {
-	Type InfoType
-	Msg  string
-	TTL  time.Duration
-}
 
 // clearInfoMsg ends the message it names, unless a newer one replaced it.
 type clearInfoMsg struct{ id int }
-
-// ReportInfo returns a command that shows msg in the status bar.
-func ReportInfo(msg string) tea.Cmd { return report(InfoPlain, msg) }
-
-// ReportWarn returns a command that shows a warning in the status bar.
-func ReportWarn(msg string) tea.Cmd { return report(InfoWarn, msg) }
-
-// ReportError returns a command that shows an error in the status bar.
-func ReportError(err error) tea.Cmd { return report(InfoError, err.Error()) }
-
-func report(t InfoType, msg string) tea.Cmd {
-	return func() tea.Msg { return InfoMsg{Type: t, Msg: msg, TTL: DefaultInfoTTL} }
-}
-
-// spinnerFrames are the frames of every loading indicator; one root tick
-// advances them all.
-var spinnerFrames = spinner.MiniDot.Frames
-
-// spinnerInterval is the time between spinner frames.
-const spinnerInterval = 100 * time.Millisecond
 
 // spinnerTickMsg advances the spinner.
 type spinnerTickMsg struct{}
@@ -68,21 +21,21 @@ type spinnerTickMsg struct{}
 // statusBar is the bottom line: every server's state and item counts on
 // the left, the transient message on the right.
 type statusBar struct {
-	com    *Common
-	info   *InfoMsg
+	com    *common.Common
+	info   *common.InfoMsg
 	infoID int
 	// chat is the chat's segment: the model and the tokens used.
 	chat string
 }
 
 // Set shows a transient message and returns the tick that clears it.
-func (s *statusBar) Set(msg InfoMsg) tea.Cmd {
+func (s *statusBar) Set(msg common.InfoMsg) tea.Cmd {
 	s.infoID++
-	msg.Msg = clipText(render.SanitizeLine(msg.Msg), MaxStatusBytes, "message")
+	msg.Msg = common.ClipText(render.SanitizeLine(msg.Msg), common.MaxStatusBytes, "message")
 	s.info = &msg
 	ttl := msg.TTL
 	if ttl <= 0 {
-		ttl = DefaultInfoTTL
+		ttl = common.DefaultInfoTTL
 	}
 	return s.com.Tick(ttl, clearInfoMsg{s.infoID})
 }
@@ -101,21 +54,21 @@ func (s *statusBar) Render(w int, servers []*serverState, frame int) string {
 	if s.info != nil {
 		style := st.Status.Info
 		switch s.info.Type {
-		case InfoWarn:
+		case common.InfoWarn:
 			style = st.Status.Warn
-		case InfoError:
+		case common.InfoError:
 			style = st.Status.Error
 		}
-		right = style.Render(truncate(s.info.Msg, max(w*2/3, 20)))
+		right = style.Render(common.Truncate(s.info.Msg, max(w*2/3, 20)))
 	}
-	if p := progressStatus(s.com.Progress, frame); p != "" {
+	if p := common.ProgressStatus(s.com.Progress, frame); p != "" {
 		if right != "" {
 			right += st.Status.Counts.Render(" │ ")
 		}
-		right += st.Accent.Render(truncate(p, max(w/2, 20)))
+		right += st.Accent.Render(common.Truncate(p, max(w/2, 20)))
 	}
 	if s.chat != "" {
-		seg := st.Status.Counts.Render(truncate(s.chat, max(w/2, 12)))
+		seg := st.Status.Counts.Render(common.Truncate(s.chat, max(w/2, 12)))
 		if right != "" {
 			right += st.Status.Counts.Render(" │ ")
 		}
@@ -143,9 +96,9 @@ func (s *statusBar) Render(w int, servers []*serverState, frame int) string {
 			left = s.servers(servers, frame, 1, max((room-base)/failed-2, 8))
 		}
 	}
-	left = truncate(left, max(room, 0))
+	left = common.Truncate(left, max(room, 0))
 	gap := w - ansi.StringWidthWc(left) - ansi.StringWidthWc(right)
-	return fit(left+strings.Repeat(" ", max(gap, 0))+right, w)
+	return common.Fit(left+strings.Repeat(" ", max(gap, 0))+right, w)
 }
 
 // servers renders every server's segment: detail 2 has per-kind counts,
@@ -161,17 +114,17 @@ func (s *statusBar) servers(servers []*serverState, frame, detail, reasonW int) 
 		case mcp.StateReady:
 			seg = name + " " + st.Status.Ready.Render("● ready")
 			if sv.loading {
-				seg += " " + st.Spinner.Render(spinnerFrames[frame%len(spinnerFrames)]) + st.Status.Counts.Render(" listing")
+				seg += " " + st.Spinner.Render(common.SpinnerFrames[frame%len(common.SpinnerFrames)]) + st.Status.Counts.Render(" listing")
 			} else if sv.loaded && detail > 0 {
 				seg += " " + st.Status.Counts.Render(sv.countText(detail == 2))
 			}
 		case mcp.StateStarting, "":
-			seg = name + " " + st.Status.Starting.Render(spinnerFrames[frame%len(spinnerFrames)]+" starting")
+			seg = name + " " + st.Status.Starting.Render(common.SpinnerFrames[frame%len(common.SpinnerFrames)]+" starting")
 		case mcp.StateFailed, mcp.StateAuthRequired:
 			seg = name + " " + st.Status.Failed.Render("✗ "+string(sv.status.State))
 			if reason := render.SanitizeLine(sv.status.Reason); reason != "" && reasonW >= 0 {
 				if reasonW > 0 {
-					reason = truncate(reason, reasonW)
+					reason = common.Truncate(reason, reasonW)
 				}
 				seg += st.Status.Failed.Render(": " + reason)
 			}

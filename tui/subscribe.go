@@ -9,6 +9,7 @@ import (
 
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // unsubscribeTimeout bounds the unsubscribe sent when a document closes:
@@ -26,7 +27,7 @@ type docSub struct {
 	// resource open twice): the server is told to stop with the last.
 	refs int
 	// rt and ctx send the unsubscribe when the document closes.
-	rt  Runtime
+	rt  common.Runtime
 	ctx context.Context
 }
 
@@ -67,23 +68,23 @@ func subscribable(d *document) bool {
 func (v *viewerPane) toggleSubscribe() tea.Cmd {
 	d := v.doc
 	if !subscribable(d) {
-		return ReportWarn("only a resource read by its URI can be subscribed to (not a tool result, prompt, template or file)")
+		return common.ReportWarn("only a resource read by its URI can be subscribed to (not a tool result, prompt, template or file)")
 	}
 	rt, ctx, id, server, uri := v.com.RT, v.com.Ctx, d.id, d.src.server, d.src.uri
 	if d.sub != nil {
 		sub := d.sub
 		d.sub = nil
-		return tea.Batch(sub.release(), ReportInfo("unsubscribed from "+render.SanitizeLine(uri)))
+		return tea.Batch(sub.release(), common.ReportInfo("unsubscribed from "+render.SanitizeLine(uri)))
 	}
 	for _, o := range v.docs() {
 		if o.sub != nil && o.sub.server == server && o.sub.uri == uri {
 			// Open twice: share the subscription the server already has.
 			d.sub = o.sub
 			d.sub.refs++
-			return ReportInfo("subscribed to " + render.SanitizeLine(uri) + " (already followed in another view)")
+			return common.ReportInfo("subscribed to " + render.SanitizeLine(uri) + " (already followed in another view)")
 		}
 	}
-	return Deliver(OwnerViewer, id, func() tea.Msg {
+	return common.Deliver(common.OwnerViewer, id, func() tea.Msg {
 		err := rt.Subscribe(ctx, server, uri)
 		return subscribedMsg{server: server, uri: uri, on: true, err: err}
 	})
@@ -92,15 +93,15 @@ func (v *viewerPane) toggleSubscribe() tea.Cmd {
 // HandleSubscribed takes the answer to a subscribe: the document (if it is
 // still open) now follows the resource; if it closed meanwhile, the
 // subscription is ended at once.
-func (v *viewerPane) handleSubscribed(docID RequestID, msg subscribedMsg) tea.Cmd {
+func (v *viewerPane) handleSubscribed(docID common.RequestID, msg subscribedMsg) tea.Cmd {
 	if msg.err != nil {
-		return ReportError(fmt.Errorf("subscribing to %s: %w", render.SanitizeLine(msg.uri), msg.err))
+		return common.ReportError(fmt.Errorf("subscribing to %s: %w", render.SanitizeLine(msg.uri), msg.err))
 	}
 	sub := &docSub{server: msg.server, uri: msg.uri, rt: v.com.RT, ctx: v.com.Ctx, refs: 1}
 	for _, d := range v.docs() {
 		if d.id == docID && d.sub == nil {
 			d.sub = sub
-			return ReportInfo("subscribed to " + render.SanitizeLine(msg.uri) + ": changes re-read it · s unsubscribes")
+			return common.ReportInfo("subscribed to " + render.SanitizeLine(msg.uri) + ": changes re-read it · s unsubscribes")
 		}
 	}
 	return sub.unsubscribeCmd() // closed (or subscribed) meanwhile

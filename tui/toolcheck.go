@@ -9,6 +9,7 @@ import (
 
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // ArgumentCheckDeadline bounds how long a tool form waits for its
@@ -29,7 +30,7 @@ func (d *formDialog) checkCmd(args map[string]any) tea.Cmd {
 	d.check = d.com.NewID()
 	d.form.status = "checking the arguments against the tool's input schema…"
 	item := d.item
-	return Deliver(d.Owner(), d.check, func() tea.Msg {
+	return common.Deliver(d.Owner(), d.check, func() tea.Msg {
 		return formCheckedMsg{args: args, err: checkWithin(ArgumentCheckDeadline, item, args)}
 	})
 }
@@ -52,7 +53,7 @@ func checkWithin(deadline time.Duration, tool mcp.CatalogItem, args map[string]a
 
 // handleChecked calls the tool once its arguments passed (or could not
 // be checked), or shows why they did not. A stale answer is dropped.
-func (d *formDialog) handleChecked(id RequestID, msg formCheckedMsg) Action {
+func (d *formDialog) handleChecked(id common.RequestID, msg formCheckedMsg) Action {
 	if id != d.check || id == 0 {
 		return actionNone{}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // itemKind is what a transcript item shows.
@@ -70,8 +71,8 @@ func (it *chatItem) touch() { it.version++ }
 
 // transcript is the chat's items with their render caches.
 type transcript struct {
-	com   *Common
-	md    *markdown
+	com   *common.Common
+	md    *common.Markdown
 	items []*chatItem
 	// frame is the spinner frame running blocks draw.
 	frame int
@@ -125,20 +126,20 @@ func (t *transcript) renderItem(it *chatItem, w int) []string {
 	switch it.kind {
 	case itemUser:
 		out := []string{st.Accent.Bold(true).Render("› you")}
-		return append(out, indent(wrapText(expandTabs(render.Sanitize(it.text)), w-2), "  ")...)
+		return append(out, indent(common.WrapText(common.ExpandTabs(render.Sanitize(it.text)), w-2), "  ")...)
 	case itemAssistant:
-		head := "● " + render.SanitizeLine(orDefault(it.model, "assistant"))
+		head := "● " + render.SanitizeLine(common.OrDefault(it.model, "assistant"))
 		out := []string{st.Success.Bold(true).Render(head)}
 		if it.reasoning != "" {
 			r := strings.Join(strings.Fields(render.SanitizeLine(it.reasoning)), " ")
-			out = append(out, "  "+st.Muted.Italic(true).Render(truncate("thinking: "+r, w-2)))
+			out = append(out, "  "+st.Muted.Italic(true).Render(common.Truncate("thinking: "+r, w-2)))
 		}
 		switch {
 		case strings.TrimSpace(it.text) != "" && it.streaming:
-			out = append(out, t.streamingMarkdown(it, expandTabs(render.Sanitize(it.text)), w)...)
+			out = append(out, t.streamingMarkdown(it, common.ExpandTabs(render.Sanitize(it.text)), w)...)
 		case strings.TrimSpace(it.text) != "":
 			it.chunks = nil
-			out = append(out, t.md.Render(expandTabs(render.Sanitize(it.text)), w)...)
+			out = append(out, t.md.Render(common.ExpandTabs(render.Sanitize(it.text)), w)...)
 		case it.streaming:
 			out = append(out, "  "+st.Muted.Render("…"))
 		}
@@ -148,18 +149,18 @@ func (t *transcript) renderItem(it *chatItem, w int) []string {
 	case itemTable:
 		var out []string
 		for _, l := range strings.Split(it.text, "\n") {
-			out = append(out, "  "+truncate(render.SanitizeLine(l), w-2))
+			out = append(out, "  "+common.Truncate(render.SanitizeLine(l), w-2))
 		}
 		return out
 	case itemError:
 		var out []string
-		for _, l := range wrapText("✗ "+render.Sanitize(it.text), w-2) {
+		for _, l := range common.WrapText("✗ "+render.Sanitize(it.text), w-2) {
 			out = append(out, "  "+st.Error.Render(l))
 		}
 		return out
 	default:
 		var out []string
-		for _, l := range wrapText(expandTabs(render.Sanitize(it.text)), w-2) {
+		for _, l := range common.WrapText(common.ExpandTabs(render.Sanitize(it.text)), w-2) {
 			out = append(out, "  "+st.Muted.Render(l))
 		}
 		return out
@@ -178,7 +179,7 @@ func (t *transcript) renderTool(it *chatItem, w int) []string {
 	var outcome string
 	switch {
 	case it.running && it.progress != nil:
-		outcome = st.Accent.Render(progressText(*it.progress, t.frame))
+		outcome = st.Accent.Render(common.ProgressText(*it.progress, t.frame))
 	case it.running:
 		outcome = st.Muted.Render("running…")
 	case it.isError:
@@ -200,7 +201,7 @@ func (t *transcript) renderTool(it *chatItem, w int) []string {
 		icon = "📎 "
 	}
 	head := "  " + mark + " " + st.Detail.Kind.Render(icon+render.SanitizeLine(it.name)) + " " + decision + st.Subtle.Render(render.SanitizeLine(shortText(it.args, 60))) + " " + outcome + size
-	out := []string{truncate(head, w)}
+	out := []string{common.Truncate(head, w)}
 	if !it.expanded {
 		return out
 	}
@@ -208,7 +209,7 @@ func (t *transcript) renderTool(it *chatItem, w int) []string {
 		out = append(out, "    "+st.Detail.Label.Render("decision")+" "+render.SanitizeLine(it.decision))
 	}
 	out = append(out, "    "+st.Detail.Label.Render("arguments"))
-	for _, l := range wrapText(render.Sanitize(prettyArgs(it.args)), w-6) {
+	for _, l := range common.WrapText(render.Sanitize(prettyArgs(it.args)), w-6) {
 		out = append(out, "      "+l)
 	}
 	out = append(out, "    "+st.Detail.Label.Render("result"))
@@ -224,7 +225,7 @@ func (t *transcript) renderTool(it *chatItem, w int) []string {
 			lines = lines[:maxResultLines]
 		}
 		for _, l := range lines {
-			out = append(out, "      "+truncate(expandTabs(l), w-6))
+			out = append(out, "      "+common.Truncate(common.ExpandTabs(l), w-6))
 		}
 		if more > 0 {
 			out = append(out, "      "+st.Muted.Render(fmt.Sprintf("… %d more lines: enter opens the result", more)))
@@ -249,13 +250,6 @@ func prettyArgs(s string) string {
 // shortText is s on one line, cut to n bytes at a rune boundary.
 func shortText(s string, n int) string {
 	return render.Ellipsize(strings.Join(strings.Fields(s), " "), n)
-}
-
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
 }
 
 // window renders the lines [top, top+h) of the transcript at width w and

@@ -10,6 +10,7 @@ import (
 
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // ProjectTrust lets the TUI ask, once per run, whether the project's config
@@ -23,13 +24,6 @@ type ProjectTrust struct {
 	// its servers, and returns their names. It does I/O: the TUI calls it
 	// from a command.
 	Allow func(f mcp.ConfigFile, remember bool) (started []string, err error)
-}
-
-// trustKeys are the trust dialog's answers.
-var trustKeys = struct{ Trust, Once, No key.Binding }{
-	Trust: key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "trust it (remembered until the file changes)")),
-	Once:  key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "use it for this run only")),
-	No:    key.NewBinding(key.WithKeys("n"), key.WithHelp("n/esc", "not now: its servers stay off")),
 }
 
 // actionTrustProject answers the trust dialog on top.
@@ -46,7 +40,7 @@ func (actionTrustProject) isAction() {}
 // PermissionGrace: a key typed before it was seen never trusts anything.
 type trustDialog struct {
 	dialogBase
-	com    *Common
+	com    *common.Common
 	file   mcp.ConfigFile
 	opened time.Time
 	scroll dialogScroll
@@ -56,15 +50,15 @@ func (d *trustDialog) ID() string { return "trust:" + d.file.Path }
 
 // HandleKey answers on t/o/n (esc: not now) and scrolls the list.
 func (d *trustDialog) HandleKey(km tea.KeyMsg) Action {
-	if d.com.now().Sub(d.opened) < PermissionGrace {
+	if d.com.Now().Sub(d.opened) < PermissionGrace {
 		return actionNone{}
 	}
 	switch {
-	case key.Matches(km, d.com.Keys.Cancel, trustKeys.No):
+	case key.Matches(km, d.com.Keys.Cancel, d.com.Keys.Trust.No):
 		return actionTrustProject{file: d.file}
-	case key.Matches(km, trustKeys.Trust):
+	case key.Matches(km, d.com.Keys.Trust.Trust):
 		return actionTrustProject{file: d.file, use: true, remember: true}
-	case key.Matches(km, trustKeys.Once):
+	case key.Matches(km, d.com.Keys.Trust.Once):
 		return actionTrustProject{file: d.file, use: true}
 	default:
 		d.scroll.HandleKey(km, d.com.Keys)
@@ -80,14 +74,14 @@ func (d *trustDialog) Render(maxW, maxH int) []string {
 	inner := w - 2
 	wrap := func(s string, indent int) []string {
 		var out []string
-		for _, l := range wrapText(render.SanitizeLine(s), max(inner-indent-1, 10)) {
+		for _, l := range common.WrapText(render.SanitizeLine(s), max(inner-indent-1, 10)) {
 			out = append(out, " "+strings.Repeat(" ", indent)+l)
 		}
 		return out
 	}
 	head := []string{""}
 	head = append(head, wrap("This project has its own MCP config, written by whoever wrote the project:", 0)...)
-	head = append(head, " "+st.Strong.Render(truncate(render.SanitizeLine(d.com.DisplayPath(d.file.Path)), inner-2)))
+	head = append(head, " "+st.Strong.Render(common.Truncate(render.SanitizeLine(d.com.DisplayPath(d.file.Path)), inner-2)))
 	head = append(head, wrap(fmt.Sprintf("(%s). Nothing from it runs until you say so. If you trust it, it will:", d.file.Why), 0)...)
 	var body []string
 	for _, l := range d.file.Summary() {
@@ -99,7 +93,7 @@ func (d *trustDialog) Render(maxW, maxH int) []string {
 	}
 	tail = append(tail, "")
 	opts := []string{"t trust it (asked again if the file changes)", "o this run only", "n/esc not now"}
-	for _, l := range wrapText(strings.Join(opts, " · "), max(inner-2, 10)) {
+	for _, l := range common.WrapText(strings.Join(opts, " · "), max(inner-2, 10)) {
 		tail = append(tail, " "+st.Dialog.Hint.Render(l))
 	}
 	shown := d.scroll.Window(d.com, body, min(maxH, 40)-2-len(head)-len(tail))
@@ -121,7 +115,7 @@ func (m *Model) openTrustDialogs(t *ProjectTrust) {
 		return
 	}
 	for i := len(t.Files) - 1; i >= 0; i-- {
-		m.dialogs.Push(&trustDialog{com: m.com, file: t.Files[i], opened: m.com.now()})
+		m.dialogs.Push(&trustDialog{com: m.com, file: t.Files[i], opened: m.com.Now()})
 	}
 }
 
@@ -133,10 +127,10 @@ func (m *Model) answerTrust(a actionTrustProject) tea.Cmd {
 	}
 	path := render.SanitizeLine(m.com.DisplayPath(a.file.Path))
 	if !a.use {
-		return ReportInfo(fmt.Sprintf("%s is not used: its servers stay off (howl trust %s, or --trust-project, to use it)", path, path))
+		return common.ReportInfo(fmt.Sprintf("%s is not used: its servers stay off (howl trust %s, or --trust-project, to use it)", path, path))
 	}
 	allow, f, remember := m.trust.Allow, a.file, a.remember
-	return Deliver(OwnerRoot, m.com.NewID(), func() tea.Msg {
+	return common.Deliver(common.OwnerRoot, m.com.NewID(), func() tea.Msg {
 		started, err := allow(f, remember)
 		return projectTrustedMsg{file: f, remember: remember, started: started, err: err}
 	})
@@ -146,7 +140,7 @@ func (m *Model) answerTrust(a actionTrustProject) tea.Cmd {
 func (m *Model) handleProjectTrusted(msg projectTrustedMsg) tea.Cmd {
 	path := render.SanitizeLine(m.com.DisplayPath(msg.file.Path))
 	if msg.err != nil {
-		return ReportError(fmt.Errorf("could not trust %s: %s", path, render.SanitizeLine(msg.err.Error())))
+		return common.ReportError(fmt.Errorf("could not trust %s: %s", path, render.SanitizeLine(msg.err.Error())))
 	}
 	how := "for this run"
 	if msg.remember {
@@ -156,5 +150,5 @@ func (m *Model) handleProjectTrusted(msg projectTrustedMsg) tea.Cmd {
 	if len(msg.started) > 0 {
 		started = "starting " + render.SanitizeLine(strings.Join(msg.started, ", "))
 	}
-	return ReportInfo(fmt.Sprintf("trusted %s %s: %s", path, how, started))
+	return common.ReportInfo(fmt.Sprintf("trusted %s %s: %s", path, how, started))
 }

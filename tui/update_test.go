@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 func fakeHarness(t *testing.T, w, h int) (*harness, *fakeRuntime) {
@@ -277,14 +278,14 @@ func TestStaleResultsAreDropped(t *testing.T) {
 	// A stale catalog listing is dropped too.
 	sv := hs.m.catalog.byName["mem"]
 	old := sv.pending
-	hs.send(Result{Owner: OwnerCatalog, ID: old + 999, Msg: catalogLoadedMsg{server: "mem", entries: [4][]*entry{}, listed: map[mcp.Kind]bool{}}})
+	hs.send(common.Result{Owner: common.OwnerCatalog, ID: old + 999, Msg: catalogLoadedMsg{server: "mem", entries: [4][]*entry{}, listed: map[mcp.Kind]bool{}}})
 	if len(hs.m.catalog.all[0]) != 2 {
 		t.Fatal("a stale catalog listing replaced the catalog")
 	}
 	// And a stale filter result.
 	hs.keys("tab", "1", "/")
 	hs.typeText("e")
-	hs.send(Result{Owner: OwnerCatalog, ID: hs.m.catalog.filterID + 50, Msg: filterDoneMsg{}})
+	hs.send(common.Result{Owner: common.OwnerCatalog, ID: hs.m.catalog.filterID + 50, Msg: filterDoneMsg{}})
 	if hs.m.catalog.matches == nil || len(hs.m.catalog.matches[0]) == 0 {
 		t.Fatal("a stale filter result replaced the matches")
 	}
@@ -334,7 +335,7 @@ func TestTooSmallTerminalAsksToBeMadeBigger(t *testing.T) {
 		t.Fatalf("60x16 should lay out:\n%s", v)
 	}
 	for _, l := range strings.Split(hs.view(), "\n") {
-		if w := widthOf(l); w != 60 {
+		if w := common.WidthOf(l); w != 60 {
 			t.Fatalf("a line is %d cells wide, want 60: %q", w, l)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // viewerPane shows what reads, tool calls and prompts return, and spill
@@ -20,14 +22,14 @@ import (
 // viewer's request id; a result for anything but the latest request is
 // dropped.
 type viewerPane struct {
-	com           *Common
+	com           *common.Common
 	width, height int
 	focused       bool
 	open          bool
 
 	// The request in flight: its id, what it is for, when it started, and
 	// how to cancel it.
-	pending  RequestID
+	pending  common.RequestID
 	loading  string
 	started  time.Time
 	req      docRequest
@@ -38,17 +40,17 @@ type viewerPane struct {
 
 	// Search within the document (client side).
 	searching bool
-	search    textInput
+	search    common.TextInput
 	query     string
 	hits      []hit
 	cur       int
 
 	// The server-side pattern filter's input.
 	patterning bool
-	pattern    textInput
+	pattern    common.TextInput
 
 	// Wrapped-row layout of the document, by (doc id, width).
-	layoutDoc RequestID
+	layoutDoc common.RequestID
 	layoutW   int
 	rowStart  []int
 }
@@ -56,11 +58,11 @@ type viewerPane struct {
 // hit is one search match: line index, byte range in the line's plain text.
 type hit struct{ line, start, end int }
 
-func newViewerPane(com *Common) *viewerPane {
+func newViewerPane(com *common.Common) *viewerPane {
 	return &viewerPane{
 		com:      com,
-		search:   newTextInput(com, "/ ", "search this page"),
-		pattern:  newTextInput(com, "pattern ", "RE2, e.g. ERROR|WARN (the server filters)"),
+		search:   common.NewTextInput(com, "/ ", "search this page"),
+		pattern:  common.NewTextInput(com, "pattern ", "RE2, e.g. ERROR|WARN (the server filters)"),
 		hexCells: newHexCells(com.Styles),
 	}
 }
@@ -97,7 +99,7 @@ func (v *viewerPane) Request(req docRequest, what string) tea.Cmd {
 	// A tool that can run as a task does here: .tasks lists it.
 	ctx = mcp.WithCallObserver(ctx, mcp.CallObserver{Owner: viewerOwner(id), PreferTask: req.kind == reqCall})
 	v.pending, v.cancel, v.loading, v.open = id, cancel, what, true
-	v.started, v.req = v.com.now(), req
+	v.started, v.req = v.com.Now(), req
 	var cmds []tea.Cmd
 	if req.mode == openFresh {
 		cmds = append(cmds, v.closeAll())
@@ -117,15 +119,15 @@ func (v *viewerPane) CancelLoad() tea.Cmd {
 	if !v.Loading() {
 		return nil
 	}
-	msg := fmt.Sprintf("cancelled %s after %s: howl told the server to stop (notifications/cancelled)", v.loading, v.com.now().Sub(v.started).Round(100*time.Millisecond))
+	msg := fmt.Sprintf("cancelled %s after %s: howl told the server to stop (notifications/cancelled)", v.loading, v.com.Now().Sub(v.started).Round(100*time.Millisecond))
 	v.dropPending()
 	if v.doc != nil && v.req.mode != openFresh {
-		return ReportInfo(msg)
+		return common.ReportInfo(msg)
 	}
 	cmd := closeDoc(v.doc)
 	v.doc = errorDoc(v.com.NewID(), titleFor(v.req), errors.New(msg))
 	v.doc.note = "cancelled"
-	return tea.Batch(cmd, ReportInfo(msg))
+	return tea.Batch(cmd, common.ReportInfo(msg))
 }
 
 // dropPending forgets the request in flight, cancelling it quietly.
@@ -176,7 +178,7 @@ func closeDoc(d *document) tea.Cmd {
 
 // HandleResult takes the answers to the viewer's requests: loads, hex
 // blocks, image renders and subscriptions.
-func (v *viewerPane) HandleResult(r Result) tea.Cmd {
+func (v *viewerPane) HandleResult(r common.Result) tea.Cmd {
 	switch msg := r.Msg.(type) {
 	case docLoadedMsg:
 		return v.handleLoaded(r.ID, msg)
@@ -192,14 +194,14 @@ func (v *viewerPane) HandleResult(r Result) tea.Cmd {
 
 // handleLoaded takes a finished load; a stale one is dropped (and its file
 // closed).
-func (v *viewerPane) handleLoaded(id RequestID, msg docLoadedMsg) tea.Cmd {
+func (v *viewerPane) handleLoaded(id common.RequestID, msg docLoadedMsg) tea.Cmd {
 	if id != v.pending || !v.open {
 		return closeDoc(msg.doc)
 	}
 	v.dropPending() // it finished: this releases its context
 	if msg.err != nil {
 		if msg.req.mode != openFresh && v.doc != nil {
-			return ReportError(msg.err)
+			return common.ReportError(msg.err)
 		}
 		cmd := closeDoc(v.doc)
 		v.doc = errorDoc(id, titleFor(msg.req), msg.err)
@@ -225,7 +227,7 @@ func (v *viewerPane) handleLoaded(id RequestID, msg docLoadedMsg) tea.Cmd {
 }
 
 // handleHexBlocks stores blocks read for the current hex document.
-func (v *viewerPane) handleHexBlocks(docID RequestID, msg hexBlocksMsg) tea.Cmd {
+func (v *viewerPane) handleHexBlocks(docID common.RequestID, msg hexBlocksMsg) tea.Cmd {
 	d := v.doc
 	if d == nil || d.id != docID || d.hex == nil {
 		return nil
@@ -233,13 +235,13 @@ func (v *viewerPane) handleHexBlocks(docID RequestID, msg hexBlocksMsg) tea.Cmd 
 	d.hex.store(msg.blocks)
 	if msg.err != nil {
 		d.hex.err = render.SanitizeLine(msg.err.Error())
-		return ReportError(msg.err)
+		return common.ReportError(msg.err)
 	}
 	return v.ensure()
 }
 
 // handleImage stores an image render for the current document.
-func (v *viewerPane) handleImage(docID RequestID, msg imageRenderedMsg) {
+func (v *viewerPane) handleImage(docID common.RequestID, msg imageRenderedMsg) {
 	for _, d := range v.docs() {
 		if d.id == docID && d.img != nil {
 			delete(d.img.pending, msg.size)
@@ -287,10 +289,10 @@ func (v *viewerPane) noteLines() []string {
 	if v.doc == nil || v.doc.note == "" {
 		return nil
 	}
-	lines := wrapText(v.doc.note, v.innerW()-1)
+	lines := common.WrapText(v.doc.note, v.innerW()-1)
 	if len(lines) > maxNoteLines {
 		lines = lines[:maxNoteLines]
-		lines[maxNoteLines-1] = truncate(lines[maxNoteLines-1]+" …", v.innerW()-1)
+		lines[maxNoteLines-1] = common.Truncate(lines[maxNoteLines-1]+" …", v.innerW()-1)
 	}
 	return lines
 }
@@ -461,23 +463,23 @@ func (v *viewerPane) Scroll(delta int) tea.Cmd {
 		return nil
 	}
 	maxTop := max(v.rowCount()-v.bodyH(), 0)
-	d.top = clamp(d.top+clampDelta(delta), 0, maxTop)
+	d.top = common.Clamp(d.top+clampDelta(delta), 0, maxTop)
 	return v.ensure()
 }
 
-func clampDelta(d int) int { return clamp(d, -1<<40, 1<<40) }
+func clampDelta(d int) int { return common.Clamp(d, -1<<40, 1<<40) }
 
 // page fetches the next (dir 1) or previous (dir -1) page of a paged read.
 func (v *viewerPane) page(dir int) tea.Cmd {
 	d := v.doc
 	if d == nil || d.src == nil {
-		return ReportWarn("this document has no pages: only resource reads are paged")
+		return common.ReportWarn("this document has no pages: only resource reads are paged")
 	}
 	src := d.src
 	req := d.rereadReq()
 	switch {
 	case dir > 0 && src.next == nil:
-		return ReportInfo("this is the last page")
+		return common.ReportInfo("this is the last page")
 	case dir > 0:
 		req.offset = *src.next
 		req.firstLine = 0
@@ -487,7 +489,7 @@ func (v *viewerPane) page(dir int) tea.Cmd {
 		req.history = append(append([]pageMark(nil), src.history...), pageMark{src.offset, src.firstLine, src.continued})
 		req.continued = src.pattern == "" && !strings.HasSuffix(d.copyText, "\n")
 	case len(src.history) == 0:
-		return ReportInfo("this is the first page")
+		return common.ReportInfo("this is the first page")
 	default:
 		prev := src.history[len(src.history)-1]
 		req.offset, req.firstLine, req.continued = prev.offset, prev.firstLine, prev.continued
@@ -502,7 +504,7 @@ func (v *viewerPane) page(dir int) tea.Cmd {
 func (v *viewerPane) applyPattern(p string) tea.Cmd {
 	d := v.doc
 	if d == nil || d.src == nil {
-		return ReportWarn("the pattern filter works on resource reads only")
+		return common.ReportWarn("the pattern filter works on resource reads only")
 	}
 	if p == d.src.pattern {
 		return nil
@@ -535,10 +537,10 @@ func (v *viewerPane) handlePatternKey(msg tea.KeyMsg) tea.Cmd {
 func (v *viewerPane) toggleHex() tea.Cmd {
 	d := v.doc
 	if d == nil || d.spill == nil {
-		return ReportWarn("x switches between the image and hex views of a spilled file")
+		return common.ReportWarn("x switches between the image and hex views of a spilled file")
 	}
 	if d.img == nil && !looksLikeImageDoc(d) {
-		return ReportInfo("this file is not an image howl can draw")
+		return common.ReportInfo("this file is not an image howl can draw")
 	}
 	return v.Request(docRequest{kind: reqSpill, spill: d.spill, asHex: d.img != nil, title: d.title, mode: openReplace}, "opening")
 }
@@ -552,7 +554,7 @@ func looksLikeImageDoc(d *document) bool {
 func (v *viewerPane) openAttachment() tea.Cmd {
 	d := v.doc
 	if d == nil || len(d.atts) == 0 {
-		return ReportInfo("nothing to open here: o opens the files and links of a tool result")
+		return common.ReportInfo("nothing to open here: o opens the files and links of a tool result")
 	}
 	return v.OpenAttachment(d.atts[0])
 }
@@ -577,22 +579,22 @@ func (v *viewerPane) copy() tea.Cmd {
 		text, what = d.spill.Path, "path"
 	}
 	if text == "" {
-		return ReportInfo("nothing to copy")
+		return common.ReportInfo("nothing to copy")
 	}
-	return copyCmd(v.com.Clipboard, text, what)
+	return common.CopyCmd(v.com.Clipboard, text, what)
 }
 
 // Render draws the pane at its size.
 func (v *viewerPane) Render(frame int) []string {
 	st := v.com.Styles
-	bs := boxStyle{focused: v.focused, border: st.Pane.Border, borderFocused: st.Pane.BorderFocused, title: st.Pane.Title, titleFocused: st.Pane.TitleFocused}
+	bs := common.BoxStyle{Focused: v.focused, Border: st.Pane.Border, BorderFocused: st.Pane.BorderFocused, Title: st.Pane.Title, TitleFocused: st.Pane.TitleFocused}
 	d := v.doc
 	w := v.innerW()
 	spin := ""
 	if v.loading != "" {
-		spin = spinnerFrames[frame%len(spinnerFrames)] + " " + v.loading + "…"
+		spin = common.SpinnerFrames[frame%len(common.SpinnerFrames)] + " " + v.loading + "…"
 		if p, ok := v.com.Progress.Get(viewerOwner(v.pending)); ok {
-			spin = v.loading + " " + progressText(p, frame)
+			spin = v.loading + " " + common.ProgressText(p, frame)
 		}
 		if !v.req.refresh {
 			spin += " · esc cancels"
@@ -600,11 +602,11 @@ func (v *viewerPane) Render(frame int) []string {
 	}
 	if d == nil {
 		lines := []string{"", " " + st.Muted.Render(spin)}
-		return box(bs, "Viewer", lines, v.width, v.height)
+		return common.Box(bs, "Viewer", lines, v.width, v.height)
 	}
 	var lines []string
 	for _, m := range d.meta {
-		lines = append(lines, " "+st.Viewer.Meta.Render(truncate(m, w-1)))
+		lines = append(lines, " "+st.Viewer.Meta.Render(common.Truncate(m, w-1)))
 	}
 	style := st.Viewer.Note
 	if d.kind == docError {
@@ -615,13 +617,13 @@ func (v *viewerPane) Render(frame int) []string {
 	}
 	rule := strings.Repeat("─", w)
 	if spin != "" {
-		rule = fit(" "+st.Accent.Render(spin)+" "+st.Pane.Border.Render(strings.Repeat("─", w)), w)
+		rule = common.Fit(" "+st.Accent.Render(spin)+" "+st.Pane.Border.Render(strings.Repeat("─", w)), w)
 	} else {
 		rule = st.Pane.Border.Render(rule)
 	}
 	lines = append(lines, rule)
 	lines = append(lines, v.renderBody()...)
-	lines = padLines(lines, w, v.height-2-v.footerH())
+	lines = common.PadLines(lines, w, v.height-2-v.footerH())
 	if f := v.renderFooter(); f != "" {
 		lines = append(lines, f)
 	}
@@ -629,10 +631,10 @@ func (v *viewerPane) Render(frame int) []string {
 	if live := subTitle(d); live != "" {
 		title += " · " + live
 	}
-	if mark := scrollMark(d.top, v.rowCount(), v.bodyH()); mark != "" {
+	if mark := common.ScrollMark(d.top, v.rowCount(), v.bodyH()); mark != "" {
 		title += " · " + mark
 	}
-	return box(bs, title, lines, v.width, v.height)
+	return common.Box(bs, title, lines, v.width, v.height)
 }
 
 func (v *viewerPane) renderFooter() string {
@@ -736,12 +738,16 @@ func (v *viewerPane) renderText(h int) []string {
 				}
 			}
 			if v.wrapping() {
-				out = append(out, g+fit(cutCells(text, r*tw, (r+1)*tw), tw))
+				out = append(out, g+common.Fit(common.CutCells(text, r*tw, (r+1)*tw), tw))
 			} else {
-				out = append(out, g+cutFit(text, d.xoff, tw))
+				out = append(out, g+common.CutFit(text, d.xoff, tw))
 			}
 		}
 		sub = 0
 	}
 	return out
 }
+
+// viewerOwner tags the viewer's MCP requests (mcp.CallObserver.Owner), so
+// their progress reaches it; the model's calls carry llm.CallOwner(callID).
+func viewerOwner(id common.RequestID) string { return "viewer:" + strconv.FormatUint(uint64(id), 10) }

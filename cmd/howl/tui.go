@@ -21,6 +21,7 @@ import (
 	"github.com/howl-mcp/howl/render"
 	"github.com/howl-mcp/howl/theme"
 	"github.com/howl-mcp/howl/tui"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // writesToTerminal reports whether w is a terminal: `howl` opens the TUI there
@@ -58,7 +59,7 @@ func runTUI(ctx context.Context, g *globalFlags, rf resumeFlags, stdin io.Reader
 	if perms.Approvals, err = llm.DefaultApprovals(); err != nil {
 		perms.Approvals = llm.NewApprovals("") // approvals last this run only
 	}
-	keys := tui.DefaultKeyMap()
+	keys := common.DefaultKeyMap()
 	if raw, ok := cfg.Extra["keys"]; ok {
 		var bindings map[string][]string
 		if err := json.Unmarshal(raw, &bindings); err != nil {
@@ -118,8 +119,8 @@ func runTUI(ctx context.Context, g *globalFlags, rf resumeFlags, stdin io.Reader
 		Servers:      names,
 		Theme:        theme.New(topts),
 		Keys:         keys,
-		Images:       tui.DetectImageMode(os.Getenv),
-		Clipboard:    &tui.OSC52{Out: stdout},
+		Images:       common.DetectImageMode(os.Getenv),
+		Clipboard:    &common.OSC52{Out: stdout},
 		DisplayPath:  homeTilde,
 		Model:        model,
 		ModelError:   modelErr,
@@ -238,7 +239,7 @@ func openTUIStore(ctx context.Context, rf resumeFlags) (tuiSessions, error) {
 
 // tuiStore is st as the TUI's store, or nil (a nil *store.Store must not
 // become a non-nil interface).
-func tuiStore(st *store.Store) tui.SessionStore {
+func tuiStore(st *store.Store) common.SessionStore {
 	if st == nil {
 		return nil
 	}

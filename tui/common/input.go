@@ -1,4 +1,4 @@
-package tui
+package common
 
 import (
 	"github.com/charmbracelet/bubbles/cursor"
@@ -8,11 +8,11 @@ import (
 
 // textInput is a bubbles text input styled from the theme, with a steady
 // cursor: no blink timer runs, and no blink frame reaches a golden.
-type textInput struct {
+type TextInput struct {
 	textinput.Model
 }
 
-func newTextInput(com *Common, prompt, placeholder string) textInput {
+func NewTextInput(com *Common, prompt, placeholder string) TextInput {
 	ti := textinput.New()
 	ti.Prompt = prompt
 	ti.Placeholder = placeholder
@@ -22,21 +22,21 @@ func newTextInput(com *Common, prompt, placeholder string) textInput {
 	ti.PlaceholderStyle = st.Placeholder
 	ti.Cursor.Style = st.Cursor
 	ti.Cursor.SetMode(cursor.CursorStatic)
-	return textInput{ti}
+	return TextInput{ti}
 }
 
 // Update feeds a message to the input.
-func (t *textInput) Update(msg tea.Msg) tea.Cmd {
+func (t *TextInput) Update(msg tea.Msg) tea.Cmd {
 	var cmd tea.Cmd
 	t.Model, cmd = t.Model.Update(msg)
 	return cmd
 }
 
 // Focus focuses the input (returns no blink command: the cursor is steady).
-func (t *textInput) Focus() tea.Cmd {
+func (t *TextInput) Focus() tea.Cmd {
 	t.Model.Focus()
 	return nil
 }
 
 // SetWidth sets how many cells of text show at once.
-func (t *textInput) SetWidth(w int) { t.Width = w }
+func (t *TextInput) SetWidth(w int) { t.Width = w }

@@ -1,4 +1,4 @@
-package tui
+package common
 
 import (
 	"context"
@@ -38,8 +38,8 @@ type Common struct {
 	// Tick returns a command that delivers msg after d; tests stub it so no
 	// timer runs and no spinner frame reaches a golden.
 	Tick func(d time.Duration, msg tea.Msg) tea.Cmd
-	// Now is the clock (time.Now when nil).
-	Now func() time.Time
+	// Clock is the clock (time.Now when nil); Now reads it.
+	Clock func() time.Time
 	// Log receives debug output (io.Discard unless HOWL_DEBUG is set).
 	Log *log.Logger
 
@@ -63,9 +63,9 @@ type Common struct {
 	// Progress is the latest progress of the requests in flight, by owner:
 	// the chat's tool blocks, the viewer and the status bar draw from it.
 	// Only Update changes it.
-	Progress *progressBoard
-	// writes lets Close wait for the turns being written.
-	writes *writeGate
+	Progress *ProgressBoard
+	// Writes lets Close wait for the turns being written.
+	Writes *WriteGate
 
 	nextID RequestID
 }
@@ -116,20 +116,20 @@ func Deliver(owner Owner, id RequestID, cmd tea.Cmd) tea.Cmd {
 }
 
 // defaultTick is Common.Tick outside tests.
-func defaultTick(d time.Duration, msg tea.Msg) tea.Cmd {
+func DefaultTick(d time.Duration, msg tea.Msg) tea.Cmd {
 	return tea.Tick(d, func(time.Time) tea.Msg { return msg })
 }
 
-// writeGate lets the program end without cutting a turn's write short:
+// WriteGate lets the program end without cutting a turn's write short:
 // writes run under the read lock, and close takes the write lock, so it
 // waits for those in flight; writes that start after it are skipped.
-type writeGate struct {
+type WriteGate struct {
 	mu     sync.RWMutex
 	closed bool
 }
 
-// do runs f unless the gate is closed.
-func (g *writeGate) do(f func() tea.Msg) tea.Msg {
+// Do runs f unless the gate is closed.
+func (g *WriteGate) Do(f func() tea.Msg) tea.Msg {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	if g.closed {
@@ -138,19 +138,19 @@ func (g *writeGate) do(f func() tea.Msg) tea.Msg {
 	return f()
 }
 
-// close waits for the writes in flight and refuses later ones.
-func (g *writeGate) close() {
+// Close waits for the writes in flight and refuses later ones.
+func (g *WriteGate) Close() {
 	g.mu.Lock()
 	g.closed = true
 	g.mu.Unlock()
 }
 
-func discardLogger() *log.Logger { return log.New(io.Discard, "", 0) }
+func DiscardLogger() *log.Logger { return log.New(io.Discard, "", 0) }
 
-// now is the current time from the injectable clock.
-func (c *Common) now() time.Time {
-	if c.Now == nil {
+// Now is the current time from the injectable clock.
+func (c *Common) Now() time.Time {
+	if c.Clock == nil {
 		return time.Now()
 	}
-	return c.Now()
+	return c.Clock()
 }

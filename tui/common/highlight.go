@@ -1,4 +1,4 @@
-package tui
+package common
 
 import (
 	"mime"
@@ -13,15 +13,15 @@ import (
 )
 
 // tabWidth is how many columns a tab advances to.
-const tabWidth = 4
+const TabWidth = 4
 
 // maxLineCells splits lines longer than this into chunks, so one enormous
 // line (minified JSON, say) never makes a frame slow to cut.
-const maxLineCells = 2000
+const MaxLineCells = 2000
 
 // lexerFor picks a chroma lexer by MIME type, then by the extension of
 // name (a URI or path). Plain text gets nil: no highlighting.
-func lexerFor(mimeType, name string) chroma.Lexer {
+func LexerFor(mimeType, name string) chroma.Lexer {
 	mt, _, _ := mime.ParseMediaType(mimeType)
 	var l chroma.Lexer
 	switch {
@@ -49,7 +49,7 @@ func lexerFor(mimeType, name string) chroma.Lexer {
 
 // isLog reports whether text should get log highlighting: a .log name, or
 // plain text whose first lines carry log levels.
-func isLog(mimeType, name, text string) bool {
+func IsLog(mimeType, name, text string) bool {
 	if strings.HasSuffix(name, ".log") || strings.Contains(mimeType, "log") {
 		return true
 	}
@@ -94,7 +94,7 @@ func sgrFor(e chroma.StyleEntry, p termenv.Profile) string {
 // highlight returns text's lines styled by lexer, one string per line of
 // text (split on "\n"). Text must already be sanitized and tab-expanded. A
 // nil lexer, a failing one or the Ascii profile returns the lines as they are.
-func highlight(text string, lexer chroma.Lexer, th *theme.Theme) []string {
+func Highlight(text string, lexer chroma.Lexer, th *theme.Theme) []string {
 	plain := strings.Split(text, "\n")
 	if lexer == nil || th.Profile == termenv.Ascii {
 		return plain
@@ -127,7 +127,7 @@ func highlight(text string, lexer chroma.Lexer, th *theme.Theme) []string {
 			} else {
 				line.WriteString(pre)
 				line.WriteString(part)
-				line.WriteString(reset)
+				line.WriteString(Reset)
 			}
 		}
 	}
@@ -142,7 +142,7 @@ func highlight(text string, lexer chroma.Lexer, th *theme.Theme) []string {
 
 // highlightLog styles a log: the leading timestamp dim, the level word by
 // severity. It is cheap enough for any page.
-func highlightLog(text string, th *theme.Theme) []string {
+func HighlightLog(text string, th *theme.Theme) []string {
 	lines := strings.Split(text, "\n")
 	if th.Profile == termenv.Ascii {
 		return lines
@@ -177,7 +177,7 @@ func highlightLog(text string, th *theme.Theme) []string {
 }
 
 // expandTabs replaces tabs with spaces up to the next tab stop.
-func expandTabs(s string) string {
+func ExpandTabs(s string) string {
 	if !strings.Contains(s, "\t") {
 		return s
 	}
@@ -186,7 +186,7 @@ func expandTabs(s string) string {
 	for _, r := range s {
 		switch r {
 		case '\t':
-			n := tabWidth - col%tabWidth
+			n := TabWidth - col%TabWidth
 			b.WriteString(strings.Repeat(" ", n))
 			col += n
 		case '\n':

@@ -1,26 +1,20 @@
-package tui
+package common
 
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
 )
 
-// Owners tag the MCP requests the TUI makes (mcp.CallObserver.Owner), so
-// their progress reaches the pane that waits on them. The model's calls
-// carry llm.CallOwner(callID).
-func viewerOwner(id RequestID) string { return "viewer:" + strconv.FormatUint(uint64(id), 10) }
-
 // progressBoard is the latest progress of every request a pane waits on,
 // by owner. A pane says when it starts waiting (Begin) and when the
 // request ends (Done); progress for any other owner (a finished request,
 // one nobody here made) is not kept, so every entry has an end and none
 // goes on a timer: a slow request keeps its line.
-type progressBoard struct {
+type ProgressBoard struct {
 	waiting map[string]bool
 	entries map[string]*progressEntry
 	seq     int
@@ -33,7 +27,7 @@ type progressEntry struct {
 }
 
 // Begin notes that a pane waits on owner's request.
-func (b *progressBoard) Begin(owner string) {
+func (b *ProgressBoard) Begin(owner string) {
 	if b.waiting == nil {
 		b.waiting = map[string]bool{}
 	}
@@ -42,7 +36,7 @@ func (b *progressBoard) Begin(owner string) {
 
 // Apply records a progress notification; it reports whether a pane waits
 // on the request (false: dropped).
-func (b *progressBoard) Apply(p mcp.Progress) bool {
+func (b *ProgressBoard) Apply(p mcp.Progress) bool {
 	if !b.waiting[p.Owner] {
 		return false
 	}
@@ -55,13 +49,13 @@ func (b *progressBoard) Apply(p mcp.Progress) bool {
 }
 
 // Done ends the wait on owner's request and forgets its progress.
-func (b *progressBoard) Done(owner string) {
+func (b *ProgressBoard) Done(owner string) {
 	delete(b.waiting, owner)
 	delete(b.entries, owner)
 }
 
 // Get returns owner's latest progress.
-func (b *progressBoard) Get(owner string) (mcp.Progress, bool) {
+func (b *ProgressBoard) Get(owner string) (mcp.Progress, bool) {
 	e, ok := b.entries[owner]
 	if !ok {
 		return mcp.Progress{}, false
@@ -70,10 +64,10 @@ func (b *progressBoard) Get(owner string) (mcp.Progress, bool) {
 }
 
 // Len is how many requests are reporting progress.
-func (b *progressBoard) Len() int { return len(b.entries) }
+func (b *ProgressBoard) Len() int { return len(b.entries) }
 
 // Latest returns the most recently updated progress.
-func (b *progressBoard) Latest() (mcp.Progress, bool) {
+func (b *ProgressBoard) Latest() (mcp.Progress, bool) {
 	var best *progressEntry
 	for _, e := range b.entries {
 		if best == nil || e.seq > best.seq {
@@ -92,7 +86,7 @@ const progressBarCells = 12
 // progressText is one line for a request's progress: a bar and the count
 // when the total is known ("▕██████░░░░░░▏ 3/6"), a spinner frame and the
 // count otherwise, then the server's message (sanitized).
-func progressText(p mcp.Progress, frame int) string {
+func ProgressText(p mcp.Progress, frame int) string {
 	var b strings.Builder
 	if p.Total > 0 {
 		frac := math.Max(0, math.Min(p.Progress/p.Total, 1))
@@ -100,7 +94,7 @@ func progressText(p mcp.Progress, frame int) string {
 		b.WriteString("▕" + strings.Repeat("█", full) + strings.Repeat("░", progressBarCells-full) + "▏ ")
 		b.WriteString(mcp.FormatNumber(p.Progress) + "/" + mcp.FormatNumber(p.Total))
 	} else {
-		b.WriteString(spinnerFrames[frame%len(spinnerFrames)] + " ")
+		b.WriteString(SpinnerFrames[frame%len(SpinnerFrames)] + " ")
 		if p.Task != "" {
 			b.WriteString("task")
 		} else {
@@ -115,12 +109,12 @@ func progressText(p mcp.Progress, frame int) string {
 
 // progressStatus is the status bar's progress segment: the latest request's
 // progress, its server, and how many more are reporting.
-func progressStatus(b *progressBoard, frame int) string {
+func ProgressStatus(b *ProgressBoard, frame int) string {
 	p, ok := b.Latest()
 	if !ok {
 		return ""
 	}
-	s := render.SanitizeLine(p.Server) + " " + progressText(p, frame)
+	s := render.SanitizeLine(p.Server) + " " + ProgressText(p, frame)
 	if n := b.Len() - 1; n > 0 {
 		s += fmt.Sprintf(" (+%d more)", n)
 	}

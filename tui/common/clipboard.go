@@ -1,4 +1,4 @@
-package tui
+package common
 
 import (
 	"fmt"
@@ -38,17 +38,17 @@ func (o *OSC52) Copy(text string) error {
 
 // maxCopyBytes bounds what one copy sends through the terminal; many
 // terminals drop larger OSC 52 payloads.
-const maxCopyBytes = 100_000
+const MaxCopyBytes = 100_000
 
 // copyCmd copies text off the update path and reports the outcome.
-func copyCmd(cb Clipboard, text, what string) tea.Cmd {
+func CopyCmd(cb Clipboard, text, what string) tea.Cmd {
 	if cb == nil {
 		return ReportWarn("no clipboard: copying needs a terminal")
 	}
 	return func() tea.Msg {
 		note := ""
-		if len(text) > maxCopyBytes {
-			cut := render.RuneBoundary(text, maxCopyBytes)
+		if len(text) > MaxCopyBytes {
+			cut := render.RuneBoundary(text, MaxCopyBytes)
 			text = text[:cut]
 			note = fmt.Sprintf(" (the first %d bytes: terminals drop larger copies)", cut)
 		}

@@ -1,4 +1,4 @@
-package tui
+package common
 
 import (
 	"bytes"
@@ -16,10 +16,10 @@ import (
 // most terminals count them; grapheme-cluster widths undercount emoji ZWJ
 // sequences and some scripts there, and the frame would wrap.
 
-const reset = "\x1b[0m"
+const Reset = "\x1b[0m"
 
 // fit cuts s to at most w cells and pads it with spaces to exactly w.
-func fit(s string, w int) string {
+func Fit(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
@@ -35,19 +35,19 @@ func fit(s string, w int) string {
 }
 
 // cutFit returns cells [from, from+w) of s, padded to exactly w.
-func cutFit(s string, from, w int) string {
+func CutFit(s string, from, w int) string {
 	if from > 0 {
-		s = cutCells(s, from, from+w)
+		s = CutCells(s, from, from+w)
 	}
-	return fit(s, w)
+	return Fit(s, w)
 }
 
 // widthOf is the display width of s in cells.
-func widthOf(s string) int { return ansi.StringWidthWc(s) }
+func WidthOf(s string) int { return ansi.StringWidthWc(s) }
 
 // cutCells returns cells [from, to) of s. (ansi.CutWc of x/ansi v0.11.6
 // truncates the wrong side, so the cut is made from its two halves.)
-func cutCells(s string, from, to int) string {
+func CutCells(s string, from, to int) string {
 	if to <= from {
 		return ""
 	}
@@ -55,7 +55,7 @@ func cutCells(s string, from, to int) string {
 }
 
 // truncate cuts s to at most w cells with an ellipsis, without padding.
-func truncate(s string, w int) string {
+func Truncate(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
@@ -66,11 +66,11 @@ func truncate(s string, w int) string {
 }
 
 // padLines makes exactly h lines of exactly w cells.
-func padLines(lines []string, w, h int) []string {
+func PadLines(lines []string, w, h int) []string {
 	out := make([]string, h)
 	for i := 0; i < h; i++ {
 		if i < len(lines) {
-			out[i] = fit(lines[i], w)
+			out[i] = Fit(lines[i], w)
 		} else {
 			out[i] = strings.Repeat(" ", max(w, 0))
 		}
@@ -81,21 +81,21 @@ func padLines(lines []string, w, h int) []string {
 // box frames content lines (already at most w-2 cells wide) in a border of
 // exactly w x h cells, with a title set into the top edge. The focused pane
 // gets a thick border, so focus shows even without colour.
-func box(st boxStyle, title string, content []string, w, h int) []string {
+func Box(st BoxStyle, title string, content []string, w, h int) []string {
 	if w < 2 || h < 2 {
-		return padLines(nil, max(w, 0), max(h, 0))
+		return PadLines(nil, max(w, 0), max(h, 0))
 	}
 	b := lipgloss.RoundedBorder()
-	edge, titleStyle := st.border, st.title
-	if st.focused {
+	edge, titleStyle := st.Border, st.Title
+	if st.Focused {
 		b = lipgloss.ThickBorder()
-		edge, titleStyle = st.borderFocused, st.titleFocused
+		edge, titleStyle = st.BorderFocused, st.TitleFocused
 	}
 	inner := w - 2
 	top := b.Top
 	var head string
 	if title != "" && inner > 4 {
-		t := truncate(title, inner-4)
+		t := Truncate(title, inner-4)
 		head = edge.Render(b.TopLeft+top) + titleStyle.Render(" "+t+" ")
 		rest := inner - 1 - ansi.StringWidthWc(t) - 2
 		head += edge.Render(strings.Repeat(top, max(rest, 0)) + b.TopRight)
@@ -110,21 +110,21 @@ func box(st boxStyle, title string, content []string, w, h int) []string {
 		if i < len(content) {
 			line = content[i]
 		}
-		out = append(out, left+fit(line, inner)+right)
+		out = append(out, left+Fit(line, inner)+right)
 	}
 	out = append(out, edge.Render(b.BottomLeft+strings.Repeat(b.Bottom, inner)+b.BottomRight))
 	return out
 }
 
 // boxStyle is the styling of one box.
-type boxStyle struct {
-	focused               bool
-	border, borderFocused lipgloss.Style
-	title, titleFocused   lipgloss.Style
+type BoxStyle struct {
+	Focused               bool
+	Border, BorderFocused lipgloss.Style
+	Title, TitleFocused   lipgloss.Style
 }
 
 // joinColumns puts equal-height blocks of fixed-width lines side by side.
-func joinColumns(blocks ...[]string) []string {
+func JoinColumns(blocks ...[]string) []string {
 	h := 0
 	for _, b := range blocks {
 		h = max(h, len(b))
@@ -144,7 +144,7 @@ func joinColumns(blocks ...[]string) []string {
 
 // overlay draws the lines of top over base, with top's first cell at
 // (x, y). Styles are reset at the seams so neither side bleeds into the other.
-func overlay(base []string, top []string, x, y int) []string {
+func Overlay(base []string, top []string, x, y int) []string {
 	out := append([]string(nil), base...)
 	for i, line := range top {
 		row := y + i
@@ -154,16 +154,16 @@ func overlay(base []string, top []string, x, y int) []string {
 		b := out[row]
 		w := ansi.StringWidthWc(line)
 		bw := ansi.StringWidthWc(b)
-		left := cutCells(b, 0, x)
+		left := CutCells(b, 0, x)
 		if lw := ansi.StringWidthWc(left); lw < x {
 			left += strings.Repeat(" ", x-lw)
 		}
 		right := ""
 		if x+w < bw {
-			right = cutCells(b, x+w, bw)
+			right = CutCells(b, x+w, bw)
 		}
 		if strings.Contains(b, "\x1b") || strings.Contains(line, "\x1b") {
-			left, line = left+reset, line+reset
+			left, line = left+Reset, line+Reset
 		}
 		out[row] = left + line + right
 	}
@@ -171,7 +171,7 @@ func overlay(base []string, top []string, x, y int) []string {
 }
 
 // wrapText word-wraps plain text to w cells; newlines are kept.
-func wrapText(s string, w int) []string {
+func WrapText(s string, w int) []string {
 	if w <= 0 {
 		return nil
 	}
@@ -180,7 +180,7 @@ func wrapText(s string, w int) []string {
 
 // scrollMark says where a view of n rows, h of them shown from off, is:
 // "Top", "Bot", "All" or a percentage, as pagers do.
-func scrollMark(off, n, h int) string {
+func ScrollMark(off, n, h int) string {
 	switch {
 	case n <= h:
 		return ""
@@ -189,12 +189,12 @@ func scrollMark(off, n, h int) string {
 	case off >= n-h:
 		return "Bot"
 	}
-	return fmt.Sprintf("%d%%", percent(off, n-h))
+	return fmt.Sprintf("%d%%", Percent(off, n-h))
 }
 
 // prettyJSON indents raw JSON with two spaces, or returns it as it is when
 // it does not parse.
-func prettyJSON(raw []byte) string {
+func PrettyJSON(raw []byte) string {
 	var b bytes.Buffer
 	if json.Indent(&b, bytes.TrimSpace(raw), "", "  ") != nil {
 		return string(raw)

@@ -1,4 +1,4 @@
-package tui
+package common
 
 import (
 	"fmt"
@@ -44,6 +44,13 @@ type KeyMap struct {
 
 	// The sessions dialog (never disabled).
 	SessionFilter, SessionSearch, SessionRename, SessionDelete, Confirm key.Binding
+
+	// The answers of the dialogs that ask (never disabled).
+	Permission PermissionKeys
+	Elicit     ElicitKeys
+	Sampling   SamplingKeys
+	Trust      TrustKeys
+	Question   QuestionKeys
 }
 
 // ScrollBy is how far a key scrolls a pane whose page is page lines: a
@@ -151,6 +158,12 @@ func DefaultKeyMap() *KeyMap {
 		SessionRename: b([]string{"r"}, "r", "rename"),
 		SessionDelete: b([]string{"d"}, "d", "delete"),
 		Confirm:       b([]string{"y"}, "y", "yes, delete"),
+
+		Permission: defaultPermissionKeys(),
+		Elicit:     defaultElicitKeys(),
+		Sampling:   defaultSamplingKeys(),
+		Trust:      defaultTrustKeys(),
+		Question:   defaultQuestionKeys(),
 	}
 }
 
@@ -210,60 +223,60 @@ func (k *KeyMap) Rebind(bindings map[string][]string) error {
 }
 
 // setEnabled enables or disables bindings together.
-func setEnabled(on bool, bs ...*key.Binding) {
+func SetEnabled(on bool, bs ...*key.Binding) {
 	for _, b := range bs {
 		b.SetEnabled(on)
 	}
 }
 
-// helpState is what the help line and the help screen depend on.
-type helpState struct {
-	// dialog is the top dialog's ID ("" when none).
-	dialog     string
-	textInput  bool
-	viewerOpen bool
-	focus      focusPane
-	// chat: the chat is shown; blocks: its transcript has the keys.
-	chat, blocks, running, popup bool
-	// logs: the server log pane has the keys.
-	logs bool
+// HelpState is what the help line and the help screen depend on.
+type HelpState struct {
+	// Dialog is the top dialog's ID ("" when none).
+	Dialog    string
+	TextInput bool
+	// ViewerFocused: the viewer is open and has the keys.
+	ViewerFocused bool
+	// Chat: the chat is shown; Blocks: its transcript has the keys.
+	Chat, Blocks, Running, Popup bool
+	// Logs: the server log pane has the keys.
+	Logs bool
 }
 
 // ShortHelp is the one-line help for the current state.
-func (k *KeyMap) ShortHelp(s helpState) []key.Binding {
+func (k *KeyMap) ShortHelp(s HelpState) []key.Binding {
 	switch {
-	case strings.HasPrefix(s.dialog, "form:"):
+	case strings.HasPrefix(s.Dialog, "form:"):
 		return []key.Binding{k.NextField, k.Toggle, k.Submit, k.Cancel}
-	case s.dialog == "servers":
+	case s.Dialog == "servers":
 		return []key.Binding{k.Up, k.Down, k.Reconnect, k.Cancel}
-	case s.dialog == "permission":
-		pk := permissionKeys
+	case s.Dialog == "permission":
+		pk := k.Permission
 		return []key.Binding{pk.Once, pk.Session, pk.Always, pk.Deny, k.PageDown}
-	case s.dialog == "elicit":
-		return []key.Binding{k.NextField, k.Toggle, elicitKeys.Accept, elicitKeys.Decline, k.Cancel}
-	case s.dialog == "elicit-url":
-		return []key.Binding{elicitKeys.Open, elicitKeys.DeclineURL, k.Cancel}
-	case s.dialog == "sampling":
-		return []key.Binding{samplingKeys.Approve, samplingKeys.Reject, k.PageDown}
-	case s.dialog == "sessions":
+	case s.Dialog == "elicit":
+		return []key.Binding{k.NextField, k.Toggle, k.Elicit.Accept, k.Elicit.Decline, k.Cancel}
+	case s.Dialog == "elicit-url":
+		return []key.Binding{k.Elicit.Open, k.Elicit.DeclineURL, k.Cancel}
+	case s.Dialog == "sampling":
+		return []key.Binding{k.Sampling.Approve, k.Sampling.Reject, k.PageDown}
+	case s.Dialog == "sessions":
 		return []key.Binding{k.Up, k.Down, k.Accept, k.SessionFilter, k.SessionSearch, k.SessionRename, k.SessionDelete, k.Cancel}
-	case s.dialog != "":
+	case s.Dialog != "":
 		return []key.Binding{k.Up, k.Down, k.Accept, k.Cancel}
-	case strings.HasPrefix(s.dialog, "preview:"):
+	case strings.HasPrefix(s.Dialog, "preview:"):
 		return []key.Binding{k.Accept, k.Up, k.Down, k.Cancel}
-	case s.logs:
+	case s.Logs:
 		return []key.Binding{k.LogPrev, k.LogNext, k.LogTrace, k.LogOpen, k.LogBlur, k.Logs, k.Up, k.Down, k.PageUp}
-	case s.chat && s.popup:
+	case s.Chat && s.Popup:
 		return []key.Binding{k.Complete, k.Accept, k.Cancel}
-	case s.chat && s.blocks:
+	case s.Chat && s.Blocks:
 		return []key.Binding{k.Up, k.Down, k.Expand, k.OpenResult, k.BackToInput, k.PageUp, k.ToggleChat}
-	case s.chat && s.running:
+	case s.Chat && s.Running:
 		return []key.Binding{k.CancelTurn, k.PageUp, k.PageDown, k.SelectBlocks, k.ToggleChat}
-	case s.chat:
+	case s.Chat:
 		return []key.Binding{k.Send, k.Newline, k.Complete, k.Editor, k.SelectBlocks, k.PageUp, k.ToggleChat}
-	case s.textInput:
+	case s.TextInput:
 		return []key.Binding{k.Accept, k.Cancel}
-	case s.focus == focusRight && s.viewerOpen:
+	case s.ViewerFocused:
 		return []key.Binding{k.NextPage, k.PrevPage, k.HexToggle, k.OpenAttachment, k.Back, k.Help, k.Search, k.Pattern, k.Subscribe, k.Copy, k.Quit}
 	default:
 		return []key.Binding{k.Open, k.Filter, k.Chat, k.Help, k.Quit, k.NextTab, k.FocusNext, k.Refresh}
@@ -277,5 +290,60 @@ func (k *KeyMap) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Open, k.Filter, k.Refresh, k.Mention, k.LogPrev, k.LogNext, k.LogOpen, k.LogBlur, k.LogTrace},
 		{k.NextPage, k.PrevPage, k.Search, k.NextMatch, k.PrevMatch, k.Pattern, k.ClearPattern, k.Wrap, k.Left, k.Right, k.HexToggle, k.OpenAttachment, k.Copy, k.Subscribe, k.Back},
 		{k.Chat, k.ToggleChat, k.Send, k.Newline, k.Complete, k.Editor, k.CancelTurn, k.SelectBlocks, k.Expand, k.OpenResult, k.NextSuggestion, k.AcceptSuggestion},
+	}
+}
+
+// PermissionKeys are the dialog's answers.
+type PermissionKeys struct{ Once, Session, Always, Deny key.Binding }
+
+func defaultPermissionKeys() PermissionKeys {
+	return PermissionKeys{
+		Once:    key.NewBinding(key.WithKeys("y", "o"), key.WithHelp("y", "allow once")),
+		Session: key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "allow this tool for the session")),
+		Always:  key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "always allow this tool")),
+		Deny:    key.NewBinding(key.WithKeys("n", "d"), key.WithHelp("n/esc", "deny")),
+	}
+}
+
+// ElicitKeys are the answers of the elicitation dialog beside the form's
+// own keys (ctrl+s, or enter on the last field, accepts).
+type ElicitKeys struct{ Accept, Decline, Open, DeclineURL key.Binding }
+
+func defaultElicitKeys() ElicitKeys {
+	return ElicitKeys{
+		Accept:     key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "accept")),
+		Decline:    key.NewBinding(key.WithKeys("ctrl+d"), key.WithHelp("ctrl+d", "decline")),
+		Open:       key.NewBinding(key.WithKeys("enter", "o"), key.WithHelp("enter/o", "open in the browser")),
+		DeclineURL: key.NewBinding(key.WithKeys("d", "n", "ctrl+d"), key.WithHelp("d", "decline")),
+	}
+}
+
+// SamplingKeys are the sampling dialog's answers.
+type SamplingKeys struct{ Approve, Reject key.Binding }
+
+func defaultSamplingKeys() SamplingKeys {
+	return SamplingKeys{
+		Approve: key.NewBinding(key.WithKeys("y", "a"), key.WithHelp("y", "approve: ask the chat model")),
+		Reject:  key.NewBinding(key.WithKeys("n", "r"), key.WithHelp("n/esc", "reject")),
+	}
+}
+
+// TrustKeys are the trust dialog's answers.
+type TrustKeys struct{ Trust, Once, No key.Binding }
+
+func defaultTrustKeys() TrustKeys {
+	return TrustKeys{
+		Trust: key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "trust it (remembered until the file changes)")),
+		Once:  key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "use it for this run only")),
+		No:    key.NewBinding(key.WithKeys("n"), key.WithHelp("n/esc", "not now: its servers stay off")),
+	}
+}
+
+// QuestionKeys are the keys every question dialog shares.
+type QuestionKeys struct{ DeclineAll key.Binding }
+
+func defaultQuestionKeys() QuestionKeys {
+	return QuestionKeys{
+		DeclineAll: key.NewBinding(key.WithKeys("ctrl+x"), key.WithHelp("ctrl+x", "decline everything from this server")),
 	}
 }

@@ -1,4 +1,4 @@
-package tui
+package common
 
 import (
 	"strings"
@@ -14,18 +14,18 @@ import (
 // highlighted through chroma. Renderers are memoized per width: building
 // one parses the style, which costs more than rendering a short answer.
 // Only the model's goroutine (Update and View) uses it.
-type markdown struct {
+type Markdown struct {
 	th        *theme.Theme
 	renderers map[int]*glamour.TermRenderer
 }
 
-func newMarkdown(th *theme.Theme) *markdown {
-	return &markdown{th: th, renderers: map[int]*glamour.TermRenderer{}}
+func NewMarkdown(th *theme.Theme) *Markdown {
+	return &Markdown{th: th, renderers: map[int]*glamour.TermRenderer{}}
 }
 
 // Render draws src at width w as lines, without glamour's leading and
 // trailing blank lines. A renderer error falls back to the plain text.
-func (md *markdown) Render(src string, w int) []string {
+func (md *Markdown) Render(src string, w int) []string {
 	w = max(w, 10)
 	r, ok := md.renderers[w]
 	if !ok {
@@ -45,11 +45,11 @@ func (md *markdown) Render(src string, w int) []string {
 		md.renderers[w] = r
 	}
 	if r == nil {
-		return wrapText(src, w)
+		return WrapText(src, w)
 	}
 	out, err := r.Render(src)
 	if err != nil {
-		return wrapText(src, w)
+		return WrapText(src, w)
 	}
 	if md.th.Profile == termenv.Ascii {
 		// glamour writes bold and italic even without colour: drop them,
@@ -60,14 +60,14 @@ func (md *markdown) Render(src string, w int) []string {
 	for i := range lines {
 		lines[i] = strings.TrimRight(lines[i], " ")
 	}
-	for len(lines) > 0 && strings.TrimSpace(stripANSI(lines[0])) == "" {
+	for len(lines) > 0 && strings.TrimSpace(StripANSI(lines[0])) == "" {
 		lines = lines[1:]
 	}
-	for len(lines) > 0 && strings.TrimSpace(stripANSI(lines[len(lines)-1])) == "" {
+	for len(lines) > 0 && strings.TrimSpace(StripANSI(lines[len(lines)-1])) == "" {
 		lines = lines[:len(lines)-1]
 	}
 	return lines
 }
 
 // stripANSI removes escape sequences.
-func stripANSI(s string) string { return ansi.Strip(s) }
+func StripANSI(s string) string { return ansi.Strip(s) }
