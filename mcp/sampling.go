@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
@@ -29,14 +31,19 @@ func (a samplingAdapter) CreateMessage(ctx context.Context, req mcpgo.CreateMess
 	return res, nil
 }
 
+// LogLevels are MCP's log levels, lowest first (mcp-go's constants): what
+// SetLogLevel takes and what notifications/message carries.
+var LogLevels = []string{
+	string(mcpgo.LoggingLevelDebug), string(mcpgo.LoggingLevelInfo), string(mcpgo.LoggingLevelNotice),
+	string(mcpgo.LoggingLevelWarning), string(mcpgo.LoggingLevelError), string(mcpgo.LoggingLevelCritical),
+	string(mcpgo.LoggingLevelAlert), string(mcpgo.LoggingLevelEmergency),
+}
+
 // SetLogLevel asks a server to send log messages at level and above
-// (debug, info, notice, warning, error, critical, alert, emergency).
+// (one of LogLevels).
 func (r *Runtime) SetLogLevel(ctx context.Context, server, level string) error {
-	switch mcpgo.LoggingLevel(level) {
-	case mcpgo.LoggingLevelDebug, mcpgo.LoggingLevelInfo, mcpgo.LoggingLevelNotice, mcpgo.LoggingLevelWarning,
-		mcpgo.LoggingLevelError, mcpgo.LoggingLevelCritical, mcpgo.LoggingLevelAlert, mcpgo.LoggingLevelEmergency:
-	default:
-		return fmt.Errorf("log level %q is not one of debug, info, notice, warning, error, critical, alert, emergency", level)
+	if !slices.Contains(LogLevels, level) {
+		return fmt.Errorf("log level %q is not one of %s", level, strings.Join(LogLevels, ", "))
 	}
 	conn, err := r.Conn(server)
 	if err != nil {

@@ -36,6 +36,7 @@ import (
 	"github.com/howl-mcp/howl/render"
 	"github.com/howl-mcp/howl/theme"
 	"github.com/howl-mcp/howl/tui/common"
+	"github.com/howl-mcp/howl/tui/logs"
 )
 
 // Options configure the TUI.
@@ -155,7 +156,7 @@ type Model struct {
 
 	// logs is the server log pane (ctrl+l); logins are the servers whose
 	// `.mcp auth` result the chat still waits for.
-	logs   *logPane
+	logs   *logs.Pane
 	logins map[string]bool
 	// rootsMu makes each .roots change (read, change, set: in a command)
 	// one step, so two typed quickly do not lose one.
@@ -210,8 +211,8 @@ func New(o Options) *Model {
 	m.detail = newDetailPane(com)
 	m.viewer = newViewerPane(com)
 	m.status = &statusBar{com: com}
-	m.logs = newLogPane(com, o.Servers)
-	m.logs.tracing = o.Trace
+	m.logs = logs.New(com, o.Runtime, o.Servers)
+	m.logs.SetTracing(o.Trace)
 	m.chatReqs = chatRequests{com: com}
 	m.logins = map[string]bool{}
 	m.asked, m.declining = map[string]int{}, map[string]int{}
@@ -310,10 +311,7 @@ func (m *Model) deliver(r common.Result) tea.Cmd {
 	case common.OwnerChat:
 		return m.handleChatResult(r)
 	case common.OwnerLogs:
-		if msg, ok := r.Msg.(logSeedMsg); ok {
-			m.handleLogSeed(msg)
-		}
-		return nil
+		return m.logs.HandleResult(r)
 	case common.OwnerRoot:
 		return m.handleResult(r)
 	}
@@ -407,7 +405,7 @@ func (m *Model) relayout() tea.Cmd {
 	if m.focus == focusRight && !m.viewer.Open() && m.catalog.Selected() == nil {
 		m.setFocus(focusList)
 	}
-	m.layout = ComputeLayout(m.width, m.height, LayoutState{ViewerOpen: m.viewer.Open(), Focus: m.focus, Chat: m.chatMode, InputH: m.input.Height(), Logs: m.logs.open})
+	m.layout = ComputeLayout(m.width, m.height, LayoutState{ViewerOpen: m.viewer.Open(), Focus: m.focus, Chat: m.chatMode, InputH: m.input.Height(), Logs: m.logs.IsOpen()})
 	l := m.layout
 	m.logs.SetSize(l.Logs.W, l.Logs.H)
 	if m.chatMode {
@@ -724,7 +722,7 @@ func (m *Model) handleSnapshot(msg statusSnapshotMsg) tea.Cmd {
 func (m *Model) handleEvents(msg EventsMsg) tea.Cmd {
 	var cmds []tea.Cmd
 	for _, e := range msg.Events {
-		m.addLogEvent(e)
+		m.logs.AddEvent(e)
 		switch e.Kind {
 		case mcp.EventState:
 			cmds = append(cmds, m.catalog.ApplyStatus(e.Status))
@@ -795,12 +793,12 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 	case tea.MouseButtonWheelDown:
 		wheel = 3
 	}
-	if m.logs.open && l.Logs.Contains(x, y) {
+	if m.logs.IsOpen() && l.Logs.Contains(x, y) {
 		m.handleLogsMouse(msg, wheel)
 		return nil
 	}
 	if msg.Action == tea.MouseActionPress && msg.Button == tea.MouseButtonLeft {
-		m.logs.focused = false // a click elsewhere takes the keys from the log
+		m.logs.Blur() // a click elsewhere takes the keys from the log
 	}
 	if m.chatMode {
 		return m.handleChatMouse(msg, wheel)
@@ -858,7 +856,7 @@ func (m *Model) updateKeys() {
 		k.Subscribe.SetHelp(k.Subscribe.Help().Key, "subscribe")
 	}
 	common.SetEnabled(v.Open() || m.catalog.query != "", &k.Back)
-	common.SetEnabled(m.logs.open && m.logs.focused, &k.LogNext, &k.LogPrev, &k.LogOpen, &k.LogBlur)
+	common.SetEnabled(m.logs.IsOpen() && m.logs.Focused(), &k.LogNext, &k.LogPrev, &k.LogOpen, &k.LogBlur)
 }
 
 // View draws the screen. It reads the model and never changes it beyond
@@ -883,8 +881,8 @@ func (m *Model) View() string {
 		body = common.JoinColumns(m.catalog.Render(m.frame), m.rightPane())
 	}
 	lines = append(lines, body...)
-	if m.logs.open {
-		lines = append(lines, m.logs.Render()...)
+	if m.logs.IsOpen() {
+		lines = append(lines, m.logs.Render(m.frame)...)
 	}
 	if !l.Help.Empty() {
 		lines = append(lines, common.Fit(" "+m.help.ShortHelpView(m.com.Keys.ShortHelp(m.helpState())), l.Help.W))
@@ -921,7 +919,7 @@ func (m *Model) helpState() common.HelpState {
 		Blocks:        m.chat.focused,
 		Running:       m.chat.Running(),
 		Popup:         m.comp.open,
-		Logs:          m.logs.open && m.logs.focused,
+		Logs:          m.logs.IsOpen() && m.logs.Focused(),
 	}
 }
 

@@ -41,7 +41,7 @@ func commands() []command {
 		{".read", "<server> <uri> [key=value ...]", "read a resource (or a template with its variables) in the viewer", "a ready server with resources", (*Model).cmdRead},
 		{".call", "<server> <tool> [key=value ...]", "call a tool and open its result in the viewer", "a ready server with tools", (*Model).cmdCall},
 		{".mcp", "[enable|disable|reconnect|auth|decline|ask <server>]", "list the servers; show or hide one from the chat for this session, restart it, log in to it (auth), or decline its questions unasked until ask", "", (*Model).cmdMCP},
-		{".loglevel", "<server> <level>", "ask a server for log messages at level and above (" + strings.Join(logLevels, ", ") + "); ctrl+l shows them", "a ready server with logging", (*Model).cmdLogLevel},
+		{".loglevel", "<server> <level>", "ask a server for log messages at level and above (" + strings.Join(mcp.LogLevels, ", ") + "); ctrl+l shows them", "a ready server with logging", (*Model).cmdLogLevel},
 		{".tasks", "[cancel <task id>]", "list the tasks howl is waiting on, or cancel one", "", (*Model).cmdTasks},
 		{".roots", "[add|remove <dir>]", "list the directories offered to servers that ask for roots, or change them (servers are told)", "", (*Model).cmdRoots},
 		{".model", "<provider/name>", "switch the chat's model, e.g. .model openai/gpt-4.1", "no turn running", (*Model).cmdModel},

@@ -162,7 +162,7 @@ func staticCompletions(cc compContext, servers []serverInfo) ([]completion, bool
 		case 1:
 			return serversWith(func(s serverInfo) bool { return s.logging }), true
 		case 2:
-			return words(logLevels, ""), true
+			return words(mcp.LogLevels, ""), true
 		}
 	case ".roots":
 		if n == 1 {

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -47,13 +48,13 @@ func (m *Model) handleCommandDone(msg commandDoneMsg) {
 
 // cmdLogLevel asks a server for log messages at a level and above.
 func (m *Model) cmdLogLevel(words []string) tea.Cmd {
-	levels := strings.Join(logLevels, ", ")
+	levels := strings.Join(mcp.LogLevels, ", ")
 	if len(words) != 2 {
 		m.chat.Error("usage: " + usage(".loglevel") + ": the levels are " + levels + " (tab completes servers and levels)")
 		return nil
 	}
 	server, level := words[0], strings.ToLower(words[1])
-	if !contains(logLevels, level) {
+	if !slices.Contains(mcp.LogLevels, level) {
 		m.chat.Error(fmt.Sprintf(".loglevel: %q is not a log level: use one of %s", render.SanitizeLine(words[1]), levels))
 		return nil
 	}

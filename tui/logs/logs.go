@@ -1,8 +1,13 @@
-package tui
+// Package logs is the server log pane (ctrl+l): per server, the
+// notifications/message it sent, the lines it wrote to stderr and, while
+// tracing, every request howl sent it; bounded, timestamped, sanitized.
+package logs
 
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,10 +30,6 @@ const MaxLogBytes = 1 << 20
 
 // MaxLogLineBytes bounds one log line; the rest is cut and its size said.
 const MaxLogLineBytes = 4096
-
-// logLevels are MCP's log levels, lowest first: what `.loglevel` takes and
-// what notifications/message carries.
-var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
 // Sources of log entries that are not an MCP level.
 const (
@@ -106,13 +107,14 @@ func (r *logRing) prepend(older []logEntry) {
 	r.trim()
 }
 
-// logPane is the server log: per server, the notifications/message a
+// Pane is the server log: per server, the notifications/message a
 // server sent and the lines it wrote to stderr, bounded, timestamped and
 // sanitized. It sits under the body when open (ctrl+l), follows the tail
 // unless scrolled up, and switches servers with [ and ]; with more than
 // one server, an "all" view after the last interleaves them as they came.
-type logPane struct {
+type Pane struct {
 	com     *common.Common
+	rt      Runtime
 	servers []string
 	logs    map[string]*logRing
 	// all holds every server's entries, in arrival order, bounded the same.
@@ -130,8 +132,16 @@ type logPane struct {
 	width, height int
 }
 
-func newLogPane(com *common.Common, servers []string) *logPane {
-	p := &logPane{com: com, logs: map[string]*logRing{}}
+// Runtime is what the log pane asks of the MCP side, from commands only:
+// a server's stderr tail, and tracing on or off.
+type Runtime interface {
+	Stderr(name string) []byte
+	SetTracing(on bool)
+}
+
+// New builds the pane over the servers' logs (more are added as they log).
+func New(com *common.Common, rt Runtime, servers []string) *Pane {
+	p := &Pane{com: com, rt: rt, logs: map[string]*logRing{}}
 	for _, s := range servers {
 		p.ring(s)
 	}
@@ -139,7 +149,7 @@ func newLogPane(com *common.Common, servers []string) *logPane {
 }
 
 // ring is a server's log, created (and the server listed) on first use.
-func (p *logPane) ring(server string) *logRing {
+func (p *Pane) ring(server string) *logRing {
 	r, ok := p.logs[server]
 	if !ok {
 		r = &logRing{}
@@ -152,7 +162,7 @@ func (p *logPane) ring(server string) *logRing {
 
 // Server is the server whose log is shown ("" with no servers, or in the
 // "all" view).
-func (p *logPane) Server() string {
+func (p *Pane) Server() string {
 	if p.sel >= len(p.servers) {
 		return ""
 	}
@@ -160,11 +170,11 @@ func (p *logPane) Server() string {
 }
 
 // showingAll reports whether the "all" view is shown.
-func (p *logPane) showingAll() bool { return len(p.servers) > 1 && p.sel == len(p.servers) }
+func (p *Pane) showingAll() bool { return len(p.servers) > 1 && p.sel == len(p.servers) }
 
 // views is how many views [ and ] cycle through: each server, then "all"
 // when there is more than one.
-func (p *logPane) views() int {
+func (p *Pane) views() int {
 	if len(p.servers) > 1 {
 		return len(p.servers) + 1
 	}
@@ -172,7 +182,7 @@ func (p *logPane) views() int {
 }
 
 // current is the shown ring (nil with no servers).
-func (p *logPane) current() *logRing {
+func (p *Pane) current() *logRing {
 	if p.showingAll() {
 		return &p.all
 	}
@@ -180,11 +190,11 @@ func (p *logPane) current() *logRing {
 }
 
 // shown reports whether lines of server are in the shown view.
-func (p *logPane) shown(server string) bool { return p.showingAll() || server == p.Server() }
+func (p *Pane) shown(server string) bool { return p.showingAll() || server == p.Server() }
 
 // add appends entries to a server's log and to the "all" view, keeping a
 // scrolled-up view where it is.
-func (p *logPane) add(server string, es ...logEntry) {
+func (p *Pane) add(server string, es ...logEntry) {
 	r := p.ring(server)
 	for _, e := range es {
 		r.add(e)
@@ -197,13 +207,13 @@ func (p *logPane) add(server string, es ...logEntry) {
 }
 
 // AddStderr adds one line a server wrote to its standard error.
-func (p *logPane) AddStderr(server, line string, at time.Time) {
+func (p *Pane) AddStderr(server, line string, at time.Time) {
 	p.add(server, logEntry{at: at, level: logStderr, text: clipLogLine(render.SanitizeLine(line))})
 }
 
 // AddMessage adds a notifications/message: its level, logger and data (a
 // string as it is, anything else as compact JSON), one entry per line of it.
-func (p *logPane) AddMessage(server string, params map[string]any, at time.Time) {
+func (p *Pane) AddMessage(server string, params map[string]any, at time.Time) {
 	level, _ := params["level"].(string)
 	level = render.SanitizeLine(level)
 	if level == "" {
@@ -239,13 +249,13 @@ func (p *logPane) AddMessage(server string, params map[string]any, at time.Time)
 
 // AddTrace adds a traced request: "→ tools/call echo · 1.2ms · 70 B", or
 // its error.
-func (p *logPane) AddTrace(server string, t mcp.RPCTrace, at time.Time) {
+func (p *Pane) AddTrace(server string, t mcp.RPCTrace, at time.Time) {
 	p.add(server, logEntry{at: at, level: logRPC, text: clipLogLine(t.String())})
 }
 
 // AddNotification adds a traced notification from the server:
 // "← notifications/resources/updated demo://x".
-func (p *logPane) AddNotification(server, method string, params map[string]any, at time.Time) {
+func (p *Pane) AddNotification(server, method string, params map[string]any, at time.Time) {
 	text := "← " + render.SanitizeLine(method)
 	if uri, _ := params["uri"].(string); uri != "" {
 		text += " " + render.SanitizeLine(uri)
@@ -254,14 +264,14 @@ func (p *logPane) AddNotification(server, method string, params map[string]any, 
 }
 
 // Note adds a line of howl's own to a server's log (a level set, say).
-func (p *logPane) Note(server, text string, at time.Time) {
+func (p *Pane) Note(server, text string, at time.Time) {
 	p.add(server, logEntry{at: at, level: logHowl, text: text})
 }
 
 // Seed puts a server's stderr tail, read when the pane opened, before the
 // lines already held. Lines the relay already delivered are not repeated:
 // the tail is cut where the held stderr lines begin.
-func (p *logPane) Seed(server string, tail []byte) {
+func (p *Pane) Seed(server string, tail []byte) {
 	r := p.ring(server)
 	if r.seeded {
 		return
@@ -327,7 +337,7 @@ func overlapStart(tail, held []string) int {
 func clipLogLine(s string) string { return common.ClipText(s, MaxLogLineBytes, "line") }
 
 // Switch shows the next (d > 0) or previous server's log, following its tail.
-func (p *logPane) Switch(d int) {
+func (p *Pane) Switch(d int) {
 	if n := p.views(); n > 0 {
 		p.sel = (p.sel + d%n + n) % n
 		p.offset = 0
@@ -335,7 +345,7 @@ func (p *logPane) Switch(d int) {
 }
 
 // Scroll moves the view by d lines (negative is up, towards older lines).
-func (p *logPane) Scroll(d int) {
+func (p *Pane) Scroll(d int) {
 	n := 0
 	if r := p.current(); r != nil {
 		n = r.len()
@@ -345,37 +355,70 @@ func (p *logPane) Scroll(d int) {
 }
 
 // rows is how many log lines fit under the title.
-func (p *logPane) rows() int { return max(p.height-1, 1) }
+func (p *Pane) rows() int { return max(p.height-1, 1) }
 
 // SetSize sets the pane's size, its title row included.
-func (p *logPane) SetSize(w, h int) {
+func (p *Pane) SetSize(w, h int) tea.Cmd {
 	p.width, p.height = w, h
 	p.Scroll(0)
+	return nil
 }
 
-// HandleKey scrolls and switches servers while the pane has the keys.
-func (p *logPane) HandleKey(msg tea.KeyMsg) bool {
+// IsOpen reports whether the pane is shown.
+func (p *Pane) IsOpen() bool { return p.open }
+
+// Focus gives the pane the keys; Blur takes them back.
+func (p *Pane) Focus() { p.focused = true }
+func (p *Pane) Blur()  { p.focused = false }
+
+// Focused reports whether the pane has the keys.
+func (p *Pane) Focused() bool { return p.focused }
+
+// Tracing reports whether every request is shown (t toggles it).
+func (p *Pane) Tracing() bool { return p.tracing }
+
+// SetTracing starts with tracing shown (howl --trace).
+func (p *Pane) SetTracing(on bool) { p.tracing = on }
+
+// HandleKey scrolls, switches servers, toggles tracing and gives the
+// keys back (esc) while the pane has the keys. It reports whether it
+// used the key.
+func (p *Pane) HandleKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	k := p.com.Keys
 	switch {
 	case key.Matches(msg, k.LogNext):
 		p.Switch(1)
 	case key.Matches(msg, k.LogPrev):
 		p.Switch(-1)
+	case key.Matches(msg, k.LogBlur), key.Matches(msg, k.FocusNext), key.Matches(msg, k.FocusPrev):
+		p.focused = false
+	case key.Matches(msg, k.LogTrace):
+		return p.toggleTracing(), true
 	default:
 		d, ok := k.ScrollBy(msg, max(p.rows()-1, 1))
 		if !ok {
-			return false
+			return nil, false
 		}
 		p.Scroll(d)
 	}
-	return true
+	return nil, true
+}
+
+// Shown is the view on screen as plain text, with its title: what enter
+// opens in the viewer.
+func (p *Pane) Shown() (title, text string) {
+	title = "log of " + render.SanitizeLine(p.Server())
+	if p.showingAll() {
+		title = "log of every server"
+	}
+	return title, p.text(p.current(), p.showingAll())
 }
 
 // Text is a server's whole log as plain lines, for the viewer.
-func (p *logPane) Text(server string) string { return p.text(p.logs[server], false) }
+func (p *Pane) Text(server string) string { return p.text(p.logs[server], false) }
 
 // text is a ring's lines, plain, each with its server when withServer.
-func (p *logPane) text(r *logRing, withServer bool) string {
+func (p *Pane) text(r *logRing, withServer bool) string {
 	if r == nil {
 		return ""
 	}
@@ -407,7 +450,7 @@ func levelTag(level string) string {
 }
 
 // levelStyle is the theme's style for a level.
-func (p *logPane) levelStyle(level string) lipgloss.Style {
+func (p *Pane) levelStyle(level string) lipgloss.Style {
 	st := p.com.Styles.Log
 	switch level {
 	case "debug":
@@ -432,7 +475,7 @@ func (p *logPane) levelStyle(level string) lipgloss.Style {
 
 // formatEntry draws one entry: time, (its server,) level, logger and
 // text; styled when color is set.
-func (p *logPane) formatEntry(e logEntry, color, withServer bool) string {
+func (p *Pane) formatEntry(e logEntry, color, withServer bool) string {
 	st := p.com.Styles.Log
 	style := func(s lipgloss.Style, x string) string {
 		if color {
@@ -468,7 +511,7 @@ func (p *logPane) formatEntry(e logEntry, color, withServer bool) string {
 
 // title is the pane's first row: the servers (the shown one in
 // brackets), the line count, the dropped count and the keys.
-func (p *logPane) title() string {
+func (p *Pane) title() string {
 	var b strings.Builder
 	b.WriteString("─ log ")
 	for i, s := range p.servers {
@@ -507,7 +550,7 @@ func (p *logPane) title() string {
 }
 
 // Render draws the pane: exactly height rows of exactly width cells.
-func (p *logPane) Render() []string {
+func (p *Pane) Render(int) []string {
 	if p.height <= 0 || p.width <= 0 {
 		return nil
 	}
@@ -540,32 +583,34 @@ func (p *logPane) Render() []string {
 // logSeedMsg carries every server's stderr tail, read when the pane opened.
 type logSeedMsg struct{ tails map[string][]byte }
 
-// seedLogsCmd reads the stderr tails of servers not yet seeded.
-func seedLogsCmd(rt common.Runtime, servers []string) tea.Cmd {
+// seedCmd reads the stderr tails of servers not yet seeded.
+func (p *Pane) seedCmd(servers []string) tea.Cmd {
 	if len(servers) == 0 {
 		return nil
 	}
-	return func() tea.Msg {
+	rt := p.rt
+	return common.Deliver(common.OwnerLogs, p.com.NewID(), func() tea.Msg {
 		tails := map[string][]byte{}
 		for _, s := range servers {
 			tails[s] = rt.Stderr(s)
 		}
 		return logSeedMsg{tails: tails}
-	}
+	})
 }
 
-// handleLogSeed puts the stderr tails into the log.
-func (m *Model) handleLogSeed(msg logSeedMsg) {
-	for _, s := range sortedKeys(msg.tails) {
-		m.logs.Seed(s, msg.tails[s])
+// HandleResult puts the stderr tails, read when the pane opened, into the log.
+func (p *Pane) HandleResult(r common.Result) tea.Cmd {
+	if msg, ok := r.Msg.(logSeedMsg); ok {
+		for _, s := range slices.Sorted(maps.Keys(msg.tails)) {
+			p.Seed(s, msg.tails[s])
+		}
 	}
+	return nil
 }
 
-// toggleLogs opens the log pane (reading the stderr tails the first time),
-// gives it the keys when it is open without them, and closes it when it
-// has them.
-func (m *Model) toggleLogs() tea.Cmd {
-	p := m.logs
+// Toggle opens the pane (reading the stderr tails the first time), gives
+// it the keys when it is open without them, and closes it when it has them.
+func (p *Pane) Toggle() tea.Cmd {
 	switch {
 	case !p.open:
 		p.open, p.focused = true, true
@@ -575,7 +620,7 @@ func (m *Model) toggleLogs() tea.Cmd {
 				todo = append(todo, s)
 			}
 		}
-		return common.Deliver(common.OwnerLogs, m.com.NewID(), seedLogsCmd(m.com.RT, todo))
+		return p.seedCmd(todo)
 	case !p.focused:
 		p.focused = true
 	default:
@@ -584,91 +629,51 @@ func (m *Model) toggleLogs() tea.Cmd {
 	return nil
 }
 
-// typing reports whether a text input has the keys (a rune key then is text).
-func (m *Model) typing() bool {
-	return (m.chatMode && !m.chat.focused) || m.catalog.TextInputFocused() || m.viewer.TextInputFocused()
-}
-
-// handleLogsKey takes the log pane's keys: the toggle from anywhere (unless
-// it is a printable key and a text input has the keys), and, while the
-// pane has the keys, scrolling, switching servers, enter to open the log
-// in the viewer and esc to give the keys back.
-func (m *Model) handleLogsKey(msg tea.KeyMsg) (tea.Cmd, bool) {
-	k := m.com.Keys
-	if key.Matches(msg, k.Logs) && (msg.Type != tea.KeyRunes || !m.typing() || m.logs.focused) {
-		return m.toggleLogs(), true
-	}
-	p := m.logs
-	if !p.open || !p.focused {
-		return nil, false
-	}
-	if p.HandleKey(msg) {
-		return nil, true
-	}
-	switch {
-	case key.Matches(msg, k.LogBlur), key.Matches(msg, k.FocusNext), key.Matches(msg, k.FocusPrev):
-		p.focused = false
-		return nil, true
-	case key.Matches(msg, k.LogTrace):
-		return m.toggleTracing(), true
-	case key.Matches(msg, k.LogOpen):
-		p.focused = false
-		title := "log of " + render.SanitizeLine(p.Server())
-		if p.showingAll() {
-			title = "log of every server"
-		}
-		req := docRequest{kind: reqText, title: title, text: p.text(p.current(), p.showingAll())}
-		if m.chatMode {
-			return m.openFromChat(req, "opening"), true
-		}
-		return m.openViewer(req, "opening"), true
-	case key.Matches(msg, k.ToggleChat, k.Sessions), !m.chatMode && key.Matches(msg, k.Quit, k.Help, k.Servers):
-		return nil, false // the global keys still work
-	}
-	return nil, true
-}
-
-// handleLogsMouse scrolls the log with the wheel and gives it the keys on a click.
-func (m *Model) handleLogsMouse(msg tea.MouseMsg, wheel int) {
-	switch {
-	case wheel != 0:
-		m.logs.Scroll(wheel)
-	case msg.Action == tea.MouseActionPress && msg.Button == tea.MouseButtonLeft:
-		m.logs.focused = true
-	}
-}
-
 // toggleTracing turns request tracing on or off, says so in every
 // server's log, and tells the runtime (in a command: that is a call on it).
-func (m *Model) toggleTracing() tea.Cmd {
-	p := m.logs
+func (p *Pane) toggleTracing() tea.Cmd {
 	p.tracing = !p.tracing
 	note := "tracing stopped"
 	if p.tracing {
 		note = "tracing requests: each one howl sends to a server shows here as it ends (t stops)"
 	}
 	for _, s := range p.servers {
-		p.Note(s, note, m.com.Now())
+		p.Note(s, note, p.com.Now())
 	}
-	rt, on := m.com.RT, p.tracing
+	rt, on := p.rt, p.tracing
 	return func() tea.Msg {
 		rt.SetTracing(on)
 		return nil
 	}
 }
 
-// addLogEvent records a runtime event in the log: a stderr line, a
+// AddEvent records a runtime event in the log: a stderr line, a
 // notifications/message, or (while tracing) a request or notification.
-func (m *Model) addLogEvent(e mcp.Event) {
+func (p *Pane) AddEvent(e mcp.Event) {
+	now := p.com.Now()
 	switch {
-	case e.Kind == mcp.EventTrace && e.Trace != nil && m.logs.tracing:
-		m.logs.AddTrace(e.Server, *e.Trace, m.com.Now())
-	case e.Kind == mcp.EventNotification && m.logs.tracing && e.Method != "notifications/message" && e.Method != "notifications/progress":
+	case e.Kind == mcp.EventTrace && e.Trace != nil && p.tracing:
+		p.AddTrace(e.Server, *e.Trace, now)
+	case e.Kind == mcp.EventNotification && p.tracing && e.Method != "notifications/message" && e.Method != "notifications/progress":
 		// Messages have their own lines; progress would drown the rest.
-		m.logs.AddNotification(e.Server, e.Method, e.Params, m.com.Now())
+		p.AddNotification(e.Server, e.Method, e.Params, now)
 	case e.Kind == mcp.EventStderr:
-		m.logs.AddStderr(e.Server, e.Line, m.com.Now())
+		p.AddStderr(e.Server, e.Line, now)
 	case e.Kind == mcp.EventNotification && e.Method == "notifications/message":
-		m.logs.AddMessage(e.Server, e.Params, m.com.Now())
+		p.AddMessage(e.Server, e.Params, now)
 	}
+}
+
+// Held says what a server's log holds ("" for the view of every server):
+// its lines, their bytes (counted against MaxLogBytes) and how many older
+// lines were dropped.
+func (p *Pane) Held(server string) (lines, bytes, dropped int) {
+	r := &p.all
+	if server != "" {
+		r = p.logs[server]
+	}
+	if r == nil {
+		return 0, 0, 0
+	}
+	return r.len(), r.bytes, r.dropped
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/mcp/demo"
+	"github.com/howl-mcp/howl/tui/logs"
 )
 
 var ctrlL = tea.KeyMsg{Type: tea.KeyCtrlL}
@@ -61,11 +62,11 @@ func TestLogPaneShowsMessagesAndStderrWithEscapesStripped(t *testing.T) {
 		logMessage("mem", "debug", "", map[string]any{"rows": 3, "ok": true}),
 		logMessage("mem", "error", "net", "line one\nline \x1b[1mtwo\x1b[0m"),
 	}})
-	if hs.m.logs.open {
+	if hs.m.logs.IsOpen() {
 		t.Fatal("the log opened by itself")
 	}
 	hs.send(ctrlL)
-	if !hs.m.logs.open || hs.m.layout.Logs.Empty() {
+	if !hs.m.logs.IsOpen() || hs.m.layout.Logs.Empty() {
 		t.Fatal("ctrl+l did not open the log pane")
 	}
 	v := hs.view()
@@ -93,16 +94,16 @@ func TestLogPaneShowsMessagesAndStderrWithEscapesStripped(t *testing.T) {
 func TestLogPaneKeepsTheLastLinesAndSaysHowManyWereDropped(t *testing.T) {
 	hs, _ := logHarness(t, 120, 40)
 	var evs []mcp.Event
-	for i := 1; i <= MaxLogLines+50; i++ {
+	for i := 1; i <= logs.MaxLogLines+50; i++ {
 		evs = append(evs, stderrLine("mem", fmt.Sprintf("line %05d", i)))
 	}
 	hs.send(EventsMsg{Events: evs})
 	hs.send(ctrlL)
 	v := hs.view()
-	if !strings.Contains(v, fmt.Sprintf("%d lines · 50 older dropped (keeps %d, 1.0 MiB)", MaxLogLines, MaxLogLines)) {
+	if !strings.Contains(v, fmt.Sprintf("%d lines · 50 older dropped (keeps %d, 1.0 MiB)", logs.MaxLogLines, logs.MaxLogLines)) {
 		t.Errorf("the title does not say what was dropped:\n%s", v)
 	}
-	if !strings.Contains(v, fmt.Sprintf("line %05d", MaxLogLines+50)) {
+	if !strings.Contains(v, fmt.Sprintf("line %05d", logs.MaxLogLines+50)) {
 		t.Errorf("the newest line is not shown:\n%s", v)
 	}
 	hs.keys("g")
@@ -110,8 +111,8 @@ func TestLogPaneKeepsTheLastLinesAndSaysHowManyWereDropped(t *testing.T) {
 	if !strings.Contains(v, "line 00051") || strings.Contains(v, "line 00050") {
 		t.Errorf("the oldest kept line should be 51:\n%s", v)
 	}
-	if r := hs.m.logs.logs["mem"]; r.len() != MaxLogLines || r.dropped != 50 {
-		t.Errorf("ring holds %d, dropped %d", r.len(), r.dropped)
+	if lines, _, dropped := hs.m.logs.Held("mem"); lines != logs.MaxLogLines || dropped != 50 {
+		t.Errorf("ring holds %d, dropped %d", lines, dropped)
 	}
 }
 
@@ -149,8 +150,8 @@ func TestLogPaneTogglesSwitchesServersAndGivesKeysBack(t *testing.T) {
 	hs, _ := logHarness(t, 120, 40)
 	hs.send(EventsMsg{Events: []mcp.Event{stderrLine("mem", "from mem"), stderrLine("web", "from web")}})
 	hs.send(ctrlL)
-	if !hs.m.logs.focused || hs.m.logs.Server() != "mem" {
-		t.Fatalf("open: focused %v, server %q", hs.m.logs.focused, hs.m.logs.Server())
+	if !hs.m.logs.Focused() || hs.m.logs.Server() != "mem" {
+		t.Fatalf("open: focused %v, server %q", hs.m.logs.Focused(), hs.m.logs.Server())
 	}
 	if v := hs.view(); !strings.Contains(v, "from mem") || strings.Contains(v, "from web") || !strings.Contains(v, "next server") {
 		t.Fatalf("mem's log with its keys in the help line:\n%s", v)
@@ -175,7 +176,7 @@ func TestLogPaneTogglesSwitchesServersAndGivesKeysBack(t *testing.T) {
 		t.Fatalf("[ three times from mem went to %q", hs.m.logs.Server())
 	}
 	hs.keys("esc")
-	if !hs.m.logs.open || hs.m.logs.focused {
+	if !hs.m.logs.IsOpen() || hs.m.logs.Focused() {
 		t.Fatal("esc should leave the log open without the keys")
 	}
 	hs.keys("2")
@@ -183,11 +184,11 @@ func TestLogPaneTogglesSwitchesServersAndGivesKeysBack(t *testing.T) {
 		t.Fatal("the catalog did not get the keys back")
 	}
 	hs.send(ctrlL)
-	if !hs.m.logs.focused {
+	if !hs.m.logs.Focused() {
 		t.Fatal("ctrl+l on an open log should give it the keys")
 	}
 	hs.send(ctrlL)
-	if hs.m.logs.open || !hs.m.layout.Logs.Empty() {
+	if hs.m.logs.IsOpen() || !hs.m.layout.Logs.Empty() {
 		t.Fatal("ctrl+l on a focused log should close it")
 	}
 	// In the chat, ctrl+l works while the input has the keys and typed
@@ -195,8 +196,8 @@ func TestLogPaneTogglesSwitchesServersAndGivesKeysBack(t *testing.T) {
 	hs.send(tea.KeyMsg{Type: tea.KeyCtrlT})
 	hs.typeText("hello")
 	hs.send(ctrlL)
-	if !hs.m.logs.open || hs.m.input.Value() != "hello" || hs.m.layout.Chat.Empty() {
-		t.Fatalf("ctrl+l in the chat: open %v, input %q", hs.m.logs.open, hs.m.input.Value())
+	if !hs.m.logs.IsOpen() || hs.m.input.Value() != "hello" || hs.m.layout.Chat.Empty() {
+		t.Fatalf("ctrl+l in the chat: open %v, input %q", hs.m.logs.IsOpen(), hs.m.input.Value())
 	}
 	hs.keys("esc")
 	hs.typeText("!")
@@ -215,44 +216,6 @@ func TestLogPaneEnterOpensTheWholeLogInTheViewer(t *testing.T) {
 	}
 	if v := hs.view(); !strings.Contains(v, "log of mem") || !strings.Contains(v, "info   app: hello from the log") {
 		t.Errorf("the viewer does not show the log:\n%s", v)
-	}
-}
-
-// stderrRuntime is a fake whose servers have a stderr tail.
-type stderrRuntime struct {
-	*fakeRuntime
-	mu    sync.Mutex
-	tails map[string]string
-	reads int
-}
-
-func (s *stderrRuntime) Stderr(name string) []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.reads++
-	return []byte(s.tails[name])
-}
-
-func TestLogPaneSeedsTheStderrTailOnceWithoutRepeatingLines(t *testing.T) {
-	f := newFakeRuntime()
-	f.addServer("mem", sampleItems()...)
-	rt := &stderrRuntime{fakeRuntime: f, tails: map[string]string{"mem": "early one\nearly \x1b[31mtwo\x1b[0m\nlate three\n"}}
-	hs := newHarness(t, rt, []string{"mem"}, 120, 40)
-	hs.m.com.Clock = func() time.Time { return logTime }
-	hs.m.com.Location = time.UTC
-	defer hs.dumpOnFailure()
-	// The relay already delivered the last line of the tail.
-	hs.send(EventsMsg{Events: []mcp.Event{stderrLine("mem", "late three"), stderrLine("mem", "newest four")}})
-	hs.send(ctrlL)
-	got := strings.TrimSpace(hs.m.logs.Text("mem"))
-	want := "earlier  stderr early one\nearlier  stderr early two\n09:30:00 stderr late three\n09:30:00 stderr newest four"
-	if got != want {
-		t.Fatalf("seeded log:\n%s\nwant:\n%s", got, want)
-	}
-	hs.send(ctrlL) // close
-	hs.send(ctrlL) // open again: no second read
-	if rt.reads != 1 {
-		t.Errorf("the stderr tail was read %d times, want once", rt.reads)
 	}
 }
 
