@@ -37,6 +37,7 @@ import (
 	"github.com/howl-mcp/howl/theme"
 	"github.com/howl-mcp/howl/tui/common"
 	"github.com/howl-mcp/howl/tui/logs"
+	"github.com/howl-mcp/howl/tui/viewer"
 )
 
 // Options configure the TUI.
@@ -121,7 +122,7 @@ type Model struct {
 
 	catalog *catalogPane
 	detail  *detailPane
-	viewer  *viewerPane
+	viewer  *viewer.Pane
 	status  *statusBar
 	dialogs dialogStack
 	// mentionReq is the read of a message's @-mentions in flight.
@@ -209,7 +210,7 @@ func New(o Options) *Model {
 	m := &Model{com: com, cancel: cancel, dump: o.DumpMessages, dialogs: dialogStack{com: com}}
 	m.catalog = newCatalogPane(com, o.Servers)
 	m.detail = newDetailPane(com)
-	m.viewer = newViewerPane(com)
+	m.viewer = viewer.New(com, o.Runtime)
 	m.status = &statusBar{com: com}
 	m.logs = logs.New(com, o.Runtime, o.Servers)
 	m.logs.SetTracing(o.Trace)
@@ -255,12 +256,7 @@ func (m *Model) Init() tea.Cmd {
 func (m *Model) Close() {
 	m.cancel()
 	m.com.Writes.Close() // a finished turn being written is written
-	for _, d := range append(m.viewer.stack, m.viewer.doc) {
-		if d != nil && d.hex != nil && d.hex.file != nil {
-			_ = d.hex.file.Close()
-			d.hex.file = nil
-		}
-	}
+	m.viewer.CloseFiles()
 }
 
 // Update routes one message. Each case names the handler that owns it.
@@ -508,8 +504,8 @@ func (m *Model) handlePaneKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	k := m.com.Keys
 	switch {
 	case m.focus == focusRight && m.viewer.Open():
-		if d := m.viewer.doc; d != nil && len(d.atts) > 1 && key.Matches(msg, k.OpenAttachment) {
-			m.dialogs.Push(&pickerDialog{com: m.com, atts: d.atts})
+		if atts := m.viewer.Attachments(); len(atts) > 1 && key.Matches(msg, k.OpenAttachment) {
+			m.dialogs.Push(&pickerDialog{com: m.com, atts: atts})
 			return nil, true
 		}
 		return m.viewer.HandleKey(msg)
@@ -595,14 +591,14 @@ func (m *Model) openSelected() tea.Cmd {
 	it := e.item
 	switch it.Kind {
 	case mcp.KindResource:
-		return m.openViewer(docRequest{kind: reqRead, server: it.Server, uri: it.URI}, "reading")
+		return m.openViewer(viewer.Read(it.Server, it.URI, nil), "reading")
 	case mcp.KindTemplate:
 		return m.pushForm(newTemplateForm(m.com, it))
 	case mcp.KindTool:
 		return m.pushForm(newToolForm(m.com, it))
 	case mcp.KindPrompt:
 		if len(it.Arguments) == 0 {
-			return m.openViewer(docRequest{kind: reqPrompt, server: it.Server, prompt: it.Name}, "getting the prompt")
+			return m.openViewer(viewer.Prompt(it.Server, it.Name, nil), "getting the prompt")
 		}
 		return m.pushForm(newPromptForm(m.com, it))
 	}
@@ -617,7 +613,7 @@ func (m *Model) pushForm(d *formDialog) tea.Cmd {
 }
 
 // openViewer starts a fresh load in the viewer and focuses it.
-func (m *Model) openViewer(req docRequest, what string) tea.Cmd {
+func (m *Model) openViewer(req viewer.Request, what string) tea.Cmd {
 	cmd := m.viewer.Request(req, what)
 	m.setFocus(focusRight)
 	return cmd
@@ -645,17 +641,17 @@ func (m *Model) applyAction(d Dialog, a Action) tea.Cmd {
 		return a.cmd
 	case actionCallTool:
 		m.dialogs.Remove(d)
-		cmd := m.openViewer(docRequest{kind: reqCall, server: a.item.Server, tool: a.item.Name, toolArgs: a.args}, "calling "+render.SanitizeLine(a.item.Name))
+		cmd := m.openViewer(viewer.Call(a.item.Server, a.item.Name, a.args), "calling "+render.SanitizeLine(a.item.Name))
 		if a.unchecked != "" {
 			cmd = tea.Batch(cmd, common.ReportWarn("arguments sent unchecked: "+render.SanitizeLine(a.unchecked)))
 		}
 		return cmd
 	case actionReadTemplate:
 		m.dialogs.Remove(d)
-		return m.openViewer(docRequest{kind: reqRead, server: a.item.Server, uri: a.item.URI, args: a.values}, "reading")
+		return m.openViewer(viewer.Read(a.item.Server, a.item.URI, a.values), "reading")
 	case actionGetPrompt:
 		m.dialogs.Remove(d)
-		return m.openViewer(docRequest{kind: reqPrompt, server: a.item.Server, prompt: a.item.Name, promptArgs: a.values}, "getting the prompt")
+		return m.openViewer(viewer.Prompt(a.item.Server, a.item.Name, a.values), "getting the prompt")
 	case actionPreviewPrompt:
 		m.dialogs.Remove(d)
 		return m.getPromptCmd(a.item, a.values, true)
@@ -834,28 +830,30 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 // help line, the help screen and key matching agree.
 func (m *Model) updateKeys() {
 	k := m.com.Keys
-	v := m.viewer
-	d := v.doc
-	viewer := m.focus == focusRight && v.Open()
-	common.SetEnabled(!viewer, &k.Open, &k.Refresh, &k.Filter)
-	common.SetEnabled(m.catalog.Selected() != nil || viewer, &k.FocusNext, &k.FocusPrev)
-	common.SetEnabled(viewer && d != nil && d.src != nil && d.src.next != nil, &k.NextPage)
-	common.SetEnabled(viewer && d != nil && d.src != nil && len(d.src.history) > 0, &k.PrevPage)
-	common.SetEnabled(viewer && d != nil && len(d.lines) > 0, &k.Search)
-	common.SetEnabled(viewer && len(v.hits) > 0, &k.NextMatch, &k.PrevMatch)
-	common.SetEnabled(viewer && d != nil && d.src != nil, &k.Pattern)
-	common.SetEnabled(viewer && d != nil && d.src != nil && d.src.pattern != "", &k.ClearPattern)
-	common.SetEnabled(viewer && d != nil && len(d.lines) > 0, &k.Wrap, &k.Left, &k.Right)
-	common.SetEnabled(viewer && d != nil && d.spill != nil && (d.img != nil || looksLikeImageDoc(d)), &k.HexToggle)
-	common.SetEnabled(viewer && d != nil && len(d.atts) > 0, &k.OpenAttachment)
-	common.SetEnabled(viewer && d != nil, &k.Copy)
-	common.SetEnabled(viewer && subscribable(d), &k.Subscribe)
-	if d != nil && d.sub != nil {
+	inViewer := m.focus == focusRight && m.viewer.Open()
+	var vk viewer.KeyState
+	if inViewer {
+		vk = m.viewer.Keys()
+	}
+	common.SetEnabled(!inViewer, &k.Open, &k.Refresh, &k.Filter)
+	common.SetEnabled(m.catalog.Selected() != nil || inViewer, &k.FocusNext, &k.FocusPrev)
+	common.SetEnabled(vk.NextPage, &k.NextPage)
+	common.SetEnabled(vk.PrevPage, &k.PrevPage)
+	common.SetEnabled(vk.Lines, &k.Search)
+	common.SetEnabled(vk.Hits, &k.NextMatch, &k.PrevMatch)
+	common.SetEnabled(vk.Paged, &k.Pattern)
+	common.SetEnabled(vk.Filtered, &k.ClearPattern)
+	common.SetEnabled(vk.Lines, &k.Wrap, &k.Left, &k.Right)
+	common.SetEnabled(vk.Hex, &k.HexToggle)
+	common.SetEnabled(vk.Attachments, &k.OpenAttachment)
+	common.SetEnabled(vk.Doc, &k.Copy)
+	common.SetEnabled(vk.Subscribable, &k.Subscribe)
+	if m.viewer.Keys().Subscribed {
 		k.Subscribe.SetHelp(k.Subscribe.Help().Key, "unsubscribe")
 	} else {
 		k.Subscribe.SetHelp(k.Subscribe.Help().Key, "subscribe")
 	}
-	common.SetEnabled(v.Open() || m.catalog.query != "", &k.Back)
+	common.SetEnabled(m.viewer.Open() || m.catalog.query != "", &k.Back)
 	common.SetEnabled(m.logs.IsOpen() && m.logs.Focused(), &k.LogNext, &k.LogPrev, &k.LogOpen, &k.LogBlur)
 }
 

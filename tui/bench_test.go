@@ -2,11 +2,9 @@ package tui
 
 import (
 	"fmt"
-	"math/rand"
 	"testing"
 
 	"github.com/howl-mcp/howl/mcp"
-	"github.com/howl-mcp/howl/render"
 )
 
 // bigCatalog is 10,000 items, 2,500 of each kind.
@@ -51,25 +49,5 @@ func BenchmarkFilter10k(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		_ = filterCmd(1, 1, "res12", all)()
-	}
-}
-
-// BenchmarkViewHex50MiB draws a frame of the hex view of a 50 MiB file,
-// scrolled to its middle.
-func BenchmarkViewHex50MiB(b *testing.B) {
-	head := make([]byte, 1<<20)
-	rand.New(rand.NewSource(1)).Read(head)
-	path := writeFile(b, 50<<20, head)
-	h := newHarness(b, newFakeRuntime(), nil, 120, 40)
-	sp := &render.SpillResult{Spilled: true, Path: path, MimeType: "application/octet-stream", SizeBytes: 50 << 20, SHA256: "n/a"}
-	h.run(h.m.openViewer(docRequest{kind: reqSpill, spill: sp}, "opening"))
-	h.run(h.m.viewer.Scroll(int(h.m.viewer.doc.hex.rows(16) / 2)))
-	if _, ok := h.m.viewer.doc.hex.row(int64(h.m.viewer.doc.top), hexBytesPerRow(h.m.viewer.innerW())); !ok {
-		b.Fatal("the rows on screen are not loaded")
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		_ = h.m.View()
 	}
 }

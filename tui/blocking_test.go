@@ -173,12 +173,12 @@ func TestTheUIStaysResponsiveWhileACallIsInFlight(t *testing.T) {
 	if !strings.Contains(v, "[Resources 1/2]") || !strings.Contains(v, "beta") || strings.Contains(v, "alpha") {
 		t.Fatalf("the filter did not apply while the call was in flight:\n%s", v)
 	}
-	if m.viewer.doc != nil || !m.viewer.Busy() {
+	if m.viewer.Title() != "" || !m.viewer.Busy() {
 		t.Fatal("the call finished before the test released it")
 	}
 
 	close(release)
-	d.until("the result", func() bool { return m.viewer.doc != nil })
+	d.until("the result", func() bool { return m.viewer.Title() != "" })
 	if v := d.h.view(); !strings.Contains(v, "released by the test") {
 		t.Fatalf("the result did not land in the viewer:\n%s", v)
 	}

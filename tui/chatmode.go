@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -10,6 +9,7 @@ import (
 
 	"github.com/howl-mcp/howl/render"
 	"github.com/howl-mcp/howl/tui/common"
+	"github.com/howl-mcp/howl/tui/viewer"
 )
 
 // chatTabTitle is the chat's tab in the tab bar.
@@ -145,11 +145,11 @@ func (m *Model) openToolResult() tea.Cmd {
 	if it.result == "" {
 		return common.ReportInfo("the result shows when the turn ends")
 	}
-	return m.openFromChat(docRequest{kind: reqText, title: "result of " + render.SanitizeLine(it.name), text: it.result}, "opening")
+	return m.openFromChat(viewer.Text("result of "+render.SanitizeLine(it.name), it.result), "opening")
 }
 
 // openFromChat opens a document in the viewer; closing it returns to the chat.
-func (m *Model) openFromChat(req docRequest, what string) tea.Cmd {
+func (m *Model) openFromChat(req viewer.Request, what string) tea.Cmd {
 	m.setChatMode(false)
 	m.returnToChat = true
 	return m.openViewer(req, what)
@@ -308,20 +308,4 @@ func tokens(n int64) string {
 		return fmt.Sprintf("%.1fk", float64(n)/1e3)
 	}
 	return fmt.Sprint(n)
-}
-
-// textDoc is a document of text the TUI holds: JSON pretty-printed and
-// highlighted, anything else as it is.
-func textDoc(env loadEnv, req docRequest) *document {
-	d := &document{kind: docRich, title: titleFor(req)}
-	var b richBuilder
-	b.env = env
-	if json.Valid([]byte(req.text)) {
-		b.json([]byte(req.text))
-	} else {
-		b.text(req.text, "")
-	}
-	d.lines = b.lines
-	d.copyText = b.copy.String()
-	return d
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
 	"github.com/howl-mcp/howl/tui/common"
+	"github.com/howl-mcp/howl/tui/viewer"
 )
 
 // command is one row of the command table. `.help`, the suggestion for a
@@ -400,7 +401,7 @@ func (m *Model) cmdRead(words []string) tea.Cmd {
 	if len(args) == 0 {
 		args = nil
 	}
-	return m.openFromChat(docRequest{kind: reqRead, server: words[0], uri: words[1], args: args}, "reading")
+	return m.openFromChat(viewer.Read(words[0], words[1], args), "reading")
 }
 
 // cmdCall calls a tool with key=value arguments, typed from its schema.
@@ -420,7 +421,7 @@ func (m *Model) cmdCall(words []string) tea.Cmd {
 	}
 	// Typed from the schema in the load command: the catalog on screen
 	// may still be listing when the line is sent.
-	return m.openFromChat(docRequest{kind: reqCall, server: words[0], tool: words[1], keyValues: kv}, "calling "+render.SanitizeLine(words[1]))
+	return m.openFromChat(viewer.CallTyped(words[0], words[1], kv), "calling "+render.SanitizeLine(words[1]))
 }
 
 // cmdMCP lists the servers with their states and fixes; with an action

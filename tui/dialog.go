@@ -12,6 +12,7 @@ import (
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
 	"github.com/howl-mcp/howl/tui/common"
+	"github.com/howl-mcp/howl/tui/viewer"
 )
 
 // Dialog is an overlay on the dialog stack. The top dialog gets every key
@@ -75,7 +76,7 @@ type (
 	// actionReconnect restarts a server.
 	actionReconnect struct{ server string }
 	// actionOpen opens an attachment of the viewer's document.
-	actionOpen struct{ att attachment }
+	actionOpen struct{ att viewer.Attachment }
 )
 
 func (actionNone) isAction()          {}
@@ -321,7 +322,7 @@ func (d *helpDialog) Render(maxW, maxH int) []string {
 type pickerDialog struct {
 	dialogBase
 	com  *common.Common
-	atts []attachment
+	atts []viewer.Attachment
 	cur  int
 }
 
@@ -353,13 +354,10 @@ func (d *pickerDialog) Render(maxW, maxH int) []string {
 	w := dialogWidth(maxW, 70)
 	content := []string{""}
 	for i, a := range d.atts {
-		kind := "link"
-		if a.spill != nil {
-			kind = render.SanitizeLine(a.spill.MimeType)
-		}
-		line := fmt.Sprintf(" %d  %s  %s", i+1, common.OrDash(a.label), st.Muted.Render(kind))
+		kind := a.Kind()
+		line := fmt.Sprintf(" %d  %s  %s", i+1, common.OrDash(a.Label()), st.Muted.Render(kind))
 		if i == d.cur {
-			line = st.List.Selected.Render(common.Fit(fmt.Sprintf("›%d  %s  %s", i+1, common.OrDash(a.label), kind), w-2))
+			line = st.List.Selected.Render(common.Fit(fmt.Sprintf("›%d  %s  %s", i+1, common.OrDash(a.Label()), kind), w-2))
 		}
 		content = append(content, line)
 	}

@@ -3,6 +3,7 @@ package tui
 import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/howl-mcp/howl/tui/viewer"
 )
 
 // typing reports whether a text input has the keys (a rune key then is text).
@@ -30,7 +31,7 @@ func (m *Model) handleLogsKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	case key.Matches(msg, k.LogOpen):
 		p.Blur()
 		title, text := p.Shown()
-		req := docRequest{kind: reqText, title: title, text: text}
+		req := viewer.Text(title, text)
 		if m.chatMode {
 			return m.openFromChat(req, "opening"), true
 		}

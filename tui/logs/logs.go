@@ -677,3 +677,5 @@ func (p *Pane) Held(server string) (lines, bytes, dropped int) {
 	}
 	return r.len(), r.bytes, r.dropped
 }
+
+var _ common.Pane = (*Pane)(nil)

@@ -1,4 +1,4 @@
-package tui
+package viewer
 
 import (
 	"context"
@@ -27,7 +27,7 @@ type docSub struct {
 	// resource open twice): the server is told to stop with the last.
 	refs int
 	// rt and ctx send the unsubscribe when the document closes.
-	rt  common.Runtime
+	rt  Runtime
 	ctx context.Context
 }
 
@@ -65,12 +65,12 @@ func subscribable(d *document) bool {
 }
 
 // toggleSubscribe subscribes the open resource, or ends its subscription.
-func (v *viewerPane) toggleSubscribe() tea.Cmd {
+func (v *Pane) toggleSubscribe() tea.Cmd {
 	d := v.doc
 	if !subscribable(d) {
 		return common.ReportWarn("only a resource read by its URI can be subscribed to (not a tool result, prompt, template or file)")
 	}
-	rt, ctx, id, server, uri := v.com.RT, v.com.Ctx, d.id, d.src.server, d.src.uri
+	rt, ctx, id, server, uri := v.rt, v.com.Ctx, d.id, d.src.server, d.src.uri
 	if d.sub != nil {
 		sub := d.sub
 		d.sub = nil
@@ -93,11 +93,11 @@ func (v *viewerPane) toggleSubscribe() tea.Cmd {
 // HandleSubscribed takes the answer to a subscribe: the document (if it is
 // still open) now follows the resource; if it closed meanwhile, the
 // subscription is ended at once.
-func (v *viewerPane) handleSubscribed(docID common.RequestID, msg subscribedMsg) tea.Cmd {
+func (v *Pane) handleSubscribed(docID common.RequestID, msg subscribedMsg) tea.Cmd {
 	if msg.err != nil {
 		return common.ReportError(fmt.Errorf("subscribing to %s: %w", render.SanitizeLine(msg.uri), msg.err))
 	}
-	sub := &docSub{server: msg.server, uri: msg.uri, rt: v.com.RT, ctx: v.com.Ctx, refs: 1}
+	sub := &docSub{server: msg.server, uri: msg.uri, rt: v.rt, ctx: v.com.Ctx, refs: 1}
 	for _, d := range v.docs() {
 		if d.id == docID && d.sub == nil {
 			d.sub = sub
@@ -108,7 +108,7 @@ func (v *viewerPane) handleSubscribed(docID common.RequestID, msg subscribedMsg)
 }
 
 // docs are the open documents, the one on screen last.
-func (v *viewerPane) docs() []*document {
+func (v *Pane) docs() []*document {
 	var out []*document
 	for _, d := range append(append([]*document(nil), v.stack...), v.doc) {
 		if d != nil {
@@ -123,7 +123,7 @@ func (v *viewerPane) docs() []*document {
 // position. A change that lands while a load runs is re-read when it ends
 // (HandleLoaded calls rereadIfStale); a document under another one is
 // re-read when it comes back (back).
-func (v *viewerPane) HandleResourceUpdated(e mcp.Event) tea.Cmd {
+func (v *Pane) HandleResourceUpdated(e mcp.Event) tea.Cmd {
 	seen := map[*docSub]bool{} // a shared subscription counts a change once
 	for _, d := range v.docs() {
 		if d.sub == nil || d.sub.server != e.Server || d.sub.uri != e.URI || seen[d.sub] {
@@ -137,7 +137,7 @@ func (v *viewerPane) HandleResourceUpdated(e mcp.Event) tea.Cmd {
 
 // rereadIfStale re-reads the document on screen when its resource changed
 // since it was last read, unless a load is already running.
-func (v *viewerPane) rereadIfStale() tea.Cmd {
+func (v *Pane) rereadIfStale() tea.Cmd {
 	d := v.doc
 	if d == nil || d.sub == nil || d.src == nil || d.sub.updates <= d.sub.read || v.Loading() {
 		return nil

@@ -1,4 +1,4 @@
-package tui
+package viewer
 
 import (
 	"context"
@@ -25,7 +25,7 @@ func TestToolResultWhoseSpillFailedShowsWhyNotAnEmptyFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := toolDoc(loadEnv{ctx: context.Background(), th: testTheme()}, docRequest{server: "demo"}, out)
+	d := toolDoc(loadEnv{ctx: context.Background(), th: testTheme()}, Request{server: "demo"}, out)
 	var lines []string
 	for _, l := range d.lines {
 		lines = append(lines, l.plain)

@@ -1,4 +1,4 @@
-package tui
+package viewer
 
 import (
 	"encoding/json"
@@ -16,7 +16,7 @@ import (
 // labelled blocks with their files and links as attachments.
 
 // toolDoc renders a bounded CallToolResult.
-func toolDoc(env loadEnv, req docRequest, out []byte) *document {
+func toolDoc(env loadEnv, req Request, out []byte) *document {
 	d := &document{kind: docRich, title: titleFor(req)}
 	names, values := mcp.OrderedObject(out)
 	var b richBuilder
@@ -57,7 +57,7 @@ func toolDoc(env loadEnv, req docRequest, out []byte) *document {
 }
 
 // promptDoc renders a flattened prompt.
-func promptDoc(env loadEnv, req docRequest, res *mcp.PromptResult) *document {
+func promptDoc(env loadEnv, req Request, res *mcp.PromptResult) *document {
 	d := &document{kind: docRich, title: titleFor(req)}
 	d.note = render.SanitizeLine(res.Note)
 	if res.Description != "" {
@@ -83,7 +83,7 @@ func promptDoc(env loadEnv, req docRequest, res *mcp.PromptResult) *document {
 type richBuilder struct {
 	env   loadEnv
 	lines []docLine
-	atts  []attachment
+	atts  []Attachment
 	copy  strings.Builder
 }
 
@@ -126,10 +126,10 @@ func (b *richBuilder) muted(s string) {
 }
 
 // spill adds a spilled file's metadata, an inline picture of an image, and
-// registers the file as an attachment.
+// registers the file as an Attachment.
 func (b *richBuilder) spill(sp *render.SpillResult) {
 	n := len(b.atts) + 1
-	b.atts = append(b.atts, attachment{label: render.SanitizeLine(sp.URI), spill: sp})
+	b.atts = append(b.atts, Attachment{label: render.SanitizeLine(sp.URI), spill: sp})
 	for _, m := range spillMeta(b.env.displayPath, sp) {
 		b.muted(m)
 	}
@@ -141,7 +141,7 @@ func (b *richBuilder) spill(sp *render.SpillResult) {
 			}
 		}
 	}
-	b.muted(fmt.Sprintf("o: open attachment %d (image or hex view) · y copies its path", n))
+	b.muted(fmt.Sprintf("o: open Attachment %d (image or hex view) · y copies its path", n))
 }
 
 // inlineImageCols and inlineImageRows bound a picture inside a rich
@@ -246,8 +246,8 @@ func (b *richBuilder) contentItem(n int, server string, raw json.RawMessage) {
 		if c.Name != "" {
 			b.muted(c.Name)
 		}
-		b.atts = append(b.atts, attachment{label: render.SanitizeLine(c.URI), server: server, uri: c.URI})
-		b.muted(fmt.Sprintf("o: open attachment %d (read the linked resource)", len(b.atts)))
+		b.atts = append(b.atts, Attachment{label: render.SanitizeLine(c.URI), server: server, uri: c.URI})
+		b.muted(fmt.Sprintf("o: open Attachment %d (read the linked resource)", len(b.atts)))
 	case c.Type == "resource" && len(c.Resource) > 0:
 		item, _ := render.DecodeItem(c.Resource) // nil when unreadable: shown as JSON
 		b.label(fmt.Sprintf("[%d] embedded resource · %s", n, render.SanitizeLine(itemURI(item))))
@@ -275,4 +275,20 @@ func (b *richBuilder) contentItem(n int, server string, raw json.RawMessage) {
 		}
 		b.json(raw)
 	}
+}
+
+// textDoc is a document of text the TUI holds: JSON pretty-printed and
+// highlighted, anything else as it is.
+func textDoc(env loadEnv, req Request) *document {
+	d := &document{kind: docRich, title: titleFor(req)}
+	var b richBuilder
+	b.env = env
+	if json.Valid([]byte(req.text)) {
+		b.json([]byte(req.text))
+	} else {
+		b.text(req.text, "")
+	}
+	d.lines = b.lines
+	d.copyText = b.copy.String()
+	return d
 }

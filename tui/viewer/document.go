@@ -1,4 +1,4 @@
-package tui
+package viewer
 
 import (
 	"bytes"
@@ -41,9 +41,9 @@ type docLine struct {
 	width         int
 }
 
-// attachment is something in a document that opens in a viewer of its
+// Attachment is something in a document that opens in a viewer of its
 // own: a spilled file, or a linked resource.
-type attachment struct {
+type Attachment struct {
 	label string
 	spill *render.SpillResult
 	// server and uri name a resource_link to read.
@@ -92,7 +92,7 @@ type document struct {
 	spill   *render.SpillResult
 	hex     *hexSource
 	img     *imageDoc
-	atts    []attachment
+	atts    []Attachment
 	// copyText is what y copies when the document has no file path.
 	copyText string
 
@@ -107,12 +107,12 @@ type document struct {
 
 // rereadReq reads the document's resource again (same server, URI,
 // arguments and pattern) in place of it; callers set the page.
-func (d *document) rereadReq() docRequest {
+func (d *document) rereadReq() Request {
 	s := d.src
-	return docRequest{kind: reqRead, server: s.server, uri: s.uri, args: s.args, pattern: s.pattern, mode: openReplace, title: d.title}
+	return Request{kind: reqRead, server: s.server, uri: s.uri, args: s.args, pattern: s.pattern, mode: openReplace, title: d.title}
 }
 
-// reqKind says what a docRequest asks for.
+// reqKind says what a Request asks for.
 type reqKind int
 
 const (
@@ -124,9 +124,9 @@ const (
 	reqText
 )
 
-// docRequest is everything a load command needs, captured by value when
+// Request is everything a load command needs, captured by value when
 // the command is made.
-type docRequest struct {
+type Request struct {
 	kind   reqKind
 	server string
 	title  string
@@ -175,7 +175,7 @@ const (
 
 // docLoadedMsg is a finished load for the viewer.
 type docLoadedMsg struct {
-	req docRequest
+	req Request
 	doc *document
 	err error
 }
@@ -184,7 +184,7 @@ type docLoadedMsg struct {
 // command is made: it never reads the model.
 type loadEnv struct {
 	ctx         context.Context
-	rt          common.Runtime
+	rt          Runtime
 	th          *theme.Theme
 	displayPath func(string) string
 	imgMode     common.ImageMode
@@ -193,7 +193,7 @@ type loadEnv struct {
 // loadDocCmd runs one request and turns its answer into a document,
 // entirely off the update path: the MCP call, parsing, highlighting,
 // opening or decoding a spill file.
-func loadDocCmd(env loadEnv, id common.RequestID, req docRequest) tea.Cmd {
+func loadDocCmd(env loadEnv, id common.RequestID, req Request) tea.Cmd {
 	return common.Deliver(common.OwnerViewer, id, func() tea.Msg {
 		doc, err := buildDoc(env, req)
 		if doc != nil {
@@ -203,7 +203,7 @@ func loadDocCmd(env loadEnv, id common.RequestID, req docRequest) tea.Cmd {
 	})
 }
 
-func buildDoc(env loadEnv, req docRequest) (*document, error) {
+func buildDoc(env loadEnv, req Request) (*document, error) {
 	switch req.kind {
 	case reqRead:
 		args := map[string]any{"uri": req.uri}
@@ -258,7 +258,7 @@ func buildDoc(env loadEnv, req docRequest) (*document, error) {
 
 // readDoc turns the bytes of a read (exactly what the model receives) into
 // a document, decoding them through render's own wire contract.
-func readDoc(env loadEnv, req docRequest, out []byte) (*document, error) {
+func readDoc(env loadEnv, req Request, out []byte) (*document, error) {
 	res, err := render.DecodeRead(out)
 	if err != nil {
 		return nil, fmt.Errorf("the read result is not one howl renders (%v): this is a bug in howl, please report it", err)
@@ -294,7 +294,7 @@ func readDoc(env loadEnv, req docRequest, out []byte) (*document, error) {
 }
 
 // itemDoc is the document of a single-item read.
-func itemDoc(env loadEnv, req docRequest, item render.Item) (*document, error) {
+func itemDoc(env loadEnv, req Request, item render.Item) (*document, error) {
 	var it *render.TextResult
 	switch x := item.(type) {
 	case *render.ItemError:
@@ -342,7 +342,7 @@ func itemDoc(env loadEnv, req docRequest, item render.Item) (*document, error) {
 }
 
 // pageNote says which bytes the page holds, of how many, and how to move.
-func pageNote(it *render.TextResult, req docRequest) string {
+func pageNote(it *render.TextResult, req Request) string {
 	if it.TotalBytes == 0 {
 		return it.Note
 	}
@@ -464,7 +464,7 @@ func grepLines(text string, th *theme.Theme, style func(string) []string) []docL
 }
 
 // titleFor names a request in the viewer's border.
-func titleFor(req docRequest) string {
+func titleFor(req Request) string {
 	if req.title != "" {
 		return req.title
 	}

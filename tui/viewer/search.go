@@ -1,4 +1,4 @@
-package tui
+package viewer
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 // screen, smart case, every hit highlighted and the current one stronger.
 
 // handleSearchKey edits the search; the hits follow every keystroke.
-func (v *viewerPane) handleSearchKey(msg tea.KeyMsg) tea.Cmd {
+func (v *Pane) handleSearchKey(msg tea.KeyMsg) tea.Cmd {
 	k := v.com.Keys
 	switch {
 	case key.Matches(msg, k.Cancel):
@@ -40,7 +40,7 @@ func (v *viewerPane) handleSearchKey(msg tea.KeyMsg) tea.Cmd {
 }
 
 // clearSearch forgets the query and its hits.
-func (v *viewerPane) clearSearch() {
+func (v *Pane) clearSearch() {
 	v.query, v.hits, v.cur = "", nil, 0
 	v.search.SetValue("")
 }
@@ -48,7 +48,7 @@ func (v *viewerPane) clearSearch() {
 // findHits finds the query in every line (smart case: case-insensitive
 // unless the query has an upper-case letter) and, with jump, moves to the
 // first hit at or after the top.
-func (v *viewerPane) findHits(jump bool) {
+func (v *Pane) findHits(jump bool) {
 	v.hits, v.cur = nil, 0
 	d := v.doc
 	if d == nil || v.query == "" {
@@ -87,7 +87,7 @@ func (v *viewerPane) findHits(jump bool) {
 }
 
 // stepHit moves to the next (1) or previous (-1) hit, wrapping around.
-func (v *viewerPane) stepHit(dir int) {
+func (v *Pane) stepHit(dir int) {
 	if len(v.hits) == 0 {
 		return
 	}
@@ -96,7 +96,7 @@ func (v *viewerPane) stepHit(dir int) {
 }
 
 // showHit scrolls so the current hit is on screen, a third from the top.
-func (v *viewerPane) showHit() {
+func (v *Pane) showHit() {
 	d := v.doc
 	h := v.hits[v.cur]
 	row := v.rowOfLine(h.line)
@@ -112,7 +112,7 @@ func (v *viewerPane) showHit() {
 }
 
 // rowOfLine is the first screen row of a line (lines wrap into rows).
-func (v *viewerPane) rowOfLine(line int) int {
+func (v *Pane) rowOfLine(line int) int {
 	if !v.wrapping() {
 		return line
 	}
@@ -121,7 +121,7 @@ func (v *viewerPane) rowOfLine(line int) int {
 }
 
 // lineAtRow is the line a screen row belongs to.
-func (v *viewerPane) lineAtRow(row int) int {
+func (v *Pane) lineAtRow(row int) int {
 	if !v.wrapping() {
 		return row
 	}
@@ -131,7 +131,7 @@ func (v *viewerPane) lineAtRow(row int) int {
 }
 
 // visibleHits groups the hits by line.
-func (v *viewerPane) visibleHits() map[int][]int {
+func (v *Pane) visibleHits() map[int][]int {
 	if len(v.hits) == 0 {
 		return nil
 	}
@@ -144,7 +144,7 @@ func (v *viewerPane) visibleHits() map[int][]int {
 
 // markHits draws a line's plain text with its hits highlighted (the
 // current one more strongly).
-func (v *viewerPane) markHits(plain string, idx []int) string {
+func (v *Pane) markHits(plain string, idx []int) string {
 	st := v.com.Styles
 	var b strings.Builder
 	pos := 0

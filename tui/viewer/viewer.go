@@ -1,7 +1,12 @@
-package tui
+// Package viewer is the pane that shows what reads, tool calls and prompts
+// return, and spill files: paged text with line numbers and highlighting,
+// rich documents, hex dumps and images, with search, the server-side
+// pattern filter, paging and resource subscriptions.
+package viewer
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -16,13 +21,14 @@ import (
 	"github.com/howl-mcp/howl/tui/common"
 )
 
-// viewerPane shows what reads, tool calls and prompts return, and spill
+// Pane shows what reads, tool calls and prompts return, and spill
 // files: paged text with line numbers and highlighting, rich documents,
 // hex dumps and images. Every fetch is a command whose result carries the
 // viewer's request id; a result for anything but the latest request is
 // dropped.
-type viewerPane struct {
+type Pane struct {
 	com           *common.Common
+	rt            Runtime
 	width, height int
 	focused       bool
 	open          bool
@@ -32,7 +38,7 @@ type viewerPane struct {
 	pending  common.RequestID
 	loading  string
 	started  time.Time
-	req      docRequest
+	req      Request
 	cancel   context.CancelFunc
 	doc      *document
 	stack    []*document
@@ -58,9 +64,22 @@ type viewerPane struct {
 // hit is one search match: line index, byte range in the line's plain text.
 type hit struct{ line, start, end int }
 
-func newViewerPane(com *common.Common) *viewerPane {
-	return &viewerPane{
+// Runtime is what the viewer asks of the MCP side, from commands only:
+// the reads, calls and prompt gets the model's meta-functions make, the
+// catalog (to type a .call's key=value arguments), and subscriptions.
+type Runtime interface {
+	CallMeta(ctx context.Context, name string, args json.RawMessage) ([]byte, error)
+	GetPrompt(ctx context.Context, server, name string, args map[string]string) (*mcp.PromptResult, error)
+	Catalog(ctx context.Context, server string, refresh bool) (*mcp.Catalog, error)
+	Subscribe(ctx context.Context, server, uri string) error
+	Unsubscribe(ctx context.Context, server, uri string) error
+}
+
+// New builds the viewer, closed.
+func New(com *common.Common, rt Runtime) *Pane {
+	return &Pane{
 		com:      com,
+		rt:       rt,
 		search:   common.NewTextInput(com, "/ ", "search this page"),
 		pattern:  common.NewTextInput(com, "pattern ", "RE2, e.g. ERROR|WARN (the server filters)"),
 		hexCells: newHexCells(com.Styles),
@@ -69,7 +88,7 @@ func newViewerPane(com *common.Common) *viewerPane {
 
 // SetSize sets the pane's outer size and asks for what the new size needs
 // (hex blocks, an image render).
-func (v *viewerPane) SetSize(w, h int) tea.Cmd {
+func (v *Pane) SetSize(w, h int) tea.Cmd {
 	v.width, v.height = w, h
 	v.search.SetWidth(max(w-8, 4))
 	v.pattern.SetWidth(max(w-12, 4))
@@ -77,21 +96,21 @@ func (v *viewerPane) SetSize(w, h int) tea.Cmd {
 }
 
 // Focus and Blur move the keyboard focus.
-func (v *viewerPane) Focus() { v.focused = true }
-func (v *viewerPane) Blur()  { v.focused = false }
+func (v *Pane) Focus() { v.focused = true }
+func (v *Pane) Blur()  { v.focused = false }
 
 // Open reports whether the viewer is showing (or loading) something.
-func (v *viewerPane) Open() bool { return v.open }
+func (v *Pane) Open() bool { return v.open }
 
 // Busy reports whether a spinner should turn.
-func (v *viewerPane) Busy() bool { return v.open && v.loading != "" }
+func (v *Pane) Busy() bool { return v.open && v.loading != "" }
 
 // TextInputFocused reports whether the search or pattern input has the keys.
-func (v *viewerPane) TextInputFocused() bool { return v.searching || v.patterning }
+func (v *Pane) TextInputFocused() bool { return v.searching || v.patterning }
 
 // Request starts a load. A page request keeps the current document on
 // screen until the new page arrives; any other replaces it.
-func (v *viewerPane) Request(req docRequest, what string) tea.Cmd {
+func (v *Pane) Request(req Request, what string) tea.Cmd {
 	v.dropPending()
 	id := v.com.NewID()
 	v.com.Progress.Begin(viewerOwner(id))
@@ -104,18 +123,18 @@ func (v *viewerPane) Request(req docRequest, what string) tea.Cmd {
 	if req.mode == openFresh {
 		cmds = append(cmds, v.closeAll())
 	}
-	env := loadEnv{ctx: ctx, rt: v.com.RT, th: v.com.Theme, displayPath: v.com.DisplayPath, imgMode: v.com.Images}
+	env := loadEnv{ctx: ctx, rt: v.rt, th: v.com.Theme, displayPath: v.com.DisplayPath, imgMode: v.com.Images}
 	cmds = append(cmds, loadDocCmd(env, id, req))
 	return tea.Batch(cmds...)
 }
 
 // Loading reports whether a request is in flight.
-func (v *viewerPane) Loading() bool { return v.open && v.loading != "" && v.cancel != nil }
+func (v *Pane) Loading() bool { return v.open && v.loading != "" && v.cancel != nil }
 
 // CancelLoad cancels the request in flight: its context ends, so mcp-go
 // sends the server notifications/cancelled, and the viewer says it was
 // cancelled (over the document it was replacing, if any).
-func (v *viewerPane) CancelLoad() tea.Cmd {
+func (v *Pane) CancelLoad() tea.Cmd {
 	if !v.Loading() {
 		return nil
 	}
@@ -131,7 +150,7 @@ func (v *viewerPane) CancelLoad() tea.Cmd {
 }
 
 // dropPending forgets the request in flight, cancelling it quietly.
-func (v *viewerPane) dropPending() {
+func (v *Pane) dropPending() {
 	if v.cancel != nil {
 		v.cancel()
 		v.cancel = nil
@@ -141,7 +160,7 @@ func (v *viewerPane) dropPending() {
 }
 
 // Close closes the viewer, cancelling what is in flight and closing files.
-func (v *viewerPane) Close() tea.Cmd {
+func (v *Pane) Close() tea.Cmd {
 	v.dropPending()
 	v.open = false
 	v.searching, v.patterning = false, false
@@ -149,7 +168,7 @@ func (v *viewerPane) Close() tea.Cmd {
 }
 
 // closeAll forgets every document, closing their files in a command.
-func (v *viewerPane) closeAll() tea.Cmd {
+func (v *Pane) closeAll() tea.Cmd {
 	var cmds []tea.Cmd
 	for _, d := range v.docs() {
 		cmds = append(cmds, closeDoc(d))
@@ -178,7 +197,7 @@ func closeDoc(d *document) tea.Cmd {
 
 // HandleResult takes the answers to the viewer's requests: loads, hex
 // blocks, image renders and subscriptions.
-func (v *viewerPane) HandleResult(r common.Result) tea.Cmd {
+func (v *Pane) HandleResult(r common.Result) tea.Cmd {
 	switch msg := r.Msg.(type) {
 	case docLoadedMsg:
 		return v.handleLoaded(r.ID, msg)
@@ -194,7 +213,7 @@ func (v *viewerPane) HandleResult(r common.Result) tea.Cmd {
 
 // handleLoaded takes a finished load; a stale one is dropped (and its file
 // closed).
-func (v *viewerPane) handleLoaded(id common.RequestID, msg docLoadedMsg) tea.Cmd {
+func (v *Pane) handleLoaded(id common.RequestID, msg docLoadedMsg) tea.Cmd {
 	if id != v.pending || !v.open {
 		return closeDoc(msg.doc)
 	}
@@ -227,7 +246,7 @@ func (v *viewerPane) handleLoaded(id common.RequestID, msg docLoadedMsg) tea.Cmd
 }
 
 // handleHexBlocks stores blocks read for the current hex document.
-func (v *viewerPane) handleHexBlocks(docID common.RequestID, msg hexBlocksMsg) tea.Cmd {
+func (v *Pane) handleHexBlocks(docID common.RequestID, msg hexBlocksMsg) tea.Cmd {
 	d := v.doc
 	if d == nil || d.id != docID || d.hex == nil {
 		return nil
@@ -241,7 +260,7 @@ func (v *viewerPane) handleHexBlocks(docID common.RequestID, msg hexBlocksMsg) t
 }
 
 // handleImage stores an image render for the current document.
-func (v *viewerPane) handleImage(docID common.RequestID, msg imageRenderedMsg) {
+func (v *Pane) handleImage(docID common.RequestID, msg imageRenderedMsg) {
 	for _, d := range v.docs() {
 		if d.id == docID && d.img != nil {
 			delete(d.img.pending, msg.size)
@@ -252,7 +271,7 @@ func (v *viewerPane) handleImage(docID common.RequestID, msg imageRenderedMsg) {
 
 // ensure asks for what the current view needs: hex blocks around the rows
 // on screen, an image drawn at the pane's size.
-func (v *viewerPane) ensure() tea.Cmd {
+func (v *Pane) ensure() tea.Cmd {
 	d := v.doc
 	if d == nil || v.width <= 2 || v.height <= 2 {
 		return nil
@@ -279,13 +298,13 @@ func (v *viewerPane) ensure() tea.Cmd {
 	return nil
 }
 
-func (v *viewerPane) innerW() int { return max(v.width-2, 1) }
+func (v *Pane) innerW() int { return max(v.width-2, 1) }
 
 // maxNoteLines bounds the coverage note above the body.
 const maxNoteLines = 2
 
 // noteLines is the coverage note wrapped to the pane, at most maxNoteLines.
-func (v *viewerPane) noteLines() []string {
+func (v *Pane) noteLines() []string {
 	if v.doc == nil || v.doc.note == "" {
 		return nil
 	}
@@ -298,7 +317,7 @@ func (v *viewerPane) noteLines() []string {
 }
 
 // headerH is how many lines the metadata and note take.
-func (v *viewerPane) headerH() int {
+func (v *Pane) headerH() int {
 	if v.doc == nil {
 		return 0
 	}
@@ -306,17 +325,17 @@ func (v *viewerPane) headerH() int {
 }
 
 // footerH is the input line, when one is open or a search is active.
-func (v *viewerPane) footerH() int {
+func (v *Pane) footerH() int {
 	if v.searching || v.patterning || v.query != "" {
 		return 1
 	}
 	return 0
 }
 
-func (v *viewerPane) bodyH() int { return max(v.height-2-v.headerH()-v.footerH(), 1) }
+func (v *Pane) bodyH() int { return max(v.height-2-v.headerH()-v.footerH(), 1) }
 
 // gutterW is the width of the line-number gutter.
-func (v *viewerPane) gutterW() int {
+func (v *Pane) gutterW() int {
 	d := v.doc
 	if d == nil || !d.gutter || len(d.lines) == 0 {
 		return 0
@@ -330,7 +349,7 @@ func (v *viewerPane) gutterW() int {
 
 // textW is the width text is drawn in: after the gutter, or after a
 // one-cell margin when there is none.
-func (v *viewerPane) textW() int {
+func (v *Pane) textW() int {
 	if g := v.gutterW(); g > 0 {
 		return max(v.innerW()-g, 1)
 	}
@@ -338,10 +357,10 @@ func (v *viewerPane) textW() int {
 }
 
 // wrapping reports whether the document's lines wrap (w toggles it).
-func (v *viewerPane) wrapping() bool { return v.doc != nil && v.doc.wrap }
+func (v *Pane) wrapping() bool { return v.doc != nil && v.doc.wrap }
 
 // rowCount is how many screen rows the document's body takes.
-func (v *viewerPane) rowCount() int {
+func (v *Pane) rowCount() int {
 	d := v.doc
 	switch {
 	case d == nil:
@@ -359,7 +378,7 @@ func (v *viewerPane) rowCount() int {
 }
 
 // layoutRows computes, for wrapped text, where each line's rows start.
-func (v *viewerPane) layoutRows() {
+func (v *Pane) layoutRows() {
 	d := v.doc
 	w := v.textW()
 	if v.layoutDoc == d.id && v.layoutW == w && v.rowStart != nil {
@@ -373,7 +392,7 @@ func (v *viewerPane) layoutRows() {
 }
 
 // HandleKey handles a key while the viewer has focus.
-func (v *viewerPane) HandleKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+func (v *Pane) HandleKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	if v.searching {
 		return v.handleSearchKey(msg), true
 	}
@@ -437,7 +456,7 @@ func (v *viewerPane) HandleKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 
 // back cancels the request in flight, then clears the search, then
 // returns to the previous document, then closes the viewer.
-func (v *viewerPane) back() tea.Cmd {
+func (v *Pane) back() tea.Cmd {
 	switch {
 	case v.Loading() && !v.req.refresh:
 		return v.CancelLoad()
@@ -457,7 +476,7 @@ func (v *viewerPane) back() tea.Cmd {
 }
 
 // Scroll moves the view by delta rows and fetches what comes into view.
-func (v *viewerPane) Scroll(delta int) tea.Cmd {
+func (v *Pane) Scroll(delta int) tea.Cmd {
 	d := v.doc
 	if d == nil {
 		return nil
@@ -470,7 +489,7 @@ func (v *viewerPane) Scroll(delta int) tea.Cmd {
 func clampDelta(d int) int { return common.Clamp(d, -1<<40, 1<<40) }
 
 // page fetches the next (dir 1) or previous (dir -1) page of a paged read.
-func (v *viewerPane) page(dir int) tea.Cmd {
+func (v *Pane) page(dir int) tea.Cmd {
 	d := v.doc
 	if d == nil || d.src == nil {
 		return common.ReportWarn("this document has no pages: only resource reads are paged")
@@ -501,7 +520,7 @@ func (v *viewerPane) page(dir int) tea.Cmd {
 
 // applyPattern re-reads the document through the server-side filter (or
 // without one, for "").
-func (v *viewerPane) applyPattern(p string) tea.Cmd {
+func (v *Pane) applyPattern(p string) tea.Cmd {
 	d := v.doc
 	if d == nil || d.src == nil {
 		return common.ReportWarn("the pattern filter works on resource reads only")
@@ -518,7 +537,7 @@ func (v *viewerPane) applyPattern(p string) tea.Cmd {
 	return v.Request(req, what)
 }
 
-func (v *viewerPane) handlePatternKey(msg tea.KeyMsg) tea.Cmd {
+func (v *Pane) handlePatternKey(msg tea.KeyMsg) tea.Cmd {
 	k := v.com.Keys
 	switch {
 	case key.Matches(msg, k.Cancel):
@@ -534,7 +553,7 @@ func (v *viewerPane) handlePatternKey(msg tea.KeyMsg) tea.Cmd {
 }
 
 // toggleHex switches a spill file between its image and hex views.
-func (v *viewerPane) toggleHex() tea.Cmd {
+func (v *Pane) toggleHex() tea.Cmd {
 	d := v.doc
 	if d == nil || d.spill == nil {
 		return common.ReportWarn("x switches between the image and hex views of a spilled file")
@@ -542,16 +561,16 @@ func (v *viewerPane) toggleHex() tea.Cmd {
 	if d.img == nil && !looksLikeImageDoc(d) {
 		return common.ReportInfo("this file is not an image howl can draw")
 	}
-	return v.Request(docRequest{kind: reqSpill, spill: d.spill, asHex: d.img != nil, title: d.title, mode: openReplace}, "opening")
+	return v.Request(Request{kind: reqSpill, spill: d.spill, asHex: d.img != nil, title: d.title, mode: openReplace}, "opening")
 }
 
 func looksLikeImageDoc(d *document) bool {
 	return d.hex != nil && d.spill != nil && strings.HasPrefix(strings.ToLower(d.spill.MimeType), "image/")
 }
 
-// openAttachment opens the document's one attachment. With several, the
+// openAttachment opens the document's one Attachment. With several, the
 // root asks which (it owns the dialogs) before the viewer sees the key.
-func (v *viewerPane) openAttachment() tea.Cmd {
+func (v *Pane) openAttachment() tea.Cmd {
 	d := v.doc
 	if d == nil || len(d.atts) == 0 {
 		return common.ReportInfo("nothing to open here: o opens the files and links of a tool result")
@@ -561,15 +580,15 @@ func (v *viewerPane) openAttachment() tea.Cmd {
 
 // OpenAttachment opens a file or link from the current document, keeping
 // the document to go back to.
-func (v *viewerPane) OpenAttachment(a attachment) tea.Cmd {
+func (v *Pane) OpenAttachment(a Attachment) tea.Cmd {
 	if a.spill != nil {
-		return v.Request(docRequest{kind: reqSpill, spill: a.spill, title: a.label, mode: openPush}, "opening")
+		return v.Request(Request{kind: reqSpill, spill: a.spill, title: a.label, mode: openPush}, "opening")
 	}
-	return v.Request(docRequest{kind: reqRead, server: a.server, uri: a.uri, mode: openPush}, "reading")
+	return v.Request(Request{kind: reqRead, server: a.server, uri: a.uri, mode: openPush}, "reading")
 }
 
 // copy copies the spill path, or the document's text, with OSC 52.
-func (v *viewerPane) copy() tea.Cmd {
+func (v *Pane) copy() tea.Cmd {
 	d := v.doc
 	if d == nil {
 		return nil
@@ -585,7 +604,7 @@ func (v *viewerPane) copy() tea.Cmd {
 }
 
 // Render draws the pane at its size.
-func (v *viewerPane) Render(frame int) []string {
+func (v *Pane) Render(frame int) []string {
 	st := v.com.Styles
 	bs := common.BoxStyle{Focused: v.focused, Border: st.Pane.Border, BorderFocused: st.Pane.BorderFocused, Title: st.Pane.Title, TitleFocused: st.Pane.TitleFocused}
 	d := v.doc
@@ -637,7 +656,7 @@ func (v *viewerPane) Render(frame int) []string {
 	return common.Box(bs, title, lines, v.width, v.height)
 }
 
-func (v *viewerPane) renderFooter() string {
+func (v *Pane) renderFooter() string {
 	st := v.com.Styles
 	switch {
 	case v.searching:
@@ -655,7 +674,7 @@ func (v *viewerPane) renderFooter() string {
 }
 
 // renderBody draws the rows of the body on screen.
-func (v *viewerPane) renderBody() []string {
+func (v *Pane) renderBody() []string {
 	d := v.doc
 	h := v.bodyH()
 	switch {
@@ -667,7 +686,7 @@ func (v *viewerPane) renderBody() []string {
 	return v.renderText(h)
 }
 
-func (v *viewerPane) renderHex(h int) []string {
+func (v *Pane) renderHex(h int) []string {
 	d := v.doc
 	bpr := hexBytesPerRow(v.innerW())
 	digits := offsetDigits(d.hex.size)
@@ -683,7 +702,7 @@ func (v *viewerPane) renderHex(h int) []string {
 	return out
 }
 
-func (v *viewerPane) renderImage(h int) []string {
+func (v *Pane) renderImage(h int) []string {
 	d := v.doc
 	cols, rows := fitImage(d.img.w, d.img.h, v.innerW(), v.bodyH())
 	lines := d.img.renders[[2]int{cols, rows}]
@@ -698,7 +717,7 @@ func (v *viewerPane) renderImage(h int) []string {
 	return out
 }
 
-func (v *viewerPane) renderText(h int) []string {
+func (v *Pane) renderText(h int) []string {
 	d := v.doc
 	st := v.com.Styles
 	gw := v.gutterW()

@@ -1,0 +1,121 @@
+package viewer
+
+import (
+	"strings"
+
+	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/common"
+)
+
+// Read is a request to read a resource, or a template with its variables.
+func Read(server, uri string, args map[string]string) Request {
+	return Request{kind: reqRead, server: server, uri: uri, args: args}
+}
+
+// Call is a request to call a tool with checked arguments.
+func Call(server, tool string, args map[string]any) Request {
+	return Request{kind: reqCall, server: server, tool: tool, toolArgs: args}
+}
+
+// CallTyped is a request to call a tool with `.call`'s key=value
+// arguments, typed by the tool's schema when the call is made.
+func CallTyped(server, tool string, kv map[string]string) Request {
+	return Request{kind: reqCall, server: server, tool: tool, keyValues: kv}
+}
+
+// Prompt is a request to get a prompt with its arguments.
+func Prompt(server, name string, args map[string]string) Request {
+	return Request{kind: reqPrompt, server: server, prompt: name, promptArgs: args}
+}
+
+// Text is a request to show text the TUI holds (JSON is formatted).
+func Text(title, text string) Request {
+	return Request{kind: reqText, title: title, text: text}
+}
+
+// Label is what the attachment is called.
+func (a Attachment) Label() string { return a.label }
+
+// Kind is the attachment's MIME type, or "link" for a linked resource.
+func (a Attachment) Kind() string {
+	if a.spill != nil {
+		return render.SanitizeLine(a.spill.MimeType)
+	}
+	return "link"
+}
+
+// Attachments are the files and links of the document on screen.
+func (v *Pane) Attachments() []Attachment {
+	if v.doc == nil {
+		return nil
+	}
+	return v.doc.atts
+}
+
+// Title is the title of the document on screen ("" when none).
+func (v *Pane) Title() string {
+	if v.doc == nil {
+		return ""
+	}
+	return v.doc.title
+}
+
+// Focused reports whether the viewer has the keys.
+func (v *Pane) Focused() bool { return v.focused }
+
+// KeyState is what the viewer's key bindings depend on.
+type KeyState struct {
+	Doc, Lines, Hits, NextPage, PrevPage, Paged, Filtered bool
+	Hex, Attachments, Subscribable, Subscribed            bool
+}
+
+// Keys is the state the root enables the viewer's bindings from.
+func (v *Pane) Keys() KeyState {
+	d := v.doc
+	if d == nil {
+		return KeyState{}
+	}
+	return KeyState{
+		Doc:          true,
+		Lines:        len(d.lines) > 0,
+		Hits:         len(v.hits) > 0,
+		NextPage:     d.src != nil && d.src.next != nil,
+		PrevPage:     d.src != nil && len(d.src.history) > 0,
+		Paged:        d.src != nil,
+		Filtered:     d.src != nil && d.src.pattern != "",
+		Hex:          d.spill != nil && (d.img != nil || looksLikeImageDoc(d)),
+		Attachments:  len(d.atts) > 0,
+		Subscribable: subscribable(d),
+		Subscribed:   d.sub != nil,
+	}
+}
+
+// CloseFiles closes the open documents' files at once. Call it after the
+// program has ended (while it runs, files close in commands).
+func (v *Pane) CloseFiles() {
+	for _, d := range append(v.stack, v.doc) {
+		if d != nil && d.hex != nil && d.hex.file != nil {
+			_ = d.hex.file.Close()
+			d.hex.file = nil
+		}
+	}
+}
+
+// Plain is the text of the document on screen, line by line, as search
+// sees it (tests and copies read it).
+func (v *Pane) Plain() string {
+	if v.doc == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, l := range v.doc.lines {
+		b.WriteString(l.plain)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+var _ common.Pane = (*Pane)(nil)
+
+// Failed reports whether the document on screen is a failed request's error.
+func (v *Pane) Failed() bool { return v.doc != nil && v.doc.kind == docError }

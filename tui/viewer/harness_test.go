@@ -1,0 +1,190 @@
+package viewer
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/muesli/termenv"
+
+	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/theme"
+	"github.com/howl-mcp/howl/tui/common"
+)
+
+// fakeRuntime is the viewer's five calls: reads answered from texts, paged
+// by render itself (the JSON is what the real runtime produces), canned
+// tool results and prompts, and subscriptions logged.
+type fakeRuntime struct {
+	mu    sync.Mutex
+	texts map[string]string
+	calls []string
+}
+
+func newFakeRuntime() *fakeRuntime { return &fakeRuntime{texts: map[string]string{}} }
+
+func (f *fakeRuntime) log(s string) {
+	f.mu.Lock()
+	f.calls = append(f.calls, s)
+	f.mu.Unlock()
+}
+
+func (f *fakeRuntime) CallMeta(ctx context.Context, name string, args json.RawMessage) ([]byte, error) {
+	f.log(name + " " + string(args))
+	if strings.HasPrefix(name, mcp.PrefixInvoke) {
+		var a struct {
+			Tool string `json:"tool"`
+		}
+		_ = json.Unmarshal(args, &a)
+		return []byte(`{"content":[{"type":"text","text":"result of ` + a.Tool + `"}]}`), nil
+	}
+	var a struct {
+		URI     string `json:"uri"`
+		Pattern string `json:"pattern"`
+		Offset  int    `json:"offset"`
+	}
+	_ = json.Unmarshal(args, &a)
+	f.mu.Lock()
+	text, ok := f.texts[a.URI]
+	f.mu.Unlock()
+	if !ok {
+		return nil, &mcp.CallError{Msg: "no resource " + a.URI}
+	}
+	res, err := render.PageText(a.URI, "text/plain", text, render.PageOptions{Pattern: a.Pattern, Offset: a.Offset})
+	if err != nil {
+		return nil, &mcp.CallError{Msg: err.Error()}
+	}
+	return render.Marshal(res)
+}
+
+func (f *fakeRuntime) GetPrompt(ctx context.Context, server, name string, args map[string]string) (*mcp.PromptResult, error) {
+	return &mcp.PromptResult{Note: "prompt", Prompt: name, Messages: 1, Role: "user", Text: "[user]\nhello"}, nil
+}
+
+func (f *fakeRuntime) Catalog(ctx context.Context, server string, refresh bool) (*mcp.Catalog, error) {
+	return &mcp.Catalog{Server: server}, nil
+}
+
+func (f *fakeRuntime) Subscribe(ctx context.Context, server, uri string) error {
+	f.log("subscribe " + uri)
+	return nil
+}
+
+func (f *fakeRuntime) Unsubscribe(ctx context.Context, server, uri string) error {
+	f.log("unsubscribe " + uri)
+	return nil
+}
+
+// callCount counts logged calls that start with prefix.
+func (f *fakeRuntime) callCount(prefix string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, c := range f.calls {
+		if strings.HasPrefix(c, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+func testTheme() *theme.Theme { return theme.New(theme.Options{Dark: true, Profile: termenv.Ascii}) }
+
+// bench is the viewer's own harness: a pane of a fixed size whose
+// commands run at once, their results fed back to it, and the status
+// messages they report kept.
+type bench struct {
+	t    testing.TB
+	v    *Pane
+	rt   *fakeRuntime
+	info []string
+}
+
+func newBench(t testing.TB, w, h int) *bench {
+	th := testTheme()
+	com := &common.Common{Ctx: context.Background(), Theme: th, Styles: th.Styles, Keys: common.DefaultKeyMap(),
+		DisplayPath: func(s string) string { return s }, Tick: func(time.Duration, tea.Msg) tea.Cmd { return nil },
+		Log: common.DiscardLogger(), Progress: &common.ProgressBoard{}}
+	rt := newFakeRuntime()
+	b := &bench{t: t, v: New(com, rt), rt: rt}
+	b.run(b.v.SetSize(w, h))
+	b.v.Focus()
+	return b
+}
+
+// run executes cmd and everything it leads to.
+func (b *bench) run(cmd tea.Cmd) {
+	queue := []tea.Cmd{cmd}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		switch msg := c().(type) {
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		case common.Result:
+			if msg.Owner != common.OwnerViewer {
+				b.t.Fatalf("a viewer request answered %s", msg.Owner)
+			}
+			queue = append(queue, b.v.HandleResult(msg))
+		case common.InfoMsg:
+			b.info = append(b.info, msg.Msg)
+		}
+	}
+}
+
+// open reads uri from the fake runtime into the
+func (b *bench) open(uri string) {
+	b.run(b.v.Request(Read("mem", uri, nil), "reading"))
+}
+
+// keys sends each key in turn.
+func (b *bench) keys(names ...string) {
+	types := map[string]tea.KeyType{"esc": tea.KeyEsc, "down": tea.KeyDown, "up": tea.KeyUp, "enter": tea.KeyEnter}
+	for _, n := range names {
+		k := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(n)}
+		if t, ok := types[n]; ok {
+			k = tea.KeyMsg{Type: t}
+		}
+		cmd, _ := b.v.HandleKey(k)
+		b.run(cmd)
+	}
+}
+
+// view draws the pane.
+func (b *bench) view() string { return strings.Join(b.v.Render(0), "\n") }
+
+// bigLog is a log of n numbered lines.
+func bigLog(n int) string {
+	var s strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&s, "2025-06-14T06:00:00.000Z INFO  [test] line %06d of the big log\n", i)
+	}
+	return s.String()
+}
+
+// writeFile writes a temp file of size bytes (sparse past the head).
+func writeFile(t testing.TB, size int64, head []byte) string {
+	t.Helper()
+	f, err := os.CreateTemp(t.TempDir(), "spill-*.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Write(head); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(size); err != nil {
+		t.Fatal(err)
+	}
+	return f.Name()
+}
