@@ -35,6 +35,7 @@ import (
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
 	"github.com/howl-mcp/howl/theme"
+	"github.com/howl-mcp/howl/tui/catalog"
 	"github.com/howl-mcp/howl/tui/common"
 	"github.com/howl-mcp/howl/tui/logs"
 	"github.com/howl-mcp/howl/tui/viewer"
@@ -120,8 +121,8 @@ type Model struct {
 	layout        Layout
 	focus         focusPane
 
-	catalog *catalogPane
-	detail  *detailPane
+	catalog *catalog.Pane
+	detail  *catalog.Detail
 	viewer  *viewer.Pane
 	status  *statusBar
 	dialogs dialogStack
@@ -208,8 +209,8 @@ func New(o Options) *Model {
 		com.ModelRT = o.Runtime
 	}
 	m := &Model{com: com, cancel: cancel, dump: o.DumpMessages, dialogs: dialogStack{com: com}}
-	m.catalog = newCatalogPane(com, o.Servers)
-	m.detail = newDetailPane(com)
+	m.catalog = catalog.New(com, o.Runtime, o.Servers)
+	m.detail = catalog.NewDetail(com)
 	m.viewer = viewer.New(com, o.Runtime)
 	m.status = &statusBar{com: com}
 	m.logs = logs.New(com, o.Runtime, o.Servers)
@@ -543,7 +544,7 @@ func (m *Model) handleGlobalKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Help):
 		m.dialogs.Push(&helpDialog{com: m.com, groups: k.FullHelp()})
 	case key.Matches(msg, k.Servers):
-		m.dialogs.Push(&serversDialog{com: m.com, servers: m.catalog.servers})
+		m.dialogs.Push(&serversDialog{com: m.com, servers: m.catalog.Servers()})
 	case key.Matches(msg, k.Sessions):
 		return m.openSessionsDialog()
 	case key.Matches(msg, k.FocusNext), key.Matches(msg, k.FocusPrev):
@@ -588,7 +589,7 @@ func (m *Model) openSelected() tea.Cmd {
 	if e == nil {
 		return nil
 	}
-	it := e.item
+	it := e.Item()
 	switch it.Kind {
 	case mcp.KindResource:
 		return m.openViewer(viewer.Read(it.Server, it.URI, nil), "reading")
@@ -625,10 +626,10 @@ func (m *Model) refreshSelected() tea.Cmd {
 	if sv == nil {
 		return nil
 	}
-	if sv.status.State != mcp.StateReady {
-		return common.ReportWarn(fmt.Sprintf("%s is %s: S opens the servers list, where enter reconnects it", render.SanitizeLine(sv.name), sv.status.State))
+	if sv.Status().State != mcp.StateReady {
+		return common.ReportWarn(fmt.Sprintf("%s is %s: S opens the servers list, where enter reconnects it", render.SanitizeLine(sv.Name()), sv.Status().State))
 	}
-	return tea.Batch(m.catalog.Reload(sv.name, true), common.ReportInfo("refreshing "+render.SanitizeLine(sv.name)+"'s catalog"))
+	return tea.Batch(m.catalog.Reload(sv.Name(), true), common.ReportInfo("refreshing "+render.SanitizeLine(sv.Name())+"'s catalog"))
 }
 
 // applyAction carries out what dialog d asked for; closing closes d,
@@ -809,7 +810,7 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 	case msg.Action != tea.MouseActionPress || msg.Button != tea.MouseButtonLeft:
 		// Only a left press selects or focuses.
 	case l.Tabs.Contains(x, y):
-		if t := tabAt(m.tabSpans(), x); t == len(tabTitles) {
+		if t := tabAt(m.tabSpans(), x); t == len(catalog.TabTitles) {
 			m.setChatMode(true)
 		} else if t >= 0 {
 			m.catalog.SetTab(t)
@@ -853,7 +854,7 @@ func (m *Model) updateKeys() {
 	} else {
 		k.Subscribe.SetHelp(k.Subscribe.Help().Key, "subscribe")
 	}
-	common.SetEnabled(m.viewer.Open() || m.catalog.query != "", &k.Back)
+	common.SetEnabled(m.viewer.Open() || m.catalog.Query() != "", &k.Back)
 	common.SetEnabled(m.logs.IsOpen() && m.logs.Focused(), &k.LogNext, &k.LogPrev, &k.LogOpen, &k.LogBlur)
 }
 
@@ -885,7 +886,7 @@ func (m *Model) View() string {
 	if !l.Help.Empty() {
 		lines = append(lines, common.Fit(" "+m.help.ShortHelpView(m.com.Keys.ShortHelp(m.helpState())), l.Help.W))
 	}
-	lines = append(lines, m.status.Render(l.Status.W, m.catalog.servers, m.frame))
+	lines = append(lines, m.status.Render(l.Status.W, m.catalog.Servers(), m.frame))
 	if d := m.dialogs.Top(); d != nil {
 		// Between the tabs and the help line: a tall dialog must not hide
 		// the keys that answer it.
@@ -925,7 +926,7 @@ func (m *Model) rightPane() []string {
 	if m.viewer.Open() {
 		return m.viewer.Render(m.frame)
 	}
-	return m.detail.Render()
+	return m.detail.Render(m.frame)
 }
 
 // brand starts the tab bar.
@@ -935,8 +936,8 @@ const brand = " howl "
 // serves drawing and mouse hits.
 func (m *Model) tabSpans() [][2]int {
 	x := common.WidthOf(brand) + 1
-	spans := make([][2]int, len(tabTitles))
-	for i := range tabTitles {
+	spans := make([][2]int, len(catalog.TabTitles))
+	for i := range catalog.TabTitles {
 		w := common.WidthOf(m.catalog.TabTitle(i)) + 2
 		spans[i] = [2]int{x, x + w}
 		x += w + 1
@@ -963,7 +964,7 @@ func (m *Model) renderTabs() string {
 	var b strings.Builder
 	b.WriteString(st.Tabs.Brand.Render(brand))
 	b.WriteString(" ")
-	for i := range tabTitles {
+	for i := range catalog.TabTitles {
 		title := m.catalog.TabTitle(i)
 		if i == m.catalog.Tab() && !m.chatMode {
 			b.WriteString(st.Tabs.Active.Render("[" + title + "]"))

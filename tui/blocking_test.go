@@ -144,7 +144,7 @@ func TestTheUIStaysResponsiveWhileACallIsInFlight(t *testing.T) {
 
 	d := newAsyncDriver(t, rt, []string{"blocky"}, 120, 40)
 	m := d.h.m
-	d.until("the catalog", func() bool { return len(m.catalog.all[0]) == 1 && len(m.catalog.all[1]) == 2 })
+	d.until("the catalog", func() bool { return m.catalog.TabTitle(0) == "Tools 1" && m.catalog.TabTitle(1) == "Resources 2" })
 
 	// Call the tool (its form has no fields: enter submits).
 	d.keys("enter", "enter")
@@ -168,7 +168,7 @@ func TestTheUIStaysResponsiveWhileACallIsInFlight(t *testing.T) {
 		t.Fatalf("the tab switch was not handled while the call was in flight:\n%s", v)
 	}
 	d.keys("/", "b", "e", "t")
-	d.until("the filter result", func() bool { return m.catalog.matches != nil && m.catalog.query == "bet" })
+	d.until("the filter result", func() bool { return m.catalog.Query() == "bet" && m.catalog.TabTitle(1) == "Resources 1/2" })
 	v := d.h.view()
 	if !strings.Contains(v, "[Resources 1/2]") || !strings.Contains(v, "beta") || strings.Contains(v, "alpha") {
 		t.Fatalf("the filter did not apply while the call was in flight:\n%s", v)

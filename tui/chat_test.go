@@ -641,7 +641,7 @@ func TestCallBeforeTheCatalogLoadedTypesItsArguments(t *testing.T) {
 	h.send(tea.WindowSizeMsg{Width: 120, Height: 40})
 	st, _ := rt.ServerStatus("demo")
 	h.update(EventsMsg{Events: []mcp.Event{{Kind: mcp.EventState, Server: "demo", Status: st}}}) // the listing it starts is not run
-	if sv := m.catalog.byName["demo"]; sv.loaded {
+	if sv := m.catalog.Servers()[0]; sv.Loaded() {
 		t.Fatal("precondition: the catalog must not be loaded yet")
 	}
 	h.line(".call demo add a=2 b=3")

@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/catalog"
 	"github.com/howl-mcp/howl/tui/common"
 	"github.com/howl-mcp/howl/tui/viewer"
 )
@@ -237,7 +238,7 @@ func (m *Model) handleChatMouse(msg tea.MouseMsg, wheel int) tea.Cmd {
 		m.chat.Scroll(wheel)
 	case msg.Action != tea.MouseActionPress || msg.Button != tea.MouseButtonLeft:
 	case l.Tabs.Contains(msg.X, msg.Y):
-		if t := tabAt(m.tabSpans(), msg.X); t >= 0 && t < len(tabTitles) {
+		if t := tabAt(m.tabSpans(), msg.X); t >= 0 && t < len(catalog.TabTitles) {
 			m.setChatMode(false)
 			m.catalog.SetTab(t)
 		}

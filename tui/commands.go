@@ -12,6 +12,7 @@ import (
 	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/catalog"
 	"github.com/howl-mcp/howl/tui/common"
 	"github.com/howl-mcp/howl/tui/viewer"
 )
@@ -120,16 +121,16 @@ func usage(name string) string {
 }
 
 // readyServer checks that name is a known, enabled and ready server.
-func (m *Model) readyServer(name, cmd string) (*serverState, error) {
-	for _, sv := range m.catalog.servers {
-		if sv.name != name {
+func (m *Model) readyServer(name, cmd string) (*catalog.Server, error) {
+	for _, sv := range m.catalog.Servers() {
+		if sv.Name() != name {
 			continue
 		}
 		if m.com.Hidden[name] {
 			return nil, fmt.Errorf("%s: server %q is disabled for this session: .mcp enable %s shows it again", cmd, name, name)
 		}
-		if sv.status.State != mcp.StateReady {
-			return nil, fmt.Errorf("%s: server %q is %s: .mcp reconnect %s restarts it", cmd, name, sv.status.State, name)
+		if sv.Status().State != mcp.StateReady {
+			return nil, fmt.Errorf("%s: server %q is %s: .mcp reconnect %s restarts it", cmd, name, sv.Status().State, name)
 		}
 		return sv, nil
 	}
@@ -139,8 +140,8 @@ func (m *Model) readyServer(name, cmd string) (*serverState, error) {
 // serverNames are every configured server's names.
 func (m *Model) serverNames() []string {
 	var out []string
-	for _, sv := range m.catalog.servers {
-		out = append(out, sv.name)
+	for _, sv := range m.catalog.Servers() {
+		out = append(out, sv.Name())
 	}
 	return out
 }
@@ -272,13 +273,13 @@ func (m *Model) cmdList(words []string) tea.Cmd {
 		return nil
 	}
 	var servers, skipped []string
-	for _, sv := range m.catalog.servers {
+	for _, sv := range m.catalog.Servers() {
 		switch {
-		case m.com.Hidden[sv.name]:
-		case sv.status.State == mcp.StateReady:
-			servers = append(servers, sv.name)
+		case m.com.Hidden[sv.Name()]:
+		case sv.Status().State == mcp.StateReady:
+			servers = append(servers, sv.Name())
 		default:
-			skipped = append(skipped, fmt.Sprintf("%s is %s: not listed (.mcp reconnect %s restarts it)", render.SanitizeLine(sv.name), sv.status.State, render.SanitizeLine(sv.name)))
+			skipped = append(skipped, fmt.Sprintf("%s is %s: not listed (.mcp reconnect %s restarts it)", render.SanitizeLine(sv.Name()), sv.Status().State, render.SanitizeLine(sv.Name())))
 		}
 	}
 	return common.Deliver(common.OwnerRoot, m.com.NewID(), listCmd(m.com.Ctx, m.com.RT, servers, words[0], skipped))
@@ -340,12 +341,12 @@ func listCmd(ctx context.Context, rt common.Runtime, servers []string, kind stri
 // serversTable is every server with its state.
 func (m *Model) serversTable() []string {
 	rows := [][]string{{"server", "state", "chat", "reason"}}
-	for _, sv := range m.catalog.servers {
+	for _, sv := range m.catalog.Servers() {
 		chat := "shown"
-		if m.com.Hidden[sv.name] {
+		if m.com.Hidden[sv.Name()] {
 			chat = "hidden"
 		}
-		rows = append(rows, []string{render.SanitizeLine(sv.name), string(sv.status.State), chat, serverReason(sv)})
+		rows = append(rows, []string{render.SanitizeLine(sv.Name()), string(sv.Status().State), chat, serverReason(sv)})
 	}
 	return formatTable(rows)
 }

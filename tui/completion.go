@@ -91,12 +91,12 @@ type completionsMsg struct {
 // hidden), with their state and capabilities from the live handshake.
 func (m *Model) serverInfos() []serverInfo {
 	var out []serverInfo
-	for _, sv := range m.catalog.servers {
-		if m.com.Hidden[sv.name] {
+	for _, sv := range m.catalog.Servers() {
+		if m.com.Hidden[sv.Name()] {
 			continue
 		}
-		si := serverInfo{name: sv.name, ready: sv.status.State == mcp.StateReady}
-		if f := sv.status.Features; f != nil {
+		si := serverInfo{name: sv.Name(), ready: sv.Status().State == mcp.StateReady}
+		if f := sv.Status().Features; f != nil {
 			si.tools, si.resources, si.prompts, si.logging = f.Tools, f.Resources, f.Prompts, f.Logging
 		}
 		out = append(out, si)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/catalog"
 	"github.com/howl-mcp/howl/tui/common"
 	"github.com/howl-mcp/howl/tui/viewer"
 )
@@ -370,7 +371,7 @@ func (d *pickerDialog) Render(maxW, maxH int) []string {
 type serversDialog struct {
 	dialogBase
 	com     *common.Common
-	servers []*serverState
+	servers []*catalog.Server
 	cur     int
 }
 
@@ -388,7 +389,7 @@ func (d *serversDialog) HandleKey(km tea.KeyMsg) Action {
 		d.cur = min(d.cur+1, len(d.servers)-1)
 	case key.Matches(km, k.Reconnect, k.Accept):
 		if len(d.servers) > 0 {
-			return actionReconnect{d.servers[d.cur].name}
+			return actionReconnect{d.servers[d.cur].Name()}
 		}
 	}
 	return actionNone{}
@@ -408,9 +409,9 @@ func (d *serversDialog) Render(maxW, maxH int) []string {
 			marker = "› "
 			focus = len(content)
 		}
-		state := string(sv.status.State)
+		state := string(sv.Status().State)
 		style := st.Status.Counts
-		switch sv.status.State {
+		switch sv.Status().State {
 		case mcp.StateReady:
 			style = st.Status.Ready
 		case mcp.StateFailed, mcp.StateAuthRequired:
@@ -418,7 +419,7 @@ func (d *serversDialog) Render(maxW, maxH int) []string {
 		case mcp.StateStarting:
 			style = st.Status.Starting
 		}
-		content = append(content, marker+st.Strong.Render(render.SanitizeLine(sv.name))+"  "+style.Render(state))
+		content = append(content, marker+st.Strong.Render(render.SanitizeLine(sv.Name()))+"  "+style.Render(state))
 		detail := func(label, v string) {
 			if v == "" {
 				return
@@ -431,19 +432,19 @@ func (d *serversDialog) Render(maxW, maxH int) []string {
 				content = append(content, "    "+st.Detail.Label.Render(lab)+l)
 			}
 		}
-		detail("transport", string(sv.status.Transport)+" "+sv.status.Target)
-		detail("protocol", sv.status.Protocol)
-		if si := sv.status.ServerInfo; si != nil {
+		detail("transport", string(sv.Status().Transport)+" "+sv.Status().Target)
+		detail("protocol", sv.Status().Protocol)
+		if si := sv.Status().ServerInfo; si != nil {
 			detail("server", strings.TrimSpace(si.Name+" "+si.Version))
 		}
-		if sv.status.State == mcp.StateReady && sv.loaded {
-			detail("items", sv.countText(true))
+		if sv.Status().State == mcp.StateReady && sv.Loaded() {
+			detail("items", sv.CountText(true))
 		}
-		detail("reason", sv.status.Reason)
-		if sv.status.State == mcp.StateAuthRequired {
-			detail("fix", ".mcp auth "+sv.name+" in the chat logs in")
+		detail("reason", sv.Status().Reason)
+		if sv.Status().State == mcp.StateAuthRequired {
+			detail("fix", ".mcp auth "+sv.Name()+" in the chat logs in")
 		}
-		if tail := strings.TrimSpace(sv.status.StderrTail); tail != "" {
+		if tail := strings.TrimSpace(sv.Status().StderrTail); tail != "" {
 			content = append(content, "    "+st.Detail.Label.Render("stderr"))
 			lines := strings.Split(render.Sanitize(tail), "\n")
 			for _, l := range lines[max(len(lines)-6, 0):] {

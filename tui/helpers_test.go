@@ -232,16 +232,11 @@ func keyMsg(name string) tea.KeyMsg {
 // selectItem moves the list cursor to the item with id on the current tab.
 func (h *harness) selectItem(id string) {
 	h.t.Helper()
-	c := h.m.catalog
-	for i, r := range c.rows[c.tab] {
-		if r.kind == rowItem && r.e.item.ID == id {
-			c.cursor[c.tab] = i
-			c.ensureVisible()
-			h.send(tea.WindowSizeMsg{Width: h.m.width, Height: h.m.height})
-			return
-		}
+	if h.m.catalog.SelectID(id) {
+		h.send(tea.WindowSizeMsg{Width: h.m.width, Height: h.m.height})
+		return
 	}
-	h.t.Fatalf("no item %q on tab %s", id, tabTitles[c.tab])
+	h.t.Fatalf("no item %q on tab %s", id, h.m.catalog.TabTitle(h.m.catalog.Tab()))
 }
 
 // fakeRuntime serves canned catalogs and answers reads from texts, paged

@@ -216,13 +216,12 @@ func mentionWord(line string) int {
 // server whose catalog is loaded.
 func (m *Model) mentionCompletions() []completion {
 	var out []completion
-	for _, sv := range m.catalog.servers {
-		if m.com.Hidden[sv.name] {
+	for _, sv := range m.catalog.Servers() {
+		if m.com.Hidden[sv.Name()] {
 			continue
 		}
 		for _, kind := range []mcp.Kind{mcp.KindResource, mcp.KindTemplate} {
-			for _, e := range sv.entries[kindIndex(kind)] {
-				it := e.item
+			for _, it := range sv.Items(kind) {
 				c := completion{
 					insert: mention{server: it.Server, uri: it.URI}.String() + " ",
 					label:  "@" + render.SanitizeLine(it.Server) + ":" + render.SanitizeLine(it.URI),
@@ -286,7 +285,7 @@ func (m *Model) openMentionTemplate(it mcp.CatalogItem) tea.Cmd {
 // opens the chat; a template opens its form first.
 func (m *Model) mentionSelected() tea.Cmd {
 	e := m.catalog.Selected()
-	if e == nil || (e.item.Kind != mcp.KindResource && e.item.Kind != mcp.KindTemplate) {
+	if e == nil || (e.Item().Kind != mcp.KindResource && e.Item().Kind != mcp.KindTemplate) {
 		return common.ReportWarn("@ mentions a resource or a template in the chat: choose one on the Resources or Templates tab")
 	}
 	line := m.input.Value()
@@ -294,12 +293,12 @@ func (m *Model) mentionSelected() tea.Cmd {
 		line += " "
 	}
 	m.setChatMode(true)
-	if e.item.Kind == mcp.KindTemplate {
-		d := newTemplateForm(m.com, e.item)
+	if e.Item().Kind == mcp.KindTemplate {
+		d := newTemplateForm(m.com, e.Item())
 		d.mention, d.mentionPrefix = true, line
-		d.form.Title = "mention " + render.SanitizeLine(e.item.Name)
+		d.form.Title = "mention " + render.SanitizeLine(e.Item().Name)
 		return m.pushForm(d)
 	}
-	m.input.SetValue(line + mention{server: e.item.Server, uri: e.item.URI}.String() + " ")
+	m.input.SetValue(line + mention{server: e.Item().Server, uri: e.Item().URI}.String() + " ")
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/catalog"
 	"github.com/howl-mcp/howl/tui/common"
 )
 
@@ -63,7 +64,7 @@ func (m *Model) cmdLogLevel(words []string) tea.Cmd {
 		m.chat.Error(err.Error())
 		return nil
 	}
-	if f := sv.status.Features; f != nil && !f.Logging {
+	if f := sv.Status().Features; f != nil && !f.Logging {
 		m.chat.Error(fmt.Sprintf(".loglevel: server %s does not offer logging (its handshake has no logging capability), so it cannot be asked for log messages; what it writes to stderr still shows in the log (ctrl+l)", render.SanitizeLine(server)))
 		return nil
 	}
@@ -175,13 +176,13 @@ func (m *Model) noteLogin(st mcp.Status) {
 
 // serverReason is a server's reason and the fix its state calls for, for
 // the servers table.
-func serverReason(sv *serverState) string {
-	name := render.SanitizeLine(sv.name)
+func serverReason(sv *catalog.Server) string {
+	name := render.SanitizeLine(sv.Name())
 	var parts []string
-	if r := render.SanitizeLine(sv.status.Reason); r != "" {
+	if r := render.SanitizeLine(sv.Status().Reason); r != "" {
 		parts = append(parts, r)
 	}
-	switch sv.status.State {
+	switch sv.Status().State {
 	case mcp.StateAuthRequired:
 		parts = append(parts, "fix: .mcp auth "+name)
 	case mcp.StateFailed:

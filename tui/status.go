@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/catalog"
 	"github.com/howl-mcp/howl/tui/common"
 )
 
@@ -48,7 +48,7 @@ func (s *statusBar) Clear(id int) {
 }
 
 // Render draws the bar at width w.
-func (s *statusBar) Render(w int, servers []*serverState, frame int) string {
+func (s *statusBar) Render(w int, servers []*catalog.Server, frame int) string {
 	st := s.com.Styles
 	right := ""
 	if s.info != nil {
@@ -88,7 +88,7 @@ func (s *statusBar) Render(w int, servers []*serverState, frame int) string {
 		base := ansi.StringWidthWc(s.servers(servers, frame, 1, -1))
 		failed := 0
 		for _, sv := range servers {
-			if sv.status.State == mcp.StateFailed || sv.status.State == mcp.StateAuthRequired {
+			if sv.Status().State == mcp.StateFailed || sv.Status().State == mcp.StateAuthRequired {
 				failed++
 			}
 		}
@@ -104,60 +104,34 @@ func (s *statusBar) Render(w int, servers []*serverState, frame int) string {
 // servers renders every server's segment: detail 2 has per-kind counts,
 // 1 a total. reasonW > 0 cuts failure reasons to that width; -1 leaves
 // them out.
-func (s *statusBar) servers(servers []*serverState, frame, detail, reasonW int) string {
+func (s *statusBar) servers(servers []*catalog.Server, frame, detail, reasonW int) string {
 	st := s.com.Styles
 	var parts []string
 	for _, sv := range servers {
-		name := st.Status.Server.Render(render.SanitizeLine(sv.name))
+		name := st.Status.Server.Render(render.SanitizeLine(sv.Name()))
 		var seg string
-		switch sv.status.State {
+		switch sv.Status().State {
 		case mcp.StateReady:
 			seg = name + " " + st.Status.Ready.Render("● ready")
-			if sv.loading {
+			if sv.Loading() {
 				seg += " " + st.Spinner.Render(common.SpinnerFrames[frame%len(common.SpinnerFrames)]) + st.Status.Counts.Render(" listing")
-			} else if sv.loaded && detail > 0 {
-				seg += " " + st.Status.Counts.Render(sv.countText(detail == 2))
+			} else if sv.Loaded() && detail > 0 {
+				seg += " " + st.Status.Counts.Render(sv.CountText(detail == 2))
 			}
 		case mcp.StateStarting, "":
 			seg = name + " " + st.Status.Starting.Render(common.SpinnerFrames[frame%len(common.SpinnerFrames)]+" starting")
 		case mcp.StateFailed, mcp.StateAuthRequired:
-			seg = name + " " + st.Status.Failed.Render("✗ "+string(sv.status.State))
-			if reason := render.SanitizeLine(sv.status.Reason); reason != "" && reasonW >= 0 {
+			seg = name + " " + st.Status.Failed.Render("✗ "+string(sv.Status().State))
+			if reason := render.SanitizeLine(sv.Status().Reason); reason != "" && reasonW >= 0 {
 				if reasonW > 0 {
 					reason = common.Truncate(reason, reasonW)
 				}
 				seg += st.Status.Failed.Render(": " + reason)
 			}
 		default:
-			seg = name + " " + st.Status.Counts.Render("○ "+string(sv.status.State))
+			seg = name + " " + st.Status.Counts.Render("○ "+string(sv.Status().State))
 		}
 		parts = append(parts, seg)
 	}
 	return " " + strings.Join(parts, st.Subtle.Render("  │  "))
-}
-
-// countText is "11 tools · 125 resources · ..." or "144 items".
-func (sv *serverState) countText(long bool) string {
-	total := 0
-	var parts []string
-	for i, k := range mcp.Kinds {
-		n := len(sv.entries[i])
-		total += n
-		if sv.listed[k] {
-			parts = append(parts, fmt.Sprintf("%d %s", n, kindNoun(k, n)))
-		}
-	}
-	if long {
-		return strings.Join(parts, " · ")
-	}
-	return fmt.Sprintf("%d items", total)
-}
-
-// kindNoun is the plural or singular noun of a kind.
-func kindNoun(k mcp.Kind, n int) string {
-	noun := map[mcp.Kind]string{mcp.KindTool: "tool", mcp.KindResource: "resource", mcp.KindTemplate: "template", mcp.KindPrompt: "prompt"}[k]
-	if n != 1 {
-		noun += "s"
-	}
-	return noun
 }

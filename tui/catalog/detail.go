@@ -1,4 +1,4 @@
-package tui
+package catalog
 
 import (
 	"strconv"
@@ -13,32 +13,42 @@ import (
 	"github.com/howl-mcp/howl/tui/common"
 )
 
-// detailPane describes the selected catalog item: everything a server said
+// Detail describes the selected catalog item: everything a server said
 // about it, sanitized, with a tool's input schema formatted.
-type detailPane struct {
+type Detail struct {
 	com           *common.Common
 	width, height int
 	focused       bool
-	entry         *entry
+	entry         *Entry
 	offset        int
 
 	// The rendered lines of (entry, width), built on first draw.
-	cacheFor   *entry
+	cacheFor   *Entry
 	cacheWidth int
 	cache      []string
 }
 
-func newDetailPane(com *common.Common) *detailPane { return &detailPane{com: com} }
+// NewDetail builds the detail pane, showing nothing.
+func NewDetail(com *common.Common) *Detail { return &Detail{com: com} }
 
 // SetSize sets the pane's outer size.
-func (d *detailPane) SetSize(w, h int) { d.width, d.height = w, h }
+func (d *Detail) SetSize(w, h int) tea.Cmd {
+	d.width, d.height = w, h
+	return nil
+}
+
+// Focused reports whether the pane has the keys.
+func (d *Detail) Focused() bool { return d.focused }
+
+// HandleResult: the detail pane makes no requests.
+func (d *Detail) HandleResult(common.Result) tea.Cmd { return nil }
 
 // Focus and Blur move the keyboard focus.
-func (d *detailPane) Focus() { d.focused = true }
-func (d *detailPane) Blur()  { d.focused = false }
+func (d *Detail) Focus() { d.focused = true }
+func (d *Detail) Blur()  { d.focused = false }
 
 // SetEntry shows another item, from its top.
-func (d *detailPane) SetEntry(e *entry) {
+func (d *Detail) SetEntry(e *Entry) {
 	if e != d.entry {
 		d.entry = e
 		d.offset = 0
@@ -46,7 +56,7 @@ func (d *detailPane) SetEntry(e *entry) {
 }
 
 // HandleKey scrolls the pane.
-func (d *detailPane) HandleKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+func (d *Detail) HandleKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	delta, ok := d.com.Keys.ScrollBy(msg, max(d.height-2, 1))
 	if ok {
 		d.Scroll(delta)
@@ -55,13 +65,13 @@ func (d *detailPane) HandleKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 }
 
 // Scroll moves the view by delta lines.
-func (d *detailPane) Scroll(delta int) {
+func (d *Detail) Scroll(delta int) {
 	n := len(d.lines())
 	d.offset = common.Clamp(d.offset+delta, 0, max(n-(d.height-2), 0))
 }
 
-// lines returns the rendered content, cached by (entry, width).
-func (d *detailPane) lines() []string {
+// lines returns the rendered content, cached by (Entry, width).
+func (d *Detail) lines() []string {
 	if d.entry == nil {
 		return nil
 	}
@@ -74,7 +84,7 @@ func (d *detailPane) lines() []string {
 }
 
 // Render draws the pane at its size.
-func (d *detailPane) Render() []string {
+func (d *Detail) Render(int) []string {
 	st := d.com.Styles
 	bs := common.BoxStyle{Focused: d.focused, Border: st.Pane.Border, BorderFocused: st.Pane.BorderFocused, Title: st.Pane.Title, TitleFocused: st.Pane.TitleFocused}
 	if d.entry == nil {
@@ -95,7 +105,7 @@ func (d *detailPane) Render() []string {
 const maxHighlightedSchema = 32 << 10
 
 // renderDetail lays out one item at width w (inside the border).
-func renderDetail(com *common.Common, e *entry, w int) []string {
+func renderDetail(com *common.Common, e *Entry, w int) []string {
 	st := com.Styles
 	it := e.item
 	var out []string
@@ -301,3 +311,5 @@ func toolHints(it mcp.CatalogItem) string {
 	flag(a.OpenWorldHint, "open world", "closed world")
 	return strings.Join(out, " · ")
 }
+
+var _ common.Pane = (*Detail)(nil)

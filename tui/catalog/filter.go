@@ -1,4 +1,4 @@
-package tui
+package catalog
 
 import (
 	"strings"
@@ -9,10 +9,10 @@ import (
 	"github.com/sahilm/fuzzy"
 )
 
-// match is one entry a filter kept, with the byte positions it matched in
-// the entry's hay.
+// match is one Entry a filter kept, with the byte positions it matched in
+// the Entry's hay.
 type match struct {
-	e   *entry
+	e   *Entry
 	pos []int
 }
 
@@ -23,7 +23,7 @@ type filterDoneMsg struct {
 }
 
 // entrySource adapts entries to fuzzy.Source.
-type entrySource []*entry
+type entrySource []*Entry
 
 func (s entrySource) String(i int) string { return s[i].hay }
 func (s entrySource) Len() int            { return len(s) }
@@ -31,7 +31,7 @@ func (s entrySource) Len() int            { return len(s) }
 // filterCmd fuzzy-matches query against every kind's entries, off the
 // update path. The entries are captured as they are; the catalog never
 // mutates a published slice, it replaces it.
-func filterCmd(id common.RequestID, version int, query string, all [4][]*entry) tea.Cmd {
+func filterCmd(id common.RequestID, version int, query string, all [4][]*Entry) tea.Cmd {
 	return common.Deliver(common.OwnerCatalog, id, func() tea.Msg {
 		msg := filterDoneMsg{version: version}
 		for k, entries := range all {

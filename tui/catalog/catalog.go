@@ -1,4 +1,8 @@
-package tui
+// Package catalog is the browser: four tabs over every server's items
+// (tools, resources, templates, prompts), grouped by server, with an
+// incremental fuzzy filter off the update path, and the detail pane that
+// describes the selected item.
+package catalog
 
 import (
 	"context"
@@ -14,8 +18,8 @@ import (
 	"github.com/howl-mcp/howl/tui/common"
 )
 
-// tabTitles name the catalog tabs, in mcp.Kinds order.
-var tabTitles = [4]string{"Tools", "Resources", "Templates", "Prompts"}
+// TabTitles name the catalog tabs, in mcp.Kinds order.
+var TabTitles = [4]string{"Tools", "Resources", "Templates", "Prompts"}
 
 // kindIndex is the tab of a kind.
 func kindIndex(k mcp.Kind) int {
@@ -29,7 +33,7 @@ func kindIndex(k mcp.Kind) int {
 
 // entry is one catalog item ready to draw: the raw item, used for calls,
 // and sanitized one-line strings, used for display.
-type entry struct {
+type Entry struct {
 	item mcp.CatalogItem
 	// name is the primary column; desc the dim second column.
 	name, desc string
@@ -42,8 +46,8 @@ type entry struct {
 }
 
 // newEntry sanitizes an item for display.
-func newEntry(it mcp.CatalogItem) *entry {
-	e := &entry{item: it, name: render.SanitizeLine(it.Name)}
+func newEntry(it mcp.CatalogItem) *Entry {
+	e := &Entry{item: it, name: render.SanitizeLine(it.Name)}
 	if e.name == "" {
 		e.name = render.SanitizeLine(it.ID)
 	}
@@ -62,9 +66,9 @@ func newEntry(it mcp.CatalogItem) *entry {
 	return e
 }
 
-// serverState is what the TUI knows of one server: its state (from runtime
+// Server is what the TUI knows of one server: its state (from runtime
 // events) and its catalog (from the last listing it asked for).
-type serverState struct {
+type Server struct {
 	name    string
 	status  mcp.Status
 	loading bool
@@ -72,7 +76,7 @@ type serverState struct {
 	// pending is the id of the listing in flight; cancel ends it.
 	pending common.RequestID
 	cancel  context.CancelFunc
-	entries [4][]*entry
+	entries [4][]*Entry
 	listed  map[mcp.Kind]bool
 	warns   [4][]string
 	loadErr string
@@ -81,7 +85,7 @@ type serverState struct {
 // catalogLoadedMsg is a finished listing of one server.
 type catalogLoadedMsg struct {
 	server  string
-	entries [4][]*entry
+	entries [4][]*Entry
 	listed  map[mcp.Kind]bool
 	warns   [4][]string
 	err     error
@@ -89,7 +93,7 @@ type catalogLoadedMsg struct {
 
 // loadCatalogCmd lists one server's catalog and prepares its entries, off
 // the update path.
-func loadCatalogCmd(ctx context.Context, rt common.Runtime, approvals *llm.Approvals, server string, id common.RequestID, refresh bool) tea.Cmd {
+func loadCatalogCmd(ctx context.Context, rt Runtime, approvals *llm.Approvals, server string, id common.RequestID, refresh bool) tea.Cmd {
 	return common.Deliver(common.OwnerCatalog, id, func() tea.Msg {
 		cat, err := rt.Catalog(ctx, server, refresh)
 		msg := catalogLoadedMsg{server: server, listed: map[mcp.Kind]bool{}}
@@ -131,8 +135,8 @@ const (
 // row is one line of a tab's list.
 type row struct {
 	kind   rowKind
-	server *serverState
-	e      *entry
+	server *Server
+	e      *Entry
 	// pos are the filter's matched byte positions in e.hay.
 	pos []int
 	// text is a notice's message; isErr marks a failure; spin a loading one.
@@ -144,16 +148,17 @@ type row struct {
 // maxNoticeLines bounds a notice in the list (a failure reason, say).
 const maxNoticeLines = 4
 
-// catalogPane is the browser: four tabs over every server's items, grouped
+// Pane is the browser: four tabs over every server's items, grouped
 // by server, with an incremental filter.
-type catalogPane struct {
+type Pane struct {
 	com     *common.Common
-	servers []*serverState
-	byName  map[string]*serverState
+	rt      Runtime
+	servers []*Server
+	byName  map[string]*Server
 
 	tab int
 	// all holds each kind's entries across servers, in server order.
-	all [4][]*entry
+	all [4][]*Entry
 	// version bumps whenever all is rebuilt, so late filter results over
 	// an older catalog are recognised and dropped.
 	version int
@@ -184,7 +189,7 @@ func freshKey(server, catalogKey string) string { return server + "\x00" + catal
 // HandleCatalogChanged takes a server's refreshed catalog after a
 // list_changed: the added items are marked new until seen, and the list
 // is loaded again (from the runtime's fresh cache).
-func (c *catalogPane) HandleCatalogChanged(server string, ch *mcp.CatalogChange) tea.Cmd {
+func (c *Pane) HandleCatalogChanged(server string, ch *mcp.CatalogChange) tea.Cmd {
 	if ch != nil {
 		for _, k := range ch.Added {
 			c.fresh[freshKey(server, k)] = true
@@ -197,21 +202,21 @@ func (c *catalogPane) HandleCatalogChanged(server string, ch *mcp.CatalogChange)
 }
 
 // isFresh reports whether e is marked new.
-func (c *catalogPane) isFresh(e *entry) bool {
+func (c *Pane) isFresh(e *Entry) bool {
 	return len(c.fresh) > 0 && c.fresh[freshKey(e.item.Server, e.item.Key())]
 }
 
 // MarkSeen clears the new mark of the item under the cursor. The person's
 // moves call it (a key, the wheel, a click), not a reload that happens to
 // put a new item under the cursor.
-func (c *catalogPane) MarkSeen() {
+func (c *Pane) MarkSeen() {
 	if e := c.Selected(); e != nil && len(c.fresh) > 0 {
 		delete(c.fresh, freshKey(e.item.Server, e.item.Key()))
 	}
 }
 
 // freshCount is how many items of tab i are marked new.
-func (c *catalogPane) freshCount(i int) int {
+func (c *Pane) freshCount(i int) int {
 	if len(c.fresh) == 0 {
 		return 0
 	}
@@ -224,10 +229,17 @@ func (c *catalogPane) freshCount(i int) int {
 	return n
 }
 
-func newCatalogPane(com *common.Common, names []string) *catalogPane {
-	c := &catalogPane{com: com, byName: map[string]*serverState{}, fresh: map[string]bool{}}
+// Runtime is what the catalog asks of the MCP side, from commands only:
+// a server's catalog.
+type Runtime interface {
+	Catalog(ctx context.Context, server string, refresh bool) (*mcp.Catalog, error)
+}
+
+// New builds the browser over the servers, all starting.
+func New(com *common.Common, rt Runtime, names []string) *Pane {
+	c := &Pane{com: com, rt: rt, byName: map[string]*Server{}, fresh: map[string]bool{}}
 	for _, n := range names {
-		sv := &serverState{name: n, status: mcp.Status{Name: n, State: mcp.StateStarting}, listed: map[mcp.Kind]bool{}}
+		sv := &Server{name: n, status: mcp.Status{Name: n, State: mcp.StateStarting}, listed: map[mcp.Kind]bool{}}
 		c.servers = append(c.servers, sv)
 		c.byName[n] = sv
 	}
@@ -238,7 +250,7 @@ func newCatalogPane(com *common.Common, names []string) *catalogPane {
 
 // SetSize sets the pane's outer size. Notices wrap to the width, so a new
 // width rebuilds the rows.
-func (c *catalogPane) SetSize(w, h int) {
+func (c *Pane) SetSize(w, h int) tea.Cmd {
 	if w != c.width {
 		c.width = w
 		c.rebuild()
@@ -246,17 +258,18 @@ func (c *catalogPane) SetSize(w, h int) {
 	c.height = h
 	c.filter.SetWidth(max(w-4-12, 4))
 	c.ensureVisible()
+	return nil
 }
 
 // Focus and Blur move the keyboard focus.
-func (c *catalogPane) Focus() { c.focused = true }
-func (c *catalogPane) Blur()  { c.focused = false }
+func (c *Pane) Focus() { c.focused = true }
+func (c *Pane) Blur()  { c.focused = false }
 
 // TextInputFocused reports whether the filter is being typed into.
-func (c *catalogPane) TextInputFocused() bool { return c.filtering }
+func (c *Pane) TextInputFocused() bool { return c.filtering }
 
-// Selected is the entry under the cursor, or nil.
-func (c *catalogPane) Selected() *entry {
+// Selected is the Entry under the cursor, or nil.
+func (c *Pane) Selected() *Entry {
 	rows := c.rows[c.tab]
 	if i := c.cursor[c.tab]; i >= 0 && i < len(rows) && rows[i].kind == rowItem {
 		return rows[i].e
@@ -265,7 +278,7 @@ func (c *catalogPane) Selected() *entry {
 }
 
 // SelectedServer is the server of the selected row (item or group).
-func (c *catalogPane) SelectedServer() *serverState {
+func (c *Pane) SelectedServer() *Server {
 	rows := c.rows[c.tab]
 	if i := c.cursor[c.tab]; i >= 0 && i < len(rows) {
 		return rows[i].server
@@ -277,7 +290,7 @@ func (c *catalogPane) SelectedServer() *serverState {
 }
 
 // Busy reports whether a spinner should turn.
-func (c *catalogPane) Busy() bool {
+func (c *Pane) Busy() bool {
 	for _, sv := range c.servers {
 		if sv.loading || sv.status.State == mcp.StateStarting {
 			return true
@@ -287,30 +300,30 @@ func (c *catalogPane) Busy() bool {
 }
 
 // SetTab switches tab.
-func (c *catalogPane) SetTab(i int) {
-	c.tab = (i + len(tabTitles)) % len(tabTitles)
+func (c *Pane) SetTab(i int) {
+	c.tab = (i + len(TabTitles)) % len(TabTitles)
 	c.ensureVisible()
 }
 
 // Tab is the current tab.
-func (c *catalogPane) Tab() int { return c.tab }
+func (c *Pane) Tab() int { return c.tab }
 
 // TabTitle is a tab's title with its count ("Tools 11", or "Tools 3/11"
 // while a filter is active).
-func (c *catalogPane) TabTitle(i int) string {
+func (c *Pane) TabTitle(i int) string {
 	total := len(c.all[i])
 	if c.matches != nil {
-		return fmt.Sprintf("%s %d/%d", tabTitles[i], len(c.matches[i]), total)
+		return fmt.Sprintf("%s %d/%d", TabTitles[i], len(c.matches[i]), total)
 	}
 	if n := c.freshCount(i); n > 0 {
-		return fmt.Sprintf("%s %d +%d new", tabTitles[i], total, n)
+		return fmt.Sprintf("%s %d +%d new", TabTitles[i], total, n)
 	}
-	return fmt.Sprintf("%s %d", tabTitles[i], total)
+	return fmt.Sprintf("%s %d", TabTitles[i], total)
 }
 
 // ApplyStatus records a server's new state. A server that became ready is
 // listed; one that left ready forgets its catalog.
-func (c *catalogPane) ApplyStatus(st mcp.Status) tea.Cmd {
+func (c *Pane) ApplyStatus(st mcp.Status) tea.Cmd {
 	sv, ok := c.byName[st.Name]
 	if !ok {
 		return nil
@@ -324,7 +337,7 @@ func (c *catalogPane) ApplyStatus(st mcp.Status) tea.Cmd {
 	case st.State != mcp.StateReady:
 		c.cancelLoad(sv)
 		sv.loaded = false
-		sv.entries = [4][]*entry{}
+		sv.entries = [4][]*Entry{}
 		sv.warns = [4][]string{}
 	}
 	c.rebuildAll()
@@ -333,7 +346,7 @@ func (c *catalogPane) ApplyStatus(st mcp.Status) tea.Cmd {
 
 // Reload lists a server again: refresh asks the server rather than the
 // runtime's cache.
-func (c *catalogPane) Reload(name string, refresh bool) tea.Cmd {
+func (c *Pane) Reload(name string, refresh bool) tea.Cmd {
 	sv, ok := c.byName[name]
 	if !ok || sv.status.State != mcp.StateReady {
 		return nil
@@ -343,15 +356,15 @@ func (c *catalogPane) Reload(name string, refresh bool) tea.Cmd {
 	return cmd
 }
 
-func (c *catalogPane) load(sv *serverState, refresh bool) tea.Cmd {
+func (c *Pane) load(sv *Server, refresh bool) tea.Cmd {
 	c.cancelLoad(sv)
 	id := c.com.NewID()
 	ctx, cancel := context.WithCancel(c.com.Ctx)
 	sv.pending, sv.cancel, sv.loading, sv.loadErr = id, cancel, true, ""
-	return loadCatalogCmd(ctx, c.com.RT, c.com.Approvals, sv.name, id, refresh)
+	return loadCatalogCmd(ctx, c.rt, c.com.Approvals, sv.name, id, refresh)
 }
 
-func (c *catalogPane) cancelLoad(sv *serverState) {
+func (c *Pane) cancelLoad(sv *Server) {
 	if sv.cancel != nil {
 		sv.cancel()
 		sv.cancel = nil
@@ -362,7 +375,7 @@ func (c *catalogPane) cancelLoad(sv *serverState) {
 
 // HandleResult takes the answers to the catalog's requests: listings and
 // filter runs.
-func (c *catalogPane) HandleResult(r common.Result) tea.Cmd {
+func (c *Pane) HandleResult(r common.Result) tea.Cmd {
 	switch msg := r.Msg.(type) {
 	case catalogLoadedMsg:
 		return c.handleLoaded(r.ID, msg)
@@ -374,7 +387,7 @@ func (c *catalogPane) HandleResult(r common.Result) tea.Cmd {
 
 // handleLoaded takes a finished listing. A listing that is not the one the
 // server waits for is stale and dropped.
-func (c *catalogPane) handleLoaded(id common.RequestID, msg catalogLoadedMsg) tea.Cmd {
+func (c *Pane) handleLoaded(id common.RequestID, msg catalogLoadedMsg) tea.Cmd {
 	sv, ok := c.byName[msg.server]
 	if !ok || id != sv.pending {
 		return nil
@@ -393,10 +406,10 @@ func (c *catalogPane) handleLoaded(id common.RequestID, msg catalogLoadedMsg) te
 	return c.rebuildAll()
 }
 
-// rebuildAll rebuilds the per-kind entry lists and reruns the filter.
-func (c *catalogPane) rebuildAll() tea.Cmd {
+// rebuildAll rebuilds the per-kind Entry lists and reruns the filter.
+func (c *Pane) rebuildAll() tea.Cmd {
 	for i := range c.all {
-		var all []*entry
+		var all []*Entry
 		for _, sv := range c.servers {
 			all = append(all, sv.entries[i]...)
 		}
@@ -412,7 +425,7 @@ func (c *catalogPane) rebuildAll() tea.Cmd {
 
 // HandleKey handles a key while the list has focus. It reports whether it
 // used the key.
-func (c *catalogPane) HandleKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+func (c *Pane) HandleKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	if c.filtering {
 		return c.handleFilterKey(msg), true
 	}
@@ -444,7 +457,7 @@ func (c *catalogPane) HandleKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	return nil, true
 }
 
-func (c *catalogPane) handleFilterKey(msg tea.KeyMsg) tea.Cmd {
+func (c *Pane) handleFilterKey(msg tea.KeyMsg) tea.Cmd {
 	k := c.com.Keys
 	switch {
 	case key.Matches(msg, k.Cancel):
@@ -466,7 +479,7 @@ func (c *catalogPane) handleFilterKey(msg tea.KeyMsg) tea.Cmd {
 
 // setQuery changes the filter. An empty query clears it at once; any
 // other runs the match off the update path.
-func (c *catalogPane) setQuery(q string) tea.Cmd {
+func (c *Pane) setQuery(q string) tea.Cmd {
 	if q == c.query {
 		return nil
 	}
@@ -480,14 +493,14 @@ func (c *catalogPane) setQuery(q string) tea.Cmd {
 	return c.runFilter()
 }
 
-func (c *catalogPane) runFilter() tea.Cmd {
+func (c *Pane) runFilter() tea.Cmd {
 	c.filterID = c.com.NewID()
 	return filterCmd(c.filterID, c.version, c.query, c.all)
 }
 
 // handleFilter takes a filter result; one for an older query or an older
 // catalog is dropped.
-func (c *catalogPane) handleFilter(id common.RequestID, msg filterDoneMsg) {
+func (c *Pane) handleFilter(id common.RequestID, msg filterDoneMsg) {
 	if id != c.filterID || msg.version != c.version {
 		return
 	}
@@ -497,7 +510,7 @@ func (c *catalogPane) handleFilter(id common.RequestID, msg filterDoneMsg) {
 }
 
 // move moves the cursor by delta rows, landing on items only.
-func (c *catalogPane) move(delta int) {
+func (c *Pane) move(delta int) {
 	rows := c.rows[c.tab]
 	if len(rows) == 0 {
 		return
@@ -528,11 +541,11 @@ func (c *catalogPane) move(delta int) {
 }
 
 // Scroll moves the view (mouse wheel) without moving past the ends.
-func (c *catalogPane) Scroll(delta int) { c.move(delta) }
+func (c *Pane) Scroll(delta int) { c.move(delta) }
 
 // Click selects the row at pane-relative line y. It reports whether an
 // item was hit.
-func (c *catalogPane) Click(y int) bool {
+func (c *Pane) Click(y int) bool {
 	i := c.offset[c.tab] + y - c.bodyTop()
 	rows := c.rows[c.tab]
 	if i >= 0 && i < len(rows) && rows[i].kind == rowItem {
@@ -545,18 +558,18 @@ func (c *catalogPane) Click(y int) bool {
 }
 
 // bodyTop is the first row of items inside the pane (border, filter line).
-func (c *catalogPane) bodyTop() int {
+func (c *Pane) bodyTop() int {
 	if c.filterShown() {
 		return 2
 	}
 	return 1
 }
 
-func (c *catalogPane) filterShown() bool { return c.filtering || c.query != "" }
+func (c *Pane) filterShown() bool { return c.filtering || c.query != "" }
 
-func (c *catalogPane) listHeight() int { return max(c.height-1-c.bodyTop(), 1) }
+func (c *Pane) listHeight() int { return max(c.height-1-c.bodyTop(), 1) }
 
-func (c *catalogPane) ensureVisible() {
+func (c *Pane) ensureVisible() {
 	for t := range c.rows {
 		h := c.listHeight()
 		cur, off := c.cursor[t], c.offset[t]
@@ -578,9 +591,9 @@ func (c *catalogPane) ensureVisible() {
 // rebuild recomputes every tab's rows from the servers, their entries and
 // the filter, keeping each tab's selection on the same item when it is
 // still there.
-func (c *catalogPane) rebuild() {
+func (c *Pane) rebuild() {
 	for t := range c.rows {
-		var keep *entry
+		var keep *Entry
 		if i := c.cursor[t]; i >= 0 && i < len(c.rows[t]) {
 			keep = c.rows[t][i].e
 		}
@@ -613,12 +626,12 @@ func (c *catalogPane) rebuild() {
 	c.ensureVisible()
 }
 
-func (c *catalogPane) buildRows(t int) []row {
+func (c *Pane) buildRows(t int) []row {
 	kind := mcp.Kinds[t]
 	var rows []row
-	var byServer map[*serverState][]match
+	var byServer map[*Server][]match
 	if c.matches != nil {
-		byServer = map[*serverState][]match{}
+		byServer = map[*Server][]match{}
 		for _, m := range c.matches[t] {
 			sv := c.byName[m.e.item.Server]
 			byServer[sv] = append(byServer[sv], m)
@@ -680,14 +693,14 @@ func (c *catalogPane) buildRows(t int) []row {
 			notice("⚠ "+w, true, false)
 		}
 		if !sv.listed[kind] && len(sv.warns[t]) == 0 {
-			notice(fmt.Sprintf("%s offers no %s", render.SanitizeLine(sv.name), strings.ToLower(tabTitles[t])), false, false)
+			notice(fmt.Sprintf("%s offers no %s", render.SanitizeLine(sv.name), strings.ToLower(TabTitles[t])), false, false)
 			continue
 		}
 		for _, e := range sv.entries[t] {
 			rows = append(rows, row{kind: rowItem, server: sv, e: e})
 		}
 		if len(sv.entries[t]) == 0 && len(sv.warns[t]) == 0 {
-			notice("no "+strings.ToLower(tabTitles[t]), false, false)
+			notice("no "+strings.ToLower(TabTitles[t]), false, false)
 		}
 	}
 	if c.matches != nil && shown == 0 {
@@ -697,7 +710,7 @@ func (c *catalogPane) buildRows(t int) []row {
 }
 
 // Render draws the pane at its size.
-func (c *catalogPane) Render(frame int) []string {
+func (c *Pane) Render(frame int) []string {
 	st := c.com.Styles
 	inner := c.width - 2
 	var content []string
@@ -716,19 +729,19 @@ func (c *catalogPane) Render(frame int) []string {
 	for i := off; i < len(rows) && i < off+h; i++ {
 		content = append(content, c.renderRow(rows[i], i == c.cursor[c.tab], inner, frame))
 	}
-	title := tabTitles[c.tab]
+	title := TabTitles[c.tab]
 	if mark := common.ScrollMark(off, len(rows), h); mark != "" {
 		title += " · " + mark
 	}
 	return common.Box(c.boxStyle(), title, content, c.width, c.height)
 }
 
-func (c *catalogPane) boxStyle() common.BoxStyle {
+func (c *Pane) boxStyle() common.BoxStyle {
 	st := c.com.Styles
 	return common.BoxStyle{Focused: c.focused, Border: st.Pane.Border, BorderFocused: st.Pane.BorderFocused, Title: st.Pane.Title, TitleFocused: st.Pane.TitleFocused}
 }
 
-func (c *catalogPane) renderRow(r row, selected bool, w, frame int) string {
+func (c *Pane) renderRow(r row, selected bool, w, frame int) string {
 	st := c.com.Styles
 	switch r.kind {
 	case rowHeader:
@@ -781,3 +794,76 @@ func (c *catalogPane) renderRow(r row, selected bool, w, frame int) string {
 	line := marker + nameCell + strings.Repeat(" ", max(nameW-common.WidthOf(name), 0)) + "  " + st.List.Desc.Render(desc)
 	return common.Fit(line, w)
 }
+
+// CountText is "11 tools · 125 resources · ..." or "144 items".
+func (sv *Server) CountText(long bool) string {
+	total := 0
+	var parts []string
+	for i, k := range mcp.Kinds {
+		n := len(sv.entries[i])
+		total += n
+		if sv.listed[k] {
+			parts = append(parts, fmt.Sprintf("%d %s", n, kindNoun(k, n)))
+		}
+	}
+	if long {
+		return strings.Join(parts, " · ")
+	}
+	return fmt.Sprintf("%d items", total)
+}
+
+// kindNoun is the plural or singular noun of a kind.
+func kindNoun(k mcp.Kind, n int) string {
+	noun := map[mcp.Kind]string{mcp.KindTool: "tool", mcp.KindResource: "resource", mcp.KindTemplate: "template", mcp.KindPrompt: "prompt"}[k]
+	if n != 1 {
+		noun += "s"
+	}
+	return noun
+}
+
+// Name is the server's name.
+func (sv *Server) Name() string { return sv.name }
+
+// Status is the server's latest state.
+func (sv *Server) Status() mcp.Status { return sv.status }
+
+// Loaded reports whether its catalog was listed; Loading whether a
+// listing is in flight.
+func (sv *Server) Loaded() bool  { return sv.loaded }
+func (sv *Server) Loading() bool { return sv.loading }
+
+// Items are the server's listed items of a kind.
+func (sv *Server) Items(k mcp.Kind) []mcp.CatalogItem {
+	var out []mcp.CatalogItem
+	for _, e := range sv.entries[kindIndex(k)] {
+		out = append(out, e.item)
+	}
+	return out
+}
+
+// Servers are every configured server, in display order.
+func (c *Pane) Servers() []*Server { return c.servers }
+
+// Query is the filter's text ("" when there is none).
+func (c *Pane) Query() string { return c.query }
+
+// Focused reports whether the list has the keys.
+func (c *Pane) Focused() bool { return c.focused }
+
+// Item is the catalog item the entry shows.
+func (e *Entry) Item() mcp.CatalogItem { return e.item }
+
+// SelectID moves the cursor to the item with id on the current tab; it
+// reports whether there is one.
+func (c *Pane) SelectID(id string) bool {
+	for i, r := range c.rows[c.tab] {
+		if r.kind == rowItem && r.e.item.ID == id {
+			c.cursor[c.tab] = i
+			c.ensureVisible()
+			return true
+		}
+	}
+	return false
+}
+
+var _ common.Pane = (*Pane)(nil)

@@ -1,0 +1,151 @@
+package catalog
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/muesli/termenv"
+
+	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/theme"
+	"github.com/howl-mcp/howl/tui/common"
+)
+
+// fakeRuntime is the one call the catalog makes: canned catalogs.
+type fakeRuntime struct {
+	mu       sync.Mutex
+	catalogs map[string]*mcp.Catalog
+}
+
+func (f *fakeRuntime) Catalog(ctx context.Context, server string, refresh bool) (*mcp.Catalog, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c, ok := f.catalogs[server]
+	if !ok {
+		return nil, fmt.Errorf("no server %q", server)
+	}
+	return c, nil
+}
+
+// bench is the catalog's own harness: a list whose commands run at once,
+// their results fed back to it (or held, to deliver late).
+type bench struct {
+	t  testing.TB
+	c  *Pane
+	rt *fakeRuntime
+}
+
+func newBench(t testing.TB, items ...mcp.CatalogItem) *bench {
+	th := theme.New(theme.Options{Dark: true, Profile: termenv.Ascii})
+	com := &common.Common{Ctx: context.Background(), Theme: th, Styles: th.Styles, Keys: common.DefaultKeyMap(),
+		Tick: func(time.Duration, tea.Msg) tea.Cmd { return nil }, Log: common.DiscardLogger(), Progress: &common.ProgressBoard{}}
+	for i := range items {
+		items[i].Server = "mem"
+	}
+	rt := &fakeRuntime{catalogs: map[string]*mcp.Catalog{"mem": {Server: "mem", Listed: mcp.Kinds, Items: items}}}
+	b := &bench{t: t, c: New(com, rt, []string{"mem"}), rt: rt}
+	b.c.SetSize(48, 38)
+	b.c.Focus()
+	b.run(b.c.ApplyStatus(mcp.Status{Name: "mem", State: mcp.StateReady}))
+	return b
+}
+
+// results runs cmd and returns the results it produced, undelivered.
+func (b *bench) results(cmd tea.Cmd) []common.Result {
+	var out []common.Result
+	queue := []tea.Cmd{cmd}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		switch msg := c().(type) {
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		case common.Result:
+			out = append(out, msg)
+		}
+	}
+	return out
+}
+
+// run executes cmd and delivers everything it leads to.
+func (b *bench) run(cmd tea.Cmd) {
+	for _, r := range b.results(cmd) {
+		b.run(b.c.HandleResult(r))
+	}
+}
+
+// key sends one key and returns its command, unrun.
+func (b *bench) key(s string) tea.Cmd {
+	cmd, _ := b.c.HandleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)})
+	return cmd
+}
+
+// view draws the list.
+func (b *bench) view() string { return strings.Join(b.c.Render(0), "\n") }
+
+func sampleItems() []mcp.CatalogItem {
+	return []mcp.CatalogItem{
+		{Kind: mcp.KindTool, ID: "echo", Name: "echo", Description: "Echo a message"},
+		{Kind: mcp.KindTool, ID: "wipe", Name: "wipe", Description: "Wipe everything"},
+		{Kind: mcp.KindResource, ID: "mem://log", Name: "log", URI: "mem://log"},
+	}
+}
+
+// A listing or a filter result that is not the latest is dropped: each
+// request has its own id, from the one source.
+func TestStaleListingsAndFilterResultsAreDropped(t *testing.T) {
+	b := newBench(t, sampleItems()...)
+	full := b.rt.catalogs["mem"]
+	b.rt.catalogs["mem"] = &mcp.Catalog{Server: "mem", Listed: mcp.Kinds}
+	stale := b.results(b.c.Reload("mem", true)) // an empty listing, superseded by the next
+	b.rt.catalogs["mem"] = full
+	b.run(b.c.Reload("mem", true))
+	for _, r := range stale {
+		b.run(b.c.HandleResult(r))
+	}
+	if got := b.c.TabTitle(0); got != "Tools 2" {
+		t.Fatalf("a stale listing replaced the catalog: %q", got)
+	}
+	b.run(b.key("/"))
+	first := b.results(b.key("e")) // the filter for "e", answered after the one for "ec"
+	b.run(b.key("c"))
+	for _, r := range first {
+		b.run(b.c.HandleResult(r))
+	}
+	if got := b.c.TabTitle(0); got != "Tools 1/2" {
+		t.Fatalf("a stale filter result replaced the matches: %q", got)
+	}
+}
+
+// bigCatalog is 10,000 items, 2,500 of each kind.
+func bigCatalog() []mcp.CatalogItem {
+	var items []mcp.CatalogItem
+	for i := 0; i < 2500; i++ {
+		items = append(items,
+			mcp.CatalogItem{Kind: mcp.KindTool, ID: fmt.Sprintf("tool_%04d", i), Name: fmt.Sprintf("tool_%04d", i), Description: "A generated tool for the benchmark."},
+			mcp.CatalogItem{Kind: mcp.KindResource, ID: fmt.Sprintf("mem://res/%04d", i), Name: fmt.Sprintf("resource-%04d", i), URI: fmt.Sprintf("mem://res/%04d", i)},
+			mcp.CatalogItem{Kind: mcp.KindTemplate, ID: fmt.Sprintf("mem://t/%04d/{id}", i), Name: fmt.Sprintf("template-%04d", i), URI: fmt.Sprintf("mem://t/%04d/{id}", i), Variables: []string{"id"}},
+			mcp.CatalogItem{Kind: mcp.KindPrompt, ID: fmt.Sprintf("prompt_%04d", i), Name: fmt.Sprintf("prompt_%04d", i)},
+		)
+	}
+	return items
+}
+
+// BenchmarkFilter10k is one incremental filter step over 10,000 items.
+func BenchmarkFilter10k(b *testing.B) {
+	h := newBench(b, bigCatalog()...)
+	all := h.c.all
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_ = filterCmd(1, 1, "res12", all)()
+	}
+}
+
