@@ -601,7 +601,7 @@ func (c *Pane) rebuild() {
 		c.nameW[t] = 0
 		for _, r := range c.rows[t] {
 			if r.kind == rowItem {
-				c.nameW[t] = max(c.nameW[t], len(r.e.name))
+				c.nameW[t] = max(c.nameW[t], common.WidthOf(r.e.name)) // cells, not bytes
 			}
 		}
 		c.cursor[t] = -1

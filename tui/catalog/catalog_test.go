@@ -149,3 +149,24 @@ func BenchmarkFilter10k(b *testing.B) {
 	}
 }
 
+// The name column is as wide as the widest name in cells, not in bytes:
+// accented or wide names do not push the descriptions right (and cut them
+// shorter).
+func TestTheNameColumnIsMeasuredInCells(t *testing.T) {
+	b := newBench(t,
+		mcp.CatalogItem{Kind: mcp.KindTool, ID: "a", Name: "ab", Description: "first"},
+		mcp.CatalogItem{Kind: mcp.KindTool, ID: "b", Name: "éé", Description: "second"},
+		mcp.CatalogItem{Kind: mcp.KindTool, ID: "c", Name: "漢", Description: "third"})
+	var cols []int
+	for _, l := range strings.Split(b.view(), "\n") {
+		for _, d := range []string{"first", "second", "third"} {
+			if i := strings.Index(l, d); i >= 0 {
+				cols = append(cols, common.WidthOf(l[:i]))
+			}
+		}
+	}
+	// border, marker (2), the widest name (2 cells), two spaces.
+	if want := 1 + 2 + 2 + 2; len(cols) != 3 || cols[0] != want || cols[1] != want || cols[2] != want {
+		t.Fatalf("the descriptions start at columns %v, want %d:\n%s", cols, want, b.view())
+	}
+}
