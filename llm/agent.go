@@ -76,9 +76,6 @@ func NewAgent(model Model, tools Tools, opts Options) *Agent {
 	return &Agent{model: model, tools: tools, opts: opts}
 }
 
-// Model returns the agent's model.
-func (a *Agent) Model() Model { return a.model }
-
 // Run answers the conversation's last turn: it sends the conversation with
 // the declarations of the ready servers, runs the model's tool calls
 // (concurrently, through Tools.CallMeta), sends their results back, and

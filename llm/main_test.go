@@ -57,7 +57,8 @@ func startFixture(t testing.TB, name string, env map[string]string, opts mcp.Run
 	cfg := &mcp.Config{Servers: []mcp.ServerConfig{{
 		Name: name, Transport: mcp.TransportStdio, Command: os.Args[0],
 		Args: []string{"-test.run=^$"}, Env: env,
-		Era: mcp.EraLegacy, // as howl runs its demo StartTimeout: 20 * time.Second,
+		Era:          mcp.EraLegacy,    // as howl runs its demo
+		StartTimeout: 20 * time.Second, // a loaded CI machine starts the child slowly
 	}}}
 	opts.CacheDir = t.TempDir()
 	opts.Spill = render.NewSpillStore(t.TempDir())

@@ -238,7 +238,9 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 			// Before 2026-07-28, server requests and notifications that
 			// belong to no request (elicitation, list_changed) come on a
 			// standalone GET stream; mcp-go opens it only when asked, and
-			// asking rules out the modern protocol.
+			// asking rules out the modern protocol. Client.Listen, the
+			// 2026-07-28 replacement, does not exist on a legacy connection.
+			//lint:ignore SA1019 legacy connections only: their server-initiated messages come on the GET stream
 			opts = append(opts, transport.WithContinuousListening())
 		}
 		if len(sc.Headers) > 0 {

@@ -284,6 +284,9 @@ func TestInteropFilesystemAndMemory(t *testing.T) {
 	}
 	// server-memory's resource.
 	out = call(t, rt, "mcp_invoke_memory", `{"tool":"create_entities","arguments":{"entities":[{"name":"howl","entityType":"client","observations":["reads MCP servers"]}]}}`)
+	if !strings.Contains(string(out), "howl") || strings.Contains(string(out), `"isError":true`) {
+		t.Errorf("create_entities: %s", out)
+	}
 	out = call(t, rt, "mcp_read_memory", `{"uri":"memory://knowledge-graph"}`)
 	if !strings.Contains(string(out), "reads MCP servers") {
 		t.Errorf("memory graph: %s", out)

@@ -450,7 +450,10 @@ func (r *Runtime) connectAuth(name string, gen int, sc ServerConfig, ring *stder
 	}
 	if err == nil && r.opts.LogLevel != "" && conn.features.Logging {
 		lctx, lcancel := context.WithTimeout(r.lifetime, 5*time.Second)
-		// Best effort: a server that refuses still works.
+		// Best effort: a server that refuses still works. 2026-07-28
+		// deprecates logging with no replacement in the protocol; servers
+		// that advertise it still take logging/setLevel.
+		//lint:ignore SA1019 a server that advertises logging takes logging/setLevel; there is no replacement
 		_ = conn.client.SetLevel(lctx, mcpgo.SetLevelRequest{Params: mcpgo.SetLevelParams{Level: mcpgo.LoggingLevel(r.opts.LogLevel)}})
 		lcancel()
 	}

@@ -52,6 +52,7 @@ func (r *Runtime) SetLogLevel(ctx context.Context, server, level string) error {
 	if !conn.features.Logging {
 		return fmt.Errorf("server %s does not offer logging (no logging capability in its handshake)", server)
 	}
+	//lint:ignore SA1019 a server that advertises logging takes logging/setLevel; 2026-07-28 has no replacement
 	if err := conn.client.SetLevel(ctx, mcpgo.SetLevelRequest{Params: mcpgo.SetLevelParams{Level: mcpgo.LoggingLevel(level)}}); err != nil {
 		return &ServerError{Server: server, Method: "logging/setLevel", Err: err}
 	}

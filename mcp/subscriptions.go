@@ -80,6 +80,7 @@ func (r *Runtime) Subscribe(ctx context.Context, server, uri string) error {
 		return fmt.Errorf("server %s does not offer resource subscriptions (no resources.subscribe in its handshake)", server)
 	}
 	if !mcpgo.IsModernProtocol(conn.ProtocolVersion()) {
+		//lint:ignore SA1019 legacy connections only, where resources/subscribe exists (Client.Listen is the modern way, below)
 		if err := conn.client.Subscribe(ctx, mcpgo.SubscribeRequest{Params: mcpgo.SubscribeParams{URI: uri}}); err != nil {
 			return &ServerError{Server: server, Method: "resources/subscribe", Err: err}
 		}
@@ -103,6 +104,7 @@ func (r *Runtime) Unsubscribe(ctx context.Context, server, uri string) error {
 		return err
 	}
 	if !mcpgo.IsModernProtocol(conn.ProtocolVersion()) {
+		//lint:ignore SA1019 legacy connections only, where resources/unsubscribe exists
 		if err := conn.client.Unsubscribe(ctx, mcpgo.UnsubscribeRequest{Params: mcpgo.UnsubscribeParams{URI: uri}}); err != nil {
 			return &ServerError{Server: server, Method: "resources/unsubscribe", Err: err}
 		}

@@ -83,7 +83,7 @@ func ExpandTemplate(tmpl string, values map[string]string) (string, error) {
 			return "", fmt.Errorf("template %q uses a variable list or modifier in {%s}: only Level 1 {var} substitution is supported; read the expanded URI directly instead", tmpl, expr)
 		}
 		if !validTemplateVar(expr) {
-			return "", fmt.Errorf("template %q has an invalid variable name {%s}: use letters, digits, _ and .", tmpl, expr)
+			return "", fmt.Errorf("template %q has an invalid variable name {%s}: use letters, digits, underscores and dots", tmpl, expr)
 		}
 		v, ok := values[expr]
 		if !ok {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -435,21 +434,4 @@ func bigLog(n int) string {
 		fmt.Fprintf(&b, "2025-06-14T06:00:00.000Z INFO  [test] line %06d of the big log\n", i)
 	}
 	return b.String()
-}
-
-// writeFile writes a temp file of size bytes (sparse past the head).
-func writeFile(t testing.TB, size int64, head []byte) string {
-	t.Helper()
-	f, err := os.CreateTemp(t.TempDir(), "spill-*.bin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.Write(head); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Truncate(size); err != nil {
-		t.Fatal(err)
-	}
-	return f.Name()
 }

@@ -32,7 +32,7 @@ func TestMentionedResourcesAreAttachedBoundedForTheModel(t *testing.T) {
 	}
 	// Coverage first: the attachment's JSON opens with its coverage fields.
 	body := got[strings.Index(got, "returns it]\n")+len("returns it]\n"):]
-	if !strings.HasPrefix(body, "{") || strings.Index(body, `"text"`) >= 0 && strings.Index(body, `"text"`) < strings.Index(body, `"total_bytes"`) {
+	if !strings.HasPrefix(body, "{") || strings.Contains(body, `"text"`) && strings.Index(body, `"text"`) < strings.Index(body, `"total_bytes"`) {
 		t.Errorf("the attachment is not coverage-first: %.300s", body)
 	}
 	if len(got) > 2*204800+1000 {

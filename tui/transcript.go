@@ -84,18 +84,6 @@ func (t *transcript) add(it *chatItem) *chatItem {
 	return it
 }
 
-// lines renders every item at width w, from the caches where they hold.
-func (t *transcript) lines(w int) []string {
-	var out []string
-	for i, it := range t.items {
-		if i > 0 {
-			out = append(out, "")
-		}
-		out = append(out, t.itemLines(it, w)...)
-	}
-	return out
-}
-
 // itemLines is one item's lines at width w, cached.
 func (t *transcript) itemLines(it *chatItem, w int) []string {
 	if it.hasCached && it.cacheW == w && it.cacheV == it.version {

@@ -1,3 +1,4 @@
+//lint:file-ignore SA1019 these tests drive the demo on both protocol eras, the legacy one (its handshake, logging/setLevel, resources/subscribe) on purpose
 package demo
 
 import (

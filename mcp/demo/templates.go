@@ -47,10 +47,6 @@ var users = []demoUser{
 	{"radia", "Radia Perlman", "radia@example.com", "engineer", "network", "2020-03-23", true, []string{"routing"}},
 }
 
-// LogDates returns the dates that completion offers for {date} in
-// LogTemplate, oldest first.
-func LogDates() []string { return slices.Clone(logDates) }
-
 // UserIDs returns the ids that UserTemplate serves, sorted.
 func UserIDs() []string {
 	ids := make([]string, len(users))
