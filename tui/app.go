@@ -36,6 +36,7 @@ import (
 	"github.com/howl-mcp/howl/render"
 	"github.com/howl-mcp/howl/theme"
 	"github.com/howl-mcp/howl/tui/catalog"
+	"github.com/howl-mcp/howl/tui/chat"
 	"github.com/howl-mcp/howl/tui/common"
 	"github.com/howl-mcp/howl/tui/logs"
 	"github.com/howl-mcp/howl/tui/viewer"
@@ -130,15 +131,15 @@ type Model struct {
 	mentionReq common.RequestID
 	// chatReqs are the chat's requests outside a turn (prompt gets,
 	// mention reads): ctrl+c cancels them.
-	chatReqs chatRequests
+	chatReqs chat.Requests
 	help     help.Model
 
 	// The chat: its pane, the input line and the completion popup.
 	// chatMode shows it instead of the catalog; returnToChat brings it
 	// back when a viewer opened from the chat closes.
-	chat         *chatPane
-	input        *chatInput
-	comp         completer
+	chat         *chat.Pane
+	input        *chat.Input
+	comp         chat.Completer
 	chatMode     bool
 	returnToChat bool
 
@@ -215,22 +216,18 @@ func New(o Options) *Model {
 	m.status = &statusBar{com: com}
 	m.logs = logs.New(com, o.Runtime, o.Servers)
 	m.logs.SetTracing(o.Trace)
-	m.chatReqs = chatRequests{com: com}
+	m.chatReqs = chat.NewRequests(com)
 	m.logins = map[string]bool{}
 	m.asked, m.declining = map[string]int{}, map[string]int{}
 	m.help = help.New()
 	m.help.Styles = th.Styles.Help
-	m.chat = newChatPane(com, o.Model, o.ModelError, o.MaxSteps)
-	m.chat.decide = o.Decide
-	if o.Permissions != nil {
-		m.chat.permits = newPermits(*o.Permissions, o.ConfigPath)
-	}
-	m.chat.servers = o.Servers
+	m.chat = chat.New(com, o.Model, o.ModelError, o.MaxSteps)
+	m.chat.SetRules(o.Servers, o.Decide, o.Permissions, o.ConfigPath)
 	if com.Store == nil && com.StoreErr != nil {
 		m.chat.Notice("Conversations are not being saved in this run: " + com.StoreErr.Error() + ". The chat works; nothing of it is kept.")
 	}
-	m.input = newChatInput(com)
-	m.comp = completer{com: com}
+	m.input = chat.NewInput(com)
+	m.comp = chat.NewCompleter(com)
 	m.chatMode = o.StartInChat
 	if o.Resume != nil && o.Resume.Conv != nil {
 		m.chat.LoadSession(o.Resume.Session, o.Resume.Conv)
@@ -318,27 +315,27 @@ func (m *Model) deliver(r common.Result) tea.Cmd {
 	return nil
 }
 
-// handleChatResult takes the answers to the chat's requests.
+// handleChatResult takes the answers to the chat's requests: the pane's
+// own (a turn's events and saves), and the input's and completion's,
+// which the root applies (they touch the input line).
 func (m *Model) handleChatResult(r common.Result) tea.Cmd {
 	switch msg := r.Msg.(type) {
-	case turnEventsMsg:
-		cmd := m.chat.HandleEvents(r.ID, msg)
-		if msg.ask != nil && r.ID == m.chat.turn {
-			m.openPermission(msg.ask)
-		}
-		return cmd
-	case turnSavedMsg:
-		return m.chat.HandleSaved(msg)
-	case completionsMsg:
-		m.handleCompletions(r.ID, msg)
-	case mentionsReadMsg:
+	case chat.Completions:
+		m.comp.HandleResult(r.ID, msg, m.input.Value())
+		return nil
+	case chat.MentionsRead:
 		return m.handleMentionsRead(r.ID, msg)
-	case editorReadyMsg:
+	case chat.EditorReady:
 		return m.handleEditorReady(msg)
-	case editorDoneMsg:
+	case chat.EditorDone:
 		m.handleEditorDone(msg)
+		return nil
 	}
-	return nil
+	cmd := m.chat.HandleResult(r)
+	if ask := m.chat.TakeAsk(); ask != nil {
+		m.openPermission(ask)
+	}
+	return cmd
 }
 
 // handleResult takes the answers to the root's own requests: the command
@@ -349,8 +346,6 @@ func (m *Model) handleResult(r common.Result) tea.Cmd {
 		return m.handleSnapshot(msg)
 	case projectTrustedMsg:
 		return m.handleProjectTrusted(msg)
-	case permissionSavedMsg:
-		return m.handlePermissionSaved(msg)
 	case promptFoundMsg:
 		return m.handlePromptFound(msg)
 	case promptResultMsg:
@@ -489,7 +484,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 // servers are told to stop. A second ctrl+c quits.
 func (m *Model) cancelRunning() (tea.Cmd, bool) {
 	switch {
-	case m.chat.Running() && !m.chat.cancelling:
+	case m.chat.Running() && !m.chat.Cancelling():
 		m.chat.Cancel()
 		return common.ReportInfo("cancelling the turn: the servers are told to stop · ctrl+c again quits"), true
 	case m.viewer.Loading():
@@ -669,10 +664,11 @@ func (m *Model) applyAction(d Dialog, a Action) tea.Cmd {
 	case actionTrustProject:
 		return m.answerTrust(a)
 	case actionAnswerPermission:
-		return m.answerPermission(a)
+		m.dialogs.Remove(d)
+		return m.chat.AnswerPermission(a.req, a.answer)
 	case actionSendMentions:
 		m.dialogs.Remove(d)
-		return m.chat.SubmitWith(a.msg.text, a.msg.atts)
+		return m.chat.SubmitWith(a.msg.Text, a.msg.Atts)
 	case actionInsertMention:
 		m.dialogs.Remove(d)
 		m.input.SetValue(a.text)
@@ -915,9 +911,9 @@ func (m *Model) helpState() common.HelpState {
 		TextInput:     m.catalog.TextInputFocused() || m.viewer.TextInputFocused(),
 		ViewerFocused: m.focus == focusRight && m.viewer.Open(),
 		Chat:          m.chatMode,
-		Blocks:        m.chat.focused,
+		Blocks:        m.chat.Focused(),
 		Running:       m.chat.Running(),
-		Popup:         m.comp.open,
+		Popup:         m.comp.IsOpen(),
 		Logs:          m.logs.IsOpen() && m.logs.Focused(),
 	}
 }

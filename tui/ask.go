@@ -70,7 +70,7 @@ func (b *questionBase) question() *question { return b.q }
 func (b *questionBase) setAsked(n int) { b.asked = n }
 
 // inGrace reports whether the dialog opened too recently to take keys.
-func (b *questionBase) inGrace() bool { return b.com.Now().Sub(b.opened) < PermissionGrace }
+func (b *questionBase) inGrace() bool { return b.com.Now().Sub(b.opened) < common.PermissionGrace }
 
 // declineAllKey turns ctrl+x, once offered, into declining everything
 // from the server.
@@ -167,9 +167,9 @@ func (m *Model) openQuestion(q *question) {
 		m.dialogs.Push(newElicitDialog(base))
 		return
 	}
-	d := &samplingDialog{questionBase: base, model: m.chat.model, scroll: dialogScroll{overlap: 1}}
+	d := &samplingDialog{questionBase: base, model: m.chat.Model(), scroll: dialogScroll{overlap: 1}}
 	if d.model == nil {
-		d.noModel = noSamplingModel(m.chat.modelErr)
+		d.noModel = noSamplingModel(m.chat.ModelErr())
 	}
 	m.dialogs.Push(d)
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // askServerArg makes the test binary serve the asking fixture on stdio.
@@ -239,7 +240,7 @@ func (b *askBench) pumpUntil(what string, cond func() bool) {
 func (b *askBench) waitDialog(id string) {
 	b.t.Helper()
 	b.pumpUntil("the "+id+" dialog", func() bool { d := b.h.m.dialogs.Top(); return d != nil && d.ID() == id })
-	b.now = b.now.Add(PermissionGrace + time.Millisecond)
+	b.now = b.now.Add(common.PermissionGrace + time.Millisecond)
 }
 
 // result waits for a call's text.

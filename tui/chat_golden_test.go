@@ -11,13 +11,7 @@ import (
 // steadyDurations fixes the tool blocks' durations, so goldens do not
 // depend on how fast the demo answered.
 func steadyDurations(h *harness) {
-	for _, it := range h.m.chat.tr.items {
-		if it.kind == itemTool {
-			it.dur = 3 * time.Millisecond
-			it.touch()
-		}
-	}
-	h.m.chat.stick()
+	h.m.chat.FixDurations(3 * time.Millisecond)
 }
 
 // TestGoldenChat draws the chat of the issue at 80x24 and 120x40: a

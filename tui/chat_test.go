@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/howl-mcp/howl/llm/llmtest"
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/mcp/demo"
+	"github.com/howl-mcp/howl/tui/chat"
 	"github.com/howl-mcp/howl/tui/common"
 )
 
@@ -144,7 +144,7 @@ func TestEscCancelsARunningTurn(t *testing.T) {
 		t.Errorf("%d requests, want 1", len(srv.Requests()))
 	}
 	// The conversation holds no half turn: the next message is sent cleanly.
-	if n := len(hs.m.chat.conv.Messages); n != 1 {
+	if n := len(hs.m.chat.Messages()); n != 1 {
 		t.Errorf("conversation has %d messages after cancelling, want the 1 user message", n)
 	}
 }
@@ -231,8 +231,8 @@ func TestPromptFormEscCancelsWithoutSideEffects(t *testing.T) {
 	hs.line(".prompt demo code_review")
 	hs.typeText("go")
 	hs.keys("esc")
-	if hs.m.dialogs.Len() != 0 || len(srv.Requests()) != 0 || len(hs.m.chat.conv.Messages) != 0 {
-		t.Fatalf("esc left dialogs %d, requests %d, messages %d", hs.m.dialogs.Len(), len(srv.Requests()), len(hs.m.chat.conv.Messages))
+	if hs.m.dialogs.Len() != 0 || len(srv.Requests()) != 0 || len(hs.m.chat.Messages()) != 0 {
+		t.Fatalf("esc left dialogs %d, requests %d, messages %d", hs.m.dialogs.Len(), len(srv.Requests()), len(hs.m.chat.Messages()))
 	}
 }
 
@@ -273,8 +273,8 @@ func TestNoModelExplainsHowToConfigureOneAndCommandsStillWork(t *testing.T) {
 // completionLabels is the open popup's labels.
 func completionLabels(h *harness) []string {
 	var out []string
-	for _, c := range h.m.comp.items {
-		out = append(out, c.label)
+	for _, c := range h.m.comp.Items() {
+		out = append(out, c.Label())
 	}
 	return out
 }
@@ -300,9 +300,9 @@ func TestPromptCompletionStagesAgainstTheDemo(t *testing.T) {
 	if !contains(got, demo.CodeReviewPrompt) || !contains(got, demo.BangPrompt) {
 		t.Errorf("stage 2: %v", got)
 	}
-	for _, c := range hs.m.comp.items {
-		if c.label == demo.CodeReviewPrompt && !strings.Contains(c.desc, "Asks for a review") {
-			t.Errorf("code_review's description: %q", c.desc)
+	for _, c := range hs.m.comp.Items() {
+		if c.Label() == demo.CodeReviewPrompt && !strings.Contains(c.Desc(), "Asks for a review") {
+			t.Errorf("code_review's description: %q", c.Desc())
 		}
 	}
 	hs.m.comp.Close()
@@ -314,7 +314,7 @@ func TestPromptCompletionStagesAgainstTheDemo(t *testing.T) {
 	hs.m.comp.Close()
 	hs.m.input.SetValue(".prompt demo code_review ")
 	hs.keys("tab")
-	if got := completionLabels(hs); strings.Join(got, ",") != "language=,focus=" || !hs.m.comp.items[0].required {
+	if got := completionLabels(hs); strings.Join(got, ",") != "language=,focus=" || !hs.m.comp.Items()[0].Required() {
 		t.Errorf("stage 3: %v (language required first)", got)
 	}
 	// Accepting an argument's name goes on to its values, no second tab.
@@ -334,8 +334,8 @@ func TestPromptCompletionStagesAgainstTheDemo(t *testing.T) {
 	before = hs.rt.uses.Load()
 	hs.m.input.SetValue(".prompt nosuch ")
 	hs.keys("tab")
-	if hs.m.comp.open || hs.rt.uses.Load() != before {
-		t.Errorf("unknown server: open %v, requests %d", hs.m.comp.open, hs.rt.uses.Load()-before)
+	if hs.m.comp.IsOpen() || hs.rt.uses.Load() != before {
+		t.Errorf("unknown server: open %v, requests %d", hs.m.comp.IsOpen(), hs.rt.uses.Load()-before)
 	}
 }
 
@@ -359,7 +359,7 @@ func TestCompletionOfAServerThatNeverAnswersIsEmptyAfterTheTimeout(t *testing.T)
 		t.Errorf("completion took %v, want about the 50ms timeout", d)
 	}
 	v := hs.view()
-	if hs.m.comp.open || strings.Contains(v, "deadline") || strings.Contains(v, "✗") {
+	if hs.m.comp.IsOpen() || strings.Contains(v, "deadline") || strings.Contains(v, "✗") {
 		t.Errorf("a timeout must give an empty list silently:\n%s", v)
 	}
 	if hs.m.input.Value() != ".prompt demo " {
@@ -422,50 +422,21 @@ func TestScrollingUpStopsFollowing(t *testing.T) {
 	for range 10 {
 		hs.line(".help")
 	}
-	if !hs.m.chat.follow {
+	if !hs.m.chat.Following() {
 		t.Fatal("not following at the bottom")
 	}
 	hs.send(tea.MouseMsg{X: 5, Y: 5, Button: tea.MouseButtonWheelUp, Action: tea.MouseActionPress})
-	if hs.m.chat.follow {
+	if hs.m.chat.Following() {
 		t.Error("the wheel up did not stop following")
 	}
-	top := hs.m.chat.top
+	top := hs.m.chat.Top()
 	hs.line(".help")
-	if hs.m.chat.top != top {
+	if hs.m.chat.Top() != top {
 		t.Error("new lines moved a scrolled-up view")
 	}
 	hs.keys("pgdown", "pgdown", "pgdown", "pgdown", "pgdown", "pgdown", "pgdown", "pgdown", "pgdown", "pgdown", "pgdown", "pgdown")
-	if !hs.m.chat.follow {
+	if !hs.m.chat.Following() {
 		t.Error("reaching the bottom did not resume following")
-	}
-}
-
-func TestIncrementalRenderEqualsAFullRender(t *testing.T) {
-	com := &common.Common{Theme: testTheme(), Styles: testTheme().Styles}
-	inc := transcript{com: com, md: common.NewMarkdown(com.Theme)}
-	for i := range 40 {
-		inc.add(&chatItem{kind: itemUser, text: "question " + strings.Repeat("x", i)})
-		inc.add(&chatItem{kind: itemAssistant, model: "m", text: "**answer** " + strings.Repeat("word ", i)})
-	}
-	tail := inc.add(&chatItem{kind: itemAssistant, model: "m", streaming: true})
-	answer := "# Title\n\nSome *text* and a list:\n\n- one\n- two\n\n```go\nfunc main() {}\n```\n\nThe end."
-	for _, tok := range strings.SplitAfter(answer, " ") {
-		tail.text += tok
-		tail.touch()
-		inc.window(70, 0, 1<<30) // render as View would, from the caches
-	}
-	tail.streaming = false
-	tail.touch()
-	got, _ := inc.window(70, 0, 1<<30)
-	full := transcript{com: com, md: common.NewMarkdown(com.Theme)}
-	for _, it := range inc.items {
-		c := *it
-		c.hasCached, c.cache = false, nil
-		full.add(&c)
-	}
-	want, _ := full.window(70, 0, 1<<30)
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Fatalf("incremental render differs from a full render:\n%s\n---\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 
@@ -489,7 +460,7 @@ func TestCallAndReadOpenTheViewerAndReturnToTheChat(t *testing.T) {
 func TestMCPDisableHidesAServerFromTheModel(t *testing.T) {
 	hs := newChatHarness(t, demoRuntime(t), []string{"demo"}, 80, 24, Options{})
 	hs.line(".mcp disable demo")
-	tools := hiddenTools{Runtime: hs.m.com.RT, hidden: hs.m.com.Hidden}
+	tools := chat.VisibleTools(hs.m.com.RT, hs.m.com.Hidden)
 	if d := tools.Declarations(); len(d) != 0 {
 		t.Errorf("a disabled server still declares %d functions", len(d))
 	}
@@ -567,29 +538,6 @@ func TestPromptPreviewShowsEveryMessageWithItsRole(t *testing.T) {
 	}
 	if _, ok := d.HandleKey(keyMsg("esc")).(actionClose); !ok {
 		t.Error("esc does not close the preview")
-	}
-}
-
-func TestStreamingBlocksRenderAsTheWholeAnswerDoes(t *testing.T) {
-	com := &common.Common{Theme: testTheme(), Styles: testTheme().Styles}
-	tr := transcript{com: com, md: common.NewMarkdown(com.Theme)}
-	var b strings.Builder
-	for i := range 12 {
-		fmt.Fprintf(&b, "## Part %d\n\nSome **bold** prose with `code`, long enough to wrap across the width of the pane at least once or twice.\n\n", i)
-		b.WriteString("```go\nfunc f() int {\n\n\treturn 1\n}\n```\n\n- one\n- two\n\n1. first\n2. second\n\n> a quote\n\nAfter the quote.\n\n")
-	}
-	answer := b.String()
-	it := &chatItem{kind: itemAssistant, streaming: true}
-	for n := 0; n <= len(answer); n += 37 {
-		it.text = answer[:n]
-		got := tr.streamingMarkdown(it, it.text, 80)
-		want := tr.md.Render(it.text, 80)
-		if strings.Join(got, "\n") != strings.Join(want, "\n") {
-			t.Fatalf("at %d bytes the block render differs from the whole render:\n%s\n--- want\n%s", n, strings.Join(got, "\n"), strings.Join(want, "\n"))
-		}
-	}
-	if len(it.chunks) < 10 {
-		t.Errorf("only %d finished blocks were cached", len(it.chunks))
 	}
 }
 

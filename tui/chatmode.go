@@ -7,8 +7,10 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
 	"github.com/howl-mcp/howl/tui/catalog"
+	"github.com/howl-mcp/howl/tui/chat"
 	"github.com/howl-mcp/howl/tui/common"
 	"github.com/howl-mcp/howl/tui/viewer"
 )
@@ -37,14 +39,14 @@ func (m *Model) handleChatKey(msg tea.KeyMsg) tea.Cmd {
 	if key.Matches(msg, k.Sessions) {
 		return m.openSessionsDialog()
 	}
-	if m.chat.focused {
+	if m.chat.Focused() {
 		return m.handleBlocksKey(msg)
 	}
-	if it, ok := m.comp.Selected(); ok && it.template != nil && key.Matches(msg, k.Accept) {
-		return m.openMentionTemplate(*it.template)
+	if it, ok := m.comp.Selected(); ok && it.Template() != nil && key.Matches(msg, k.Accept) {
+		return m.openMentionTemplate(*it.Template())
 	}
-	if m.comp.open {
-		if line, ok := m.comp.handleKey(msg); ok {
+	if m.comp.IsOpen() {
+		if line, ok := m.comp.HandleKey(msg); ok {
 			if line != "" {
 				m.input.SetValue(line)
 			}
@@ -65,12 +67,12 @@ func (m *Model) handleChatKey(msg tea.KeyMsg) tea.Cmd {
 			return m.chatReqs.CancelAll()
 		}
 		return nil
-	case key.Matches(msg, k.Complete) && mentionWord(m.input.Value()) >= 0:
+	case key.Matches(msg, k.Complete) && chat.MentionWord(m.input.Value()) >= 0:
 		return m.openMentions()
 	case key.Matches(msg, k.Complete):
 		return m.startCompletion()
 	case key.Matches(msg, k.SelectBlocks):
-		m.chat.focused = true
+		m.chat.Focus()
 		if m.chat.Selected() == nil {
 			m.chat.MoveSelection(-1)
 		}
@@ -86,67 +88,48 @@ func (m *Model) handleChatKey(msg tea.KeyMsg) tea.Cmd {
 		if m.com.Editor == "" {
 			return common.ReportWarn("ctrl+o opens $EDITOR, and $EDITOR is not set: set it (e.g. EDITOR=vim) and start howl again")
 		}
-		return common.Deliver(common.OwnerChat, m.com.NewID(), writeDraftCmd(m.input.Value()))
+		return common.Deliver(common.OwnerChat, m.com.NewID(), chat.WriteDraftCmd(m.input.Value()))
 	case msg.Type == tea.KeyPgUp:
-		m.chat.Scroll(-max(m.chat.height-2, 1))
+		m.chat.Scroll(-max(m.chat.Height()-2, 1))
 		return nil
 	case msg.Type == tea.KeyPgDown:
-		m.chat.Scroll(max(m.chat.height-2, 1))
+		m.chat.Scroll(max(m.chat.Height()-2, 1))
 		return nil
 	}
 	cmd := m.input.HandleKey(msg)
 	switch {
-	case m.comp.open:
+	case m.comp.IsOpen():
 		m.comp.Refilter(m.input.Value())
-	case msg.Type == tea.KeyRunes && string(msg.Runes) == "@" && mentionWord(m.input.Value()) >= 0:
+	case msg.Type == tea.KeyRunes && string(msg.Runes) == "@" && chat.MentionWord(m.input.Value()) >= 0:
 		cmd = tea.Batch(cmd, m.openMentions())
 	}
 	return cmd
 }
 
-// handleBlocksKey moves between tool blocks, expands them and opens their
-// results while the transcript has the keys.
+// handleBlocksKey opens the selected tool block's result, or quits,
+// while the transcript has the keys; the chat pane takes the rest.
 func (m *Model) handleBlocksKey(msg tea.KeyMsg) tea.Cmd {
 	k := m.com.Keys
-	c := m.chat
 	switch {
-	case key.Matches(msg, k.CancelTurn) && c.Running():
-		c.Cancel()
-		return common.ReportInfo("cancelling the turn")
-	case key.Matches(msg, k.BackToInput), key.Matches(msg, k.SelectBlocks):
-		c.focused = false
-	case key.Matches(msg, k.Up):
-		c.MoveSelection(-1)
-	case key.Matches(msg, k.Down):
-		c.MoveSelection(1)
-	case key.Matches(msg, k.Expand):
-		c.ToggleSelected()
 	case key.Matches(msg, k.OpenResult):
 		return m.openToolResult()
-	case key.Matches(msg, k.PageUp):
-		c.Scroll(-max(c.height-2, 1))
-	case key.Matches(msg, k.PageDown):
-		c.Scroll(max(c.height-2, 1))
-	case key.Matches(msg, k.Top):
-		c.Scroll(-c.total())
-	case key.Matches(msg, k.Bottom):
-		c.ScrollToBottom()
 	case key.Matches(msg, k.Quit):
 		return m.quit()
 	}
-	return nil
+	cmd, _ := m.chat.HandleKey(msg)
+	return cmd
 }
 
 // openToolResult opens the selected tool block's full result in the viewer.
 func (m *Model) openToolResult() tea.Cmd {
-	it := m.chat.Selected()
-	if it == nil {
+	name, result, ok := m.chat.SelectedResult()
+	if !ok {
 		return nil
 	}
-	if it.result == "" {
+	if result == "" {
 		return common.ReportInfo("the result shows when the turn ends")
 	}
-	return m.openFromChat(viewer.Text("result of "+render.SanitizeLine(it.name), it.result), "opening")
+	return m.openFromChat(viewer.Text("result of "+render.SanitizeLine(name), result), "opening")
 }
 
 // openFromChat opens a document in the viewer; closing it returns to the chat.
@@ -156,37 +139,9 @@ func (m *Model) openFromChat(req viewer.Request, what string) tea.Cmd {
 	return m.openViewer(req, what)
 }
 
-// startCompletion completes the word before the cursor of a command line:
-// the stages that need no request at once, the others in a command.
+// startCompletion completes the word before the cursor of a command line.
 func (m *Model) startCompletion() tea.Cmd {
-	line := m.input.Value()
-	if !strings.HasPrefix(line, ".") || strings.Contains(line, "\n") {
-		return nil
-	}
-	cc, ok := parseCompContext(line)
-	if !ok {
-		return nil
-	}
-	items, static := staticCompletions(cc, m.serverInfos())
-	if static {
-		m.comp.Close()
-		m.comp.Show(line, cc.start, items)
-		return nil
-	}
-	id := m.com.NewID()
-	m.comp.Close()
-	m.comp.pending = id
-	return completeLiveCmd(m.com.Ctx, m.com.RT, id, line, cc, m.com.CompleteTimeout())
-}
-
-// handleCompletions shows a live answer unless it is stale (another
-// request since, or the line changed).
-func (m *Model) handleCompletions(id common.RequestID, msg completionsMsg) {
-	if id != m.comp.pending || msg.line != m.input.Value() {
-		return
-	}
-	m.comp.pending = 0
-	m.comp.Show(msg.line, msg.start, msg.items)
+	return m.comp.Start(m.input.Value(), m.serverInfos())
 }
 
 // handleModelSwitched applies `.model`: the latest one only (an earlier
@@ -198,7 +153,7 @@ func (m *Model) handleModelSwitched(id common.RequestID, msg modelSwitchedMsg) t
 		return nil // a later .model replaced it
 	}
 	m.modelReq = 0
-	if m.chat.turn != m.modelTurn {
+	if m.chat.Turn() != m.modelTurn {
 		m.chat.Notice(fmt.Sprintf(".model %s: a turn started before it was ready, so the chat stays on %s; type .model %s again to switch",
 			render.SanitizeLine(msg.spec), common.OrDefault(render.SanitizeLine(m.chat.ModelName()), "no model"), render.SanitizeLine(msg.spec)))
 		return nil
@@ -213,20 +168,20 @@ func (m *Model) handleModelSwitched(id common.RequestID, msg modelSwitchedMsg) t
 }
 
 // handleEditorReady runs the editor on the written draft.
-func (m *Model) handleEditorReady(msg editorReadyMsg) tea.Cmd {
-	if msg.err != nil {
-		return common.ReportError(fmt.Errorf("ctrl+o: writing the draft for $EDITOR: %w", msg.err))
+func (m *Model) handleEditorReady(msg chat.EditorReady) tea.Cmd {
+	if msg.Err != nil {
+		return common.ReportError(fmt.Errorf("ctrl+o: writing the draft for $EDITOR: %w", msg.Err))
 	}
-	return editorCmd(m.com.Editor, msg.path, m.com.NewID())
+	return chat.EditorCmd(m.com.Editor, msg.Path, m.com.NewID())
 }
 
 // handleEditorDone puts what the editor saved into the input.
-func (m *Model) handleEditorDone(msg editorDoneMsg) {
-	if msg.err != nil {
-		m.chat.Error(fmt.Sprintf("$EDITOR (%s) failed: %v; the draft is unchanged", m.com.Editor, msg.err))
+func (m *Model) handleEditorDone(msg chat.EditorDone) {
+	if msg.Err != nil {
+		m.chat.Error(fmt.Sprintf("$EDITOR (%s) failed: %v; the draft is unchanged", m.com.Editor, msg.Err))
 		return
 	}
-	m.input.SetValue(msg.text)
+	m.input.SetValue(msg.Text)
 }
 
 // handleChatMouse scrolls the transcript with the wheel and selects tool
@@ -243,10 +198,10 @@ func (m *Model) handleChatMouse(msg tea.MouseMsg, wheel int) tea.Cmd {
 			m.catalog.SetTab(t)
 		}
 	case l.Chat.Contains(msg.X, msg.Y):
-		m.chat.focused = true
+		m.chat.Focus()
 		m.chat.Click(msg.Y - l.Chat.Y)
 	case l.Input.Contains(msg.X, msg.Y):
-		m.chat.focused = false
+		m.chat.Blur()
 	}
 	return nil
 }
@@ -256,8 +211,8 @@ func (m *Model) handleChatMouse(msg tea.MouseMsg, wheel int) tea.Cmd {
 func (m *Model) chatBody() []string {
 	l := m.layout
 	st := m.com.Styles
-	body := m.chat.Render()
-	if m.comp.open {
+	body := m.chat.Render(m.frame)
+	if m.comp.IsOpen() {
 		pop := m.comp.Render(min(l.Chat.W, 100))
 		if len(pop) > len(body) {
 			pop = pop[len(pop)-len(body):]
@@ -274,11 +229,11 @@ func (m *Model) ruleText() string {
 	switch {
 	case m.chat.Running():
 		return common.SpinnerFrames[m.frame%len(common.SpinnerFrames)] + " answering · esc cancels"
-	case m.chat.focused:
+	case m.chat.Focused():
 		return "tool blocks: ↑/↓ choose · space expands · enter opens · esc back"
-	case m.chat.model == nil:
+	case m.chat.Model() == nil:
 		return "no model · . commands work"
-	case !m.chat.follow:
+	case !m.chat.Following():
 		return "scrolled up · pgdn to follow"
 	}
 	return "enter sends · alt+enter new line · tab completes . commands"
@@ -293,7 +248,7 @@ func (m *Model) chatStatus() string {
 		}
 		return ""
 	}
-	u := m.chat.usage
+	u := m.chat.Usage()
 	if u.InputTokens == 0 && u.OutputTokens == 0 {
 		return render.SanitizeLine(name)
 	}
@@ -309,4 +264,21 @@ func tokens(n int64) string {
 		return fmt.Sprintf("%.1fk", float64(n)/1e3)
 	}
 	return fmt.Sprint(n)
+}
+
+// servers is what completion may know about the servers: enabled (not
+// hidden), with their state and capabilities from the live handshake.
+func (m *Model) serverInfos() []chat.ServerInfo {
+	var out []chat.ServerInfo
+	for _, sv := range m.catalog.Servers() {
+		if m.com.Hidden[sv.Name()] {
+			continue
+		}
+		si := chat.ServerInfo{Name: sv.Name(), Ready: sv.Status().State == mcp.StateReady}
+		if f := sv.Status().Features; f != nil {
+			si.Tools, si.Resources, si.Prompts, si.Logging = f.Tools, f.Resources, f.Prompts, f.Logging
+		}
+		out = append(out, si)
+	}
+	return out
 }

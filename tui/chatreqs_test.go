@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/tui/chat"
 	"github.com/howl-mcp/howl/tui/common"
 )
 
@@ -56,7 +57,7 @@ func TestAnOvertakenMentionReadEndsItsRequest(t *testing.T) {
 	_, first := hs.m.chatReqs.Start("reading 1 mentioned resource(s)")
 	_, second := hs.m.chatReqs.Start("reading 1 mentioned resource(s)")
 	hs.m.mentionReq = second
-	hs.send(common.Result{Owner: common.OwnerChat, ID: first, Msg: mentionsReadMsg{text: "old"}})
+	hs.send(common.Result{Owner: common.OwnerChat, ID: first, Msg: chat.MentionsRead{Text: "old"}})
 	if n := hs.m.chatReqs.Len(); n != 1 {
 		t.Fatalf("%d chat requests pending after the overtaken read returned, want 1 (the newer one)", n)
 	}

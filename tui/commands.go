@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -12,71 +11,18 @@ import (
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
 	"github.com/howl-mcp/howl/tui/catalog"
+	"github.com/howl-mcp/howl/tui/chat"
 	"github.com/howl-mcp/howl/tui/common"
 	"github.com/howl-mcp/howl/tui/viewer"
 )
 
-// command is one row of the command table. `.help`, the suggestion for a
-// mistyped name and tab completion all derive from this table.
-type command struct {
-	name string
-	// args is the usage after the name, e.g. "<server> <name> [key=value ...]".
-	args string
-	desc string
-	// when says when the command applies ("" means always).
-	when string
-	run  func(m *Model, words []string) tea.Cmd
-}
-
-// listKinds are what `.list` lists.
-var listKinds = []string{"prompts", "tools", "resources", "templates", "servers"}
-
-// mcpActions are `.mcp`'s subcommands.
-var mcpActions = []string{"enable", "disable", "reconnect", "auth", "decline", "ask"}
-
-// commands is the table. It is a function so the run funcs may refer to it.
-func commands() []command {
-	return []command{
-		{".prompt", "<server> <name> [key=value ...]", "get a prompt and send it as your message; missing required arguments open a form", "a ready server with prompts", (*Model).cmdPrompt},
-		{".list", "prompts|tools|resources|templates|servers", "list what the enabled servers offer", "", (*Model).cmdList},
-		{".read", "<server> <uri> [key=value ...]", "read a resource (or a template with its variables) in the viewer", "a ready server with resources", (*Model).cmdRead},
-		{".call", "<server> <tool> [key=value ...]", "call a tool and open its result in the viewer", "a ready server with tools", (*Model).cmdCall},
-		{".mcp", "[enable|disable|reconnect|auth|decline|ask <server>]", "list the servers; show or hide one from the chat for this session, restart it, log in to it (auth), or decline its questions unasked until ask", "", (*Model).cmdMCP},
-		{".loglevel", "<server> <level>", "ask a server for log messages at level and above (" + strings.Join(mcp.LogLevels, ", ") + "); ctrl+l shows them", "a ready server with logging", (*Model).cmdLogLevel},
-		{".tasks", "[cancel <task id>]", "list the tasks howl is waiting on, or cancel one", "", (*Model).cmdTasks},
-		{".roots", "[add|remove <dir>]", "list the directories offered to servers that ask for roots, or change them (servers are told)", "", (*Model).cmdRoots},
-		{".model", "<provider/name>", "switch the chat's model, e.g. .model openai/gpt-4.1", "no turn running", (*Model).cmdModel},
-		{".clear", "", "start a new conversation (the old one stays in its session) and empty the transcript", "no turn running", (*Model).cmdClear},
-		{".sessions", "", "list, open, search, rename and delete saved conversations (ctrl+r)", "", (*Model).cmdSessions},
-		{".export", "<file.md>", "write the current session as Markdown", "a saved turn", (*Model).cmdExport},
-		{".help", "", "list these commands", "", (*Model).cmdHelp},
-		{".quit", "", "quit howl", "", (*Model).cmdQuit},
-	}
-}
-
-// findCommand looks a command up by its exact name.
-func findCommand(name string) (command, bool) {
-	for _, c := range commands() {
-		if c.name == name {
-			return c, true
-		}
-	}
-	return command{}, false
-}
-
-// suggestCommand is the closest command name to a mistyped one: a prefix
-// match first, then the smallest edit distance (at most 3).
-func suggestCommand(name string) string {
-	best, bestD := "", 4
-	for _, c := range commands() {
-		if name != "." && strings.HasPrefix(c.name, name) {
-			return c.name
-		}
-		if d := mcp.EditDistance(name, c.name); d < bestD {
-			best, bestD = c.name, d
-		}
-	}
-	return best
+// runners are the `.` commands' handlers, by name; the table itself (names,
+// usage, descriptions) is chat.Commands.
+var runners = map[string]func(m *Model, words []string) tea.Cmd{
+	".prompt": (*Model).cmdPrompt, ".list": (*Model).cmdList, ".read": (*Model).cmdRead, ".call": (*Model).cmdCall,
+	".mcp": (*Model).cmdMCP, ".loglevel": (*Model).cmdLogLevel, ".tasks": (*Model).cmdTasks, ".roots": (*Model).cmdRoots,
+	".model": (*Model).cmdModel, ".clear": (*Model).cmdClear, ".sessions": (*Model).cmdSessions, ".export": (*Model).cmdExport,
+	".help": (*Model).cmdHelp, ".quit": (*Model).cmdQuit,
 }
 
 // runLine handles one line from the input: a command when it starts with
@@ -99,10 +45,10 @@ func (m *Model) runLine(line string) tea.Cmd {
 	if len(words) == 0 {
 		return nil
 	}
-	c, ok := findCommand(words[0])
+	c, ok := chat.FindCommand(words[0])
 	if !ok {
 		msg := fmt.Sprintf("unknown command %s", render.SanitizeLine(words[0]))
-		if s := suggestCommand(words[0]); s != "" {
+		if s := chat.SuggestCommand(words[0]); s != "" {
 			msg += fmt.Sprintf(": did you mean %s? (.help lists the commands)", s)
 		} else {
 			msg += ": .help lists the commands"
@@ -110,13 +56,7 @@ func (m *Model) runLine(line string) tea.Cmd {
 		m.chat.Error(msg)
 		return nil
 	}
-	return c.run(m, words[1:])
-}
-
-// usage is the usage line of a command, for errors.
-func usage(name string) string {
-	c, _ := findCommand(name)
-	return strings.TrimSpace(c.name + " " + c.args)
+	return runners[c.Name](m, words[1:])
 }
 
 // readyServer checks that name is a known, enabled and ready server.
@@ -149,7 +89,7 @@ func (m *Model) serverNames() []string {
 // at once; otherwise the argument form opens, filled with what was typed.
 func (m *Model) cmdPrompt(words []string) tea.Cmd {
 	if len(words) < 2 {
-		m.chat.Error("usage: " + usage(".prompt") + " (tab completes servers, prompts and argument names)")
+		m.chat.Error("usage: " + chat.Usage(".prompt") + " (tab completes servers, prompts and argument names)")
 		return nil
 	}
 	if _, err := m.readyServer(words[0], ".prompt"); err != nil {
@@ -263,8 +203,8 @@ func (m *Model) handlePromptResult(id common.RequestID, msg promptResultMsg) tea
 
 // cmdList prints a table of what the enabled servers offer.
 func (m *Model) cmdList(words []string) tea.Cmd {
-	if len(words) != 1 || !contains(listKinds, words[0]) {
-		m.chat.Error("usage: .list " + strings.Join(listKinds, "|"))
+	if len(words) != 1 || !contains(chat.ListKinds, words[0]) {
+		m.chat.Error("usage: .list " + strings.Join(chat.ListKinds, "|"))
 		return nil
 	}
 	if words[0] == "servers" {
@@ -386,7 +326,7 @@ func contains(list []string, s string) bool {
 // the viewer.
 func (m *Model) cmdRead(words []string) tea.Cmd {
 	if len(words) < 2 {
-		m.chat.Error("usage: " + usage(".read") + " (tab completes servers and URIs)")
+		m.chat.Error("usage: " + chat.Usage(".read") + " (tab completes servers and URIs)")
 		return nil
 	}
 	if _, err := m.readyServer(words[0], ".read"); err != nil {
@@ -407,7 +347,7 @@ func (m *Model) cmdRead(words []string) tea.Cmd {
 // cmdCall calls a tool with key=value arguments, typed from its schema.
 func (m *Model) cmdCall(words []string) tea.Cmd {
 	if len(words) < 2 {
-		m.chat.Error("usage: " + usage(".call") + " (tab completes servers, tools and argument names)")
+		m.chat.Error("usage: " + chat.Usage(".call") + " (tab completes servers, tools and argument names)")
 		return nil
 	}
 	if _, err := m.readyServer(words[0], ".call"); err != nil {
@@ -432,8 +372,8 @@ func (m *Model) cmdMCP(words []string) tea.Cmd {
 		m.chat.Table(m.serversTable())
 		return nil
 	}
-	if len(words) != 2 || !contains(mcpActions, words[0]) {
-		m.chat.Error("usage: " + usage(".mcp"))
+	if len(words) != 2 || !contains(chat.MCPActions, words[0]) {
+		m.chat.Error("usage: " + chat.Usage(".mcp"))
 		return nil
 	}
 	name := words[1]
@@ -471,7 +411,7 @@ type modelSwitchedMsg struct {
 // cmdModel switches the model; resolving it runs in a command.
 func (m *Model) cmdModel(words []string) tea.Cmd {
 	if len(words) != 1 {
-		m.chat.Error("usage: " + usage(".model") + "; the providers are " + strings.Join(llm.ProviderNames(), ", "))
+		m.chat.Error("usage: " + chat.Usage(".model") + "; the providers are " + strings.Join(llm.ProviderNames(), ", "))
 		return nil
 	}
 	if m.chat.Running() {
@@ -484,7 +424,7 @@ func (m *Model) cmdModel(words []string) tea.Cmd {
 	}
 	sw, ctx, spec := m.com.SwitchModel, m.com.Ctx, words[0]
 	// Only the latest .model applies, and only before a turn starts.
-	m.modelReq, m.modelTurn = m.com.NewID(), m.chat.turn
+	m.modelReq, m.modelTurn = m.com.NewID(), m.chat.Turn()
 	return common.Deliver(common.OwnerRoot, m.modelReq, func() tea.Msg {
 		model, err := sw(ctx, spec)
 		return modelSwitchedMsg{spec: spec, model: model, err: err}
@@ -501,12 +441,12 @@ func (m *Model) cmdClear([]string) tea.Cmd {
 // cmdHelp prints the command table.
 func (m *Model) cmdHelp([]string) tea.Cmd {
 	rows := [][]string{}
-	for _, c := range commands() {
-		desc := c.desc
-		if c.when != "" {
-			desc += " (needs " + c.when + ")"
+	for _, c := range chat.Commands() {
+		desc := c.Desc
+		if c.When != "" {
+			desc += " (needs " + c.When + ")"
 		}
-		rows = append(rows, []string{strings.TrimSpace(c.name + " " + c.args), desc})
+		rows = append(rows, []string{strings.TrimSpace(c.Name + " " + c.Args), desc})
 	}
 	lines := formatTable(rows)
 	lines = append(lines, "", "enter sends · alt+enter or ctrl+j: new line · ↑/↓ history · tab completes · ctrl+o $EDITOR",
@@ -516,42 +456,3 @@ func (m *Model) cmdHelp([]string) tea.Cmd {
 }
 
 func (m *Model) cmdQuit([]string) tea.Cmd { return m.quit() }
-
-// hiddenTools is the Runtime the chat's model sees: servers hidden with
-// `.mcp disable` have no declarations and their calls are refused.
-type hiddenTools struct {
-	common.Runtime
-	hidden map[string]bool
-}
-
-// Declarations leaves out the hidden servers' functions.
-func (h hiddenTools) Declarations() []mcp.FunctionDecl {
-	all := h.Runtime.Declarations()
-	if len(h.hidden) == 0 {
-		return all
-	}
-	out := all[:0:0]
-	for _, d := range all {
-		if !h.isHidden(d.Name) {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
-// CallMeta refuses the hidden servers' functions.
-func (h hiddenTools) CallMeta(ctx context.Context, name string, args json.RawMessage) ([]byte, error) {
-	if h.isHidden(name) {
-		return nil, fmt.Errorf("%s belongs to a server the person disabled for this session", name)
-	}
-	return h.Runtime.CallMeta(ctx, name, args)
-}
-
-func (h hiddenTools) isHidden(fn string) bool {
-	for s := range h.hidden {
-		if strings.HasSuffix(fn, "_"+mcp.FunctionSuffix(s)) {
-			return true
-		}
-	}
-	return false
-}

@@ -12,6 +12,7 @@ import (
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
 	"github.com/howl-mcp/howl/tui/catalog"
+	"github.com/howl-mcp/howl/tui/chat"
 	"github.com/howl-mcp/howl/tui/common"
 	"github.com/howl-mcp/howl/tui/viewer"
 )
@@ -220,7 +221,7 @@ func (d *formDialog) HandleKey(km tea.KeyMsg) Action {
 		case mcp.KindTemplate:
 			if d.mention {
 				uri, _ := mcp.ExpandTemplate(d.item.URI, d.form.Strings()) // Check passed
-				return actionInsertMention{text: d.mentionPrefix + mention{server: d.item.Server, uri: uri}.String() + " "}
+				return actionInsertMention{text: d.mentionPrefix + chat.NewMention(d.item.Server, uri).String() + " "}
 			}
 			return actionReadTemplate{item: d.item, values: d.form.Strings()}
 		case mcp.KindPrompt:

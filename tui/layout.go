@@ -1,6 +1,9 @@
 package tui
 
-import "github.com/howl-mcp/howl/tui/common"
+import (
+	"github.com/howl-mcp/howl/tui/chat"
+	"github.com/howl-mcp/howl/tui/common"
+)
 
 // The smallest terminal howl lays out; below it the whole screen asks to be
 // made bigger instead of drawing a broken layout.
@@ -100,7 +103,7 @@ func ComputeLayout(w, h int, s LayoutState) Layout {
 	if s.Chat {
 		// The chat fills the body; the input sits at its bottom under a
 		// rule, growing up to maxInputLines rows.
-		inputH := common.Clamp(s.InputH, 1, maxInputLines)
+		inputH := common.Clamp(s.InputH, 1, chat.MaxInputLines)
 		l.Input = Rect{0, bodyBottom - inputH, w, inputH}
 		l.Rule = Rect{0, l.Input.Y - 1, w, 1}
 		l.Chat = Rect{0, 1, w, l.Rule.Y - 1}

@@ -8,7 +8,7 @@ import (
 
 // typing reports whether a text input has the keys (a rune key then is text).
 func (m *Model) typing() bool {
-	return (m.chatMode && !m.chat.focused) || m.catalog.TextInputFocused() || m.viewer.TextInputFocused()
+	return (m.chatMode && !m.chat.Focused()) || m.catalog.TextInputFocused() || m.viewer.TextInputFocused()
 }
 
 // handleLogsKey takes the log pane's keys: the toggle from anywhere (unless

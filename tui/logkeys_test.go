@@ -14,6 +14,7 @@ import (
 
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/mcp/demo"
+	"github.com/howl-mcp/howl/tui/chat"
 	"github.com/howl-mcp/howl/tui/logs"
 )
 
@@ -48,8 +49,8 @@ func stderrLine(server, line string) mcp.Event {
 // chatText is every transcript item's text, one per line.
 func chatText(h *harness) string {
 	var b strings.Builder
-	for _, it := range h.m.chat.tr.items {
-		b.WriteString(it.text + "\n")
+	for _, text := range h.m.chat.Texts() {
+		b.WriteString(text + "\n")
 	}
 	return b.String()
 }
@@ -244,14 +245,14 @@ func TestLogPaneSeedsTheStderrOfARealServer(t *testing.T) {
 // TestGoldenLogPane draws the log pane under the catalog and in the chat.
 func TestGoldenLogPane(t *testing.T) {
 	for _, size := range goldenSizes {
-		for _, chat := range []bool{false, true} {
+		for _, inChat := range []bool{false, true} {
 			name := fmt.Sprintf("%dx%d_catalog", size.w, size.h)
-			if chat {
+			if inChat {
 				name = fmt.Sprintf("%dx%d_chat", size.w, size.h)
 			}
 			t.Run(name, func(t *testing.T) {
 				hs, _ := logHarness(t, size.w, size.h)
-				if chat {
+				if inChat {
 					hs.send(tea.KeyMsg{Type: tea.KeyCtrlT})
 				}
 				hs.send(EventsMsg{Events: []mcp.Event{
@@ -265,7 +266,7 @@ func TestGoldenLogPane(t *testing.T) {
 				}})
 				hs.send(ctrlL)
 				requireGolden(t, hs.view())
-				if size.w == 120 && !chat {
+				if size.w == 120 && !inChat {
 					hs.keys("]", "]")
 					t.Run("all", func(t *testing.T) { requireGolden(t, hs.view()) })
 				}
@@ -276,19 +277,19 @@ func TestGoldenLogPane(t *testing.T) {
 
 func TestLayoutPutsTheLogBetweenTheBodyAndTheHelpLine(t *testing.T) {
 	for _, size := range []struct{ w, h int }{{MinWidth, MinHeight}, {80, 24}, {120, 40}, {200, 60}} {
-		for _, chat := range []bool{false, true} {
-			l := ComputeLayout(size.w, size.h, LayoutState{Chat: chat, InputH: maxInputLines, Logs: true})
+		for _, inChat := range []bool{false, true} {
+			l := ComputeLayout(size.w, size.h, LayoutState{Chat: inChat, InputH: chat.MaxInputLines, Logs: true})
 			body := l.List
-			if chat {
+			if inChat {
 				body = l.Input
 			}
 			if l.Logs.H < minLogRows || l.Logs.W != size.w || l.Logs.Y != body.Y+body.H || l.Logs.Y+l.Logs.H != l.Help.Y {
-				t.Errorf("%dx%d chat=%v: logs %+v, body %+v, help %+v", size.w, size.h, chat, l.Logs, body, l.Help)
+				t.Errorf("%dx%d inChat=%v: logs %+v, body %+v, help %+v", size.w, size.h, inChat, l.Logs, body, l.Help)
 			}
-			if chat && l.Chat.H < 1 || !chat && l.List.H < minBodyRows {
-				t.Errorf("%dx%d chat=%v: the body is too small: %+v %+v", size.w, size.h, chat, l.Chat, l.List)
+			if inChat && l.Chat.H < 1 || !inChat && l.List.H < minBodyRows {
+				t.Errorf("%dx%d inChat=%v: the body is too small: %+v %+v", size.w, size.h, inChat, l.Chat, l.List)
 			}
-			if off := ComputeLayout(size.w, size.h, LayoutState{Chat: chat}); !off.Logs.Empty() {
+			if off := ComputeLayout(size.w, size.h, LayoutState{Chat: inChat}); !off.Logs.Empty() {
 				t.Errorf("a closed log has a rect: %+v", off.Logs)
 			}
 		}

@@ -7,10 +7,12 @@ import (
 
 	"github.com/howl-mcp/howl/llm/llmtest"
 	"github.com/howl-mcp/howl/mcp/demo"
+	"github.com/howl-mcp/howl/tui/chat"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 func TestParseMentionsKeepsKnownServersOnceEach(t *testing.T) {
-	got := parseMentions("see @demo:demo://docs/readme.md, and @other:x://y and @demo:demo://docs/readme.md again; mail a@b.c", []string{"demo", "other"})
+	got := chat.ParseMentions("see @demo:demo://docs/readme.md, and @other:x://y and @demo:demo://docs/readme.md again; mail a@b.c", []string{"demo", "other"})
 	if len(got) != 2 || got[0].String() != "@demo:demo://docs/readme.md" || got[1].String() != "@other:x://y" {
 		t.Errorf("parseMentions = %v", got)
 	}
@@ -43,7 +45,7 @@ func TestMentionedResourcesAreAttachedBoundedForTheModel(t *testing.T) {
 	}
 	// The chip opens in the viewer.
 	hs.keys("shift+tab")
-	for i := 0; i < 5 && hs.m.chat.Selected() != nil && hs.m.chat.Selected().name != "@demo:"+demo.MarkdownURI; i++ {
+	for i := 0; i < 5 && !selectedIs(hs, "@demo:"+demo.MarkdownURI); i++ {
 		hs.keys("up")
 	}
 	hs.keys("enter")
@@ -62,7 +64,7 @@ func TestAFailedMentionBlocksTheSendUntilThePersonDecides(t *testing.T) {
 	if !hs.m.dialogs.Has("mention-failed") {
 		t.Fatal("a key in the grace period closed the dialog")
 	}
-	clock.advance(PermissionGrace)
+	clock.advance(common.PermissionGrace)
 	if !hs.m.dialogs.Has("mention-failed") {
 		t.Fatal("a failed mention did not open its dialog")
 	}
@@ -77,7 +79,7 @@ func TestAFailedMentionBlocksTheSendUntilThePersonDecides(t *testing.T) {
 		t.Errorf("cancel left %q in the input", hs.m.input.Value())
 	}
 	hs.keys("enter")
-	clock.advance(PermissionGrace)
+	clock.advance(common.PermissionGrace)
 	hs.keys("enter")
 	if got := lastUser(t, srv); got != "look at @demo:demo://nope/missing.txt please" {
 		t.Errorf("sending without the mention sent %q", got)
@@ -90,19 +92,19 @@ func TestAtCompletesResourcesAcrossTwoServers(t *testing.T) {
 	hs := newChatHarness(t, rt, []string{"demo", "notes"}, 120, 40, Options{Model: model})
 	defer hs.dumpOnFailure()
 	hs.typeText("read @")
-	if !hs.m.comp.open {
+	if !hs.m.comp.IsOpen() {
 		t.Fatal("@ did not open the mention popup")
 	}
 	servers := map[string]bool{}
-	for _, it := range hs.m.comp.items {
-		servers[strings.SplitN(it.label, ":", 2)[0]] = true
+	for _, it := range hs.m.comp.Items() {
+		servers[strings.SplitN(it.Label(), ":", 2)[0]] = true
 	}
 	if !servers["@demo"] || !servers["@notes"] {
 		t.Errorf("the popup lists the servers %v, want both", servers)
 	}
 	hs.typeText("notesreadme")
 	it, ok := hs.m.comp.Selected()
-	if !ok || it.label != "@notes:"+demo.MarkdownURI {
+	if !ok || it.Label() != "@notes:"+demo.MarkdownURI {
 		t.Fatalf("the fuzzy match chose %+v", it)
 	}
 	if v := hs.view(); !strings.Contains(v, "text/markdown") {
@@ -120,7 +122,7 @@ func TestATemplateMentionGoesThroughItsForm(t *testing.T) {
 	defer hs.dumpOnFailure()
 	hs.typeText("who is @users")
 	it, ok := hs.m.comp.Selected()
-	if !ok || it.template == nil || it.template.URI != demo.UserTemplate {
+	if !ok || it.Template() == nil || it.Template().URI != demo.UserTemplate {
 		t.Fatalf("the popup chose %+v, want the users template", it)
 	}
 	hs.keys("enter")
@@ -150,4 +152,11 @@ func TestAtOnACatalogResourceAddsItsMentionToTheChat(t *testing.T) {
 	if got := hs.m.input.Value(); got != "@demo:"+demo.MarkdownURI+" " {
 		t.Errorf("the input holds %q", got)
 	}
+}
+
+// selectedIs reports whether the selected transcript block is named name
+// (true when none is selected: there is nothing more to move to).
+func selectedIs(hs *harness, name string) bool {
+	got, _, ok := hs.m.chat.SelectedResult()
+	return !ok || got == name
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/llm/llmtest"
+	"github.com/howl-mcp/howl/tui/chat"
 )
 
 // collect runs cmd and everything it batches, and returns the messages it
@@ -46,8 +47,7 @@ func TestADialogsAnswerReachesItUnderAnotherDialog(t *testing.T) {
 	hs, _ := newStoreHarness(t, st, 120, 40, Options{Now: clock.Now})
 	defer hs.dumpOnFailure()
 	inFlight := hs.collect(hs.update(keyMsg("ctrl+r")))
-	hs.m.openPermission(&permissionRequest{call: llm.ToolCall{ID: "c1", Name: "mcp_invoke_demo", Arguments: `{"tool":"echo"}`},
-		server: "demo", tool: "echo", reply: make(chan permissionReply, 1)})
+	hs.m.openPermission(chat.NewPermissionRequest(llm.ToolCall{ID: "c1", Name: "mcp_invoke_demo", Arguments: `{"tool":"echo"}`}, "demo", "echo"))
 	for _, msg := range inFlight {
 		hs.send(msg)
 	}

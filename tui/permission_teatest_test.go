@@ -10,6 +10,7 @@ import (
 
 	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/llm/llmtest"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // TestTeatestDeniedToolCallIsToldToTheModel runs the real program loop: the
@@ -41,7 +42,7 @@ func TestTeatestDeniedToolCallIsToldToTheModel(t *testing.T) {
 	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
 	wait("DESTRUCTIVE")
 	// Past the dialog's grace period, so the answer is not swallowed.
-	time.Sleep(PermissionGrace + 100*time.Millisecond)
+	time.Sleep(common.PermissionGrace + 100*time.Millisecond)
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'n'}})
 	wait("you denied deleting note-007")
 	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})

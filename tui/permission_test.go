@@ -12,6 +12,7 @@ import (
 
 	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/llm/llmtest"
+	"github.com/howl-mcp/howl/tui/chat"
 	"github.com/howl-mcp/howl/tui/common"
 )
 
@@ -93,7 +94,7 @@ func TestEachPermissionAnswerReachesTheModel(t *testing.T) {
 			hs, srv, clock := permissionHarness(t, llm.Permissions{}, "", "echo", `{"message":"hi"}`)
 			defer hs.dumpOnFailure()
 			requirePermissionDialog(t, hs)
-			clock.advance(PermissionGrace)
+			clock.advance(common.PermissionGrace)
 			hs.keys(c.key)
 			if hs.m.dialogs.Has("permission") {
 				t.Fatal("the dialog stayed open after the answer")
@@ -112,7 +113,7 @@ func TestEachPermissionAnswerReachesTheModel(t *testing.T) {
 			if v := hs.view(); !strings.Contains(v, c.decision[:min(len(c.decision), 25)]) {
 				t.Errorf("the tool block does not say %q:\n%s", c.decision, v)
 			}
-			if got := hs.m.chat.conv.Messages; !strings.Contains(fmt.Sprint(decisions(got)), c.decision) {
+			if got := hs.m.chat.Messages(); !strings.Contains(fmt.Sprint(decisions(got)), c.decision) {
 				t.Errorf("ToolResult.Decision = %v, want %q", decisions(got), c.decision)
 			}
 		})
@@ -155,8 +156,8 @@ func TestDestructiveToolIsAskedUnderAReadOnlyRule(t *testing.T) {
 	hs, _, _ := permissionHarness(t, perms, "", "delete_note", `{"id":"note-007"}`)
 	defer hs.dumpOnFailure()
 	d := requirePermissionDialog(t, hs)
-	if d.req.tool != "delete_note" {
-		t.Errorf("the dialog asks about %q", d.req.tool)
+	if d.req.Tool != "delete_note" {
+		t.Errorf("the dialog asks about %q", d.req.Tool)
 	}
 	if v := hs.view(); !strings.Contains(v, "DESTRUCTIVE") || !strings.Contains(v, "note-007") {
 		t.Errorf("the dialog does not show the destructive hint and the arguments:\n%s", v)
@@ -179,15 +180,15 @@ func TestKeysInTheGracePeriodAreIgnored(t *testing.T) {
 	hs, srv, clock := permissionHarness(t, llm.Permissions{}, "", "delete_note", `{"id":"note-007"}`)
 	defer hs.dumpOnFailure()
 	requirePermissionDialog(t, hs)
-	clock.advance(PermissionGrace / 4)
+	clock.advance(common.PermissionGrace / 4)
 	hs.keys("y")
 	requirePermissionDialog(t, hs)
 	if n := len(srv.Requests()); n != 1 {
 		t.Fatalf("a key in the grace period answered: %d requests", n)
 	}
-	clock.advance(PermissionGrace)
+	clock.advance(common.PermissionGrace)
 	hs.keys("n")
-	if res := toolResult(t, srv); !strings.Contains(res.Content, deniedByUser) {
+	if res := toolResult(t, srv); !strings.Contains(res.Content, chat.DeniedByUser) {
 		t.Errorf("the model received %+v", res)
 	}
 }
@@ -202,7 +203,7 @@ func TestAlwaysAllowIsSavedAndSurvivesARestart(t *testing.T) {
 	hs, srv, clock := permissionHarness(t, llm.Permissions{ReadOnlyServers: []string{"demo"}}, path, "delete_note", `{"id":"note-007"}`)
 	defer hs.dumpOnFailure()
 	requirePermissionDialog(t, hs)
-	clock.advance(PermissionGrace)
+	clock.advance(common.PermissionGrace)
 	hs.keys("a")
 	if res := toolResult(t, srv); strings.Contains(res.Content, "not run") {
 		t.Fatalf("the always-allowed call was refused: %+v", res)
@@ -238,7 +239,7 @@ func TestAlwaysAllowIsSavedAndSurvivesARestart(t *testing.T) {
 	if res := toolResult(t, srv2); strings.Contains(res.Content, "not run") {
 		t.Errorf("the saved rule did not allow the call: %+v", res)
 	}
-	if got := decisions(hs2.m.chat.conv.Messages); fmt.Sprint(got) != "[allowed by rule demo:delete_note]" {
+	if got := decisions(hs2.m.chat.Messages()); fmt.Sprint(got) != "[allowed by rule demo:delete_note]" {
 		t.Errorf("the decisions are %q, want the saved rule", got)
 	}
 }
@@ -251,7 +252,7 @@ func TestLongArgumentsScroll(t *testing.T) {
 	hs, _, clock := permissionHarness(t, llm.Permissions{}, "", "echo", "{"+strings.Join(keys, ",")+"}")
 	defer hs.dumpOnFailure()
 	d := requirePermissionDialog(t, hs)
-	clock.advance(PermissionGrace)
+	clock.advance(common.PermissionGrace)
 	hs.view()
 	hs.keys("pgdown")
 	hs.view()
@@ -272,7 +273,7 @@ func TestGoldenPermission(t *testing.T) {
 			hs.line("delete note 7")
 			requirePermissionDialog(t, hs)
 			requireGolden(t, hs.view())
-			clock.advance(PermissionGrace)
+			clock.advance(common.PermissionGrace)
 			hs.keys("n")
 		})
 	}
@@ -284,14 +285,9 @@ func TestCancellingWhileAskingEndsTheTurn(t *testing.T) {
 	requirePermissionDialog(t, hs)
 	c := hs.m.chat
 	c.Cancel() // what quitting does: the asking goroutine returns on ctx
-	for {
-		msg := execCmd(t, readTurnCmd(c.turn, c.ch, c.asks)).(common.Result).Msg.(turnEventsMsg)
-		if msg.ask != nil {
-			t.Fatal("a cancelled turn asked again")
-		}
-		if msg.closed {
-			break
-		}
+	hs.run(c.ReadOn())
+	if hs.m.dialogs.Len() != 1 || c.Running() {
+		t.Fatalf("a cancelled turn asked again, or ran on: %d dialogs, running %v", hs.m.dialogs.Len(), c.Running())
 	}
 	if n := len(srv.Requests()); n != 1 {
 		t.Errorf("the model received %d requests after the cancel, want 1", n)
@@ -301,7 +297,7 @@ func TestCancellingWhileAskingEndsTheTurn(t *testing.T) {
 func TestADeniedCallsBlockShowsItsArguments(t *testing.T) {
 	hs, _, clock := permissionHarness(t, llm.Permissions{}, "", "delete_note", `{"id":"note-007"}`)
 	defer hs.dumpOnFailure()
-	clock.advance(PermissionGrace)
+	clock.advance(common.PermissionGrace)
 	hs.keys("n")
 	if v := hs.view(); !strings.Contains(v, "[denied by you]") || !strings.Contains(v, "note-007") {
 		t.Errorf("the denied block lacks its decision or arguments:\n%s", v)

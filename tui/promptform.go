@@ -11,6 +11,7 @@ import (
 
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/chat"
 	"github.com/howl-mcp/howl/tui/common"
 )
 
@@ -45,15 +46,6 @@ func completable(it mcp.CatalogItem) bool {
 	return it.Kind == mcp.KindPrompt || it.Kind == mcp.KindTemplate
 }
 
-// completionRef is what completion/complete names for the item: a
-// prompt by name, a template by its URI template.
-func completionRef(it mcp.CatalogItem) (mcp.Kind, string) {
-	if it.Kind == mcp.KindTemplate {
-		return mcp.KindTemplate, it.URI
-	}
-	return mcp.KindPrompt, it.Name
-}
-
 // completeFocused asks the server to complete the focused field now.
 func (d *formDialog) completeFocused() tea.Cmd {
 	if !completable(d.item) {
@@ -82,7 +74,7 @@ func (d *formDialog) completeCmd(id common.RequestID) tea.Cmd {
 	return common.Deliver(d.Owner(), id, func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		kind, ref := completionRef(it)
+		kind, ref := chat.CompletionRef(it)
 		c, err := rt.Complete(ctx, it.Server, kind, ref, fl.Name, value, filled)
 		if err != nil || ctx.Err() != nil {
 			return formCompletionMsg{field: fl.Name}

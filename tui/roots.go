@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/chat"
 	"github.com/howl-mcp/howl/tui/common"
 )
 
@@ -22,7 +23,7 @@ func (m *Model) cmdRoots(words []string) tea.Cmd {
 		return common.Deliver(common.OwnerRoot, m.com.NewID(), func() tea.Msg { return rootsTable(rt.Roots()) })
 	}
 	if len(words) != 2 || (words[0] != "add" && words[0] != "remove") {
-		m.chat.Error("usage: " + usage(".roots") + " (a directory path; ~ is your home)")
+		m.chat.Error("usage: " + chat.Usage(".roots") + " (a directory path; ~ is your home)")
 		return nil
 	}
 	op, typed, ctx, mu := words[0], words[1], m.com.Ctx, &m.rootsMu

@@ -11,6 +11,7 @@ import (
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
 	"github.com/howl-mcp/howl/tui/catalog"
+	"github.com/howl-mcp/howl/tui/chat"
 	"github.com/howl-mcp/howl/tui/common"
 )
 
@@ -51,7 +52,7 @@ func (m *Model) handleCommandDone(msg commandDoneMsg) {
 func (m *Model) cmdLogLevel(words []string) tea.Cmd {
 	levels := strings.Join(mcp.LogLevels, ", ")
 	if len(words) != 2 {
-		m.chat.Error("usage: " + usage(".loglevel") + ": the levels are " + levels + " (tab completes servers and levels)")
+		m.chat.Error("usage: " + chat.Usage(".loglevel") + ": the levels are " + levels + " (tab completes servers and levels)")
 		return nil
 	}
 	server, level := words[0], strings.ToLower(words[1])
@@ -90,7 +91,7 @@ func (m *Model) cmdTasks(words []string) tea.Cmd {
 		id := words[1]
 		return common.Deliver(common.OwnerRoot, m.com.NewID(), func() tea.Msg { return cancelTask(rt, id) })
 	}
-	m.chat.Error("usage: " + usage(".tasks") + ": .tasks lists the running tasks with their ids")
+	m.chat.Error("usage: " + chat.Usage(".tasks") + ": .tasks lists the running tasks with their ids")
 	return nil
 }
 

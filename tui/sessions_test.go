@@ -153,8 +153,8 @@ func TestATurnIsSavedAndThenListedWithItsCount(t *testing.T) {
 		t.Fatalf("stored %+v", list[0])
 	}
 	conv, err := st.Load(context.Background(), list[0].ID)
-	if err != nil || len(conv.Messages) != len(hs.m.chat.conv.Messages) {
-		t.Fatalf("stored %d messages, the chat holds %d (err %v)", len(conv.Messages), len(hs.m.chat.conv.Messages), err)
+	if err != nil || len(conv.Messages) != len(hs.m.chat.Messages()) {
+		t.Fatalf("stored %d messages, the chat holds %d (err %v)", len(conv.Messages), len(hs.m.chat.Messages()), err)
 	}
 	hs.keys("ctrl+r")
 	v := hs.view()
@@ -252,7 +252,7 @@ func TestResumeOpensTheChatOnAStoredConversation(t *testing.T) {
 	if v := hs.view(); !hs.m.chatMode || !strings.Contains(v, "The otter is remembered.") {
 		t.Fatalf("the resumed conversation is not shown:\n%s", v)
 	}
-	if hs.m.chat.rec.id != sess.ID {
+	if hs.m.chat.Session().SessionID() != sess.ID {
 		t.Errorf("the next turn would not continue %s", sess.ID)
 	}
 }
@@ -315,7 +315,7 @@ func TestFilterAndSearchFromTheDialog(t *testing.T) {
 		}
 	}
 	hs.keys("enter")
-	if hs.m.chat.rec.id != otter.ID || !strings.Contains(hs.view(), "An otter floats on its back.") {
+	if hs.m.chat.Session().SessionID() != otter.ID || !strings.Contains(hs.view(), "An otter floats on its back.") {
 		t.Fatal("enter on a hit did not open its session")
 	}
 }
@@ -337,7 +337,7 @@ func TestExportWritesTheSessionAsMarkdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want bytes.Buffer
-	if err := st.Export(context.Background(), hs.m.chat.rec.id, &want); err != nil {
+	if err := st.Export(context.Background(), hs.m.chat.Session().SessionID(), &want); err != nil {
 		t.Fatal(err)
 	}
 	if string(got) != want.String() {
@@ -363,8 +363,8 @@ func TestAStoreThatCannotBeOpenedIsSaidOnceAndTheChatWorks(t *testing.T) {
 	hs.line("what is 2 + 3?")
 	hs.line(".help")
 	n := 0
-	for _, it := range hs.m.chat.tr.items {
-		if strings.Contains(it.text, "not being saved") {
+	for _, text := range hs.m.chat.Texts() {
+		if strings.Contains(text, "not being saved") {
 			n++
 		}
 	}
@@ -426,8 +426,8 @@ func TestTurnsFinishedDuringAWriteAreWrittenInOrderToOneSession(t *testing.T) {
 	turn := func(q, a string) []llm.Message {
 		return []llm.Message{{Role: llm.RoleUser, Text: q, Time: time.Now()}, {Role: llm.RoleAssistant, Text: a, Time: time.Now()}}
 	}
-	first := hs.m.chat.saveTurn(turn("first question", "one"))
-	if second := hs.m.chat.saveTurn(turn("second question", "two")); second != nil {
+	first := hs.m.chat.SaveTurn(turn("first question", "one"))
+	if second := hs.m.chat.SaveTurn(turn("second question", "two")); second != nil {
 		t.Fatal("a second write started while the first was in flight")
 	}
 	hs.run(first)
@@ -459,12 +459,12 @@ func TestDeletingTheOpenSessionStartsANewOneOnTheNextTurn(t *testing.T) {
 	hs, _ := newStoreHarness(t, st, 120, 40, Options{Model: model})
 	defer hs.dumpOnFailure()
 	hs.keys("ctrl+r", "enter")
-	if hs.m.chat.rec.id != sess.ID {
+	if hs.m.chat.Session().SessionID() != sess.ID {
 		t.Fatal("the session did not open")
 	}
 	hs.keys("ctrl+r", "d", "y", "esc")
-	if hs.m.chat.rec.id != "" || !strings.Contains(hs.view(), "its next turn starts a new session") {
-		t.Fatalf("the chat still points at the deleted session %q", hs.m.chat.rec.id)
+	if hs.m.chat.Session().SessionID() != "" || !strings.Contains(hs.view(), "its next turn starts a new session") {
+		t.Fatalf("the chat still points at the deleted session %q", hs.m.chat.Session().SessionID())
 	}
 	hs.line("one more")
 	list, _ := st.List(context.Background(), "", 0)

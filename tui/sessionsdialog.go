@@ -10,6 +10,7 @@ import (
 
 	"github.com/howl-mcp/howl/llm/store"
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/chat"
 	"github.com/howl-mcp/howl/tui/common"
 )
 
@@ -65,7 +66,7 @@ type sessionsDialog struct {
 	dialogBase
 	com *common.Common
 	// current is the open conversation's session, marked in the list.
-	current *sessionRec
+	current *chat.SessionRec
 
 	mode  sessionsMode
 	input common.TextInput
@@ -350,7 +351,7 @@ func (d *sessionsDialog) Render(maxW, maxH int) []string {
 			if i == d.cur {
 				sel = "›"
 			}
-			if d.current != nil && d.current.id == s.ID {
+			if d.current != nil && d.current.SessionID() == s.ID {
 				open = "●"
 			}
 			count := fmt.Sprintf("%d messages", s.Messages)

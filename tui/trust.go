@@ -50,7 +50,7 @@ func (d *trustDialog) ID() string { return "trust:" + d.file.Path }
 
 // HandleKey answers on t/o/n (esc: not now) and scrolls the list.
 func (d *trustDialog) HandleKey(km tea.KeyMsg) Action {
-	if d.com.Now().Sub(d.opened) < PermissionGrace {
+	if d.com.Now().Sub(d.opened) < common.PermissionGrace {
 		return actionNone{}
 	}
 	switch {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // untrustedProject is a project file as mcp.LoadConfig reports one.
@@ -42,7 +43,7 @@ func TestTUIAsksBeforeAProjectConfigRunsAnythingAndTrustStartsIt(t *testing.T) {
 	if len(*calls) != 0 || !hs.m.dialogs.Has("trust:"+untrustedProject.Path) {
 		t.Fatal("a key within the grace period must not trust the project")
 	}
-	clock.advance(PermissionGrace)
+	clock.advance(common.PermissionGrace)
 	hs.keys("t")
 	if len(*calls) != 1 || !(*calls)[0] {
 		t.Fatalf("t must trust and remember the file: calls %v", *calls)
@@ -58,7 +59,7 @@ func TestTUIAsksBeforeAProjectConfigRunsAnythingAndTrustStartsIt(t *testing.T) {
 func TestTUIProjectConfigStaysOffWhenThePersonSaysNo(t *testing.T) {
 	for _, k := range []string{"n", "esc"} {
 		hs, clock, calls := trustHarness(t)
-		clock.advance(PermissionGrace)
+		clock.advance(common.PermissionGrace)
 		hs.keys(k)
 		if len(*calls) != 0 || hs.m.dialogs.Len() != 0 {
 			t.Errorf("%s: the project must stay untrusted and the dialog close (calls %v)", k, *calls)
@@ -68,7 +69,7 @@ func TestTUIProjectConfigStaysOffWhenThePersonSaysNo(t *testing.T) {
 		}
 	}
 	hs, clock, calls := trustHarness(t)
-	clock.advance(PermissionGrace)
+	clock.advance(common.PermissionGrace)
 	hs.keys("o")
 	if len(*calls) != 1 || (*calls)[0] {
 		t.Errorf("o must use the file for this run without remembering it: %v", *calls)
@@ -103,7 +104,7 @@ func TestAToolChangedSinceItsApprovalIsAskedAboutAgainWithTheDiff(t *testing.T) 
 			t.Errorf("the question must show %q:\n%s", want, view)
 		}
 	}
-	clock.advance(PermissionGrace)
+	clock.advance(common.PermissionGrace)
 	hs.keys("s")
 	if res := toolResult(t, srv); strings.Contains(res.Content, "not run") {
 		t.Errorf("allowed for the session, it runs: %+v", res)

@@ -154,3 +154,8 @@ func (c *Common) Now() time.Time {
 	}
 	return c.Clock()
 }
+
+// PermissionGrace is how long a dialog that opens on its own (a
+// permission, a question, trust) ignores keys: the person may be typing.
+const PermissionGrace = 400 * time.Millisecond
+

@@ -1,4 +1,4 @@
-package tui
+package chat
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 const maxPopup = 8
 
 // completion is one suggestion: insert replaces the word being typed.
-type completion struct {
+type Completion struct {
 	insert string
 	label  string
 	desc   string
@@ -34,7 +34,7 @@ type completion struct {
 
 // compContext is where the cursor is in a command line: the finished
 // words before it and the word being typed (from byte start).
-type compContext struct {
+type CompContext struct {
 	words   []string
 	partial string
 	start   int
@@ -42,7 +42,7 @@ type compContext struct {
 
 // parseCompContext splits line for completion. A line with an unterminated
 // quote before the word being typed has no context (ok false).
-func parseCompContext(line string) (compContext, bool) {
+func ParseCompContext(line string) (CompContext, bool) {
 	start, quote := 0, byte(0)
 	for i := 0; i < len(line); i++ {
 		c := line[i]
@@ -66,60 +66,43 @@ func parseCompContext(line string) (compContext, bool) {
 	}
 	words, err := mcp.SplitArgs(line[:start])
 	if err != nil {
-		return compContext{}, false
+		return CompContext{}, false
 	}
-	return compContext{words: words, partial: line[start:], start: start}, true
+	return CompContext{words: words, partial: line[start:], start: start}, true
 }
 
 // serverInfo is a server's name, state and capabilities, as the catalog
 // last saw them.
-type serverInfo struct {
-	name                      string
-	ready                     bool
-	tools, resources, prompts bool
-	logging                   bool
+type ServerInfo struct {
+	Name                      string
+	Ready                     bool
+	Tools, Resources, Prompts bool
+	Logging                   bool
 }
 
 // completionsMsg is the answer to a completion request.
-type completionsMsg struct {
+type Completions struct {
 	line  string
 	start int
-	items []completion
-}
-
-// servers is what completion may know about the servers: enabled (not
-// hidden), with their state and capabilities from the live handshake.
-func (m *Model) serverInfos() []serverInfo {
-	var out []serverInfo
-	for _, sv := range m.catalog.Servers() {
-		if m.com.Hidden[sv.Name()] {
-			continue
-		}
-		si := serverInfo{name: sv.Name(), ready: sv.Status().State == mcp.StateReady}
-		if f := sv.Status().Features; f != nil {
-			si.tools, si.resources, si.prompts, si.logging = f.Tools, f.Resources, f.Prompts, f.Logging
-		}
-		out = append(out, si)
-	}
-	return out
+	items []Completion
 }
 
 // staticCompletions answers the stages that need no request: command
 // names, server names, .list kinds, .mcp actions and model providers. ok
 // false means the stage needs the server (completeLive).
-func staticCompletions(cc compContext, servers []serverInfo) ([]completion, bool) {
+func StaticCompletions(cc CompContext, servers []ServerInfo) ([]Completion, bool) {
 	if len(cc.words) == 0 {
-		var out []completion
-		for _, c := range commands() {
-			out = append(out, completion{insert: c.name + " ", label: c.name, desc: c.desc})
+		var out []Completion
+		for _, c := range Commands() {
+			out = append(out, Completion{insert: c.Name + " ", label: c.Name, desc: c.Desc})
 		}
 		return out, true
 	}
-	serversWith := func(ok func(serverInfo) bool) []completion {
-		var out []completion
+	serversWith := func(ok func(ServerInfo) bool) []Completion {
+		var out []Completion
 		for _, s := range servers {
-			if s.ready && ok(s) {
-				out = append(out, completion{insert: mcp.QuoteArg(s.name) + " ", label: s.name})
+			if s.Ready && ok(s) {
+				out = append(out, Completion{insert: mcp.QuoteArg(s.Name) + " ", label: s.Name})
 			}
 		}
 		return out
@@ -129,38 +112,38 @@ func staticCompletions(cc compContext, servers []serverInfo) ([]completion, bool
 	case ".prompt":
 		if n == 1 {
 			// Stage 1: local state only, no request.
-			return serversWith(func(s serverInfo) bool { return s.prompts }), true
+			return serversWith(func(s ServerInfo) bool { return s.Prompts }), true
 		}
-		return nil, n >= 2 && !hasServer(servers, cc.words[1], func(s serverInfo) bool { return s.prompts })
+		return nil, n >= 2 && !hasServer(servers, cc.words[1], func(s ServerInfo) bool { return s.Prompts })
 	case ".read":
 		if n == 1 {
-			return serversWith(func(s serverInfo) bool { return s.resources }), true
+			return serversWith(func(s ServerInfo) bool { return s.Resources }), true
 		}
-		return nil, !hasServer(servers, cc.words[1], func(s serverInfo) bool { return s.resources })
+		return nil, !hasServer(servers, cc.words[1], func(s ServerInfo) bool { return s.Resources })
 	case ".call":
 		if n == 1 {
-			return serversWith(func(s serverInfo) bool { return s.tools }), true
+			return serversWith(func(s ServerInfo) bool { return s.Tools }), true
 		}
-		return nil, !hasServer(servers, cc.words[1], func(s serverInfo) bool { return s.tools })
+		return nil, !hasServer(servers, cc.words[1], func(s ServerInfo) bool { return s.Tools })
 	case ".list":
 		if n == 1 {
-			return words(listKinds, ""), true
+			return words(ListKinds, ""), true
 		}
 	case ".mcp":
 		switch n {
 		case 1:
-			return words(mcpActions, ""), true
+			return words(MCPActions, ""), true
 		case 2:
-			var out []completion
+			var out []Completion
 			for _, s := range servers {
-				out = append(out, completion{insert: mcp.QuoteArg(s.name) + " ", label: s.name})
+				out = append(out, Completion{insert: mcp.QuoteArg(s.Name) + " ", label: s.Name})
 			}
 			return out, true
 		}
 	case ".loglevel":
 		switch n {
 		case 1:
-			return serversWith(func(s serverInfo) bool { return s.logging }), true
+			return serversWith(func(s ServerInfo) bool { return s.Logging }), true
 		case 2:
 			return words(mcp.LogLevels, ""), true
 		}
@@ -174,9 +157,9 @@ func staticCompletions(cc compContext, servers []serverInfo) ([]completion, bool
 		}
 	case ".model":
 		if n == 1 {
-			var out []completion
+			var out []Completion
 			for _, p := range llm.ProviderNames() {
-				out = append(out, completion{insert: p + "/", label: p + "/"})
+				out = append(out, Completion{insert: p + "/", label: p + "/"})
 			}
 			return out, true
 		}
@@ -184,19 +167,19 @@ func staticCompletions(cc compContext, servers []serverInfo) ([]completion, bool
 	return nil, true
 }
 
-func words(list []string, desc string) []completion {
-	out := make([]completion, len(list))
+func words(list []string, desc string) []Completion {
+	out := make([]Completion, len(list))
 	for i, w := range list {
-		out[i] = completion{insert: w + " ", label: w, desc: desc}
+		out[i] = Completion{insert: w + " ", label: w, desc: desc}
 	}
 	return out
 }
 
 // hasServer reports whether name is a ready server passing ok.
-func hasServer(servers []serverInfo, name string, ok func(serverInfo) bool) bool {
+func hasServer(servers []ServerInfo, name string, ok func(ServerInfo) bool) bool {
 	for _, s := range servers {
-		if s.name == name {
-			return s.ready && ok(s)
+		if s.Name == name {
+			return s.Ready && ok(s)
 		}
 	}
 	return false
@@ -208,18 +191,18 @@ func hasServer(servers []serverInfo, name string, ok func(serverInfo) bool) bool
 // keys. Every request is bounded by timeout; an error, a timeout or an
 // unknown name is an empty list, silently. The server was checked to be
 // ready: completion never starts one.
-func completeLiveCmd(ctx context.Context, rt common.Runtime, id common.RequestID, line string, cc compContext, timeout time.Duration) tea.Cmd {
+func CompleteLiveCmd(ctx context.Context, rt common.Runtime, id common.RequestID, line string, cc CompContext, timeout time.Duration) tea.Cmd {
 	return common.Deliver(common.OwnerChat, id, func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		msg := completionsMsg{line: line, start: cc.start}
+		msg := Completions{line: line, start: cc.start}
 		msg.items = liveCompletions(ctx, rt, cc)
 		return msg
 	})
 }
 
 // liveCompletions is completeLiveCmd's work, without the message.
-func liveCompletions(ctx context.Context, rt common.Runtime, cc compContext) []completion {
+func liveCompletions(ctx context.Context, rt common.Runtime, cc CompContext) []Completion {
 	server := cc.words[1]
 	refresh := cc.words[0] == ".prompt" // prompts are listed live on each tab
 	cat, err := rt.Catalog(ctx, server, refresh)
@@ -236,7 +219,7 @@ func liveCompletions(ctx context.Context, rt common.Runtime, cc compContext) []c
 		if !ok {
 			return nil
 		}
-		keys := make([]completion, len(it.Arguments))
+		keys := make([]Completion, len(it.Arguments))
 		for i, a := range it.Arguments {
 			keys[i] = keyCompletion(a.Name, common.FirstLine(a.Description), a.Required)
 		}
@@ -250,7 +233,7 @@ func liveCompletions(ctx context.Context, rt common.Runtime, cc compContext) []c
 		if !ok {
 			return nil
 		}
-		keys := make([]completion, len(it.Variables))
+		keys := make([]Completion, len(it.Variables))
 		for i, v := range it.Variables {
 			keys[i] = keyCompletion(v, "{"+v+"} in "+it.URI, true)
 		}
@@ -263,7 +246,7 @@ func liveCompletions(ctx context.Context, rt common.Runtime, cc compContext) []c
 		if !ok {
 			return nil
 		}
-		var keys []completion
+		var keys []Completion
 		for _, p := range mcp.SchemaProps(it.Schema) {
 			keys = append(keys, keyCompletion(p.Name, common.FirstLine(p.Description), p.Required))
 		}
@@ -274,35 +257,35 @@ func liveCompletions(ctx context.Context, rt common.Runtime, cc compContext) []c
 
 // itemCompletions lists a catalog's items of the given kinds: resources
 // and templates by URI, the others by name.
-func itemCompletions(cat *mcp.Catalog, kinds ...mcp.Kind) []completion {
-	var out []completion
+func itemCompletions(cat *mcp.Catalog, kinds ...mcp.Kind) []Completion {
+	var out []Completion
 	for _, it := range cat.Items {
 		if !slices.Contains(kinds, it.Kind) {
 			continue
 		}
 		if it.Kind == mcp.KindResource || it.Kind == mcp.KindTemplate {
-			out = append(out, completion{insert: mcp.QuoteArg(it.URI) + " ", label: render.SanitizeLine(it.URI), desc: render.SanitizeLine(it.Name)})
+			out = append(out, Completion{insert: mcp.QuoteArg(it.URI) + " ", label: render.SanitizeLine(it.URI), desc: render.SanitizeLine(it.Name)})
 		} else {
-			out = append(out, completion{insert: mcp.QuoteArg(it.Name) + " ", label: render.SanitizeLine(it.Name), desc: render.SanitizeLine(common.FirstLine(it.Description))})
+			out = append(out, Completion{insert: mcp.QuoteArg(it.Name) + " ", label: render.SanitizeLine(it.Name), desc: render.SanitizeLine(common.FirstLine(it.Description))})
 		}
 	}
 	return out
 }
 
 // keyCompletion offers "name=".
-func keyCompletion(name, desc string, required bool) completion {
-	return completion{insert: name + "=", label: render.SanitizeLine(name) + "=", desc: render.SanitizeLine(desc), required: required}
+func keyCompletion(name, desc string, required bool) Completion {
+	return Completion{insert: name + "=", label: render.SanitizeLine(name) + "=", desc: render.SanitizeLine(desc), required: required}
 }
 
 // keyValueCompletions is the key=value stage: the server's values for the
 // key being typed (when the server completes them), else the keys not
 // typed yet.
-func keyValueCompletions(ctx context.Context, rt common.Runtime, it mcp.CatalogItem, cc compContext, keys []completion, serverValues bool) []completion {
+func keyValueCompletions(ctx context.Context, rt common.Runtime, it mcp.CatalogItem, cc CompContext, keys []Completion, serverValues bool) []Completion {
 	typed, _ := mcp.ParseKeyValues(cc.words[3:])
 	if key, value, ok := strings.Cut(cc.partial, "="); ok && serverValues {
 		return valueCompletions(ctx, rt, it, key, value, typed)
 	}
-	var out []completion
+	var out []Completion
 	for _, k := range keys {
 		if _, done := typed[strings.TrimSuffix(k.insert, "=")]; !done {
 			out = append(out, k)
@@ -313,24 +296,24 @@ func keyValueCompletions(ctx context.Context, rt common.Runtime, it mcp.CatalogI
 
 // valueCompletions asks the server to complete one prompt argument's or
 // template variable's value, the other typed ones as context.
-func valueCompletions(ctx context.Context, rt common.Runtime, it mcp.CatalogItem, key, value string, typed map[string]string) []completion {
-	kind, ref := completionRef(it)
+func valueCompletions(ctx context.Context, rt common.Runtime, it mcp.CatalogItem, key, value string, typed map[string]string) []Completion {
+	kind, ref := CompletionRef(it)
 	c, err := rt.Complete(ctx, it.Server, kind, ref, key, value, typed)
 	if err != nil || ctx.Err() != nil {
 		return nil
 	}
-	var out []completion
+	var out []Completion
 	for _, v := range c.Values {
-		out = append(out, completion{insert: key + "=" + mcp.QuoteArg(v) + " ", label: render.SanitizeLine(v)})
+		out = append(out, Completion{insert: key + "=" + mcp.QuoteArg(v) + " ", label: render.SanitizeLine(v)})
 	}
 	return out
 }
 
 // filterCompletions keeps the items whose label starts with the partial
 // word (case-insensitively), sorted required first, then as given.
-func filterCompletions(items []completion, partial string) []completion {
+func filterCompletions(items []Completion, partial string) []Completion {
 	p := strings.ToLower(strings.Trim(partial, `"'`))
-	var out []completion
+	var out []Completion
 	for _, c := range items {
 		if strings.HasPrefix(strings.ToLower(c.label), p) || strings.HasPrefix(strings.ToLower(c.insert), p) {
 			out = append(out, c)
@@ -341,24 +324,24 @@ func filterCompletions(items []completion, partial string) []completion {
 }
 
 // completer is the command line's completion popup.
-type completer struct {
+type Completer struct {
 	com *common.Common
 	// pending is the request in flight; answers with another id are stale.
 	pending common.RequestID
 	open    bool
 	line    string
 	start   int
-	all     []completion
-	items   []completion
+	all     []Completion
+	items   []Completion
 	sel     int
 	// title says what the popup lists ("prompts of demo").
 	title string
 	// filter narrows the items to the typed word (filterCompletions when nil).
-	filter func(items []completion, partial string) []completion
+	filter func(items []Completion, partial string) []Completion
 }
 
 // Close hides the popup and drops any answer in flight.
-func (c *completer) Close() {
+func (c *Completer) Close() {
 	c.open = false
 	c.pending = 0
 	c.items, c.all = nil, nil
@@ -366,9 +349,9 @@ func (c *completer) Close() {
 }
 
 // Show opens the popup on items for line (an empty list shows nothing).
-func (c *completer) Show(line string, start int, items []completion) {
+func (c *Completer) Show(line string, start int, items []Completion) {
 	c.line, c.start, c.all = line, start, items
-	if cc, ok := parseCompContext(line); ok {
+	if cc, ok := ParseCompContext(line); ok {
 		c.title = stageTitle(cc)
 	}
 	c.items = c.narrow(items, line[start:])
@@ -378,7 +361,7 @@ func (c *completer) Show(line string, start int, items []completion) {
 
 // Refilter narrows the open popup to the word typed since it opened; a
 // change before the word closes it.
-func (c *completer) Refilter(line string) {
+func (c *Completer) Refilter(line string) {
 	if !c.open || len(line) < c.start || line[:c.start] != c.line[:c.start] || strings.ContainsAny(line[c.start:], " \t\n") {
 		c.Close()
 		return
@@ -390,7 +373,7 @@ func (c *completer) Refilter(line string) {
 }
 
 // narrow filters items to the word typed.
-func (c *completer) narrow(items []completion, partial string) []completion {
+func (c *Completer) narrow(items []Completion, partial string) []Completion {
 	if c.filter != nil {
 		return c.filter(items, partial)
 	}
@@ -398,22 +381,22 @@ func (c *completer) narrow(items []completion, partial string) []completion {
 }
 
 // Selected is the chosen item, if the popup is open.
-func (c *completer) Selected() (completion, bool) {
+func (c *Completer) Selected() (Completion, bool) {
 	if !c.open || c.sel >= len(c.items) {
-		return completion{}, false
+		return Completion{}, false
 	}
 	return c.items[c.sel], true
 }
 
 // Move changes the chosen item.
-func (c *completer) Move(d int) {
+func (c *Completer) Move(d int) {
 	if n := len(c.items); n > 0 {
 		c.sel = (c.sel + d + n) % n
 	}
 }
 
 // Accept is line with the chosen item in place of the word being typed.
-func (c *completer) Accept() string {
+func (c *Completer) Accept() string {
 	it := c.items[c.sel]
 	line := c.line[:c.start] + it.insert
 	c.Close()
@@ -421,7 +404,7 @@ func (c *completer) Accept() string {
 }
 
 // stageTitle says what a completion lists, for the popup's first line.
-func stageTitle(cc compContext) string {
+func stageTitle(cc CompContext) string {
 	n := len(cc.words)
 	switch {
 	case n == 0:
@@ -457,7 +440,7 @@ func stageTitle(cc compContext) string {
 }
 
 // Render draws the popup, at most maxPopup rows, w wide.
-func (c *completer) Render(w int) []string {
+func (c *Completer) Render(w int) []string {
 	st := c.com.Styles
 	first := 0
 	if c.sel >= maxPopup {
@@ -500,8 +483,8 @@ func (c *completer) Render(w int) []string {
 	return out
 }
 
-// handleKey handles a key while the popup is open; ok false passes it on.
-func (c *completer) handleKey(msg tea.KeyMsg) (accepted string, ok bool) {
+// HandleKey handles a key while the popup is open; ok false passes it on.
+func (c *Completer) HandleKey(msg tea.KeyMsg) (accepted string, ok bool) {
 	k := c.com.Keys
 	switch {
 	case key.Matches(msg, k.Cancel):
@@ -517,4 +500,78 @@ func (c *completer) handleKey(msg tea.KeyMsg) (accepted string, ok bool) {
 		return c.Accept(), true
 	}
 	return "", false
+}
+
+// IsOpen reports whether the popup shows.
+func (c *Completer) IsOpen() bool { return c.open }
+
+// Await makes id the request whose answer the popup waits for.
+func (c *Completer) Await(id common.RequestID) { c.pending = id }
+
+// Prefix is the line before the word the popup completes.
+func (c *Completer) Prefix() string { return c.line[:c.start] }
+
+// HandleResult shows a live answer unless it is stale (another request
+// since, or the line is no longer what it answers).
+func (c *Completer) HandleResult(id common.RequestID, msg Completions, line string) {
+	if id != c.pending || msg.line != line {
+		return
+	}
+	c.pending = 0
+	c.Show(msg.line, msg.start, msg.items)
+}
+
+// ShowMentions opens the @-mention popup on the word line ends with.
+func (c *Completer) ShowMentions(line string, start int, items []Completion) {
+	c.Close()
+	c.filter = FuzzyMentions
+	c.Show(line, start, items)
+	c.title = "resources and templates (@server:uri)"
+}
+
+// Template is the resource template a mention completion opens the form
+// of (nil for any other completion).
+func (it Completion) Template() *mcp.CatalogItem { return it.template }
+
+// MentionCompletion offers a resource or template as an @-mention.
+func MentionCompletion(it mcp.CatalogItem) Completion {
+	c := Completion{
+		insert: NewMention(it.Server, it.URI).String() + " ",
+		label:  "@" + render.SanitizeLine(it.Server) + ":" + render.SanitizeLine(it.URI),
+		desc:   strings.TrimSpace(render.SanitizeLine(it.Server) + " · " + common.OrDash(render.SanitizeLine(it.MIMEType)) + " · " + render.SanitizeLine(common.OrDash(it.Name))),
+	}
+	if it.Kind == mcp.KindTemplate {
+		c.desc = render.SanitizeLine(it.Server) + " · template · " + render.SanitizeLine(it.Name) + " (enter fills its variables)"
+		c.template = &it
+	}
+	return c
+}
+
+// CompletionRef is what completion/complete names for the item: a
+// prompt by name, a template by its URI template.
+func CompletionRef(it mcp.CatalogItem) (mcp.Kind, string) {
+	if it.Kind == mcp.KindTemplate {
+		return mcp.KindTemplate, it.URI
+	}
+	return mcp.KindPrompt, it.Name
+}
+
+// Start completes the word before the cursor of a command line: the
+// stages that need no request at once, the others in a command.
+func (c *Completer) Start(line string, servers []ServerInfo) tea.Cmd {
+	if !strings.HasPrefix(line, ".") || strings.Contains(line, "\n") {
+		return nil
+	}
+	cc, ok := ParseCompContext(line)
+	if !ok {
+		return nil
+	}
+	items, static := StaticCompletions(cc, servers)
+	c.Close()
+	if static {
+		c.Show(line, cc.start, items)
+		return nil
+	}
+	c.pending = c.com.NewID()
+	return CompleteLiveCmd(c.com.Ctx, c.com.RT, c.pending, line, cc, c.com.CompleteTimeout())
 }

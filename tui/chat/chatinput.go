@@ -1,4 +1,4 @@
-package tui
+package chat
 
 import (
 	"os"
@@ -13,7 +13,7 @@ import (
 )
 
 // maxInputLines is how tall the input line grows before it scrolls.
-const maxInputLines = 6
+const MaxInputLines = 6
 
 // maxHistory bounds the input history.
 const maxHistory = 200
@@ -21,7 +21,7 @@ const maxHistory = 200
 // chatInput is the line at the bottom of the chat: multi-line editing
 // (alt+enter or ctrl+j for a newline, enter sends), a history walked with
 // up and down from the first and last line, and ctrl+o for $EDITOR.
-type chatInput struct {
+type Input struct {
 	com   *common.Common
 	ta    textarea.Model
 	width int
@@ -32,7 +32,7 @@ type chatInput struct {
 	draft string
 }
 
-func newChatInput(com *common.Common) *chatInput {
+func NewInput(com *common.Common) *Input {
 	ta := textarea.New()
 	ta.ShowLineNumbers = false
 	ta.CharLimit = 0
@@ -53,30 +53,30 @@ func newChatInput(com *common.Common) *chatInput {
 	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("alt+enter", "ctrl+j"))
 	ta.SetHeight(1)
 	ta.Focus()
-	return &chatInput{com: com, ta: ta}
+	return &Input{com: com, ta: ta}
 }
 
 // Height is how many rows the input takes.
-func (in *chatInput) Height() int { return common.Clamp(in.ta.LineCount(), 1, maxInputLines) }
+func (in *Input) Height() int { return common.Clamp(in.ta.LineCount(), 1, MaxInputLines) }
 
 // SetWidth sets the width.
-func (in *chatInput) SetWidth(w int) {
+func (in *Input) SetWidth(w int) {
 	in.width = w
 	in.ta.SetWidth(max(w, 4))
 	in.ta.SetHeight(in.Height())
 }
 
 // Value is the text typed.
-func (in *chatInput) Value() string { return in.ta.Value() }
+func (in *Input) Value() string { return in.ta.Value() }
 
 // SetValue replaces the text, the cursor at its end.
-func (in *chatInput) SetValue(s string) {
+func (in *Input) SetValue(s string) {
 	in.ta.SetValue(s)
 	in.ta.SetHeight(in.Height())
 }
 
 // Take returns the text, records it in the history and empties the line.
-func (in *chatInput) Take() string {
+func (in *Input) Take() string {
 	s := in.ta.Value()
 	if strings.TrimSpace(s) != "" && (len(in.history) == 0 || in.history[len(in.history)-1] != s) {
 		in.history = append(in.history, s)
@@ -92,7 +92,7 @@ func (in *chatInput) Take() string {
 
 // HandleKey edits the text; up on the first line and down on the last
 // walk the history.
-func (in *chatInput) HandleKey(msg tea.KeyMsg) tea.Cmd {
+func (in *Input) HandleKey(msg tea.KeyMsg) tea.Cmd {
 	switch msg.Type {
 	case tea.KeyUp:
 		if in.ta.Line() == 0 && in.hpos > 0 {
@@ -121,40 +121,40 @@ func (in *chatInput) HandleKey(msg tea.KeyMsg) tea.Cmd {
 }
 
 // View draws the input's rows.
-func (in *chatInput) View() []string {
+func (in *Input) View() []string {
 	return common.PadLines(strings.Split(in.ta.View(), "\n"), in.width, in.Height())
 }
 
 // editorReadyMsg: the draft was written to a file for the editor.
-type editorReadyMsg struct {
-	path string
-	err  error
+type EditorReady struct {
+	Path string
+	Err  error
 }
 
 // editorDoneMsg: the editor exited; text is what the file holds now.
-type editorDoneMsg struct {
-	text string
-	err  error
+type EditorDone struct {
+	Text string
+	Err  error
 }
 
 // writeDraftCmd writes the draft to a temporary file for $EDITOR.
-func writeDraftCmd(draft string) tea.Cmd {
+func WriteDraftCmd(draft string) tea.Cmd {
 	return func() tea.Msg {
 		f, err := os.CreateTemp("", "howl-input-*.md")
 		if err != nil {
-			return editorReadyMsg{err: err}
+			return EditorReady{Err: err}
 		}
 		_, err = f.WriteString(draft)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
-		return editorReadyMsg{path: f.Name(), err: err}
+		return EditorReady{Path: f.Name(), Err: err}
 	}
 }
 
 // editorCmd suspends the program and runs editor on path; the file is read
 // back and removed when it exits.
-func editorCmd(editor, path string, id common.RequestID) tea.Cmd {
+func EditorCmd(editor, path string, id common.RequestID) tea.Cmd {
 	words := strings.Fields(editor)
 	c := exec.Command(words[0], append(words[1:], path)...)
 	return tea.ExecProcess(c, func(err error) tea.Msg {
@@ -163,6 +163,6 @@ func editorCmd(editor, path string, id common.RequestID) tea.Cmd {
 		if err == nil {
 			err = rerr
 		}
-		return common.Result{Owner: common.OwnerChat, ID: id, Msg: editorDoneMsg{text: strings.TrimRight(string(b), "\n"), err: err}}
+		return common.Result{Owner: common.OwnerChat, ID: id, Msg: EditorDone{Text: strings.TrimRight(string(b), "\n"), Err: err}}
 	})
 }

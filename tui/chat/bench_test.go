@@ -1,11 +1,9 @@
-package tui
+package chat
 
 import (
 	"fmt"
 	"testing"
 	"time"
-
-	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/tui/common"
@@ -14,12 +12,12 @@ import (
 // benchChat builds a chat of n finished messages (user and assistant in
 // turn, Markdown with a code block every tenth), rendered once, with a
 // streaming assistant item at the tail.
-func benchChat(b *testing.B, n int) *Model {
+func benchChat(b *testing.B, n int) *Pane {
 	b.Helper()
-	m := New(Options{Runtime: newFakeRuntime(), Theme: testTheme(), Tick: noTick, StartInChat: true})
-	b.Cleanup(m.Close)
-	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	c := m.chat
+	com := testCommon()
+	m := New(com, nil, nil, 0)
+	m.SetSize(120, 36)
+	c := m
 	for i := range n {
 		if i%2 == 0 {
 			c.tr.add(&chatItem{kind: itemUser, text: fmt.Sprintf("question %d: how does this work?", i)})
@@ -31,12 +29,12 @@ func benchChat(b *testing.B, n int) *Model {
 		}
 		c.tr.add(&chatItem{kind: itemAssistant, model: "m", text: text})
 	}
-	c.turn = m.com.NewID()
+	c.turn = com.NewID()
 	c.running = true
 	c.tools = map[string]*chatItem{}
 	c.cur = c.tr.add(&chatItem{kind: itemAssistant, model: "m", streaming: true, text: "Streaming a reply: "})
 	c.stick()
-	m.View()
+	m.Render(0)
 	return m
 }
 
@@ -49,11 +47,11 @@ func BenchmarkAppendToken(b *testing.B) {
 			m := benchChat(b, n)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				m.Update(common.Result{Owner: common.OwnerChat, ID: m.chat.turn, Msg: turnEventsMsg{events: []llm.Event{llm.TextDelta{Text: "word "}}}})
-				m.View()
+				m.HandleResult(common.Result{Owner: common.OwnerChat, ID: m.turn, Msg: turnEventsMsg{events: []llm.Event{llm.TextDelta{Text: "word "}}}})
+				m.Render(0)
 				if i%200 == 199 { // keep the tail a realistic length
 					b.StopTimer()
-					m.chat.cur.text = "Streaming a reply: "
+					m.cur.text = "Streaming a reply: "
 					b.StartTimer()
 				}
 			}
@@ -78,7 +76,7 @@ func TestAppendingATokenCostsTheSameForLongTranscripts(t *testing.T) {
 	start := time.Now()
 	const views = 50
 	for range views {
-		m.View()
+		m.Render(0)
 	}
 	per := time.Since(start) / views
 	t.Logf("View with 1,000 messages: %v", per)
@@ -91,11 +89,11 @@ func benchAppend(b *testing.B, n int) {
 	m := benchChat(b, n)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		m.Update(common.Result{Owner: common.OwnerChat, ID: m.chat.turn, Msg: turnEventsMsg{events: []llm.Event{llm.TextDelta{Text: "word "}}}})
-		m.View()
+		m.HandleResult(common.Result{Owner: common.OwnerChat, ID: m.turn, Msg: turnEventsMsg{events: []llm.Event{llm.TextDelta{Text: "word "}}}})
+		m.Render(0)
 		if i%200 == 199 {
 			b.StopTimer()
-			m.chat.cur.text = "Streaming a reply: "
+			m.cur.text = "Streaming a reply: "
 			b.StartTimer()
 		}
 	}
@@ -109,12 +107,12 @@ func BenchmarkAppendTokenToLongAnswer(b *testing.B) {
 	for len(long) < 20<<10 {
 		long = append(long, "## Part\n\nSome **bold** prose with `code`, long enough to wrap.\n\n```go\nfunc f() int { return 1 }\n```\n\n"...)
 	}
-	m.chat.cur.text = string(long)
-	m.chat.cur.touch()
-	m.View()
+	m.cur.text = string(long)
+	m.cur.touch()
+	m.Render(0)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		m.Update(common.Result{Owner: common.OwnerChat, ID: m.chat.turn, Msg: turnEventsMsg{events: []llm.Event{llm.TextDelta{Text: "word "}}}})
-		m.View()
+		m.HandleResult(common.Result{Owner: common.OwnerChat, ID: m.turn, Msg: turnEventsMsg{events: []llm.Event{llm.TextDelta{Text: "word "}}}})
+		m.Render(0)
 	}
 }

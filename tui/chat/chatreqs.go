@@ -1,4 +1,4 @@
-package tui
+package chat
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 // prompt's get, the reads of a message's @-mentions. Each carries an
 // owner, so its progress shows in the status bar, and ctrl+c (or esc in
 // the chat) cancels it at the server.
-type chatRequests struct {
+type Requests struct {
 	com     *common.Common
 	pending map[common.RequestID]*chatRequest
 }
@@ -33,7 +33,7 @@ func chatRequestOwner(id common.RequestID) string {
 
 // Start registers a request and returns its context (owned, cancellable)
 // and id.
-func (r *chatRequests) Start(what string) (context.Context, common.RequestID) {
+func (r *Requests) Start(what string) (context.Context, common.RequestID) {
 	if r.pending == nil {
 		r.pending = map[common.RequestID]*chatRequest{}
 	}
@@ -47,7 +47,7 @@ func (r *chatRequests) Start(what string) (context.Context, common.RequestID) {
 
 // Done forgets a finished request; it reports whether it was still
 // pending (false: cancelled, its answer is stale).
-func (r *chatRequests) Done(id common.RequestID) bool {
+func (r *Requests) Done(id common.RequestID) bool {
 	req, ok := r.pending[id]
 	if !ok {
 		return false
@@ -59,10 +59,10 @@ func (r *chatRequests) Done(id common.RequestID) bool {
 }
 
 // Len is how many requests are pending.
-func (r *chatRequests) Len() int { return len(r.pending) }
+func (r *Requests) Len() int { return len(r.pending) }
 
 // CancelAll cancels every pending request and says what was cancelled.
-func (r *chatRequests) CancelAll() tea.Cmd {
+func (r *Requests) CancelAll() tea.Cmd {
 	var cmds []tea.Cmd
 	for id, req := range r.pending {
 		el := r.com.Now().Sub(req.started).Round(100 * time.Millisecond)

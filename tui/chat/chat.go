@@ -1,4 +1,10 @@
-package tui
+// Package chat is the conversation: the transcript (rendered once per
+// width), the model's turn streamed from an llm.Agent and coalesced per
+// frame, the input line with its history and $EDITOR, completion of the
+// `.` commands and @-mentions, the permission rules the model's calls
+// pass, and the saving of each finished turn. The `.` command table lives
+// here as data; the root runs the commands.
+package chat
 
 import (
 	"context"
@@ -25,7 +31,7 @@ const coalesceWindow = 16 * time.Millisecond
 // chatPane is the conversation: the transcript, its scroll position, and
 // the model turn in flight. It owns the llm.Conversation; while a turn
 // runs, the agent's goroutine owns it and the pane does not read it.
-type chatPane struct {
+type Pane struct {
 	com *common.Common
 	tr  transcript
 
@@ -45,7 +51,7 @@ type chatPane struct {
 	decide   llm.DecideFunc // the tool-call rules (nil: allow all)
 	// permits, when set, replace decide: the config's rules, and the
 	// person is asked about every call they do not allow.
-	permits *permits
+	permits *Permits
 
 	// The running turn.
 	turn    common.RequestID
@@ -60,8 +66,10 @@ type chatPane struct {
 	// The running turn's streams: events, and calls waiting for the
 	// person; asking: a permission dialog is open and reading is paused.
 	ch     <-chan llm.Event
-	asks   chan *permissionRequest
+	asks   chan *PermissionRequest
 	asking bool
+	// ask is a call that arrived for the person, until TakeAsk.
+	ask *PermissionRequest
 	// asked are the arguments of the calls put to the person, by call ID.
 	asked   map[string]string
 	usage   llm.Usage
@@ -69,20 +77,20 @@ type chatPane struct {
 
 	// rec is where the conversation is stored; turnStart is the index of
 	// the running turn's first message in conv.
-	rec       *sessionRec
+	rec       *SessionRec
 	turnStart int
 	servers   []string
 }
 
-func newChatPane(com *common.Common, model llm.Model, modelErr error, maxSteps int) *chatPane {
-	c := &chatPane{com: com, follow: true, sel: -1, conv: llm.NewConversation(), model: model, modelErr: modelErr, maxSteps: maxSteps, rec: &sessionRec{}}
+func New(com *common.Common, model llm.Model, modelErr error, maxSteps int) *Pane {
+	c := &Pane{com: com, follow: true, sel: -1, conv: llm.NewConversation(), model: model, modelErr: modelErr, maxSteps: maxSteps, rec: &SessionRec{}}
 	c.tr = transcript{com: com, md: common.NewMarkdown(com.Theme)}
 	c.greet()
 	return c
 }
 
 // greet says which model answers, or how to configure one.
-func (c *chatPane) greet() {
+func (c *Pane) greet() {
 	if c.model == nil {
 		c.tr.add(&chatItem{kind: itemNotice, text: noModelText(c.modelErr)})
 		return
@@ -121,18 +129,19 @@ func sentence(s string) string {
 }
 
 // SetSize sets the pane's size.
-func (c *chatPane) SetSize(w, h int) {
+func (c *Pane) SetSize(w, h int) tea.Cmd {
 	c.width, c.height = w, h
 	c.clampScroll()
+	return nil
 }
 
 // SetModel replaces the model for the next turns.
-func (c *chatPane) SetModel(m llm.Model) {
+func (c *Pane) SetModel(m llm.Model) {
 	c.model, c.modelErr = m, nil
 }
 
 // ModelName is "provider/name", or "" without a model.
-func (c *chatPane) ModelName() string {
+func (c *Pane) ModelName() string {
 	if c.model == nil {
 		return ""
 	}
@@ -140,10 +149,10 @@ func (c *chatPane) ModelName() string {
 }
 
 // Running reports whether a turn is in flight.
-func (c *chatPane) Running() bool { return c.running }
+func (c *Pane) Running() bool { return c.running }
 
 // HandleProgress shows a running call's progress in its block.
-func (c *chatPane) HandleProgress(p mcp.Progress) {
+func (c *Pane) HandleProgress(p mcp.Progress) {
 	id, ok := strings.CutPrefix(p.Owner, llm.CallOwner(""))
 	if it := c.tools[id]; ok && it != nil && it.running {
 		it.progress = &p
@@ -152,7 +161,7 @@ func (c *chatPane) HandleProgress(p mcp.Progress) {
 }
 
 // Tick advances the spinner of running blocks whose progress has no total.
-func (c *chatPane) Tick(frame int) {
+func (c *Pane) Tick(frame int) {
 	c.tr.frame = frame
 	for _, it := range c.tools {
 		if it.running && it.progress != nil && it.progress.Total <= 0 {
@@ -162,30 +171,30 @@ func (c *chatPane) Tick(frame int) {
 }
 
 // Notice adds a line of information to the transcript.
-func (c *chatPane) Notice(text string) {
+func (c *Pane) Notice(text string) {
 	c.tr.add(&chatItem{kind: itemNotice, text: text})
 	c.stick()
 }
 
 // Error adds an error to the transcript.
-func (c *chatPane) Error(text string) {
+func (c *Pane) Error(text string) {
 	c.tr.add(&chatItem{kind: itemError, text: text})
 	c.stick()
 }
 
 // Table adds preformatted lines (a .list table, .help) to the transcript.
-func (c *chatPane) Table(lines []string) {
+func (c *Pane) Table(lines []string) {
 	c.tr.add(&chatItem{kind: itemTable, text: strings.Join(lines, "\n")})
 	c.stick()
 }
 
 // Clear empties the transcript and the conversation.
-func (c *chatPane) Clear() error {
+func (c *Pane) Clear() error {
 	if c.running {
 		return errors.New("a turn is running: press esc to cancel it, then .clear")
 	}
 	c.conv = llm.NewConversation()
-	c.rec = &sessionRec{}
+	c.rec = &SessionRec{}
 	c.tr.items = nil
 	c.usage, c.lastReq = llm.Usage{}, llm.Usage{}
 	c.sel, c.top, c.follow = -1, 0, true
@@ -200,17 +209,17 @@ type turnEventsMsg struct {
 	closed bool
 	// ask is a call waiting for the person's permission; the turn reads on
 	// once it is answered.
-	ask *permissionRequest
+	ask *PermissionRequest
 }
 
 // Submit sends text as the person's turn. It is never parsed as a command:
 // both typed chat and a prompt's result come here.
-func (c *chatPane) Submit(text string) tea.Cmd { return c.SubmitWith(text, nil) }
+func (c *Pane) Submit(text string) tea.Cmd { return c.SubmitWith(text, nil) }
 
 // SubmitWith sends text with the resources its @-mentions named: the model
 // reads each attachment after the text; the transcript shows the text and
 // one line per attachment.
-func (c *chatPane) SubmitWith(text string, atts []mentionAttachment) tea.Cmd {
+func (c *Pane) SubmitWith(text string, atts []MentionAttachment) tea.Cmd {
 	if c.running {
 		return common.ReportWarn("a turn is running: wait for it, or press esc to cancel it")
 	}
@@ -241,7 +250,7 @@ func (c *chatPane) SubmitWith(text string, atts []mentionAttachment) tea.Cmd {
 	decide := c.decide
 	c.asks, c.asking = nil, false
 	if cats, ok := c.com.ModelRT.(llm.Catalogs); ok && c.permits != nil {
-		c.asks = make(chan *permissionRequest)
+		c.asks = make(chan *PermissionRequest)
 		decide = c.permits.decider(cats, c.asks)
 	}
 	agent := llm.NewAgent(c.model, hiddenTools{Runtime: c.com.ModelRT, hidden: hidden}, llm.Options{MaxSteps: c.maxSteps, Decide: decide, PreferTasks: true})
@@ -253,13 +262,13 @@ func (c *chatPane) SubmitWith(text string, atts []mentionAttachment) tea.Cmd {
 }
 
 // readTurnCmd re-arms the read of a turn's stream.
-func readTurnCmd(id common.RequestID, ch <-chan llm.Event, asks <-chan *permissionRequest) tea.Cmd {
+func readTurnCmd(id common.RequestID, ch <-chan llm.Event, asks <-chan *PermissionRequest) tea.Cmd {
 	return common.Deliver(common.OwnerChat, id, func() tea.Msg { return readTurn(ch, asks) })
 }
 
 // readTurn blocks for the next event (or a call waiting for permission),
 // then gathers what else arrives within coalesceWindow.
-func readTurn(ch <-chan llm.Event, asks <-chan *permissionRequest) turnEventsMsg {
+func readTurn(ch <-chan llm.Event, asks <-chan *PermissionRequest) turnEventsMsg {
 	msg := turnEventsMsg{ch: ch}
 	// Wait for the first event without a deadline, then gather what comes
 	// within coalesceWindow of it.
@@ -288,7 +297,7 @@ func readTurn(ch <-chan llm.Event, asks <-chan *permissionRequest) turnEventsMsg
 
 // resumeAfterAsk reads on in the turn once a permission request is
 // answered.
-func (c *chatPane) resumeAfterAsk() tea.Cmd {
+func (c *Pane) resumeAfterAsk() tea.Cmd {
 	if !c.running || !c.asking {
 		return nil
 	}
@@ -297,7 +306,7 @@ func (c *chatPane) resumeAfterAsk() tea.Cmd {
 }
 
 // Cancel ends the running turn (esc). The agent records no half turn.
-func (c *chatPane) Cancel() bool {
+func (c *Pane) Cancel() bool {
 	if !c.running || c.cancel == nil {
 		return false
 	}
@@ -307,7 +316,7 @@ func (c *chatPane) Cancel() bool {
 }
 
 // HandleEvents applies a turn's events and reads on.
-func (c *chatPane) HandleEvents(id common.RequestID, msg turnEventsMsg) tea.Cmd {
+func (c *Pane) HandleEvents(id common.RequestID, msg turnEventsMsg) tea.Cmd {
 	if id != c.turn {
 		return nil // a turn that was replaced: its goroutine still ends on cancel
 	}
@@ -317,7 +326,7 @@ func (c *chatPane) HandleEvents(id common.RequestID, msg turnEventsMsg) tea.Cmd 
 	}
 	if msg.ask != nil {
 		// A denied call never starts: its block takes the arguments from here.
-		c.asked[msg.ask.call.ID] = msg.ask.call.Arguments
+		c.asked[msg.ask.Call.ID] = msg.ask.Call.Arguments
 		c.stick()
 		c.asking = true // reading resumes when the person answers
 		return nil
@@ -329,14 +338,14 @@ func (c *chatPane) HandleEvents(id common.RequestID, msg turnEventsMsg) tea.Cmd 
 		c.finish()
 		// The agent keeps the conversation well-formed whatever happened,
 		// so what it holds past turnStart is a whole turn: store it.
-		return c.saveTurn(append([]llm.Message(nil), c.conv.Messages[min(c.turnStart, len(c.conv.Messages)):]...))
+		return c.SaveTurn(append([]llm.Message(nil), c.conv.Messages[min(c.turnStart, len(c.conv.Messages)):]...))
 	}
 	c.stick()
 	return readTurnCmd(id, msg.ch, c.asks)
 }
 
 // apply applies one event to the transcript.
-func (c *chatPane) apply(e llm.Event) {
+func (c *Pane) apply(e llm.Event) {
 	switch e := e.(type) {
 	case llm.TextDelta:
 		if c.cur == nil || !c.cur.streaming {
@@ -401,7 +410,7 @@ func (c *chatPane) apply(e llm.Event) {
 }
 
 // endText ends the streaming assistant item; an empty one is dropped.
-func (c *chatPane) endText() {
+func (c *Pane) endText() {
 	if c.cur == nil || !c.cur.streaming {
 		return
 	}
@@ -421,7 +430,7 @@ func (c *chatPane) endText() {
 
 // finish runs when the stream closed: the conversation is the pane's
 // again, and the tool blocks get their full results from it.
-func (c *chatPane) finish() {
+func (c *Pane) finish() {
 	c.endText()
 	c.running = false
 	if c.cancelling && !c.reported {
@@ -462,19 +471,19 @@ func (c *chatPane) finish() {
 }
 
 // lines is the transcript's total height at the pane's width.
-func (c *chatPane) total() int {
+func (c *Pane) total() int {
 	_, n := c.tr.window(c.width, 0, 0)
 	return n
 }
 
 // stick keeps the view at the bottom while following.
-func (c *chatPane) stick() {
+func (c *Pane) stick() {
 	if c.follow {
 		c.top = max(c.total()-c.height, 0)
 	}
 }
 
-func (c *chatPane) clampScroll() {
+func (c *Pane) clampScroll() {
 	maxTop := max(c.total()-c.height, 0)
 	c.top = common.Clamp(c.top, 0, maxTop)
 	if c.follow {
@@ -484,20 +493,20 @@ func (c *chatPane) clampScroll() {
 
 // Scroll moves the view by delta lines. Scrolling up stops following;
 // reaching the bottom again resumes it.
-func (c *chatPane) Scroll(delta int) {
+func (c *Pane) Scroll(delta int) {
 	maxTop := max(c.total()-c.height, 0)
 	c.top = common.Clamp(c.top+delta, 0, maxTop)
 	c.follow = c.top >= maxTop
 }
 
 // ScrollToBottom jumps to the end and follows again.
-func (c *chatPane) ScrollToBottom() {
+func (c *Pane) ScrollToBottom() {
 	c.follow = true
 	c.stick()
 }
 
 // toolItems are the indexes of the tool blocks, in order.
-func (c *chatPane) toolItems() []int {
+func (c *Pane) toolItems() []int {
 	var out []int
 	for i, it := range c.tr.items {
 		if it.kind == itemTool {
@@ -509,7 +518,7 @@ func (c *chatPane) toolItems() []int {
 
 // MoveSelection selects the previous (-1) or next (+1) tool block and
 // scrolls it into view.
-func (c *chatPane) MoveSelection(dir int) {
+func (c *Pane) MoveSelection(dir int) {
 	tools := c.toolItems()
 	if len(tools) == 0 {
 		return
@@ -533,7 +542,7 @@ func (c *chatPane) MoveSelection(dir int) {
 }
 
 // reveal scrolls item i into view.
-func (c *chatPane) reveal(i int) {
+func (c *Pane) reveal(i int) {
 	top := c.tr.itemTop(c.width, i)
 	n := len(c.tr.itemLines(c.tr.items[i], c.width))
 	switch {
@@ -546,7 +555,7 @@ func (c *chatPane) reveal(i int) {
 }
 
 // Selected is the selected tool block, or nil.
-func (c *chatPane) Selected() *chatItem {
+func (c *Pane) Selected() *chatItem {
 	if c.sel < 0 || c.sel >= len(c.tr.items) {
 		return nil
 	}
@@ -554,7 +563,7 @@ func (c *chatPane) Selected() *chatItem {
 }
 
 // ToggleSelected expands or collapses the selected tool block.
-func (c *chatPane) ToggleSelected() {
+func (c *Pane) ToggleSelected() {
 	if it := c.Selected(); it != nil {
 		it.expanded = !it.expanded
 		it.touch()
@@ -563,7 +572,7 @@ func (c *chatPane) ToggleSelected() {
 }
 
 // Click selects (and toggles) the tool block at row y of the pane.
-func (c *chatPane) Click(y int) {
+func (c *Pane) Click(y int) {
 	i := c.tr.itemAt(c.width, c.top+y)
 	if i >= 0 && c.tr.items[i].kind == itemTool {
 		if c.sel == i {
@@ -575,7 +584,7 @@ func (c *chatPane) Click(y int) {
 }
 
 // Render draws the pane: exactly height lines of width.
-func (c *chatPane) Render() []string {
+func (c *Pane) Render(int) []string {
 	lines, _ := c.tr.window(c.width, c.top, c.height)
 	if c.focused && c.sel >= 0 {
 		top := c.tr.itemTop(c.width, c.sel)

@@ -1,4 +1,4 @@
-package tui
+package chat
 
 import (
 	"encoding/json"
@@ -197,7 +197,7 @@ func (t *transcript) renderTool(it *chatItem, w int) []string {
 		out = append(out, "    "+st.Detail.Label.Render("decision")+" "+render.SanitizeLine(it.decision))
 	}
 	out = append(out, "    "+st.Detail.Label.Render("arguments"))
-	for _, l := range common.WrapText(render.Sanitize(prettyArgs(it.args)), w-6) {
+	for _, l := range common.WrapText(render.Sanitize(PrettyArgs(it.args)), w-6) {
 		out = append(out, "      "+l)
 	}
 	out = append(out, "    "+st.Detail.Label.Render("result"))
@@ -207,7 +207,7 @@ func (t *transcript) renderTool(it *chatItem, w int) []string {
 	case it.result == "":
 		out = append(out, "      "+st.Muted.Render("(the result shows when the turn ends)"))
 	default:
-		lines := strings.Split(render.Sanitize(prettyArgs(it.result)), "\n")
+		lines := strings.Split(render.Sanitize(PrettyArgs(it.result)), "\n")
 		more := len(lines) - maxResultLines
 		if more > 0 {
 			lines = lines[:maxResultLines]
@@ -222,8 +222,8 @@ func (t *transcript) renderTool(it *chatItem, w int) []string {
 	return out
 }
 
-// prettyArgs indents JSON; anything else is returned as it is.
-func prettyArgs(s string) string {
+// PrettyArgs indents JSON; anything else is returned as it is.
+func PrettyArgs(s string) string {
 	var v any
 	if json.Unmarshal([]byte(s), &v) != nil {
 		return s

@@ -1,0 +1,124 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/tui/common"
+	"github.com/sahilm/fuzzy"
+)
+
+// MaxMentions is how many @-mentions one message may attach.
+const MaxMentions = 8
+
+// mentionRE finds @server:uri in a message (the URI ends at white space).
+var mentionRE = regexp.MustCompile(`(?:^|\s)@([A-Za-z0-9_.-]+):(\S+)`)
+
+// mention is one @server:uri in a message.
+type Mention struct{ server, uri string }
+
+// NewMention is the @-mention of a server's resource.
+func NewMention(server, uri string) Mention { return Mention{server: server, uri: uri} }
+
+func (m Mention) String() string { return "@" + m.server + ":" + m.uri }
+
+// parseMentions lists the message's mentions of known servers, once each,
+// in order.
+func ParseMentions(text string, servers []string) []Mention {
+	known := map[string]bool{}
+	for _, s := range servers {
+		known[s] = true
+	}
+	seen := map[Mention]bool{}
+	var out []Mention
+	for _, sm := range mentionRE.FindAllStringSubmatch(text, -1) {
+		m := Mention{server: sm[1], uri: strings.TrimRight(sm[2], ".,;:!?)")}
+		if !known[m.server] || seen[m] {
+			continue
+		}
+		seen[m] = true
+		out = append(out, m)
+	}
+	return out
+}
+
+// mentionAttachment is a mentioned resource as mcp_read returns it to the
+// model: bounded, coverage first (a binary is its spill metadata).
+type MentionAttachment struct {
+	mention Mention
+	body    string
+}
+
+// mentionFailure is a mention that could not be read, and why.
+type MentionFailure struct {
+	Mention Mention
+	Err     error
+}
+
+// mentionsReadMsg carries the reads of one message's mentions.
+type MentionsRead struct {
+	Text   string
+	Atts   []MentionAttachment
+	Failed []MentionFailure
+}
+
+// readMentionsCmd reads each mention through mcp_read, as the model would.
+func ReadMentionsCmd(ctx context.Context, rt common.Runtime, id common.RequestID, text string, ms []Mention) tea.Cmd {
+	return common.Deliver(common.OwnerChat, id, func() tea.Msg {
+		msg := MentionsRead{Text: text}
+		for _, m := range ms {
+			args, _ := json.Marshal(map[string]string{"uri": m.uri})
+			out, err := rt.CallMeta(ctx, mcp.PrefixRead+mcp.FunctionSuffix(m.server), args)
+			if err != nil {
+				msg.Failed = append(msg.Failed, MentionFailure{m, err})
+				continue
+			}
+			msg.Atts = append(msg.Atts, MentionAttachment{m, string(out)})
+		}
+		return msg
+	})
+}
+
+// withAttachments appends one section per attachment to the message.
+func withAttachments(text string, atts []MentionAttachment) string {
+	if len(atts) == 0 {
+		return text
+	}
+	var b strings.Builder
+	b.WriteString(text)
+	for _, a := range atts {
+		fmt.Fprintf(&b, "\n\n[attached %s, as mcp_read_%s returns it]\n%s", a.mention, mcp.FunctionSuffix(a.mention.server), a.body)
+	}
+	return b.String()
+}
+
+// mentionWord is the byte offset of the @word the input ends with, or -1.
+func MentionWord(line string) int {
+	i := strings.LastIndexAny(line, " \t\n") + 1
+	if strings.HasPrefix(line[i:], "@") {
+		return i
+	}
+	return -1
+}
+
+// fuzzyMentions ranks mentions by a fuzzy match of the typed word (after @).
+func FuzzyMentions(items []Completion, partial string) []Completion {
+	p := strings.TrimPrefix(partial, "@")
+	if p == "" {
+		return items
+	}
+	labels := make([]string, len(items))
+	for i, it := range items {
+		labels[i] = strings.TrimPrefix(it.label, "@")
+	}
+	var out []Completion
+	for _, mt := range fuzzy.Find(p, labels) {
+		out = append(out, items[mt.Index])
+	}
+	return out
+}
