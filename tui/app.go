@@ -38,6 +38,7 @@ import (
 	"github.com/howl-mcp/howl/tui/catalog"
 	"github.com/howl-mcp/howl/tui/chat"
 	"github.com/howl-mcp/howl/tui/common"
+	"github.com/howl-mcp/howl/tui/dialog"
 	"github.com/howl-mcp/howl/tui/logs"
 	"github.com/howl-mcp/howl/tui/viewer"
 )
@@ -126,7 +127,7 @@ type Model struct {
 	detail  *catalog.Detail
 	viewer  *viewer.Pane
 	status  *statusBar
-	dialogs dialogStack
+	dialogs dialog.Stack
 	// mentionReq is the read of a message's @-mentions in flight.
 	mentionReq common.RequestID
 	// chatReqs are the chat's requests outside a turn (prompt gets,
@@ -147,7 +148,7 @@ type Model struct {
 	// (at most MaxQueuedQuestions); asked counts each server's questions
 	// since the person last accepted one; declining are the servers whose
 	// questions are declined unasked, with how many so far.
-	asks      []*question
+	asks      []*dialog.Question
 	asked     map[string]int
 	declining map[string]int
 
@@ -209,7 +210,7 @@ func New(o Options) *Model {
 	if com.ModelRT == nil {
 		com.ModelRT = o.Runtime
 	}
-	m := &Model{com: com, cancel: cancel, dump: o.DumpMessages, dialogs: dialogStack{com: com}}
+	m := &Model{com: com, cancel: cancel, dump: o.DumpMessages, dialogs: dialog.NewStack(com)}
 	m.catalog = catalog.New(com, o.Runtime, o.Servers)
 	m.detail = catalog.NewDetail(com)
 	m.viewer = viewer.New(com, o.Runtime)
@@ -501,7 +502,11 @@ func (m *Model) handlePaneKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	switch {
 	case m.focus == focusRight && m.viewer.Open():
 		if atts := m.viewer.Attachments(); len(atts) > 1 && key.Matches(msg, k.OpenAttachment) {
-			m.dialogs.Push(&pickerDialog{com: m.com, atts: atts})
+			choices := make([]dialog.Choice, len(atts))
+			for i, a := range atts {
+				choices[i] = dialog.Choice{Label: a.Label(), Kind: a.Kind()}
+			}
+			m.dialogs.Push(dialog.NewPicker(m.com, choices))
 			return nil, true
 		}
 		return m.viewer.HandleKey(msg)
@@ -537,9 +542,9 @@ func (m *Model) handleGlobalKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Quit):
 		return m.quit()
 	case key.Matches(msg, k.Help):
-		m.dialogs.Push(&helpDialog{com: m.com, groups: k.FullHelp()})
+		m.dialogs.Push(dialog.NewHelp(m.com, k.FullHelp()))
 	case key.Matches(msg, k.Servers):
-		m.dialogs.Push(&serversDialog{com: m.com, servers: m.catalog.Servers()})
+		m.dialogs.Push(dialog.NewServers(m.com, m.catalog.Servers()))
 	case key.Matches(msg, k.Sessions):
 		return m.openSessionsDialog()
 	case key.Matches(msg, k.FocusNext), key.Matches(msg, k.FocusPrev):
@@ -589,23 +594,23 @@ func (m *Model) openSelected() tea.Cmd {
 	case mcp.KindResource:
 		return m.openViewer(viewer.Read(it.Server, it.URI, nil), "reading")
 	case mcp.KindTemplate:
-		return m.pushForm(newTemplateForm(m.com, it))
+		return m.pushForm(dialog.NewTemplateForm(m.com, it))
 	case mcp.KindTool:
-		return m.pushForm(newToolForm(m.com, it))
+		return m.pushForm(dialog.NewToolForm(m.com, it))
 	case mcp.KindPrompt:
 		if len(it.Arguments) == 0 {
 			return m.openViewer(viewer.Prompt(it.Server, it.Name, nil), "getting the prompt")
 		}
-		return m.pushForm(newPromptForm(m.com, it))
+		return m.pushForm(dialog.NewPromptForm(m.com, it))
 	}
 	return nil
 }
 
 // pushForm opens a form and asks the server at once to complete its first
 // field, so the choices show before anything is typed.
-func (m *Model) pushForm(d *formDialog) tea.Cmd {
+func (m *Model) pushForm(d *dialog.FormDialog) tea.Cmd {
 	m.dialogs.Push(d)
-	return d.completeFocused()
+	return d.CompleteFocused()
 }
 
 // openViewer starts a fresh load in the viewer and focuses it.
@@ -629,64 +634,66 @@ func (m *Model) refreshSelected() tea.Cmd {
 
 // applyAction carries out what dialog d asked for; closing closes d,
 // wherever it is in the stack.
-func (m *Model) applyAction(d Dialog, a Action) tea.Cmd {
+func (m *Model) applyAction(d dialog.Dialog, a dialog.Action) tea.Cmd {
 	switch a := a.(type) {
-	case actionClose:
+	case dialog.Close:
 		m.dialogs.Remove(d)
-	case actionCmd:
-		return a.cmd
-	case actionCallTool:
+	case dialog.Cmd:
+		return a.Cmd
+	case dialog.CallTool:
 		m.dialogs.Remove(d)
-		cmd := m.openViewer(viewer.Call(a.item.Server, a.item.Name, a.args), "calling "+render.SanitizeLine(a.item.Name))
-		if a.unchecked != "" {
-			cmd = tea.Batch(cmd, common.ReportWarn("arguments sent unchecked: "+render.SanitizeLine(a.unchecked)))
+		cmd := m.openViewer(viewer.Call(a.Item.Server, a.Item.Name, a.Args), "calling "+render.SanitizeLine(a.Item.Name))
+		if a.Unchecked != "" {
+			cmd = tea.Batch(cmd, common.ReportWarn("arguments sent unchecked: "+render.SanitizeLine(a.Unchecked)))
 		}
 		return cmd
-	case actionReadTemplate:
+	case dialog.ReadTemplate:
 		m.dialogs.Remove(d)
-		return m.openViewer(viewer.Read(a.item.Server, a.item.URI, a.values), "reading")
-	case actionGetPrompt:
+		return m.openViewer(viewer.Read(a.Item.Server, a.Item.URI, a.Values), "reading")
+	case dialog.GetPrompt:
 		m.dialogs.Remove(d)
-		return m.openViewer(viewer.Prompt(a.item.Server, a.item.Name, a.values), "getting the prompt")
-	case actionPreviewPrompt:
+		return m.openViewer(viewer.Prompt(a.Item.Server, a.Item.Name, a.Values), "getting the prompt")
+	case dialog.PreviewPrompt:
 		m.dialogs.Remove(d)
-		return m.getPromptCmd(a.item, a.values, true)
-	case actionSendChat:
+		return m.getPromptCmd(a.Item, a.Values, true)
+	case dialog.SendChat:
 		m.dialogs.Remove(d)
 		m.setChatMode(true)
-		return m.chat.Submit(a.text)
-	case actionReconnect:
+		return m.chat.Submit(a.Text)
+	case dialog.Reconnect:
 		m.dialogs.Remove(d)
-		return reconnectCmd(m.com.RT, a.server)
-	case actionOpen:
+		return reconnectCmd(m.com.RT, a.Server)
+	case dialog.OpenAttachment:
 		m.dialogs.Remove(d)
-		return m.viewer.OpenAttachment(a.att)
-	case actionTrustProject:
-		return m.answerTrust(a)
-	case actionAnswerPermission:
+		if atts := m.viewer.Attachments(); a.Index < len(atts) {
+			return m.viewer.OpenAttachment(atts[a.Index])
+		}
+	case dialog.TrustProject:
+		return m.answerTrust(d, a)
+	case dialog.AnswerPermission:
 		m.dialogs.Remove(d)
-		return m.chat.AnswerPermission(a.req, a.answer)
-	case actionSendMentions:
+		return m.chat.AnswerPermission(a.Req, a.Answer)
+	case dialog.SendMentions:
 		m.dialogs.Remove(d)
-		return m.chat.SubmitWith(a.msg.Text, a.msg.Atts)
-	case actionInsertMention:
+		return m.chat.SubmitWith(a.Msg.Text, a.Msg.Atts)
+	case dialog.InsertMention:
 		m.dialogs.Remove(d)
-		m.input.SetValue(a.text)
-	case actionRestoreDraft:
+		m.input.SetValue(a.Text)
+	case dialog.RestoreDraft:
 		m.dialogs.Remove(d)
-		m.input.SetValue(a.text)
-	case actionOpenSession:
+		m.input.SetValue(a.Text)
+	case dialog.OpenSession:
 		return m.applySessionAction(d, a)
-	case actionSessionDeleted:
-		m.handleSessionDeleted(a.id)
-		return a.cmd
-	case actionAnswerQuestion:
+	case dialog.SessionDeleted:
+		m.handleSessionDeleted(a.ID)
+		return a.Cmd
+	case dialog.AnswerQuestion:
 		return m.answerQuestion(a)
-	case actionDeclineAll:
-		return m.declineAll(a.server)
-	case actionOpenURL:
-		return common.Deliver(common.OwnerRoot, m.com.NewID(), openURLCmd(a.q.ctx, a.q, a.url))
-	case actionApproveSampling:
+	case dialog.DeclineAll:
+		return m.declineAll(a.Server)
+	case dialog.OpenURL:
+		return common.Deliver(common.OwnerRoot, m.com.NewID(), openURLCmd(a.Q.Ctx, a.Q, a.URL))
+	case dialog.ApproveSampling:
 		return m.approveSampling(a)
 	}
 	return nil
@@ -902,12 +909,12 @@ func (m *Model) View() string {
 }
 
 func (m *Model) helpState() common.HelpState {
-	dialog := ""
+	top := ""
 	if d := m.dialogs.Top(); d != nil {
-		dialog = d.ID()
+		top = d.ID()
 	}
 	return common.HelpState{
-		Dialog:        dialog,
+		Dialog:        top,
 		TextInput:     m.catalog.TextInputFocused() || m.viewer.TextInputFocused(),
 		ViewerFocused: m.focus == focusRight && m.viewer.Open(),
 		Chat:          m.chatMode,

@@ -15,6 +15,7 @@ import (
 	"github.com/howl-mcp/howl/mcp/demo"
 	"github.com/howl-mcp/howl/tui/chat"
 	"github.com/howl-mcp/howl/tui/common"
+	"github.com/howl-mcp/howl/tui/dialog"
 )
 
 // scriptedModel starts a scripted OpenAI-compatible server and resolves a
@@ -42,7 +43,10 @@ func newChatHarness(t testing.TB, rt common.Runtime, servers []string, w, h int,
 	g := &guardRuntime{inner: rt, t: t}
 	clip := &fakeClipboard{}
 	o.ModelRuntime = rt // the model's calls run beside Update, unguarded
-	o.Runtime, o.Servers, o.Theme, o.Tick, o.Clipboard, o.DisplayPath = g, servers, testTheme(), noTick, clip, displayTestPath
+	if o.Tick == nil {
+		o.Tick = noTick
+	}
+	o.Runtime, o.Servers, o.Theme, o.Clipboard, o.DisplayPath = g, servers, testTheme(), clip, displayTestPath
 	o.StartInChat = true
 	m := New(o)
 	hs := &harness{t: t, m: m, rt: g, clip: clip}
@@ -195,22 +199,21 @@ func TestPromptArgumentsAreNamedAndQuoted(t *testing.T) {
 
 func TestPromptWithMissingArgumentsOpensTheFormThenPreviews(t *testing.T) {
 	srv, model := scriptedModel(t, llmtest.Sequence(llmtest.Turn{Text: "ok"}))
-	hs := newChatHarness(t, demoRuntime(t), []string{"demo"}, 120, 40, Options{Model: model})
+	hs := newChatHarness(t, demoRuntime(t), []string{"demo"}, 120, 40, Options{Model: model, Tick: pauseNow})
 	defer hs.dumpOnFailure()
 	hs.line(".prompt demo code_review focus=tests")
-	d, ok := hs.m.dialogs.Top().(*formDialog)
-	if !ok || !d.toChat {
+	d, ok := hs.m.dialogs.Top().(*dialog.FormDialog)
+	if !ok || d.Form().Submit != "Preview" {
 		t.Fatalf("no prompt form: %T", hs.m.dialogs.Top())
 	}
 	// Completion as the user types: the debounce tick fires the request.
 	hs.typeText("g")
-	hs.send(common.Result{Owner: d.Owner(), ID: d.complete, Msg: formCompleteTickMsg{}})
-	if fl := d.form.fields[0]; len(fl.suggestions) == 0 || fl.suggestions[0] != "go" {
-		t.Fatalf("suggestions for language=g: %v", fl.suggestions)
+	if fl := d.Form().Fields()[0]; len(fl.Suggestions()) == 0 || fl.Suggestions()[0] != "go" {
+		t.Fatalf("suggestions for language=g: %v", fl.Suggestions())
 	}
 	hs.keys("right") // accepts "go"
 	hs.keys("ctrl+s")
-	if _, ok := hs.m.dialogs.Top().(*promptPreviewDialog); !ok {
+	if _, ok := hs.m.dialogs.Top().(*dialog.PromptPreviewDialog); !ok {
 		t.Fatalf("no preview after submitting: %T", hs.m.dialogs.Top())
 	}
 	if v := hs.view(); !strings.Contains(v, "[user]") || !strings.Contains(v, "focusing on tests") {
@@ -526,17 +529,17 @@ func TestChatFitsTheMinimumSize(t *testing.T) {
 func TestPromptPreviewShowsEveryMessageWithItsRole(t *testing.T) {
 	com := &common.Common{Theme: testTheme(), Styles: testTheme().Styles, Keys: common.DefaultKeyMap()}
 	res := &mcp.PromptResult{Note: "3 messages", Text: "[user]\nhello\n\n[assistant]\nhi, how can I help?\n\n[user]\nresource demo://docs/readme (text/markdown):\n# Guide"}
-	d := &promptPreviewDialog{com: com, item: mcp.CatalogItem{Name: "conversation"}, res: res}
+	d := dialog.NewPromptPreview(com, mcp.CatalogItem{Name: "conversation"}, res)
 	v := strings.Join(d.Render(100, 30), "\n")
 	for _, want := range []string{"[assistant]", "hi, how can I help?", "demo://docs/readme", "# Guide", "enter sends it as your message"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("the preview lacks %q:\n%s", want, v)
 		}
 	}
-	if a, ok := d.HandleKey(keyMsg("enter")).(actionSendChat); !ok || a.text != res.Text {
+	if a, ok := d.HandleKey(keyMsg("enter")).(dialog.SendChat); !ok || a.Text != res.Text {
 		t.Errorf("enter: %#v", a)
 	}
-	if _, ok := d.HandleKey(keyMsg("esc")).(actionClose); !ok {
+	if _, ok := d.HandleKey(keyMsg("esc")).(dialog.Close); !ok {
 		t.Error("esc does not close the preview")
 	}
 }
@@ -554,25 +557,24 @@ func TestWordsTypedFastThatNameKeysAreText(t *testing.T) {
 }
 
 func TestTemplateFormCompletesVariablesFromTheServer(t *testing.T) {
-	hs := newHarness(t, demoRuntime(t), []string{"demo"}, 120, 40)
+	hs := newHarnessWith(t, demoRuntime(t), []string{"demo"}, 120, 40, Options{Tick: pauseNow})
 	defer hs.dumpOnFailure()
 	hs.keys("3")
 	hs.selectItem(demo.LogTemplate)
 	hs.keys("enter")
-	d, ok := hs.m.dialogs.Top().(*formDialog)
+	d, ok := hs.m.dialogs.Top().(*dialog.FormDialog)
 	if !ok {
 		t.Fatalf("no template form: %T", hs.m.dialogs.Top())
 	}
 	hs.typeText("2025-06-1")
-	hs.send(common.Result{Owner: d.Owner(), ID: d.complete, Msg: formCompleteTickMsg{}})
-	if fl := d.form.fields[0]; len(fl.suggestions) == 0 || fl.suggestions[0] != "2025-06-10" {
-		t.Fatalf("suggestions for date=2025-06-1: %v", fl.suggestions)
+	if fl := d.Form().Fields()[0]; len(fl.Suggestions()) == 0 || fl.Suggestions()[0] != "2025-06-10" {
+		t.Fatalf("suggestions for date=2025-06-1: %v", fl.Suggestions())
 	}
 	if v := hs.view(); !strings.Contains(v, "2025-06-14") {
 		t.Errorf("the suggestions are not drawn:\n%s", v)
 	}
 	hs.keys("right") // accepts the first
-	if got := d.form.Strings()["date"]; got != "2025-06-10" {
+	if got := d.Form().Strings()["date"]; got != "2025-06-10" {
 		t.Errorf("accepted %q", got)
 	}
 }
@@ -619,4 +621,13 @@ func TestDotCallSendsABooleanForABooleanPropertyAsHowlCallDoes(t *testing.T) {
 	if !strings.Contains(sent, `"flag":true`) || !strings.Contains(sent, `"n":7`) {
 		t.Fatalf(".call sent %s, want flag true and n 7, as howl call sends them", sent)
 	}
+}
+
+// pauseNow fires at once the timers that end in a result for their owner
+// (a form's pause in typing), and no other (spinners, status timeouts).
+func pauseNow(_ time.Duration, msg tea.Msg) tea.Cmd {
+	if r, ok := msg.(common.Result); ok {
+		return func() tea.Msg { return r }
+	}
+	return nil
 }

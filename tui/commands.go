@@ -13,6 +13,7 @@ import (
 	"github.com/howl-mcp/howl/tui/catalog"
 	"github.com/howl-mcp/howl/tui/chat"
 	"github.com/howl-mcp/howl/tui/common"
+	"github.com/howl-mcp/howl/tui/dialog"
 	"github.com/howl-mcp/howl/tui/viewer"
 )
 
@@ -154,9 +155,9 @@ func (m *Model) handlePromptFound(msg promptFoundMsg) tea.Cmd {
 		}
 	}
 	if len(mcp.MissingArguments(msg.item, msg.args)) > 0 {
-		d := newChatPromptForm(m.com, msg.item)
+		d := dialog.NewChatPromptForm(m.com, msg.item)
 		for k, v := range msg.args {
-			d.form.SetValue(k, v)
+			d.Form().SetValue(k, v)
 		}
 		return m.pushForm(d)
 	}
@@ -195,7 +196,7 @@ func (m *Model) handlePromptResult(id common.RequestID, msg promptResultMsg) tea
 		return nil
 	}
 	if msg.preview {
-		m.dialogs.Push(&promptPreviewDialog{com: m.com, item: msg.item, res: msg.res})
+		m.dialogs.Push(dialog.NewPromptPreview(m.com, msg.item, msg.res))
 		return nil
 	}
 	return m.chat.Submit(msg.res.Text)

@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/tui/dialog"
 )
 
 // profileSchema asks for every kind of field, with defaults.
@@ -91,9 +92,9 @@ func TestElicitationDialogChecksBoundsAndFormatsBeforeSending(t *testing.T) {
 	default:
 	}
 	// Fix every field and send.
-	b.h.m.dialogs.Top().(*elicitDialog).form.SetValue("name", "Al")
-	b.h.m.dialogs.Top().(*elicitDialog).form.SetValue("email", "al@example.com")
-	b.h.m.dialogs.Top().(*elicitDialog).form.SetValue("age", "130")
+	b.h.m.dialogs.Top().(*dialog.ElicitDialog).Form().SetValue("name", "Al")
+	b.h.m.dialogs.Top().(*dialog.ElicitDialog).Form().SetValue("email", "al@example.com")
+	b.h.m.dialogs.Top().(*dialog.ElicitDialog).Form().SetValue("age", "130")
 	b.h.keys("shift+tab", "shift+tab", "space") // back to the toppings (past the button); the cursor is still on Mushrooms
 	b.h.keys("ctrl+s")
 	got := b.result(out)

@@ -121,7 +121,10 @@ func newHarnessWith(t testing.TB, rt common.Runtime, servers []string, w, h int,
 	t.Helper()
 	g := &guardRuntime{inner: rt, t: t}
 	clip := &fakeClipboard{}
-	o.Runtime, o.Servers, o.Theme, o.Tick, o.Clipboard, o.DisplayPath = g, servers, testTheme(), noTick, clip, displayTestPath
+	if o.Tick == nil {
+		o.Tick = noTick
+	}
+	o.Runtime, o.Servers, o.Theme, o.Clipboard, o.DisplayPath = g, servers, testTheme(), clip, displayTestPath
 	m := New(o)
 	hs := &harness{t: t, m: m, rt: g, clip: clip}
 	t.Cleanup(m.Close)

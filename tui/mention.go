@@ -3,15 +3,13 @@ package tui
 import (
 	"fmt"
 	"strings"
-	"time"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/howl-mcp/howl/mcp"
-	"github.com/howl-mcp/howl/render"
 	"github.com/howl-mcp/howl/tui/chat"
 	"github.com/howl-mcp/howl/tui/common"
+	"github.com/howl-mcp/howl/tui/dialog"
 )
 
 // sendWithMentions reads the line's mentions before it is sent (nil when
@@ -52,72 +50,11 @@ func (m *Model) handleMentionsRead(id common.RequestID, msg chat.MentionsRead) t
 		return common.ReportWarn("a turn is running: your message with mentions waits in the input; send it when the answer is done")
 	}
 	if len(msg.Failed) > 0 {
-		m.dialogs.Push(&mentionFailedDialog{com: m.com, msg: msg, opened: m.com.Now()})
+		m.dialogs.Push(dialog.NewMentionFailed(m.com, msg))
 		return nil
 	}
 	return m.chat.SubmitWith(msg.Text, msg.Atts)
 }
-
-// actionSendMentions sends a message with the attachments that were read.
-type actionSendMentions struct{ msg chat.MentionsRead }
-
-// actionRestoreDraft puts a message back in the input, unsent.
-type actionRestoreDraft struct{ text string }
-
-func (actionSendMentions) isAction() {}
-func (actionRestoreDraft) isAction() {}
-
-// mentionFailedDialog says which mentions could not be read; nothing is
-// sent until the person sends without them (enter) or cancels (esc: the
-// message returns to the input).
-type mentionFailedDialog struct {
-	dialogBase
-	com *common.Common
-	msg chat.MentionsRead
-	// opened: it opens when the reads end, maybe mid-typing, so keys in
-	// the first PermissionGrace are ignored.
-	opened time.Time
-}
-
-func (d *mentionFailedDialog) ID() string { return "mention-failed" }
-
-// HandleKey sends without the failed mentions, or cancels.
-func (d *mentionFailedDialog) HandleKey(km tea.KeyMsg) Action {
-	if d.com.Now().Sub(d.opened) < common.PermissionGrace {
-		return actionNone{}
-	}
-	k := d.com.Keys
-	switch {
-	case key.Matches(km, k.Accept) || km.String() == "y":
-		return actionSendMentions{d.msg}
-	case key.Matches(km, k.Cancel) || km.String() == "n":
-		return actionRestoreDraft{d.msg.Text}
-	}
-	return actionNone{}
-}
-
-// Render lists the failures.
-func (d *mentionFailedDialog) Render(maxW, maxH int) []string {
-	st := d.com.Styles
-	w := dialogWidth(maxW, 80)
-	inner := w - 2
-	content := []string{""}
-	for _, f := range d.msg.Failed {
-		for _, l := range common.WrapText(fmt.Sprintf("✗ %s: %v", f.Mention, f.Err), max(inner-2, 10)) {
-			content = append(content, " "+st.Error.Render(render.SanitizeLine(l)))
-		}
-	}
-	content = append(content, "")
-	for _, l := range common.WrapText("Nothing was sent. enter/y sends the message without the mentions above · esc/n cancels (the message returns to the input)", max(inner-2, 10)) {
-		content = append(content, " "+st.Dialog.Hint.Render(l))
-	}
-	return frameDialog(d.com, "A mention could not be read", content, w, maxH, -1)
-}
-
-// actionInsertMention puts a template's expanded mention in the input.
-type actionInsertMention struct{ text string }
-
-func (actionInsertMention) isAction() {}
 
 // mentionCompletions are the resources and templates of every enabled
 // server whose catalog is loaded.
@@ -154,9 +91,8 @@ func (m *Model) openMentions() tea.Cmd {
 func (m *Model) openMentionTemplate(it mcp.CatalogItem) tea.Cmd {
 	prefix := m.comp.Prefix()
 	m.comp.Close()
-	d := newTemplateForm(m.com, it)
-	d.mention, d.mentionPrefix = true, prefix
-	d.form.Title = "mention " + render.SanitizeLine(it.Name)
+	d := dialog.NewTemplateForm(m.com, it)
+	d.ForMention(prefix)
 	return m.pushForm(d)
 }
 
@@ -173,9 +109,8 @@ func (m *Model) mentionSelected() tea.Cmd {
 	}
 	m.setChatMode(true)
 	if e.Item().Kind == mcp.KindTemplate {
-		d := newTemplateForm(m.com, e.Item())
-		d.mention, d.mentionPrefix = true, line
-		d.form.Title = "mention " + render.SanitizeLine(e.Item().Name)
+		d := dialog.NewTemplateForm(m.com, e.Item())
+		d.ForMention(line)
 		return m.pushForm(d)
 	}
 	m.input.SetValue(line + chat.NewMention(e.Item().Server, e.Item().URI).String() + " ")

@@ -9,6 +9,7 @@ import (
 	"github.com/howl-mcp/howl/mcp/demo"
 	"github.com/howl-mcp/howl/tui/chat"
 	"github.com/howl-mcp/howl/tui/common"
+	"github.com/howl-mcp/howl/tui/dialog"
 )
 
 func TestParseMentionsKeepsKnownServersOnceEach(t *testing.T) {
@@ -126,7 +127,7 @@ func TestATemplateMentionGoesThroughItsForm(t *testing.T) {
 		t.Fatalf("the popup chose %+v, want the users template", it)
 	}
 	hs.keys("enter")
-	if _, ok := hs.m.dialogs.Top().(*formDialog); !ok {
+	if _, ok := hs.m.dialogs.Top().(*dialog.FormDialog); !ok {
 		t.Fatal("choosing a template did not open its form")
 	}
 	hs.typeText("ada")

@@ -14,6 +14,7 @@ import (
 	"github.com/howl-mcp/howl/llm/llmtest"
 	"github.com/howl-mcp/howl/tui/chat"
 	"github.com/howl-mcp/howl/tui/common"
+	"github.com/howl-mcp/howl/tui/dialog"
 )
 
 // testClock is an injectable clock the tests step past the grace period.
@@ -69,9 +70,9 @@ func toolResult(t *testing.T, srv *llmtest.Server) llmtest.ToolResult {
 	return llmtest.ToolResult{}
 }
 
-func requirePermissionDialog(t *testing.T, hs *harness) *permissionDialog {
+func requirePermissionDialog(t *testing.T, hs *harness) *dialog.PermissionDialog {
 	t.Helper()
-	d, ok := hs.m.dialogs.Top().(*permissionDialog)
+	d, ok := hs.m.dialogs.Top().(*dialog.PermissionDialog)
 	if !ok {
 		t.Fatalf("no permission dialog is open:\n%s", hs.view())
 	}
@@ -156,8 +157,8 @@ func TestDestructiveToolIsAskedUnderAReadOnlyRule(t *testing.T) {
 	hs, _, _ := permissionHarness(t, perms, "", "delete_note", `{"id":"note-007"}`)
 	defer hs.dumpOnFailure()
 	d := requirePermissionDialog(t, hs)
-	if d.req.Tool != "delete_note" {
-		t.Errorf("the dialog asks about %q", d.req.Tool)
+	if d.Req().Tool != "delete_note" {
+		t.Errorf("the dialog asks about %q", d.Req().Tool)
 	}
 	if v := hs.view(); !strings.Contains(v, "DESTRUCTIVE") || !strings.Contains(v, "note-007") {
 		t.Errorf("the dialog does not show the destructive hint and the arguments:\n%s", v)
@@ -256,7 +257,7 @@ func TestLongArgumentsScroll(t *testing.T) {
 	hs.view()
 	hs.keys("pgdown")
 	hs.view()
-	if d.scroll.top == 0 {
+	if !d.Scrolled() {
 		t.Error("pgdown did not scroll the arguments")
 	}
 	hs.keys("n")

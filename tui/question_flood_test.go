@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/tui/dialog"
 )
 
 // A server that asks 500 questions at once used to leave the person a
@@ -71,20 +72,20 @@ func TestDeclineEverythingEmptiesAFloodingServersQueueAndAnswersAll(t *testing.T
 // in a row can be the last one the person sees.
 func TestSamplingDialogOffersToDeclineEverythingAfterThreeRequests(t *testing.T) {
 	b := newAskBench(t, Options{})
-	errs := make(chan error, DeclineAllAfter)
-	for range DeclineAllAfter {
+	errs := make(chan error, dialog.DeclineAllAfter)
+	for range dialog.DeclineAllAfter {
 		go func() {
 			_, err := b.relay.Sample(context.Background(), "asker", sampleReq("again?"))
 			errs <- err
 		}()
 	}
-	b.pumpUntil("every request to arrive", func() bool { return b.h.m.dialogs.Len()+len(b.h.m.asks) == DeclineAllAfter })
+	b.pumpUntil("every request to arrive", func() bool { return b.h.m.dialogs.Len()+len(b.h.m.asks) == dialog.DeclineAllAfter })
 	b.waitDialog("sampling")
 	if v := b.h.view(); !strings.Contains(v, "ctrl+x declines this one") {
 		t.Errorf("the sampling dialog does not offer to decline everything:\n%s", v)
 	}
 	b.h.keys("ctrl+x")
-	for range DeclineAllAfter {
+	for range dialog.DeclineAllAfter {
 		if err := <-errs; err == nil || !strings.Contains(err.Error(), "declines every request from this server") {
 			t.Errorf("the server heard %v, want that the user declines everything from it", err)
 		}

@@ -10,6 +10,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/tui/dialog"
 )
 
 // MaxRelayQueue bounds the events waiting for the program. Past it the
@@ -49,8 +50,8 @@ type Relay struct {
 	dropped int
 	// asks are questions not yet handed to the program; gone are
 	// delivered questions whose asker stopped waiting.
-	asks []*question
-	gone []*question
+	asks []*dialog.Question
+	gone []*dialog.Question
 	wake chan struct{}
 	// ended is closed when Run returns: nobody will answer after that.
 	ended   chan struct{}
@@ -185,39 +186,12 @@ func (r *Relay) Run(ctx context.Context, send func(tea.Msg)) {
 	}
 }
 
-// question is one server request waiting for the person: an elicitation
-// (elicit set) or a sampling request (sample set). The asking goroutine
-// waits on reply, which is buffered so the program never blocks answering;
-// only the first answer counts.
-type question struct {
-	ctx    context.Context
-	server string
-	elicit *mcp.ElicitRequest
-	sample *mcpgo.CreateMessageRequest
-	reply  chan questionAnswer
-}
-
-// questionAnswer is the person's answer to a question.
-type questionAnswer struct {
-	elicit mcp.ElicitResponse
-	sample *mcpgo.CreateMessageResult
-	err    error
-}
-
-// answer replies to the asker; later answers are dropped, never blocked on.
-func (q *question) answer(a questionAnswer) {
-	select {
-	case q.reply <- a:
-	default:
-	}
-}
-
 // askMsg brings a question into the program.
-type askMsg struct{ q *question }
+type askMsg struct{ q *dialog.Question }
 
 // askGoneMsg says the asker of a delivered question stopped waiting (its
 // request was cancelled, the server went away): its dialog closes.
-type askGoneMsg struct{ q *question }
+type askGoneMsg struct{ q *dialog.Question }
 
 // errProgramEnded is a sampling request's answer once the TUI has quit.
 var errProgramEnded = errors.New("howl's window closed before the person answered")
@@ -228,14 +202,14 @@ var errProgramEnded = errors.New("howl's window closed before the person answere
 // then closes itself) or when Run has returned (the answer is then
 // "cancel").
 func (r *Relay) Elicit(ctx context.Context, server string, req mcp.ElicitRequest) (mcp.ElicitResponse, error) {
-	a, err := r.ask(ctx, &question{server: server, elicit: &req})
+	a, err := r.ask(ctx, dialog.AskElicit(ctx, server, &req))
 	if err != nil {
 		if errors.Is(err, errProgramEnded) {
 			err = nil
 		}
 		return mcp.ElicitResponse{Action: mcp.ElicitCancel}, err
 	}
-	return a.elicit, a.err
+	return a.Elicit, a.Err
 }
 
 // Sample asks the person to approve a server's sampling request and, once
@@ -243,19 +217,18 @@ func (r *Relay) Elicit(ctx context.Context, server string, req mcp.ElicitRequest
 // waits like Elicit; a rejection, a cancelled ctx or an ended program is an
 // error.
 func (r *Relay) Sample(ctx context.Context, server string, req mcpgo.CreateMessageRequest) (*mcpgo.CreateMessageResult, error) {
-	a, err := r.ask(ctx, &question{server: server, sample: &req})
+	a, err := r.ask(ctx, dialog.AskSample(ctx, server, &req))
 	if err != nil {
 		return nil, err
 	}
-	return a.sample, a.err
+	return a.Sample, a.Err
 }
 
-// ask queues q for the program and waits for its answer.
-func (r *Relay) ask(ctx context.Context, q *question) (questionAnswer, error) {
-	q.ctx, q.reply = ctx, make(chan questionAnswer, 1)
+// ask queues q (asked under ctx) for the program and waits for its answer.
+func (r *Relay) ask(ctx context.Context, q *dialog.Question) (dialog.QuestionAnswer, error) {
 	select {
 	case <-r.ended:
-		return questionAnswer{}, errProgramEnded
+		return dialog.QuestionAnswer{}, errProgramEnded
 	default:
 	}
 	r.mu.Lock()
@@ -263,19 +236,19 @@ func (r *Relay) ask(ctx context.Context, q *question) (questionAnswer, error) {
 	r.mu.Unlock()
 	r.poke()
 	select {
-	case a := <-q.reply:
+	case a := <-q.Reply():
 		return a, nil
 	case <-ctx.Done():
 		r.withdraw(q)
-		return questionAnswer{}, ctx.Err()
+		return dialog.QuestionAnswer{}, ctx.Err()
 	case <-r.ended:
-		return questionAnswer{}, errProgramEnded
+		return dialog.QuestionAnswer{}, errProgramEnded
 	}
 }
 
 // withdraw takes back a question whose asker stopped waiting: unsent, it
 // is dropped; sent, the program is told to close its dialog.
-func (r *Relay) withdraw(q *question) {
+func (r *Relay) withdraw(q *dialog.Question) {
 	r.mu.Lock()
 	if i := slices.Index(r.asks, q); i >= 0 {
 		r.asks = slices.Delete(r.asks, i, i+1)

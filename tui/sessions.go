@@ -11,6 +11,7 @@ import (
 	"github.com/howl-mcp/howl/llm/store"
 	"github.com/howl-mcp/howl/tui/chat"
 	"github.com/howl-mcp/howl/tui/common"
+	"github.com/howl-mcp/howl/tui/dialog"
 )
 
 // Resume is a stored conversation the TUI opens with (howl --continue or
@@ -70,9 +71,9 @@ func (m *Model) openSessionsDialog() tea.Cmd {
 	if m.dialogs.Has("sessions") {
 		return nil
 	}
-	d := &sessionsDialog{com: m.com, current: m.chat.Session()}
+	d := dialog.NewSessions(m.com, m.chat.Session())
 	m.dialogs.Push(d)
-	return d.reload()
+	return d.Open()
 }
 
 // cmdSessions opens the sessions dialog.
@@ -123,9 +124,9 @@ func (m *Model) handleExported(msg exportedMsg) {
 }
 
 // applySessionAction carries out what the sessions dialog asked for.
-func (m *Model) applySessionAction(d Dialog, a actionOpenSession) tea.Cmd {
+func (m *Model) applySessionAction(d dialog.Dialog, a dialog.OpenSession) tea.Cmd {
 	m.dialogs.Remove(d)
-	return m.openSession(a.id)
+	return m.openSession(a.ID)
 }
 
 // handleSessionDeleted forgets the open conversation's session when it was

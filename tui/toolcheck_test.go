@@ -6,6 +6,7 @@ import (
 
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/mcp/mcptest"
+	"github.com/howl-mcp/howl/tui/dialog"
 )
 
 // TestToolFormChecksArgumentsOffTheUpdatePathSoKeysAreDrawnAtOnce pins
@@ -17,7 +18,7 @@ import (
 func TestToolFormChecksArgumentsOffTheUpdatePathSoKeysAreDrawnAtOnce(t *testing.T) {
 	hs, rt := fakeHarness(t, 120, 40)
 	hs.keys("enter")
-	if _, ok := hs.m.dialogs.Top().(*formDialog); !ok {
+	if _, ok := hs.m.dialogs.Top().(*dialog.FormDialog); !ok {
 		t.Fatalf("no tool form: %v", hs.m.dialogs.Top())
 	}
 	hs.typeText("hi")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/tui/common"
+	"github.com/howl-mcp/howl/tui/dialog"
 )
 
 func fakeHarness(t *testing.T, w, h int) (*harness, *fakeRuntime) {
@@ -126,8 +127,8 @@ func TestEnterOnEachKindStartsItsAction(t *testing.T) {
 	t.Run("tool opens a schema form, validates, then calls", func(t *testing.T) {
 		hs, rt := fakeHarness(t, 120, 40)
 		hs.keys("enter")
-		d, ok := hs.m.dialogs.Top().(*formDialog)
-		if !ok || len(d.form.Fields()) != 1 || d.form.Fields()[0].Name != "message" {
+		d, ok := hs.m.dialogs.Top().(*dialog.FormDialog)
+		if !ok || len(d.Form().Fields()) != 1 || d.Form().Fields()[0].Name != "message" {
 			t.Fatalf("tool form: %+v", hs.m.dialogs.Top())
 		}
 		hs.typeText("hi")
@@ -142,12 +143,12 @@ func TestEnterOnEachKindStartsItsAction(t *testing.T) {
 	t.Run("tool form fields follow the schema types", func(t *testing.T) {
 		hs, rt := fakeHarness(t, 120, 40)
 		hs.keys("down", "enter")
-		d := hs.m.dialogs.Top().(*formDialog)
-		kinds := map[string]FieldKind{}
-		for _, f := range d.form.Fields() {
+		d := hs.m.dialogs.Top().(*dialog.FormDialog)
+		kinds := map[string]dialog.FieldKind{}
+		for _, f := range d.Form().Fields() {
 			kinds[f.Name] = f.Kind
 		}
-		want := map[string]FieldKind{"force": FieldBool, "count": FieldInteger, "mode": FieldEnum, "tags": FieldJSON}
+		want := map[string]dialog.FieldKind{"force": dialog.FieldBool, "count": dialog.FieldInteger, "mode": dialog.FieldEnum, "tags": dialog.FieldJSON}
 		for n, k := range want {
 			if kinds[n] != k {
 				t.Errorf("field %s kind %d, want %d", n, kinds[n], k)
@@ -178,7 +179,7 @@ func TestEnterOnEachKindStartsItsAction(t *testing.T) {
 	t.Run("prompt with arguments opens a form, without gets at once", func(t *testing.T) {
 		hs, rt := fakeHarness(t, 120, 40)
 		hs.keys("4", "enter")
-		if _, ok := hs.m.dialogs.Top().(*formDialog); !ok {
+		if _, ok := hs.m.dialogs.Top().(*dialog.FormDialog); !ok {
 			t.Fatal("no prompt form")
 		}
 		hs.keys("ctrl+s")

@@ -1,4 +1,4 @@
-package tui
+package dialog
 
 import (
 	"errors"
@@ -7,7 +7,6 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/render"
@@ -16,13 +15,13 @@ import (
 
 // errSamplingRejected is what a server hears when the person rejects its
 // sampling request (after "howl did not sample for S: ").
-var errSamplingRejected = errors.New("the user rejected the sampling request")
+var ErrSamplingRejected = errors.New("the user rejected the sampling request")
 
 // samplingDialog asks whether a server's sampling request may go to the
 // chat model. It is never automatic, and it opens on its own, so it
 // ignores keys for PermissionGrace after it opens.
-type samplingDialog struct {
-	questionBase
+type SamplingDialog struct {
+	QuestionBase
 	// model is the chat model the request would go to; nil says why not
 	// in noModel.
 	model   llm.Model
@@ -31,13 +30,13 @@ type samplingDialog struct {
 	scroll dialogScroll
 }
 
-func (d *samplingDialog) ID() string { return "sampling" }
+func (d *SamplingDialog) ID() string { return "sampling" }
 
 // HandleKey approves (y), rejects (n or esc) and scrolls the messages;
 // once offered, ctrl+x declines everything from the server.
-func (d *samplingDialog) HandleKey(km tea.KeyMsg) Action {
+func (d *SamplingDialog) HandleKey(km tea.KeyMsg) Action {
 	if d.inGrace() {
-		return actionNone{}
+		return None{}
 	}
 	if a, ok := d.declineAllKey(km); ok {
 		return a
@@ -45,27 +44,27 @@ func (d *samplingDialog) HandleKey(km tea.KeyMsg) Action {
 	k := d.com.Keys
 	switch {
 	case key.Matches(km, k.Cancel, d.com.Keys.Sampling.Reject):
-		err := errSamplingRejected
+		err := ErrSamplingRejected
 		if d.model == nil {
 			err = d.noModel
 		}
-		return actionAnswerQuestion{q: d.q, answer: questionAnswer{err: err}}
+		return AnswerQuestion{Q: d.q, Answer: QuestionAnswer{Err: err}}
 	case key.Matches(km, d.com.Keys.Sampling.Approve) && d.model != nil:
-		return actionApproveSampling{q: d.q, model: d.model}
+		return ApproveSampling{Q: d.q, Model: d.model}
 	default:
 		d.scroll.HandleKey(km, k)
 	}
-	return actionNone{}
+	return None{}
 }
 
 // Render shows the server, the system prompt, maxTokens and the messages
 // (scrolling), then the answers.
-func (d *samplingDialog) Render(maxW, maxH int) []string {
+func (d *SamplingDialog) Render(maxW, maxH int) []string {
 	st := d.com.Styles
 	w := dialogWidth(maxW, 90)
 	inner := w - 2
-	p := d.q.sample.CreateMessageParams
-	server := render.SanitizeLine(d.q.server)
+	p := d.q.Sample.CreateMessageParams
+	server := render.SanitizeLine(d.q.Server)
 	label := func(l, v string) string {
 		return " " + st.Detail.Label.Render(common.Fit(l, 12)) + common.Truncate(v, inner-14)
 	}
@@ -111,56 +110,9 @@ func (d *samplingDialog) Render(maxW, maxH int) []string {
 }
 
 // actionApproveSampling sends an approved sampling request to model.
-type actionApproveSampling struct {
-	q     *question
-	model llm.Model
+type ApproveSampling struct {
+	Q     *Question
+	Model llm.Model
 }
 
-func (actionApproveSampling) isAction() {}
-
-// sampledMsg is the chat model's answer to an approved sampling request.
-type sampledMsg struct {
-	q   *question
-	res *mcpgo.CreateMessageResult
-	err error
-}
-
-// sampleCmd asks model for the request's answer, bounded by the request's
-// own context (a cancelled request stops the model).
-func sampleCmd(q *question, model llm.Model) tea.Cmd {
-	ctx, req := q.ctx, *q.sample
-	return func() tea.Msg {
-		res, err := llm.Sample(ctx, model, req)
-		return sampledMsg{q: q, res: res, err: err}
-	}
-}
-
-// noSamplingModel is the error a server hears when no chat model is
-// configured, naming the fix.
-func noSamplingModel(cause error) error {
-	fix := "start howl with --model provider/name (e.g. openai/gpt-4.1 with $OPENAI_API_KEY set), or --base-url for any OpenAI-compatible endpoint"
-	var le *llm.Error
-	if errors.As(cause, &le) && le.Fix != "" {
-		fix = le.Fix
-	}
-	return fmt.Errorf("no chat model is configured in howl, so nothing can answer: %s", fix)
-}
-
-// approveSampling closes the dialog and sends the request to the model.
-func (m *Model) approveSampling(a actionApproveSampling) tea.Cmd {
-	m.closeQuestion(a.q)
-	m.accepted(a.q.server)
-	return tea.Batch(common.Deliver(common.OwnerRoot, m.com.NewID(), sampleCmd(a.q, a.model)), common.ReportInfo("asking "+render.SanitizeLine(a.model.Name())+" for "+render.SanitizeLine(a.q.server)+"'s sampling request"))
-}
-
-// handleSampled replies with the model's answer.
-func (m *Model) handleSampled(msg sampledMsg) tea.Cmd {
-	msg.q.answer(questionAnswer{sample: msg.res, err: msg.err})
-	if msg.err != nil {
-		if msg.q.ctx.Err() != nil {
-			return nil // the server stopped waiting; its dialog said so
-		}
-		return common.ReportError(fmt.Errorf("sampling for %s: %w", render.SanitizeLine(msg.q.server), msg.err))
-	}
-	return common.ReportInfo("sent " + render.SanitizeLine(msg.res.Model) + "'s answer to " + render.SanitizeLine(msg.q.server))
-}
+func (ApproveSampling) isAction() {}

@@ -1,4 +1,4 @@
-package tui
+package dialog
 
 import (
 	"errors"
@@ -26,7 +26,7 @@ type formCheckedMsg struct {
 
 // checkCmd checks a tool form's arguments against the tool's schema in a
 // command, never in Update: a server's schema can make checking slow.
-func (d *formDialog) checkCmd(args map[string]any) tea.Cmd {
+func (d *FormDialog) checkCmd(args map[string]any) tea.Cmd {
 	d.check = d.com.NewID()
 	d.form.status = "checking the arguments against the tool's input schema…"
 	item := d.item
@@ -53,25 +53,25 @@ func checkWithin(deadline time.Duration, tool mcp.CatalogItem, args map[string]a
 
 // handleChecked calls the tool once its arguments passed (or could not
 // be checked), or shows why they did not. A stale answer is dropped.
-func (d *formDialog) handleChecked(id common.RequestID, msg formCheckedMsg) Action {
+func (d *FormDialog) handleChecked(id common.RequestID, msg formCheckedMsg) Action {
 	if id != d.check || id == 0 {
-		return actionNone{}
+		return None{}
 	}
 	d.check, d.form.status = 0, ""
 	var ue *mcp.UncheckedError
 	switch {
 	case errors.As(msg.err, &ue):
-		return actionCallTool{item: d.item, args: msg.args, unchecked: ue.Reason}
+		return CallTool{Item: d.item, Args: msg.args, Unchecked: ue.Reason}
 	case msg.err != nil:
 		d.form.err = render.Sanitize(msg.err.Error())
-		return actionNone{}
+		return None{}
 	}
-	return actionCallTool{item: d.item, args: msg.args}
+	return CallTool{Item: d.item, Args: msg.args}
 }
 
 // dropCheck makes an awaited check stale: a key changed the form, or may
 // have, since its arguments were taken.
-func (d *formDialog) dropCheck() {
+func (d *FormDialog) dropCheck() {
 	if d.check != 0 {
 		d.check, d.form.status = 0, ""
 	}

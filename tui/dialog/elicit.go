@@ -1,7 +1,6 @@
-package tui
+package dialog
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -165,8 +164,8 @@ func sameJSON(a, b json.RawMessage) bool {
 // elicitDialog is a server's request for input: a form built from the
 // requested schema, or a URL to visit. It opens on its own, so it ignores
 // keys for PermissionGrace after it opens.
-type elicitDialog struct {
-	questionBase
+type ElicitDialog struct {
+	QuestionBase
 	form *Form // nil in URL mode
 	// err is why the URL could not be opened.
 	err string
@@ -175,17 +174,17 @@ type elicitDialog struct {
 }
 
 // newElicitDialog builds the dialog of an elicitation question.
-func newElicitDialog(base questionBase) *elicitDialog {
-	d := &elicitDialog{questionBase: base}
-	if q := base.q; q.elicit.Mode != "url" {
-		d.form = NewForm(base.com, "", "Accept", ElicitFields(q.elicit.Schema))
-		d.form.Note = render.Sanitize(q.elicit.Message)
+func NewElicitDialog(base QuestionBase) *ElicitDialog {
+	d := &ElicitDialog{QuestionBase: base}
+	if q := base.q; q.Elicit.Mode != "url" {
+		d.form = NewForm(base.com, "", "Accept", ElicitFields(q.Elicit.Schema))
+		d.form.Note = render.Sanitize(q.Elicit.Message)
 	}
 	return d
 }
 
 // ID is "elicit" for a form and "elicit-url" for a URL request.
-func (d *elicitDialog) ID() string {
+func (d *ElicitDialog) ID() string {
 	if d.form == nil {
 		return "elicit-url"
 	}
@@ -193,16 +192,16 @@ func (d *elicitDialog) ID() string {
 }
 
 // answer is the action replying action (with content when accepting).
-func (d *elicitDialog) answer(action string, content map[string]any) Action {
-	return actionAnswerQuestion{q: d.q, answer: questionAnswer{elicit: mcp.ElicitResponse{Action: action, Content: content}}}
+func (d *ElicitDialog) answer(action string, content map[string]any) Action {
+	return AnswerQuestion{Q: d.q, Answer: QuestionAnswer{Elicit: mcp.ElicitResponse{Action: action, Content: content}}}
 }
 
 // HandleKey fills the form; ctrl+s accepts, ctrl+d declines, esc cancels.
 // In URL mode enter (or o) opens the URL, d declines and esc cancels.
 // Once offered, ctrl+x declines everything from the server.
-func (d *elicitDialog) HandleKey(km tea.KeyMsg) Action {
+func (d *ElicitDialog) HandleKey(km tea.KeyMsg) Action {
 	if d.inGrace() {
-		return actionNone{}
+		return None{}
 	}
 	if a, ok := d.declineAllKey(km); ok {
 		return a
@@ -222,23 +221,23 @@ func (d *elicitDialog) HandleKey(km tea.KeyMsg) Action {
 		return d.answer(mcp.ElicitAccept, content)
 	}
 	if cmd != nil {
-		return actionCmd{cmd}
+		return Cmd{cmd}
 	}
-	return actionNone{}
+	return None{}
 }
 
 // handleURLKey answers a URL request.
-func (d *elicitDialog) handleURLKey(km tea.KeyMsg) Action {
+func (d *ElicitDialog) handleURLKey(km tea.KeyMsg) Action {
 	switch {
 	case key.Matches(km, d.com.Keys.Cancel):
 		return d.answer(mcp.ElicitCancel, nil)
 	case key.Matches(km, d.com.Keys.Elicit.DeclineURL):
 		return d.answer(mcp.ElicitDecline, nil)
-	case key.Matches(km, d.com.Keys.Elicit.Open) && urlProblem(d.q.elicit.URL) == "" && !d.opening:
+	case key.Matches(km, d.com.Keys.Elicit.Open) && urlProblem(d.q.Elicit.URL) == "" && !d.opening:
 		d.opening, d.err = true, ""
-		return actionOpenURL{q: d.q, url: d.q.elicit.URL}
+		return OpenURL{Q: d.q, URL: d.q.Elicit.URL}
 	}
-	return actionNone{}
+	return None{}
 }
 
 // urlProblem says why howl will not open u ("" when it will): the reason
@@ -254,11 +253,11 @@ func urlProblem(u string) string {
 }
 
 // Render draws the request: the server, its message, then the form or the URL.
-func (d *elicitDialog) Render(maxW, maxH int) []string {
+func (d *ElicitDialog) Render(maxW, maxH int) []string {
 	st := d.com.Styles
 	w := dialogWidth(maxW, 76)
 	inner := w - 2
-	server := render.SanitizeLine(d.q.server)
+	server := render.SanitizeLine(d.q.Server)
 	content := []string{"", " " + st.Strong.Render(common.Truncate("Server "+server+" asks:", inner-2))}
 	if d.form == nil {
 		content = append(append(content, d.urlLines(inner)...), d.offerLines(inner)...)
@@ -279,22 +278,22 @@ func (d *elicitDialog) Render(maxW, maxH int) []string {
 }
 
 // urlLines are a URL request's body.
-func (d *elicitDialog) urlLines(inner int) []string {
+func (d *ElicitDialog) urlLines(inner int) []string {
 	st := d.com.Styles
 	var out []string
-	for _, l := range common.WrapText(render.Sanitize(d.q.elicit.Message), inner-2) {
+	for _, l := range common.WrapText(render.Sanitize(d.q.Elicit.Message), inner-2) {
 		out = append(out, " "+st.Muted.Render(l))
 	}
 	out = append(out, "", " "+st.Detail.Label.Render("it wants you to visit"))
-	u := render.SanitizeLine(d.q.elicit.URL)
+	u := render.SanitizeLine(d.q.Elicit.URL)
 	for _, l := range common.WrapText(u, inner-4) {
 		out = append(out, "   "+st.Strong.Render(l))
 	}
-	if p, err := url.Parse(d.q.elicit.URL); err == nil && p.Host != "" {
+	if p, err := url.Parse(d.q.Elicit.URL); err == nil && p.Host != "" {
 		out = append(out, " "+st.Detail.Label.Render(common.Fit("host", 8))+render.SanitizeLine(p.Host))
 	}
 	out = append(out, "")
-	problem := urlProblem(d.q.elicit.URL)
+	problem := urlProblem(d.q.Elicit.URL)
 	if problem != "" {
 		for _, l := range common.WrapText("✗ howl will not open it: "+problem+". Decline, or copy it by hand.", inner-2) {
 			out = append(out, " "+st.Form.Error.Render(l))
@@ -316,38 +315,9 @@ func (d *elicitDialog) urlLines(inner int) []string {
 }
 
 // actionOpenURL opens a URL request's URL in the browser.
-type actionOpenURL struct {
-	q   *question
-	url string
+type OpenURL struct {
+	Q   *Question
+	URL string
 }
 
-func (actionOpenURL) isAction() {}
-
-// urlOpenedMsg reports the browser's start on a URL request's URL.
-type urlOpenedMsg struct {
-	q   *question
-	url string
-	err error
-}
-
-// openURLCmd opens u the way an OAuth login does (mcp.OpenBrowser:
-// $BROWSER, else the platform's opener), bounded by ctx: the question's,
-// so a question the server withdrew opens nothing more.
-func openURLCmd(ctx context.Context, q *question, u string) tea.Cmd {
-	return func() tea.Msg {
-		return urlOpenedMsg{q: q, url: u, err: mcp.OpenBrowser(ctx, u)}
-	}
-}
-
-// handleURLOpened answers accept once the browser started, or shows why
-// it did not (the person can then decline).
-func (m *Model) handleURLOpened(msg urlOpenedMsg) tea.Cmd {
-	if msg.err != nil {
-		if d, ok := m.dialogs.Top().(*elicitDialog); ok && d.q == msg.q {
-			d.err, d.opening = msg.err.Error(), false
-		}
-		return common.ReportError(msg.err)
-	}
-	m.answerQuestion(actionAnswerQuestion{q: msg.q, answer: questionAnswer{elicit: mcp.ElicitResponse{Action: mcp.ElicitAccept}}})
-	return common.ReportInfo("opened " + render.SanitizeLine(msg.url) + " in the browser and told " + render.SanitizeLine(msg.q.server))
-}
+func (OpenURL) isAction() {}

@@ -1,4 +1,4 @@
-package tui
+package dialog
 
 import (
 	"context"
@@ -33,8 +33,8 @@ type formCompletionMsg struct {
 
 // newChatPromptForm is a prompt's argument form opened from `.prompt`: on
 // submit the prompt is fetched and previewed, then sent to the chat.
-func newChatPromptForm(com *common.Common, it mcp.CatalogItem) *formDialog {
-	d := newPromptForm(com, it)
+func NewChatPromptForm(com *common.Common, it mcp.CatalogItem) *FormDialog {
+	d := NewPromptForm(com, it)
 	d.toChat = true
 	d.form.Submit = "Preview"
 	return d
@@ -46,8 +46,8 @@ func completable(it mcp.CatalogItem) bool {
 	return it.Kind == mcp.KindPrompt || it.Kind == mcp.KindTemplate
 }
 
-// completeFocused asks the server to complete the focused field now.
-func (d *formDialog) completeFocused() tea.Cmd {
+// CompleteFocused asks the server to complete the focused field now.
+func (d *FormDialog) CompleteFocused() tea.Cmd {
 	if !completable(d.item) {
 		return nil
 	}
@@ -62,7 +62,7 @@ func (d *formDialog) completeFocused() tea.Cmd {
 // completeCmd captures the focused field, its value and the filled ones,
 // and asks the server, bounded by the completion timeout. Any error or
 // timeout is an empty list.
-func (d *formDialog) completeCmd(id common.RequestID) tea.Cmd {
+func (d *FormDialog) completeCmd(id common.RequestID) tea.Cmd {
 	f := d.form
 	if f.focus >= len(f.fields) {
 		return nil
@@ -85,7 +85,7 @@ func (d *formDialog) completeCmd(id common.RequestID) tea.Cmd {
 
 // handleCompletionMsg applies completion ticks and answers; one that is
 // not the latest is dropped.
-func (d *formDialog) handleCompletionMsg(r common.Result) tea.Cmd {
+func (d *FormDialog) handleCompletionMsg(r common.Result) tea.Cmd {
 	if r.ID != d.complete {
 		return nil
 	}
@@ -110,7 +110,7 @@ func (d *formDialog) handleCompletionMsg(r common.Result) tea.Cmd {
 
 // handleSuggestionKey chooses (ctrl+n/ctrl+p) and accepts (→ at the end of
 // the value) the focused field's suggestions.
-func (d *formDialog) handleSuggestionKey(km tea.KeyMsg) bool {
+func (d *FormDialog) handleSuggestionKey(km tea.KeyMsg) bool {
 	f := d.form
 	if f.focus >= len(f.fields) {
 		return false
@@ -142,13 +142,13 @@ func (d *formDialog) handleSuggestionKey(km tea.KeyMsg) bool {
 
 // afterFormKey schedules completion when the value changed, or completes a
 // newly focused field at once.
-func (d *formDialog) afterFormKey(prevFocus int, prevValue string) tea.Cmd {
+func (d *FormDialog) afterFormKey(prevFocus int, prevValue string) tea.Cmd {
 	if !completable(d.item) {
 		return nil
 	}
 	f := d.form
 	if f.focus != prevFocus {
-		return d.completeFocused()
+		return d.CompleteFocused()
 	}
 	if f.focus < len(f.fields) && f.fields[f.focus].typed() && f.fields[f.focus].input.Value() != prevValue {
 		d.complete = d.com.NewID()
@@ -168,7 +168,7 @@ func (f *Form) focusedValue() string {
 // promptPreviewDialog shows what a prompt returned, every message with its
 // [user] or [assistant] label and embedded resources as flattened, before
 // it is sent as the person's chat message. Esc drops it: nothing was sent.
-type promptPreviewDialog struct {
+type PromptPreviewDialog struct {
 	dialogBase
 	com  *common.Common
 	item mcp.CatalogItem
@@ -176,21 +176,21 @@ type promptPreviewDialog struct {
 	top  int
 }
 
-func (d *promptPreviewDialog) ID() string { return "preview:" + d.item.Key() }
+func (d *PromptPreviewDialog) ID() string { return "preview:" + d.item.Key() }
 
 // actionSendChat sends text as the person's chat message, unparsed.
-type actionSendChat struct{ text string }
+type SendChat struct{ Text string }
 
-func (actionSendChat) isAction() {}
+func (SendChat) isAction() {}
 
 // HandleKey scrolls, sends (enter) or cancels (esc).
-func (d *promptPreviewDialog) HandleKey(km tea.KeyMsg) Action {
+func (d *PromptPreviewDialog) HandleKey(km tea.KeyMsg) Action {
 	k := d.com.Keys
 	switch {
 	case key.Matches(km, k.Cancel):
-		return actionClose{}
+		return Close{}
 	case key.Matches(km, k.Accept), key.Matches(km, k.Submit):
-		return actionSendChat{text: d.res.Text}
+		return SendChat{Text: d.res.Text}
 	case key.Matches(km, k.Up):
 		d.top = max(d.top-1, 0)
 	case key.Matches(km, k.Down):
@@ -200,11 +200,11 @@ func (d *promptPreviewDialog) HandleKey(km tea.KeyMsg) Action {
 	case key.Matches(km, k.PageDown):
 		d.top += 10
 	}
-	return actionNone{}
+	return None{}
 }
 
 // Render draws the flattened messages, labels highlighted.
-func (d *promptPreviewDialog) Render(maxW, maxH int) []string {
+func (d *PromptPreviewDialog) Render(maxW, maxH int) []string {
 	st := d.com.Styles
 	w := dialogWidth(maxW, 90)
 	inner := w - 2

@@ -1,4 +1,4 @@
-package tui
+package dialog
 
 import (
 	"fmt"
@@ -14,7 +14,6 @@ import (
 	"github.com/howl-mcp/howl/tui/catalog"
 	"github.com/howl-mcp/howl/tui/chat"
 	"github.com/howl-mcp/howl/tui/common"
-	"github.com/howl-mcp/howl/tui/viewer"
 )
 
 // Dialog is an overlay on the dialog stack. The top dialog gets every key
@@ -41,76 +40,76 @@ type dialogBase struct{ owner common.Owner }
 
 func (b *dialogBase) Owner() common.Owner             { return b.owner }
 func (b *dialogBase) setOwner(o common.Owner)         { b.owner = o }
-func (*dialogBase) HandleResult(common.Result) Action { return actionNone{} }
+func (*dialogBase) HandleResult(common.Result) Action { return None{} }
 
 // Action is what a dialog asks the root to do.
 type Action interface{ isAction() }
 
 type (
-	// actionNone: nothing to do.
-	actionNone struct{}
-	// actionClose closes the top dialog.
-	actionClose struct{}
-	// actionCmd runs a command.
-	actionCmd struct{ cmd tea.Cmd }
-	// actionCallTool calls a tool with checked arguments; unchecked says
-	// why howl could not check them, when it could not.
-	actionCallTool struct {
-		item      mcp.CatalogItem
-		args      map[string]any
-		unchecked string
+	// None: nothing to do.
+	None struct{}
+	// Close closes the dialog that asked.
+	Close struct{}
+	// Cmd runs a command.
+	Cmd struct{ Cmd tea.Cmd }
+	// CallTool calls a tool with checked arguments; Unchecked says why
+	// howl could not check them, when it could not.
+	CallTool struct {
+		Item      mcp.CatalogItem
+		Args      map[string]any
+		Unchecked string
 	}
-	// actionReadTemplate reads a template with its variables.
-	actionReadTemplate struct {
-		item   mcp.CatalogItem
-		values map[string]string
+	// ReadTemplate reads a template with its variables.
+	ReadTemplate struct {
+		Item   mcp.CatalogItem
+		Values map[string]string
 	}
-	// actionGetPrompt gets a prompt with its arguments.
-	actionGetPrompt struct {
-		item   mcp.CatalogItem
-		values map[string]string
+	// GetPrompt gets a prompt with its arguments.
+	GetPrompt struct {
+		Item   mcp.CatalogItem
+		Values map[string]string
 	}
-	// actionPreviewPrompt gets a prompt for the chat, to preview it.
-	actionPreviewPrompt struct {
-		item   mcp.CatalogItem
-		values map[string]string
+	// PreviewPrompt gets a prompt for the chat, to preview it.
+	PreviewPrompt struct {
+		Item   mcp.CatalogItem
+		Values map[string]string
 	}
-	// actionReconnect restarts a server.
-	actionReconnect struct{ server string }
-	// actionOpen opens an attachment of the viewer's document.
-	actionOpen struct{ att viewer.Attachment }
+	// Reconnect restarts a server.
+	Reconnect struct{ Server string }
+	// OpenAttachment opens the chosen one (Index) of the picker's choices.
+	OpenAttachment struct{ Index int }
 )
 
-func (actionNone) isAction()          {}
-func (actionClose) isAction()         {}
-func (actionCmd) isAction()           {}
-func (actionCallTool) isAction()      {}
-func (actionReadTemplate) isAction()  {}
-func (actionGetPrompt) isAction()     {}
-func (actionReconnect) isAction()     {}
-func (actionPreviewPrompt) isAction() {}
-func (actionOpen) isAction()          {}
+func (None) isAction()           {}
+func (Close) isAction()          {}
+func (Cmd) isAction()            {}
+func (CallTool) isAction()       {}
+func (ReadTemplate) isAction()   {}
+func (GetPrompt) isAction()      {}
+func (Reconnect) isAction()      {}
+func (PreviewPrompt) isAction()  {}
+func (OpenAttachment) isAction() {}
 
 // dialogStack holds the open dialogs, the top last.
-type dialogStack struct {
+type Stack struct {
 	com   *common.Common
 	items []Dialog
 }
 
 // Push opens d on top, with an owner of its own from the one id source:
 // a late answer to a closed dialog never reaches the next one.
-func (s *dialogStack) Push(d Dialog) {
+func (s *Stack) Push(d Dialog) {
 	d.setOwner(common.DialogOwner(s.com.NewID()))
 	s.items = append(s.items, d)
 }
 
 // Remove closes d wherever it is in the stack.
-func (s *dialogStack) Remove(d Dialog) {
+func (s *Stack) Remove(d Dialog) {
 	s.items = slices.DeleteFunc(s.items, func(x Dialog) bool { return x == d })
 }
 
 // ByOwner is the open dialog owner names, or nil when it closed.
-func (s *dialogStack) ByOwner(o common.Owner) Dialog {
+func (s *Stack) ByOwner(o common.Owner) Dialog {
 	for _, d := range s.items {
 		if d.Owner() == o {
 			return d
@@ -119,24 +118,24 @@ func (s *dialogStack) ByOwner(o common.Owner) Dialog {
 	return nil
 }
 
-func (s *dialogStack) Pop() {
+func (s *Stack) Pop() {
 	if len(s.items) > 0 {
 		s.items = s.items[:len(s.items)-1]
 	}
 }
 
 // Top is the dialog on top, or nil.
-func (s *dialogStack) Top() Dialog {
+func (s *Stack) Top() Dialog {
 	if len(s.items) == 0 {
 		return nil
 	}
 	return s.items[len(s.items)-1]
 }
 
-func (s *dialogStack) Len() int { return len(s.items) }
+func (s *Stack) Len() int { return len(s.items) }
 
 // Has reports whether a dialog with id is open.
-func (s *dialogStack) Has(id string) bool {
+func (s *Stack) Has(id string) bool {
 	for _, d := range s.items {
 		if d.ID() == id {
 			return true
@@ -164,7 +163,7 @@ func dialogWidth(maxW, want int) int { return common.Clamp(min(want, maxW-4), 20
 
 // formDialog shows a Form for one catalog item and turns its submission
 // into the action that runs it.
-type formDialog struct {
+type FormDialog struct {
 	dialogBase
 	com  *common.Common
 	item mcp.CatalogItem
@@ -183,27 +182,27 @@ type formDialog struct {
 	check common.RequestID
 }
 
-func (d *formDialog) ID() string { return "form:" + d.item.Key() }
+func (d *FormDialog) ID() string { return "form:" + d.item.Key() }
 
 // HandleResult takes the answers to the form's requests: its argument
 // check, and the server's completions of a field (and the pause in typing
 // that asks for them).
-func (d *formDialog) HandleResult(r common.Result) Action {
+func (d *FormDialog) HandleResult(r common.Result) Action {
 	if msg, ok := r.Msg.(formCheckedMsg); ok {
 		return d.handleChecked(r.ID, msg)
 	}
 	if cmd := d.handleCompletionMsg(r); cmd != nil {
-		return actionCmd{cmd}
+		return Cmd{cmd}
 	}
-	return actionNone{}
+	return None{}
 }
 
 // HandleKey feeds keys to the form; a prompt's fields are completed by
 // the server as they are typed.
-func (d *formDialog) HandleKey(km tea.KeyMsg) Action {
+func (d *FormDialog) HandleKey(km tea.KeyMsg) Action {
 	d.dropCheck()
 	if d.handleSuggestionKey(km) {
-		return actionNone{}
+		return None{}
 	}
 	prevFocus, prevValue := d.form.focus, d.form.focusedValue()
 	res, cmd := d.form.HandleKey(km)
@@ -212,34 +211,34 @@ func (d *formDialog) HandleKey(km tea.KeyMsg) Action {
 	}
 	switch res {
 	case FormCancelled:
-		return actionClose{}
+		return Close{}
 	case FormSubmitted:
 		switch d.item.Kind {
 		case mcp.KindTool:
 			args, _ := d.form.Values()
-			return actionCmd{d.checkCmd(args)}
+			return Cmd{d.checkCmd(args)}
 		case mcp.KindTemplate:
 			if d.mention {
 				uri, _ := mcp.ExpandTemplate(d.item.URI, d.form.Strings()) // Check passed
-				return actionInsertMention{text: d.mentionPrefix + chat.NewMention(d.item.Server, uri).String() + " "}
+				return InsertMention{Text: d.mentionPrefix + chat.NewMention(d.item.Server, uri).String() + " "}
 			}
-			return actionReadTemplate{item: d.item, values: d.form.Strings()}
+			return ReadTemplate{Item: d.item, Values: d.form.Strings()}
 		case mcp.KindPrompt:
 			if d.toChat {
-				return actionPreviewPrompt{item: d.item, values: d.form.Strings()}
+				return PreviewPrompt{Item: d.item, Values: d.form.Strings()}
 			}
-			return actionGetPrompt{item: d.item, values: d.form.Strings()}
+			return GetPrompt{Item: d.item, Values: d.form.Strings()}
 		}
-		return actionClose{}
+		return Close{}
 	}
 	if cmd != nil {
-		return actionCmd{cmd}
+		return Cmd{cmd}
 	}
-	return actionNone{}
+	return None{}
 }
 
 // Render draws the form in a frame.
-func (d *formDialog) Render(maxW, maxH int) []string {
+func (d *FormDialog) Render(maxW, maxH int) []string {
 	w := dialogWidth(maxW, 72)
 	content := d.form.Render(w - 2)
 	return frameDialog(d.com, d.form.Title, content, w, maxH, d.form.FocusLine(w-2))
@@ -247,7 +246,7 @@ func (d *formDialog) Render(maxW, maxH int) []string {
 
 // newToolForm is the argument form of a tool, checked against its input
 // schema (off the update path: checkCmd) before the call is made.
-func newToolForm(com *common.Common, it mcp.CatalogItem) *formDialog {
+func NewToolForm(com *common.Common, it mcp.CatalogItem) *FormDialog {
 	f := NewForm(com, "call "+render.SanitizeLine(it.Name)+" on "+render.SanitizeLine(it.Server), "Call", ToolFields(it.Schema))
 	notes := []string{}
 	if desc := common.FirstLine(it.Description); desc != "" {
@@ -257,12 +256,12 @@ func newToolForm(com *common.Common, it mcp.CatalogItem) *formDialog {
 		notes = append(notes, "⚠ the server marks this tool destructive: it may change or delete things.")
 	}
 	f.Note = strings.Join(notes, "\n")
-	return &formDialog{com: com, item: it, form: f}
+	return &FormDialog{com: com, item: it, form: f}
 }
 
 // newTemplateForm asks for a template's variables, with a live preview of
 // the URI they expand to.
-func newTemplateForm(com *common.Common, it mcp.CatalogItem) *formDialog {
+func NewTemplateForm(com *common.Common, it mcp.CatalogItem) *FormDialog {
 	f := NewForm(com, "read "+render.SanitizeLine(it.Name), "Read", TemplateFields(it.Variables))
 	f.Note = render.SanitizeLine(it.URI)
 	f.Preview = func(f *Form) (string, error) { return mcp.ExpandTemplate(it.URI, f.Strings()) }
@@ -270,11 +269,11 @@ func newTemplateForm(com *common.Common, it mcp.CatalogItem) *formDialog {
 		_, err := mcp.ExpandTemplate(it.URI, f.Strings())
 		return err
 	}
-	return &formDialog{com: com, item: it, form: f}
+	return &FormDialog{com: com, item: it, form: f}
 }
 
 // newPromptForm asks for a prompt's arguments.
-func newPromptForm(com *common.Common, it mcp.CatalogItem) *formDialog {
+func NewPromptForm(com *common.Common, it mcp.CatalogItem) *FormDialog {
 	f := NewForm(com, "prompt "+render.SanitizeLine(it.Name), "Get", PromptFields(it.Arguments))
 	f.Note = common.FirstLine(it.Description)
 	f.Check = func(f *Form) error {
@@ -283,30 +282,30 @@ func newPromptForm(com *common.Common, it mcp.CatalogItem) *formDialog {
 		}
 		return nil
 	}
-	return &formDialog{com: com, item: it, form: f}
+	return &FormDialog{com: com, item: it, form: f}
 }
 
 // helpDialog shows every enabled binding, from the keymap as it was when
 // the dialog opened.
-type helpDialog struct {
+type HelpDialog struct {
 	dialogBase
 	com    *common.Common
 	groups [][]key.Binding
 }
 
-func (d *helpDialog) ID() string { return "help" }
+func (d *HelpDialog) ID() string { return "help" }
 
 // HandleKey closes on esc, ? or q.
-func (d *helpDialog) HandleKey(km tea.KeyMsg) Action {
+func (d *HelpDialog) HandleKey(km tea.KeyMsg) Action {
 	k := d.com.Keys
 	if key.Matches(km, k.Cancel, k.Help, k.Quit) {
-		return actionClose{}
+		return Close{}
 	}
-	return actionNone{}
+	return None{}
 }
 
 // Render draws the bindings in columns.
-func (d *helpDialog) Render(maxW, maxH int) []string {
+func (d *HelpDialog) Render(maxW, maxH int) []string {
 	w := dialogWidth(maxW, 100)
 	h := help.New()
 	h.Styles = d.com.Styles.Help
@@ -321,45 +320,55 @@ func (d *helpDialog) Render(maxW, maxH int) []string {
 }
 
 // pickerDialog chooses one of a document's attachments.
-type pickerDialog struct {
+type PickerDialog struct {
 	dialogBase
-	com  *common.Common
-	atts []viewer.Attachment
-	cur  int
+	com     *common.Common
+	choices []Choice
+	cur     int
 }
 
-func (d *pickerDialog) ID() string { return "picker" }
+// Choice is one of the picker's options: what it is called and what kind
+// of thing it is.
+type Choice struct{ Label, Kind string }
+
+// NewPicker asks which of choices to open; the answer is OpenAttachment
+// with the chosen index.
+func NewPicker(com *common.Common, choices []Choice) *PickerDialog {
+	return &PickerDialog{com: com, choices: choices}
+}
+
+func (d *PickerDialog) ID() string { return "picker" }
 
 // HandleKey moves the choice and opens it.
-func (d *pickerDialog) HandleKey(km tea.KeyMsg) Action {
+func (d *PickerDialog) HandleKey(km tea.KeyMsg) Action {
 	k := d.com.Keys
 	switch {
 	case key.Matches(km, k.Cancel):
-		return actionClose{}
+		return Close{}
 	case key.Matches(km, k.Up):
 		d.cur = max(d.cur-1, 0)
 	case key.Matches(km, k.Down):
-		d.cur = min(d.cur+1, len(d.atts)-1)
+		d.cur = min(d.cur+1, len(d.choices)-1)
 	case key.Matches(km, k.Accept):
-		return actionOpen{d.atts[d.cur]}
+		return OpenAttachment{d.cur}
 	case len(km.Runes) == 1 && km.Runes[0] >= '1' && km.Runes[0] <= '9':
-		if i := int(km.Runes[0] - '1'); i < len(d.atts) {
-			return actionOpen{d.atts[i]}
+		if i := int(km.Runes[0] - '1'); i < len(d.choices) {
+			return OpenAttachment{i}
 		}
 	}
-	return actionNone{}
+	return None{}
 }
 
 // Render lists the attachments.
-func (d *pickerDialog) Render(maxW, maxH int) []string {
+func (d *PickerDialog) Render(maxW, maxH int) []string {
 	st := d.com.Styles
 	w := dialogWidth(maxW, 70)
 	content := []string{""}
-	for i, a := range d.atts {
-		kind := a.Kind()
-		line := fmt.Sprintf(" %d  %s  %s", i+1, common.OrDash(a.Label()), st.Muted.Render(kind))
+	for i, a := range d.choices {
+		kind := a.Kind
+		line := fmt.Sprintf(" %d  %s  %s", i+1, common.OrDash(a.Label), st.Muted.Render(kind))
 		if i == d.cur {
-			line = st.List.Selected.Render(common.Fit(fmt.Sprintf("›%d  %s  %s", i+1, common.OrDash(a.Label()), kind), w-2))
+			line = st.List.Selected.Render(common.Fit(fmt.Sprintf("›%d  %s  %s", i+1, common.OrDash(a.Label), kind), w-2))
 		}
 		content = append(content, line)
 	}
@@ -369,35 +378,35 @@ func (d *pickerDialog) Render(maxW, maxH int) []string {
 
 // serversDialog lists every server with its state, reason and recent
 // stderr, and reconnects the chosen one.
-type serversDialog struct {
+type ServersDialog struct {
 	dialogBase
 	com     *common.Common
 	servers []*catalog.Server
 	cur     int
 }
 
-func (d *serversDialog) ID() string { return "servers" }
+func (d *ServersDialog) ID() string { return "servers" }
 
 // HandleKey moves the choice and reconnects.
-func (d *serversDialog) HandleKey(km tea.KeyMsg) Action {
+func (d *ServersDialog) HandleKey(km tea.KeyMsg) Action {
 	k := d.com.Keys
 	switch {
 	case key.Matches(km, k.Cancel, k.Servers):
-		return actionClose{}
+		return Close{}
 	case key.Matches(km, k.Up):
 		d.cur = max(d.cur-1, 0)
 	case key.Matches(km, k.Down):
 		d.cur = min(d.cur+1, len(d.servers)-1)
 	case key.Matches(km, k.Reconnect, k.Accept):
 		if len(d.servers) > 0 {
-			return actionReconnect{d.servers[d.cur].Name()}
+			return Reconnect{d.servers[d.cur].Name()}
 		}
 	}
-	return actionNone{}
+	return None{}
 }
 
 // Render lists the servers.
-func (d *serversDialog) Render(maxW, maxH int) []string {
+func (d *ServersDialog) Render(maxW, maxH int) []string {
 	st := d.com.Styles
 	w := dialogWidth(maxW, 90)
 	inner := w - 2

@@ -1,4 +1,4 @@
-package tui
+package dialog
 
 import (
 	"context"
@@ -27,16 +27,16 @@ const (
 )
 
 // actionOpenSession loads a session into the chat.
-type actionOpenSession struct{ id string }
+type OpenSession struct{ ID string }
 
 // actionSessionDeleted: a session is gone; cmd lists the rest.
-type actionSessionDeleted struct {
-	id  string
-	cmd tea.Cmd
+type SessionDeleted struct {
+	ID  string
+	Cmd tea.Cmd
 }
 
-func (actionOpenSession) isAction()    {}
-func (actionSessionDeleted) isAction() {}
+func (OpenSession) isAction()    {}
+func (SessionDeleted) isAction() {}
 
 // sessionsListedMsg is the stored sessions, newest first.
 type sessionsListedMsg struct {
@@ -62,7 +62,7 @@ type sessionChangedMsg struct {
 // or deletes (after a confirmation) the chosen one. Every store call runs
 // in a command; answers reach this dialog as its results (wherever it is
 // in the stack), and a list or search that is not the latest is dropped.
-type sessionsDialog struct {
+type SessionsDialog struct {
 	dialogBase
 	com *common.Common
 	// current is the open conversation's session, marked in the list.
@@ -82,10 +82,10 @@ type sessionsDialog struct {
 	status  string
 }
 
-func (d *sessionsDialog) ID() string { return "sessions" }
+func (d *SessionsDialog) ID() string { return "sessions" }
 
 // shown are the sessions whose titles contain the filter.
-func (d *sessionsDialog) shown() []store.Session {
+func (d *SessionsDialog) shown() []store.Session {
 	if d.filter == "" {
 		return d.all
 	}
@@ -100,7 +100,7 @@ func (d *sessionsDialog) shown() []store.Session {
 }
 
 // selected is the chosen session, or nil.
-func (d *sessionsDialog) selected() *store.Session {
+func (d *SessionsDialog) selected() *store.Session {
 	list := d.shown()
 	if d.cur < 0 || d.cur >= len(list) {
 		return nil
@@ -109,7 +109,7 @@ func (d *sessionsDialog) selected() *store.Session {
 }
 
 // reload lists the sessions again.
-func (d *sessionsDialog) reload() tea.Cmd {
+func (d *SessionsDialog) reload() tea.Cmd {
 	st := d.com.Store
 	if st == nil {
 		return nil
@@ -122,7 +122,7 @@ func (d *sessionsDialog) reload() tea.Cmd {
 	})
 }
 
-func (d *sessionsDialog) searchCmd(query string) tea.Cmd {
+func (d *SessionsDialog) searchCmd(query string) tea.Cmd {
 	d.pending = d.com.NewID()
 	st, ctx := d.com.Store, d.com.Ctx
 	return common.Deliver(d.Owner(), d.pending, func() tea.Msg {
@@ -131,7 +131,7 @@ func (d *sessionsDialog) searchCmd(query string) tea.Cmd {
 	})
 }
 
-func (d *sessionsDialog) changeCmd(id string, do func(ctx context.Context) error, deleted bool) tea.Cmd {
+func (d *SessionsDialog) changeCmd(id string, do func(ctx context.Context) error, deleted bool) tea.Cmd {
 	ctx := d.com.Ctx
 	return common.Deliver(d.Owner(), d.com.NewID(), func() tea.Msg {
 		return sessionChangedMsg{id: id, deleted: deleted, err: do(ctx)}
@@ -139,7 +139,7 @@ func (d *sessionsDialog) changeCmd(id string, do func(ctx context.Context) error
 }
 
 // startInput focuses the text input in a mode, filled with value.
-func (d *sessionsDialog) startInput(mode sessionsMode, prompt, value string) {
+func (d *SessionsDialog) startInput(mode sessionsMode, prompt, value string) {
 	d.mode = mode
 	d.input = common.NewTextInput(d.com, prompt, "")
 	d.input.SetValue(value)
@@ -148,7 +148,7 @@ func (d *sessionsDialog) startInput(mode sessionsMode, prompt, value string) {
 }
 
 // HandleResult applies the store's answers.
-func (d *sessionsDialog) HandleResult(r common.Result) Action {
+func (d *SessionsDialog) HandleResult(r common.Result) Action {
 	switch msg := r.Msg.(type) {
 	case sessionsListedMsg:
 		if r.ID == d.pending {
@@ -163,27 +163,27 @@ func (d *sessionsDialog) HandleResult(r common.Result) Action {
 			if msg.err != nil {
 				d.status = msg.err.Error()
 				d.mode = modeSessions
-				return actionNone{}
+				return None{}
 			}
 			d.hits, d.cover, d.hitCur, d.mode, d.status = msg.res.Hits, msg.res.Coverage, 0, modeHits, ""
 		}
 	case sessionChangedMsg:
 		if msg.err != nil {
 			d.status = msg.err.Error()
-			return actionCmd{d.reload()}
+			return Cmd{d.reload()}
 		}
 		if msg.deleted {
 			d.status = "deleted"
-			return actionSessionDeleted{id: msg.id, cmd: d.reload()}
+			return SessionDeleted{ID: msg.id, Cmd: d.reload()}
 		}
 		d.status = "renamed"
-		return actionCmd{d.reload()}
+		return Cmd{d.reload()}
 	}
-	return actionNone{}
+	return None{}
 }
 
 // HandleKey applies the keys of the current mode.
-func (d *sessionsDialog) HandleKey(km tea.KeyMsg) Action {
+func (d *SessionsDialog) HandleKey(km tea.KeyMsg) Action {
 	switch d.mode {
 	case modeFilter, modeSearchInput, modeRename:
 		return d.handleInputKey(km)
@@ -191,23 +191,23 @@ func (d *sessionsDialog) HandleKey(km tea.KeyMsg) Action {
 		d.mode = modeSessions
 		if s := d.selected(); s != nil && key.Matches(km, d.com.Keys.Confirm) {
 			st, id := d.com.Store, s.ID
-			return actionCmd{d.changeCmd(id, func(ctx context.Context) error { return st.Delete(ctx, id) }, true)}
+			return Cmd{d.changeCmd(id, func(ctx context.Context) error { return st.Delete(ctx, id) }, true)}
 		}
 		d.status = "kept"
-		return actionNone{}
+		return None{}
 	case modeHits:
 		return d.handleHitsKey(km)
 	}
 	return d.handleListKey(km)
 }
 
-func (d *sessionsDialog) handleListKey(km tea.KeyMsg) Action {
+func (d *SessionsDialog) handleListKey(km tea.KeyMsg) Action {
 	k := d.com.Keys
 	switch {
 	case key.Matches(km, k.Cancel) && d.filter != "":
 		d.filter, d.cur = "", 0
 	case key.Matches(km, k.Cancel, k.Sessions):
-		return actionClose{}
+		return Close{}
 	case key.Matches(km, k.Up):
 		d.cur = max(d.cur-1, 0)
 	case key.Matches(km, k.Down):
@@ -215,7 +215,7 @@ func (d *sessionsDialog) handleListKey(km tea.KeyMsg) Action {
 	case d.com.Store == nil:
 	case key.Matches(km, k.Accept):
 		if s := d.selected(); s != nil {
-			return actionOpenSession{id: s.ID}
+			return OpenSession{ID: s.ID}
 		}
 	case key.Matches(km, k.SessionFilter):
 		d.startInput(modeFilter, "title: ", d.filter)
@@ -230,10 +230,10 @@ func (d *sessionsDialog) handleListKey(km tea.KeyMsg) Action {
 			d.mode = modeConfirmDelete
 		}
 	}
-	return actionNone{}
+	return None{}
 }
 
-func (d *sessionsDialog) handleInputKey(km tea.KeyMsg) Action {
+func (d *SessionsDialog) handleInputKey(km tea.KeyMsg) Action {
 	k := d.com.Keys
 	d.status = ""
 	switch {
@@ -242,13 +242,13 @@ func (d *sessionsDialog) handleInputKey(km tea.KeyMsg) Action {
 			d.filter, d.cur = "", 0
 		}
 		d.mode = modeSessions
-		return actionNone{}
+		return None{}
 	case km.Type == tea.KeyUp && d.mode == modeFilter:
 		d.cur = max(d.cur-1, 0)
-		return actionNone{}
+		return None{}
 	case km.Type == tea.KeyDown && d.mode == modeFilter:
 		d.cur = min(d.cur+1, max(len(d.shown())-1, 0))
-		return actionNone{}
+		return None{}
 	case key.Matches(km, k.Accept):
 		value := strings.TrimSpace(d.input.Value())
 		switch d.mode {
@@ -257,18 +257,18 @@ func (d *sessionsDialog) handleInputKey(km tea.KeyMsg) Action {
 		case modeSearchInput:
 			if value == "" {
 				d.mode = modeSessions
-				return actionNone{}
+				return None{}
 			}
 			d.status = "searching…"
-			return actionCmd{d.searchCmd(value)}
+			return Cmd{d.searchCmd(value)}
 		case modeRename:
 			d.mode = modeSessions
 			if s := d.selected(); s != nil && value != "" && value != s.Title {
 				st, id := d.com.Store, s.ID
-				return actionCmd{d.changeCmd(id, func(ctx context.Context) error { return st.Rename(ctx, id, value) }, false)}
+				return Cmd{d.changeCmd(id, func(ctx context.Context) error { return st.Rename(ctx, id, value) }, false)}
 			}
 		}
-		return actionNone{}
+		return None{}
 	}
 	cmd := d.input.Update(km)
 	if d.mode == modeFilter {
@@ -276,18 +276,18 @@ func (d *sessionsDialog) handleInputKey(km tea.KeyMsg) Action {
 		d.cur = 0
 	}
 	if cmd != nil {
-		return actionCmd{cmd}
+		return Cmd{cmd}
 	}
-	return actionNone{}
+	return None{}
 }
 
-func (d *sessionsDialog) handleHitsKey(km tea.KeyMsg) Action {
+func (d *SessionsDialog) handleHitsKey(km tea.KeyMsg) Action {
 	k := d.com.Keys
 	switch {
 	case key.Matches(km, k.Cancel):
 		d.mode, d.hits = modeSessions, nil
 	case key.Matches(km, k.Sessions):
-		return actionClose{}
+		return Close{}
 	case key.Matches(km, k.Up):
 		d.hitCur = max(d.hitCur-1, 0)
 	case key.Matches(km, k.Down):
@@ -296,15 +296,15 @@ func (d *sessionsDialog) handleHitsKey(km tea.KeyMsg) Action {
 		d.startInput(modeSearchInput, "search: ", "")
 	case key.Matches(km, k.Accept):
 		if d.hitCur < len(d.hits) {
-			return actionOpenSession{id: d.hits[d.hitCur].SessionID}
+			return OpenSession{ID: d.hits[d.hitCur].SessionID}
 		}
 	}
-	return actionNone{}
+	return None{}
 }
 
 // Render draws the list (or the search hits), the input of the mode, and
 // a hint line.
-func (d *sessionsDialog) Render(maxW, maxH int) []string {
+func (d *SessionsDialog) Render(maxW, maxH int) []string {
 	st := d.com.Styles
 	w := dialogWidth(maxW, 100)
 	inner := w - 2
@@ -383,7 +383,7 @@ func (d *sessionsDialog) Render(maxW, maxH int) []string {
 	return frameDialog(d.com, d.title(), content, w, maxH, focus)
 }
 
-func (d *sessionsDialog) title() string {
+func (d *SessionsDialog) title() string {
 	if d.mode == modeHits || d.mode == modeSearchInput {
 		return "Sessions · search"
 	}
@@ -396,7 +396,7 @@ func (d *sessionsDialog) title() string {
 	return "Sessions"
 }
 
-func (d *sessionsDialog) hint() string {
+func (d *SessionsDialog) hint() string {
 	switch d.mode {
 	case modeFilter:
 		return "type to filter titles · ↑/↓ choose · enter keeps the filter · esc clears it"
@@ -416,7 +416,7 @@ func (d *sessionsDialog) hint() string {
 
 // hitLines draws one search hit: its session's title, role and date, then
 // the snippet.
-func (d *sessionsDialog) hitLines(h store.Hit, sel bool, inner int) []string {
+func (d *SessionsDialog) hitLines(h store.Hit, sel bool, inner int) []string {
 	st := d.com.Styles
 	head := fmt.Sprintf("%s · %s · %s", render.SanitizeLine(h.Title), h.Role, d.com.FormatTime(h.At))
 	snippet := "    " + common.Truncate(render.SanitizeLine(h.Snippet), inner-6)

@@ -1,4 +1,4 @@
-package tui
+package dialog
 
 import (
 	"bytes"
@@ -549,3 +549,6 @@ func PromptFields(args []mcp.PromptArgument) []*Field {
 	}
 	return out
 }
+
+// Suggestions are the server's completions shown under the field.
+func (fl *Field) Suggestions() []string { return fl.suggestions }

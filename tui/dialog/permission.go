@@ -1,0 +1,174 @@
+package dialog
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/chat"
+	"github.com/howl-mcp/howl/tui/common"
+)
+
+// actionAnswerPermission answers the permission request on top.
+type AnswerPermission struct {
+	Req    *chat.PermissionRequest
+	Answer chat.PermissionAnswer
+}
+
+func (AnswerPermission) isAction() {}
+
+// permissionDialog asks whether one of the model's calls may run. It opens
+// on its own, so it ignores keys for PermissionGrace after it opens.
+type PermissionDialog struct {
+	dialogBase
+	com    *common.Common
+	req    *chat.PermissionRequest
+	opened time.Time
+	// canPersist: there is a config file to save "always" to.
+	canPersist bool
+	// scroll moves through the arguments.
+	scroll dialogScroll
+}
+
+func (d *PermissionDialog) ID() string { return "permission" }
+
+// HandleKey answers on y/s/a/n (esc denies) and scrolls the arguments.
+func (d *PermissionDialog) HandleKey(km tea.KeyMsg) Action {
+	if d.com.Now().Sub(d.opened) < common.PermissionGrace {
+		return None{}
+	}
+	k := d.com.Keys
+	pk := k.Permission
+	switch {
+	case key.Matches(km, k.Cancel, pk.Deny):
+		return AnswerPermission{d.req, chat.AnswerDeny}
+	case key.Matches(km, pk.Once):
+		return AnswerPermission{d.req, chat.AnswerOnce}
+	case key.Matches(km, pk.Session):
+		return AnswerPermission{d.req, chat.AnswerSession}
+	case key.Matches(km, pk.Always) && d.req.Rule() != "":
+		return AnswerPermission{d.req, chat.AnswerAlways}
+	default:
+		d.scroll.HandleKey(km, k)
+	}
+	return None{}
+}
+
+// Render draws the call: server, tool, annotations (destructive first and
+// loud), the arguments and the answers.
+func (d *PermissionDialog) Render(maxW, maxH int) []string {
+	st := d.com.Styles
+	w := dialogWidth(maxW, 90)
+	inner := w - 2
+	r := d.req
+	var head []string
+	head = append(head, "")
+	if ann := r.Annotations; ann != nil && ann.DestructiveHint != nil && *ann.DestructiveHint {
+		for _, l := range common.WrapText("⚠ DESTRUCTIVE: the server says this tool may change or delete things", max(inner-2, 10)) {
+			head = append(head, " "+st.Error.Render(l))
+		}
+	}
+	if r.Changed != nil {
+		for _, l := range common.WrapText("⚠ CHANGED: "+render.SanitizeLine(r.Changed.Summary())+"; what you allowed no longer applies. What changed:", max(inner-2, 10)) {
+			head = append(head, " "+st.Error.Render(l))
+		}
+	}
+	label := func(l, v string) string {
+		return " " + st.Detail.Label.Render(common.Fit(l, 12)) + common.Truncate(v, inner-14)
+	}
+	head = append(head, label("server", render.SanitizeLine(r.Server)))
+	if r.Tool != "" {
+		head = append(head, label("tool", st.Strong.Render(render.SanitizeLine(r.Tool))))
+	} else {
+		head = append(head, label("function", render.SanitizeLine(r.Call.Name)))
+	}
+	for i, l := range common.WrapText(annotationText(r.Annotations), max(inner-14, 10)) {
+		if i == 0 {
+			head = append(head, label("annotations", l))
+		} else {
+			head = append(head, label("", l))
+		}
+	}
+	if r.Changed != nil {
+		head = append(head, " "+st.Detail.Label.Render("what changed (- approved, + now)"))
+	} else {
+		head = append(head, " "+st.Detail.Label.Render("arguments"))
+	}
+
+	args := r.Call.Arguments
+	if r.Tool != "" {
+		var a struct {
+			Arguments json.RawMessage `json:"arguments"`
+		}
+		if json.Unmarshal([]byte(args), &a) == nil && len(a.Arguments) > 0 {
+			args = string(a.Arguments)
+		}
+	}
+	var body []string
+	if r.Changed != nil {
+		for _, l := range r.Changed.Diff {
+			style := st.Detail.Label
+			switch {
+			case strings.HasPrefix(l, "+"):
+				style = st.Strong
+			case strings.HasPrefix(l, "-"):
+				style = st.Error
+			}
+			body = append(body, "   "+style.Render(common.Truncate(render.SanitizeLine(common.ExpandTabs(l)), max(inner-4, 10))))
+		}
+		body = append(body, " "+st.Detail.Label.Render("arguments"))
+	}
+	for _, l := range strings.Split(render.Sanitize(chat.PrettyArgs(args)), "\n") {
+		for _, wl := range common.WrapText(common.ExpandTabs(l), max(inner-4, 10)) {
+			body = append(body, "   "+wl)
+		}
+	}
+	var answers []string
+	opts := []string{"y allow once", "s allow this tool for the session"}
+	switch {
+	case r.Rule() == "":
+	case d.canPersist:
+		opts = append(opts, "a always allow "+render.SanitizeLine(r.Rule()))
+	default:
+		opts = append(opts, "a allow for the session (no config file to save to)")
+	}
+	opts = append(opts, "n/esc deny")
+	answers = append(answers, "")
+	for _, l := range common.WrapText(strings.Join(opts, " · "), max(inner-2, 10)) {
+		answers = append(answers, " "+st.Dialog.Hint.Render(l))
+	}
+
+	// The arguments scroll within what the frame leaves them.
+	shown := d.scroll.Window(d.com, body, min(maxH, 40)-2-len(head)-len(answers))
+	content := append(append(append([]string(nil), head...), shown...), answers...)
+	return frameDialog(d.com, "Allow this call?", content, w, maxH, -1)
+}
+
+// annotationText lists a tool's hints ("none" when it declares none).
+func annotationText(ann *mcp.ToolAnnotations) string {
+	if ann == nil {
+		return "none declared (treated as able to change things)"
+	}
+	var parts []string
+	hint := func(name string, v *bool) {
+		if v != nil {
+			parts = append(parts, fmt.Sprintf("%s=%t", name, *v))
+		}
+	}
+	hint("destructiveHint", ann.DestructiveHint)
+	hint("readOnlyHint", ann.ReadOnlyHint)
+	hint("openWorldHint", ann.OpenWorldHint)
+	hint("idempotentHint", ann.IdempotentHint)
+	if len(parts) == 0 {
+		return "none declared (treated as able to change things)"
+	}
+	return strings.Join(parts, " ")
+}
+
+// Scrolled reports whether the arguments are scrolled from their top.
+func (d *PermissionDialog) Scrolled() bool { return d.scroll.top > 0 }
