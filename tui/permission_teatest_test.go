@@ -33,16 +33,18 @@ func TestTeatestDeniedToolCallIsToldToTheModel(t *testing.T) {
 	rt := newRuntime(t, relay.Push, demoServer("demo"))
 	defer rt.Close()
 	perms := llm.Permissions{}
+	clock := &testClock{t: time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC)}
 	m := New(Options{Runtime: rt, Servers: []string{"demo"}, Theme: testTheme(), Tick: noTick, DisplayPath: displayTestPath,
-		Model: model, StartInChat: true, Permissions: &perms})
+		Model: model, StartInChat: true, Permissions: &perms, Now: clock.Now})
 	p := runProgram(t, m, relay)
 	tm, wait := p.tm, p.wait
 	wait("ready")
 	tm.Type("delete note 7")
 	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
 	wait("DESTRUCTIVE")
-	// Past the dialog's grace period, so the answer is not swallowed.
-	time.Sleep(common.PermissionGrace + 100*time.Millisecond)
+	// Past the dialog's grace period, so the answer is not swallowed: the
+	// clock is stepped, not slept on.
+	clock.advance(common.PermissionGrace + time.Millisecond)
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'n'}})
 	wait("you denied deleting note-007")
 	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -88,6 +89,16 @@ func testStore(t testing.TB) *store.Store {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	// Each session and turn is stamped a second after the one before, so
+	// they list in the order they were made without sleeping between them.
+	var mu sync.Mutex
+	at := time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC)
+	st.Clock = func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		at = at.Add(time.Second)
+		return at
+	}
 	return st
 }
 
@@ -260,7 +271,6 @@ func TestResumeOpensTheChatOnAStoredConversation(t *testing.T) {
 func TestRenameAndDeleteFromTheDialog(t *testing.T) {
 	st := testStore(t)
 	seedSession(t, st, "first question", "first answer")
-	time.Sleep(2 * time.Millisecond)
 	second := seedSession(t, st, "second question", "second answer")
 	hs, _ := newStoreHarness(t, st, 120, 40, Options{})
 	defer hs.dumpOnFailure()
@@ -404,9 +414,7 @@ func TestGoldenSessions(t *testing.T) {
 				t.Run(s.name, func(t *testing.T) {
 					st := testStore(t)
 					seedSession(t, st, "how do otters sleep?", "Otters hold hands so they do not drift apart.")
-					time.Sleep(2 * time.Millisecond)
 					seedSession(t, st, "what is 2 + 3?", "5", "and 2 + 4?", "6")
-					time.Sleep(2 * time.Millisecond)
 					seedSession(t, st, "a very long question about the weather in the mountains next week, and whether to pack a coat or not", "Pack a coat.")
 					h, _ := newStoreHarness(t, st, size.w, size.h, Options{})
 					s.do(h)

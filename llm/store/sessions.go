@@ -69,7 +69,7 @@ func (s *Store) Create(ctx context.Context, title, model string, servers []strin
 	if len(first) == 0 {
 		return Session{}, fmt.Errorf("creating a session: %w", ErrNoTurn)
 	}
-	now := time.Now().UTC()
+	now := s.now()
 	if servers == nil {
 		servers = []string{}
 	}
@@ -110,7 +110,7 @@ func (s *Store) AppendTurn(ctx context.Context, id string, msgs []llm.Message) e
 		return fmt.Errorf("storing a turn of %s: %w", id, err)
 	}
 	defer tx.Rollback()
-	if err := appendTurn(ctx, tx, id, msgs, time.Now().UTC()); err != nil {
+	if err := appendTurn(ctx, tx, id, msgs, s.now()); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -138,7 +138,7 @@ func appendTurn(ctx context.Context, tx *sql.Tx, id string, msgs []llm.Message, 
 		}
 		at := m.Time
 		if at.IsZero() {
-			at = time.Now()
+			at = now
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO messages(session_id, seq, turn, role, body, search_text, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 			id, seq+i, turn, string(m.Role), string(body), searchText(m), at.UnixNano()); err != nil {

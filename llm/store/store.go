@@ -34,6 +34,17 @@ const BusyTimeout = 10 * time.Second
 type Store struct {
 	db   *sql.DB
 	path string
+	// Clock stamps sessions and turns (time.Now when nil; tests step it
+	// to order sessions without sleeping).
+	Clock func() time.Time
+}
+
+// now is the time from the store's clock, in UTC.
+func (s *Store) now() time.Time {
+	if s.Clock != nil {
+		return s.Clock().UTC()
+	}
+	return time.Now().UTC()
 }
 
 // DefaultPath is howl.db in howl's data dir (mcp.DataDir): $HOWL_DATA_DIR,
