@@ -253,7 +253,7 @@ func (c *Pane) SubmitWith(text string, atts []MentionAttachment) tea.Cmd {
 		c.asks = make(chan *PermissionRequest)
 		decide = c.permits.decider(cats, c.asks)
 	}
-	agent := llm.NewAgent(c.model, hiddenTools{Runtime: c.com.ModelRT, hidden: hidden}, llm.Options{MaxSteps: c.maxSteps, Decide: decide, PreferTasks: true})
+	agent := llm.NewAgent(c.model, hiddenTools{ModelRuntime: c.com.ModelRT, hidden: hidden}, llm.Options{MaxSteps: c.maxSteps, Decide: decide, PreferTasks: true})
 	conv, id, asks := c.conv, c.turn, c.asks
 	return common.Deliver(common.OwnerChat, id, func() tea.Msg {
 		ch := agent.Start(ctx, conv)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/mcp"
-	"github.com/howl-mcp/howl/tui/common"
 )
 
 // command is one row of the command table. `.help`, the suggestion for a
@@ -84,13 +83,13 @@ func Usage(name string) string {
 // hiddenTools is the Runtime the chat's model sees: servers hidden with
 // `.mcp disable` have no declarations and their calls are refused.
 type hiddenTools struct {
-	common.Runtime
+	ModelRuntime
 	hidden map[string]bool
 }
 
 // Declarations leaves out the hidden servers' functions.
 func (h hiddenTools) Declarations() []mcp.FunctionDecl {
-	all := h.Runtime.Declarations()
+	all := h.ModelRuntime.Declarations()
 	if len(h.hidden) == 0 {
 		return all
 	}
@@ -108,7 +107,7 @@ func (h hiddenTools) CallMeta(ctx context.Context, name string, args json.RawMes
 	if h.isHidden(name) {
 		return nil, fmt.Errorf("%s belongs to a server the person disabled for this session", name)
 	}
-	return h.Runtime.CallMeta(ctx, name, args)
+	return h.ModelRuntime.CallMeta(ctx, name, args)
 }
 
 func (h hiddenTools) isHidden(fn string) bool {
@@ -123,6 +122,21 @@ func (h hiddenTools) isHidden(fn string) bool {
 // VisibleTools is what the chat's model reaches of rt: every server but
 // the hidden ones (`.mcp disable`), whose functions are neither declared
 // nor run.
-func VisibleTools(rt common.Runtime, hidden map[string]bool) llm.Tools {
-	return hiddenTools{Runtime: rt, hidden: hidden}
+func VisibleTools(rt ModelRuntime, hidden map[string]bool) llm.Tools {
+	return hiddenTools{ModelRuntime: rt, hidden: hidden}
 }
+
+// Runtime is what the chat's own requests ask of the MCP side, from
+// commands only: catalogs and completions (completion), and the reads of
+// @-mentions.
+type Runtime interface {
+	Catalog(ctx context.Context, server string, refresh bool) (*mcp.Catalog, error)
+	Complete(ctx context.Context, server string, kind mcp.Kind, ref, arg, value string, filled map[string]string) (mcp.Completion, error)
+	CallMeta(ctx context.Context, name string, args json.RawMessage) ([]byte, error)
+}
+
+// ModelRuntime is what the chat's model reaches, from its own goroutine:
+// llm.Tools (the meta-functions' declarations and calls, the servers'
+// states), and, for the permission rules, the catalogs through
+// llm.Catalogs when it offers them.
+type ModelRuntime = llm.Tools

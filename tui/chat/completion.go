@@ -191,7 +191,7 @@ func hasServer(servers []ServerInfo, name string, ok func(ServerInfo) bool) bool
 // keys. Every request is bounded by timeout; an error, a timeout or an
 // unknown name is an empty list, silently. The server was checked to be
 // ready: completion never starts one.
-func CompleteLiveCmd(ctx context.Context, rt common.Runtime, id common.RequestID, line string, cc CompContext, timeout time.Duration) tea.Cmd {
+func CompleteLiveCmd(ctx context.Context, rt Runtime, id common.RequestID, line string, cc CompContext, timeout time.Duration) tea.Cmd {
 	return common.Deliver(common.OwnerChat, id, func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
@@ -202,7 +202,7 @@ func CompleteLiveCmd(ctx context.Context, rt common.Runtime, id common.RequestID
 }
 
 // liveCompletions is completeLiveCmd's work, without the message.
-func liveCompletions(ctx context.Context, rt common.Runtime, cc CompContext) []Completion {
+func liveCompletions(ctx context.Context, rt Runtime, cc CompContext) []Completion {
 	server := cc.words[1]
 	refresh := cc.words[0] == ".prompt" // prompts are listed live on each tab
 	cat, err := rt.Catalog(ctx, server, refresh)
@@ -280,7 +280,7 @@ func keyCompletion(name, desc string, required bool) Completion {
 // keyValueCompletions is the key=value stage: the server's values for the
 // key being typed (when the server completes them), else the keys not
 // typed yet.
-func keyValueCompletions(ctx context.Context, rt common.Runtime, it mcp.CatalogItem, cc CompContext, keys []Completion, serverValues bool) []Completion {
+func keyValueCompletions(ctx context.Context, rt Runtime, it mcp.CatalogItem, cc CompContext, keys []Completion, serverValues bool) []Completion {
 	typed, _ := mcp.ParseKeyValues(cc.words[3:])
 	if key, value, ok := strings.Cut(cc.partial, "="); ok && serverValues {
 		return valueCompletions(ctx, rt, it, key, value, typed)
@@ -296,7 +296,7 @@ func keyValueCompletions(ctx context.Context, rt common.Runtime, it mcp.CatalogI
 
 // valueCompletions asks the server to complete one prompt argument's or
 // template variable's value, the other typed ones as context.
-func valueCompletions(ctx context.Context, rt common.Runtime, it mcp.CatalogItem, key, value string, typed map[string]string) []Completion {
+func valueCompletions(ctx context.Context, rt Runtime, it mcp.CatalogItem, key, value string, typed map[string]string) []Completion {
 	kind, ref := CompletionRef(it)
 	c, err := rt.Complete(ctx, it.Server, kind, ref, key, value, typed)
 	if err != nil || ctx.Err() != nil {

@@ -68,7 +68,7 @@ type MentionsRead struct {
 }
 
 // readMentionsCmd reads each mention through mcp_read, as the model would.
-func ReadMentionsCmd(ctx context.Context, rt common.Runtime, id common.RequestID, text string, ms []Mention) tea.Cmd {
+func ReadMentionsCmd(ctx context.Context, rt Runtime, id common.RequestID, text string, ms []Mention) tea.Cmd {
 	return common.Deliver(common.OwnerChat, id, func() tea.Msg {
 		msg := MentionsRead{Text: text}
 		for _, m := range ms {

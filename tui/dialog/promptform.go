@@ -70,7 +70,8 @@ func (d *FormDialog) completeCmd(id common.RequestID) tea.Cmd {
 	fl := f.fields[f.focus]
 	filled := f.Strings()
 	delete(filled, fl.Name)
-	ctx, rt, it, value, timeout := d.com.Ctx, d.com.RT, d.item, fl.input.Value(), d.com.CompleteTimeout()
+	ctx, it, value, timeout := d.com.Ctx, d.item, fl.input.Value(), d.com.CompleteTimeout()
+	var rt Runtime = d.com.RT
 	return common.Deliver(d.Owner(), id, func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
@@ -229,4 +230,10 @@ func (d *PromptPreviewDialog) Render(maxW, maxH int) []string {
 	shown := body[d.top:min(len(body), d.top+room)]
 	content := append(append(append([]string{}, head...), shown...), foot...)
 	return frameDialog(d.com, "prompt "+render.SanitizeLine(d.item.Name)+" · preview", content, w, maxH, -1)
+}
+
+// Runtime is what the dialogs ask of the MCP side, from commands only: a
+// form's completions.
+type Runtime interface {
+	Complete(ctx context.Context, server string, kind mcp.Kind, ref, arg, value string, filled map[string]string) (mcp.Completion, error)
 }
