@@ -11,30 +11,12 @@ import (
 	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/llm/llmtest"
 	"github.com/howl-mcp/howl/tui/chat"
+	"github.com/howl-mcp/howl/tui/common/commontest"
 )
 
 // collect runs cmd and everything it batches, and returns the messages it
 // produced without delivering them: answers in flight, to deliver later.
-func (h *harness) collect(cmd tea.Cmd) []tea.Msg {
-	h.t.Helper()
-	var out []tea.Msg
-	queue := []tea.Cmd{cmd}
-	for len(queue) > 0 {
-		c := queue[0]
-		queue = queue[1:]
-		if c == nil {
-			continue
-		}
-		switch msg := execCmd(h.t, c).(type) {
-		case nil:
-		case tea.BatchMsg:
-			queue = append(queue, msg...)
-		default:
-			out = append(out, msg)
-		}
-	}
-	return out
-}
+func (h *harness) collect(cmd tea.Cmd) []tea.Msg { return commontest.Messages(cmd) }
 
 // A permission dialog pushed over the sessions dialog while its list is
 // in flight: the list reaches the sessions dialog, its owner, not the

@@ -14,6 +14,7 @@ import (
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/theme"
 	"github.com/howl-mcp/howl/tui/common"
+	"github.com/howl-mcp/howl/tui/common/commontest"
 )
 
 // fakeRuntime is the one call the catalog makes: canned catalogs.
@@ -58,18 +59,9 @@ func newBench(t testing.TB, items ...mcp.CatalogItem) *bench {
 // results runs cmd and returns the results it produced, undelivered.
 func (b *bench) results(cmd tea.Cmd) []common.Result {
 	var out []common.Result
-	queue := []tea.Cmd{cmd}
-	for len(queue) > 0 {
-		c := queue[0]
-		queue = queue[1:]
-		if c == nil {
-			continue
-		}
-		switch msg := c().(type) {
-		case tea.BatchMsg:
-			queue = append(queue, msg...)
-		case common.Result:
-			out = append(out, msg)
+	for _, msg := range commontest.Messages(cmd) {
+		if r, ok := msg.(common.Result); ok {
+			out = append(out, r)
 		}
 	}
 	return out
@@ -125,23 +117,9 @@ func TestStaleListingsAndFilterResultsAreDropped(t *testing.T) {
 	}
 }
 
-// bigCatalog is 10,000 items, 2,500 of each kind.
-func bigCatalog() []mcp.CatalogItem {
-	var items []mcp.CatalogItem
-	for i := 0; i < 2500; i++ {
-		items = append(items,
-			mcp.CatalogItem{Kind: mcp.KindTool, ID: fmt.Sprintf("tool_%04d", i), Name: fmt.Sprintf("tool_%04d", i), Description: "A generated tool for the benchmark."},
-			mcp.CatalogItem{Kind: mcp.KindResource, ID: fmt.Sprintf("mem://res/%04d", i), Name: fmt.Sprintf("resource-%04d", i), URI: fmt.Sprintf("mem://res/%04d", i)},
-			mcp.CatalogItem{Kind: mcp.KindTemplate, ID: fmt.Sprintf("mem://t/%04d/{id}", i), Name: fmt.Sprintf("template-%04d", i), URI: fmt.Sprintf("mem://t/%04d/{id}", i), Variables: []string{"id"}},
-			mcp.CatalogItem{Kind: mcp.KindPrompt, ID: fmt.Sprintf("prompt_%04d", i), Name: fmt.Sprintf("prompt_%04d", i)},
-		)
-	}
-	return items
-}
-
 // BenchmarkFilter10k is one incremental filter step over 10,000 items.
 func BenchmarkFilter10k(b *testing.B) {
-	h := newBench(b, bigCatalog()...)
+	h := newBench(b, commontest.BigCatalog()...)
 	all := h.c.all
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -17,6 +17,7 @@ import (
 	"github.com/howl-mcp/howl/render"
 	"github.com/howl-mcp/howl/theme"
 	"github.com/howl-mcp/howl/tui/common"
+	"github.com/howl-mcp/howl/tui/common/commontest"
 )
 
 // fakeRuntime is the viewer's five calls: reads answered from texts, paged
@@ -121,21 +122,13 @@ func newBench(t testing.TB, w, h int) *bench {
 
 // run executes cmd and everything it leads to.
 func (b *bench) run(cmd tea.Cmd) {
-	queue := []tea.Cmd{cmd}
-	for len(queue) > 0 {
-		c := queue[0]
-		queue = queue[1:]
-		if c == nil {
-			continue
-		}
-		switch msg := c().(type) {
-		case tea.BatchMsg:
-			queue = append(queue, msg...)
+	for _, msg := range commontest.Messages(cmd) {
+		switch msg := msg.(type) {
 		case common.Result:
 			if msg.Owner != common.OwnerViewer {
 				b.t.Fatalf("a viewer request answered %s", msg.Owner)
 			}
-			queue = append(queue, b.v.HandleResult(msg))
+			b.run(b.v.HandleResult(msg))
 		case common.InfoMsg:
 			b.info = append(b.info, msg.Msg)
 		}

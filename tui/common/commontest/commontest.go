@@ -1,0 +1,49 @@
+// Package commontest is what the TUI packages' test harnesses share: run
+// a command as the program would, and a large catalog to measure with.
+// Only tests import it.
+package commontest
+
+import (
+	"fmt"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/howl-mcp/howl/mcp"
+)
+
+// Messages runs cmd, and every command it batches, and returns the
+// messages they produced, undelivered: answers in flight, for a harness
+// to deliver now or later.
+func Messages(cmd tea.Cmd) []tea.Msg {
+	var out []tea.Msg
+	queue := []tea.Cmd{cmd}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		switch msg := c().(type) {
+		case nil:
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		default:
+			out = append(out, msg)
+		}
+	}
+	return out
+}
+
+// BigCatalog is 10,000 items, 2,500 of each kind.
+func BigCatalog() []mcp.CatalogItem {
+	var items []mcp.CatalogItem
+	for i := 0; i < 2500; i++ {
+		items = append(items,
+			mcp.CatalogItem{Kind: mcp.KindTool, ID: fmt.Sprintf("tool_%04d", i), Name: fmt.Sprintf("tool_%04d", i), Description: "A generated tool for the benchmark."},
+			mcp.CatalogItem{Kind: mcp.KindResource, ID: fmt.Sprintf("mem://res/%04d", i), Name: fmt.Sprintf("resource-%04d", i), URI: fmt.Sprintf("mem://res/%04d", i)},
+			mcp.CatalogItem{Kind: mcp.KindTemplate, ID: fmt.Sprintf("mem://t/%04d/{id}", i), Name: fmt.Sprintf("template-%04d", i), URI: fmt.Sprintf("mem://t/%04d/{id}", i), Variables: []string{"id"}},
+			mcp.CatalogItem{Kind: mcp.KindPrompt, ID: fmt.Sprintf("prompt_%04d", i), Name: fmt.Sprintf("prompt_%04d", i)},
+		)
+	}
+	return items
+}
