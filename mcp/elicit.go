@@ -48,7 +48,7 @@ func ElicitWithDefaults(_ context.Context, _ string, req ElicitRequest) (ElicitR
 		Required []string `json:"required"`
 	}
 	_ = json.Unmarshal(req.Schema, &s)
-	for _, r := range s.Required {
+	for _, r := range s.Required { // a required name with no property counts too
 		if _, ok := content[r]; !ok {
 			return ElicitResponse{Action: ElicitDecline}, nil
 		}
@@ -61,20 +61,14 @@ func ElicitDeclineAll(context.Context, string, ElicitRequest) (ElicitResponse, e
 	return ElicitResponse{Action: ElicitDecline}, nil
 }
 
-// SchemaDefaults collects the "default" of each property of an object schema.
+// SchemaDefaults collects the "default" of each property of an object
+// schema (read by SchemaProps, the one reader).
 func SchemaDefaults(schema json.RawMessage) map[string]any {
-	var s struct {
-		Properties map[string]struct {
-			Default any `json:"default"`
-		} `json:"properties"`
-	}
 	out := map[string]any{}
-	if json.Unmarshal(schema, &s) != nil {
-		return out
-	}
-	for k, p := range s.Properties {
-		if p.Default != nil {
-			out[k] = p.Default
+	for _, p := range SchemaProps(schema) {
+		var v any
+		if p.DefaultRaw != nil && json.Unmarshal(p.DefaultRaw, &v) == nil {
+			out[p.Name] = v
 		}
 	}
 	return out

@@ -210,18 +210,10 @@ func jsonTypeName(kind string) string {
 }
 
 func paramNames(params string) string {
-	var p struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-		Required   []string                   `json:"required"`
-	}
-	_ = json.Unmarshal([]byte(params), &p)
-	req := map[string]bool{}
-	for _, r := range p.Required {
-		req[r] = true
-	}
 	var names []string
-	for k := range p.Properties {
-		if req[k] {
+	for _, p := range SchemaProps(json.RawMessage(params)) {
+		k := p.Name
+		if p.Required {
 			k += " (required)"
 		}
 		names = append(names, k)
