@@ -1,14 +1,13 @@
 package mcp
 
 import (
-	"errors"
-	"math/big"
-	"strconv"
-
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math/big"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"

@@ -7,12 +7,13 @@ import (
 	"slices"
 
 	tea "github.com/charmbracelet/bubbletea"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
 	"github.com/howl-mcp/howl/tui/common"
 	"github.com/howl-mcp/howl/tui/dialog"
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
 // MaxQueuedQuestions bounds the questions waiting behind the open dialog.

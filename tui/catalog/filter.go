@@ -5,8 +5,9 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
-	"github.com/howl-mcp/howl/tui/common"
 	"github.com/sahilm/fuzzy"
+
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // match is one Entry a filter kept, with the byte positions it matched in

@@ -8,9 +8,10 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/sahilm/fuzzy"
+
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/tui/common"
-	"github.com/sahilm/fuzzy"
 )
 
 // MaxMentions is how many @-mentions one message may attach.

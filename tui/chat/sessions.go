@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/llm/store"
 	"github.com/howl-mcp/howl/render"

@@ -158,4 +158,3 @@ func (c *Common) Now() time.Time {
 // PermissionGrace is how long a dialog that opens on its own (a
 // permission, a question, trust) ignores keys: the person may be typing.
 const PermissionGrace = 400 * time.Millisecond
-

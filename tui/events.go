@@ -1,0 +1,83 @@
+package tui
+
+import (
+	"fmt"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/common"
+)
+
+// Runtime events from the relay: server states, notifications, progress.
+
+// handleSnapshot applies the initial server states.
+func (m *Model) handleSnapshot(msg statusSnapshotMsg) tea.Cmd {
+	var cmds []tea.Cmd
+	for _, st := range msg.statuses {
+		cmds = append(cmds, m.catalog.ApplyStatus(st))
+	}
+	return tea.Batch(cmds...)
+}
+
+// handleEvents applies runtime events from the relay.
+func (m *Model) handleEvents(msg EventsMsg) tea.Cmd {
+	var cmds []tea.Cmd
+	for _, e := range msg.Events {
+		m.logs.AddEvent(e)
+		switch e.Kind {
+		case mcp.EventState:
+			cmds = append(cmds, m.catalog.ApplyStatus(e.Status))
+			m.noteLogin(e.Status)
+		case mcp.EventNotification:
+			cmds = append(cmds, m.handleNotification(e))
+		case mcp.EventProgress:
+			m.handleProgress(e)
+		case mcp.EventCatalogChanged:
+			cmds = append(cmds, m.catalog.HandleCatalogChanged(e.Server, e.Change))
+		case mcp.EventResourceUpdated:
+			cmds = append(cmds, m.viewer.HandleResourceUpdated(e))
+		}
+	}
+	if msg.Dropped > 0 {
+		cmds = append(cmds, common.ReportWarn(fmt.Sprintf("%d server events were dropped: the servers sent more than howl could show", msg.Dropped)))
+	}
+	return tea.Batch(cmds...)
+}
+
+// handleProgress records a request's progress on the board (the status
+// bar and the viewer draw from it) and in the chat's tool block; progress
+// for a request no pane waits on is dropped by the board.
+func (m *Model) handleProgress(e mcp.Event) {
+	if e.Progress == nil {
+		return
+	}
+	p := *e.Progress
+	p.Message = common.ClipText(p.Message, common.MaxStatusBytes, "message")
+	if m.com.Progress.Apply(p) {
+		m.chat.HandleProgress(p)
+	}
+}
+
+// handleNotification reacts to a server notification.
+func (m *Model) handleNotification(e mcp.Event) tea.Cmd {
+	name := render.SanitizeLine(e.Server)
+	switch e.Method {
+	case "notifications/tools/list_changed", "notifications/resources/list_changed", "notifications/prompts/list_changed":
+		// The runtime lists again (debounced) and reports what changed.
+		return common.ReportInfo(name + ": the catalog changed, listing again")
+	case "notifications/resources/updated":
+		return common.ReportInfo(fmt.Sprintf("%s: %v was updated", name, render.SanitizeLine(fmt.Sprint(e.Params["uri"]))))
+	case "notifications/message":
+		lvl, _ := e.Params["level"].(string)
+		if lg, _ := e.Params["logger"].(string); lg == HowlLogger {
+			return common.ReportInfo(render.SanitizeLine(fmt.Sprintf("%s: %v", name, e.Params["data"])))
+		}
+		switch lvl {
+		case "warning", "error", "critical", "alert", "emergency":
+			return common.ReportWarn(render.SanitizeLine(fmt.Sprintf("%s %s: %v", name, lvl, e.Params["data"])))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,163 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/howl-mcp/howl/tui/catalog"
+	"github.com/howl-mcp/howl/tui/common"
+)
+
+// Drawing the screen: the tab bar, the body from the layout, the log,
+// the help line, the status bar and the top dialog over them.
+
+// View draws the screen. It reads the model and never changes it beyond
+// render caches.
+func (m *Model) View() string {
+	if m.width == 0 {
+		return ""
+	}
+	l := m.layout
+	if l.TooSmall {
+		return m.tooSmallView()
+	}
+	lines := make([]string, 0, m.height)
+	lines = append(lines, m.renderTabs())
+	var body []string
+	switch {
+	case m.chatMode:
+		body = m.chatBody()
+	case l.List.Empty():
+		body = m.rightPane()
+	default:
+		body = common.JoinColumns(m.catalog.Render(m.frame), m.rightPane())
+	}
+	lines = append(lines, body...)
+	if m.logs.IsOpen() {
+		lines = append(lines, m.logs.Render(m.frame)...)
+	}
+	if !l.Help.Empty() {
+		lines = append(lines, common.Fit(" "+m.help.ShortHelpView(m.com.Keys.ShortHelp(m.helpState())), l.Help.W))
+	}
+	lines = append(lines, m.status.Render(l.Status.W, m.catalog.Servers(), m.frame))
+	if d := m.dialogs.Top(); d != nil {
+		// Between the tabs and the help line: a tall dialog must not hide
+		// the keys that answer it.
+		avail := m.height - 2
+		if !l.Help.Empty() {
+			avail--
+		}
+		frame := d.Render(m.width, avail)
+		x := max((m.width-common.WidthOf(frame[0]))/2, 0)
+		y := max(min((m.height-len(frame))/2, 1+avail-len(frame)), 1)
+		lines = common.Overlay(lines, frame, x, y)
+	}
+	if m.com.Images == common.ImageITerm2 {
+		lines = common.ITerm2Seal(lines)
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (m *Model) helpState() common.HelpState {
+	top := ""
+	if d := m.dialogs.Top(); d != nil {
+		top = d.ID()
+	}
+	return common.HelpState{
+		Dialog:        top,
+		TextInput:     m.catalog.TextInputFocused() || m.viewer.TextInputFocused(),
+		ViewerFocused: m.focus == focusRight && m.viewer.Open(),
+		Chat:          m.chatMode,
+		Blocks:        m.chat.Focused(),
+		Running:       m.chat.Running(),
+		Popup:         m.comp.IsOpen(),
+		Logs:          m.logs.IsOpen() && m.logs.Focused(),
+	}
+}
+
+func (m *Model) rightPane() []string {
+	if m.viewer.Open() {
+		return m.viewer.Render(m.frame)
+	}
+	return m.detail.Render(m.frame)
+}
+
+// brand starts the tab bar.
+const brand = " howl "
+
+// tabSpans are the columns of each tab in the tab bar: one pure function
+// serves drawing and mouse hits.
+func (m *Model) tabSpans() [][2]int {
+	x := common.WidthOf(brand) + 1
+	spans := make([][2]int, len(catalog.TabTitles))
+	for i := range catalog.TabTitles {
+		w := common.WidthOf(m.catalog.TabTitle(i)) + 2
+		spans[i] = [2]int{x, x + w}
+		x += w + 1
+	}
+	// The chat tab, one blank further.
+	x++
+	return append(spans, [2]int{x, x + common.WidthOf(chatTabTitle) + 2})
+}
+
+// tabAt is the tab at column x, or -1.
+func tabAt(spans [][2]int, x int) int {
+	for i, s := range spans {
+		if x >= s[0] && x < s[1] {
+			return i
+		}
+	}
+	return -1
+}
+
+// renderTabs draws the tab bar: the active tab in brackets (visible
+// without colour too).
+func (m *Model) renderTabs() string {
+	st := m.com.Styles
+	var b strings.Builder
+	b.WriteString(st.Tabs.Brand.Render(brand))
+	b.WriteString(" ")
+	for i := range catalog.TabTitles {
+		title := m.catalog.TabTitle(i)
+		if i == m.catalog.Tab() && !m.chatMode {
+			b.WriteString(st.Tabs.Active.Render("[" + title + "]"))
+		} else {
+			b.WriteString(st.Tabs.Inactive.Render(" " + title + " "))
+		}
+		b.WriteString(" ")
+	}
+	b.WriteString(" ")
+	if m.chatMode {
+		b.WriteString(st.Tabs.Active.Render("[" + chatTabTitle + "]"))
+	} else {
+		b.WriteString(st.Tabs.Inactive.Render(" " + chatTabTitle + " "))
+	}
+	return common.Fit(b.String(), m.width)
+}
+
+// tooSmallView asks for a bigger terminal instead of drawing a broken layout.
+func (m *Model) tooSmallView() string {
+	st := m.com.Styles
+	msg := []string{
+		st.Strong.Render("Make me bigger"),
+		"",
+		fmt.Sprintf("howl needs at least %d×%d;", MinWidth, MinHeight),
+		fmt.Sprintf("this terminal is %d×%d.", m.width, m.height),
+		"",
+		st.Muted.Render("q quits"),
+	}
+	lines := make([]string, m.height)
+	top := max((m.height-len(msg))/2, 0)
+	for i := range lines {
+		s := ""
+		if j := i - top; j >= 0 && j < len(msg) {
+			s = msg[j]
+			pad := max((m.width-ansi.StringWidthWc(s))/2, 0)
+			s = strings.Repeat(" ", pad) + s
+		}
+		lines[i] = common.Fit(s, m.width)
+	}
+	return strings.Join(lines, "\n")
+}
