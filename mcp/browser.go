@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"runtime"
 	"strings"
 
 	"github.com/howl-mcp/howl/render"
@@ -85,7 +84,8 @@ func isLoopbackHost(host string) bool {
 
 // OpenBrowser opens u with $BROWSER (a command line; the URL is its one
 // last argument, after the command's own options), else the platform's
-// opener (open on macOS, xdg-open elsewhere), and waits for it to exit. A
+// opener (systemOpener: open on macOS, the default handler through
+// rundll32 on Windows, xdg-open elsewhere), and waits for it to exit. A
 // URL CheckBrowserURL refuses is never handed to any command.
 func OpenBrowser(ctx context.Context, u string) error {
 	if err := CheckBrowserURL(u); err != nil {
@@ -93,10 +93,7 @@ func OpenBrowser(ctx context.Context, u string) error {
 	}
 	cmdline := strings.Fields(os.Getenv("BROWSER"))
 	if len(cmdline) == 0 {
-		cmdline = []string{"xdg-open"}
-		if runtime.GOOS == "darwin" {
-			cmdline = []string{"open"}
-		}
+		cmdline = systemOpener
 	}
 	cmd := exec.CommandContext(ctx, cmdline[0], append(cmdline[1:], u)...)
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -5,24 +5,34 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 )
 
-// fakeBrowser installs a $BROWSER script that records its arguments (the
-// count, then one per line) in the returned file, and exits.
+// browserRecordEnv names the file a re-executed test binary, standing
+// in for a browser, writes its arguments to.
+const browserRecordEnv = "HOWL_TEST_BROWSER_RECORD"
+
+// fakeBrowser makes $BROWSER this test binary, which records its
+// arguments (the count, then one per line) in the returned file instead of
+// opening anything; TestMain sees browserRecordEnv and calls recordBrowser.
 func fakeBrowser(t *testing.T) (record string) {
 	t.Helper()
-	dir := t.TempDir()
-	record = filepath.Join(dir, "argv")
-	script := filepath.Join(dir, "browser")
-	body := "#!/bin/sh\nprintf '%s\\n' \"$#\" \"$@\" > '" + record + "'\n"
-	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("BROWSER", script)
+	record = filepath.Join(t.TempDir(), "argv")
+	t.Setenv(browserRecordEnv, record)
+	t.Setenv("BROWSER", os.Args[0])
 	return record
+}
+
+// recordBrowser is the fake browser: it writes its arguments to record.
+func recordBrowser(record string) int {
+	lines := append([]string{strconv.Itoa(len(os.Args) - 1)}, os.Args[1:]...)
+	if err := os.WriteFile(record, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		return 1
+	}
+	return 0
 }
 
 // hostileBrowserURLs are values a server could put where howl expects a

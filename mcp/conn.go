@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -165,6 +164,7 @@ type Conn struct {
 	name     string
 	client   *client.Client
 	cmd      *exec.Cmd // stdio only
+	proc     serverProcess
 	pipe     *stdioPipe
 	grace    time.Duration
 	init     *mcpgo.InitializeResult
@@ -224,11 +224,11 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 		// mcp-go drops a line it cannot parse, which left a call answered
 		// by one waiting for the no-progress timeout.
 		c.cmd = stdioCommand(sc, o.stderr)
-		pipe, err := startStdio(c.cmd, sc.Name, o.notice)
+		pipe, proc, err := startStdio(c.cmd, sc.Name, o.notice)
 		if err != nil {
 			return nil, fmt.Errorf("starting %s: %w", describeTarget(sc), startError(err))
 		}
-		c.pipe = pipe
+		c.pipe, c.proc = pipe, proc
 		st := transport.NewIO(guardLines(pipe), pipe, nil)
 		transport.WithCommandLogger(libLogger(o.libLog))(st)
 		tr = &stdioTap{Stdio: st, trace: o.trace, gate: o.gate}
@@ -323,7 +323,8 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 }
 
 // stdioCommand is the command of a stdio server: its environment on top
-// of howl's, its own process group, stderr into the ring.
+// of howl's, stderr into the ring. startServerProcess gives it a process
+// group (Unix) or job object (Windows) of its own when it starts it.
 func stdioCommand(sc ServerConfig, stderr io.Writer) *exec.Cmd {
 	cmd := exec.Command(sc.Command, sc.Args...)
 	cmd.Env = os.Environ()
@@ -336,9 +337,6 @@ func stdioCommand(sc ServerConfig, stderr io.Writer) *exec.Cmd {
 		cmd.Env = append(cmd.Env, k+"="+sc.Env[k])
 	}
 	cmd.Dir = sc.Cwd
-	// Its own process group, so a Ctrl+C in howl's terminal does not reach
-	// it and shutdown can signal its children too.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// exec copies stderr into the ring; Wait returns only once the copy is
 	// done, so a failed start has its whole tail.
 	cmd.Stderr = stderr
@@ -365,46 +363,40 @@ func describeTarget(sc ServerConfig) string {
 }
 
 // Close ends the connection. For a stdio child: close its stdin, give it
-// the grace period, then SIGTERM its process group, then SIGKILL.
+// the grace period, then ask it to end (SIGTERM to its process group, or
+// CTRL_BREAK on Windows), then kill it and whatever it started
+// (stopServer).
 func (c *Conn) Close() {
 	c.closing.Store(true)
 	c.closed.Do(func() {
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			_ = c.client.Close() // for stdio: closes the child's stdin
-			if c.pipe != nil {
-				_ = c.cmd.Wait() // reaps the child, closes its pipes
-				c.pipe.wait()
-			}
-		}()
-		if c.cmd == nil || c.cmd.Process == nil {
-			<-done
+		_ = c.client.Close() // for stdio: closes the child's stdin
+		if c.proc == nil {
 			return
 		}
-		select {
-		case <-done:
-			return
-		case <-time.After(c.grace):
-		}
-		signalGroup(c.cmd, syscall.SIGTERM)
-		select {
-		case <-done:
-			return
-		case <-time.After(shutdownTermWait):
-		}
-		signalGroup(c.cmd, syscall.SIGKILL)
-		<-done
+		stopServer(c.proc, c.grace)
+		_ = c.cmd.Wait() // reaps the child, closes its pipes
+		c.pipe.wait()
+		c.proc.Release()
 	})
 }
 
-func signalGroup(cmd *exec.Cmd, sig syscall.Signal) {
-	if cmd.Process == nil {
-		return
+// waitExit blocks until the stdio child exits, without reaping it, and
+// says how it ended; "" at once when there is no child.
+func (c *Conn) waitExit() string {
+	if c.proc == nil {
+		return ""
 	}
-	if err := syscall.Kill(-cmd.Process.Pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
-		_ = cmd.Process.Signal(sig)
+	return c.proc.WaitExit(-1)
+}
+
+// exitedBy says how the stdio child ended when it has ended within wait,
+// without reaping it; "" when it is still running (or there is none). A
+// handshake that failed because the child went away says why.
+func (c *Conn) exitedBy(wait time.Duration) string {
+	if c.proc == nil {
+		return ""
 	}
+	return c.proc.WaitExit(wait)
 }
 
 // exited reports whether a stdio child has already ended.

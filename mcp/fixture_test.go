@@ -29,6 +29,9 @@ func TestMain(m *testing.M) {
 	if name := os.Getenv(fixtureEnv); name != "" {
 		os.Exit(serveFixture(name))
 	}
+	if record := os.Getenv(browserRecordEnv); record != "" {
+		os.Exit(recordBrowser(record))
+	}
 	goleak.VerifyTestMain(m)
 }
 
@@ -96,6 +99,16 @@ func serveFixture(name string) int {
 		s := server.NewMCPServer("deaf", "1.0", server.WithToolCapabilities(false))
 		_ = demo.ServeStdio(ctx, s, os.Stdin, os.Stdout)
 		select {}
+	case "spawner":
+		return serveSpawner()
+	case "lock-holder":
+		return holdLock()
+	case "deaf-to-eof":
+		// Serves, then ignores stdin EOF; SIGTERM (CTRL_BREAK) ends it.
+		s := server.NewMCPServer("deaf", "1.0", server.WithToolCapabilities(false))
+		_ = demo.ServeStdio(ctx, s, os.Stdin, os.Stdout)
+		time.Sleep(time.Hour) // not select{}: with no goroutine left, that is a deadlock (exit 2)
+		return 0
 	case "tools-only":
 		return serveGated(true, false, false)
 	case "tools-resources":

@@ -318,7 +318,7 @@ func TestServerKilledMidCallFailsWithinASecondAndReconnects(t *testing.T) {
 	}
 	waitState(t, rt, "demo", StateFailed)
 	st, _ := rt.ServerStatus("demo")
-	if !strings.Contains(st.Reason, "killed by signal 9") {
+	if !strings.Contains(st.Reason, killedReasonWords) {
 		t.Errorf("reason = %q", st.Reason)
 	}
 	if err := rt.Reconnect("demo"); err != nil {

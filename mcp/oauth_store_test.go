@@ -72,7 +72,7 @@ func TestTokenStoreKeepsEveryKeyWhenProcessesWriteAtOnce(t *testing.T) {
 	if missing > 0 {
 		t.Fatalf("%d of %d keys were lost by writers racing on the token file", missing, writers*tokenWriterKeys)
 	}
-	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != TokenFileMode {
+	if fi, err := os.Stat(path); err != nil || modesApply && fi.Mode().Perm() != TokenFileMode {
 		t.Fatalf("token file after the race: %v %v", fi, err)
 	}
 }

@@ -52,19 +52,21 @@ type queued struct {
 	answer bool
 }
 
-// startStdio starts cmd with its stdin and stdout piped through a
-// stdioPipe; notice gets howl's lines about it for the server's log.
-func startStdio(cmd *exec.Cmd, name string, notice func(string)) (*stdioPipe, error) {
+// startStdio starts cmd (startServerProcess) with its stdin and stdout
+// piped through a stdioPipe; notice gets howl's lines about it for the
+// server's log.
+func startStdio(cmd *exec.Cmd, name string, notice func(string)) (*stdioPipe, serverProcess, error) {
 	w, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	r, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
+	proc, err := startServerProcess(cmd)
+	if err != nil {
+		return nil, nil, err
 	}
 	if notice == nil {
 		notice = func(string) {}
@@ -72,7 +74,7 @@ func startStdio(cmd *exec.Cmd, name string, notice func(string)) (*stdioPipe, er
 	p := &stdioPipe{w: w, r: r, name: name, notice: notice, done: make(chan struct{})}
 	p.cond = sync.NewCond(&p.mu)
 	go p.writeLoop() // ends on Close, or when a write fails (the child is gone)
-	return p, nil
+	return p, proc, nil
 }
 
 // Write queues one JSON-RPC message (mcp-go writes each in one call).

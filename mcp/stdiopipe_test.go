@@ -16,7 +16,7 @@ func TestStdioPipeStopsReadingAServerThatReadsNoAnswers(t *testing.T) {
 	cmd.Env = append(os.Environ(), fixtureEnv+"=sleeper")
 	cmd.WaitDelay = time.Second
 	notices := make(chan string, 1)
-	p, err := startStdio(cmd, "sleeper", func(s string) {
+	p, proc, err := startStdio(cmd, "sleeper", func(s string) {
 		select {
 		case notices <- s:
 		default:
@@ -47,8 +47,9 @@ func TestStdioPipeStopsReadingAServerThatReadsNoAnswers(t *testing.T) {
 		t.Error("no notice that howl stopped reading")
 	}
 	_ = p.Close()
-	_ = cmd.Process.Kill()
+	proc.Kill()
 	_ = cmd.Wait()
+	proc.Release()
 	p.wait()
 	<-read
 }

@@ -21,7 +21,8 @@ const MaxTrustFileBytes = 4 << 20
 
 // DataDir is where howl keeps what it must remember (the session
 // database, the projects the person trusted): $HOWL_DATA_DIR, else
-// $XDG_DATA_HOME/howl, else ~/.local/share/howl.
+// $XDG_DATA_HOME/howl, else the platform's place (defaultDataDir):
+// ~/.local/share/howl on Unix, %AppData%\howl on Windows.
 func DataDir() (string, error) {
 	if d := os.Getenv("HOWL_DATA_DIR"); d != "" {
 		return d, nil
@@ -29,11 +30,7 @@ func DataDir() (string, error) {
 	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
 		return filepath.Join(d, "howl"), nil
 	}
-	home, err := os.UserHomeDir()
-	if err != nil || home == "" {
-		return "", fmt.Errorf("no home directory for howl's data (%v): set HOWL_DATA_DIR to a directory of yours", err)
-	}
-	return filepath.Join(home, ".local", "share", "howl"), nil
+	return defaultDataDir()
 }
 
 // TrustStore remembers which project config files the person approved,
