@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -301,6 +300,7 @@ func (s *syncBuffer) String() string {
 }
 
 func TestAskInterruptedDuringAToolCallExitsPromptlyAndSaysSo(t *testing.T) {
+	interrupt := selfInterrupter(t)
 	isolate(t)
 	isolateModel(t)
 	srv := llmtest.NewOpenAI(llmtest.Sequence(
@@ -322,7 +322,7 @@ func TestAskInterruptedDuringAToolCallExitsPromptlyAndSaysSo(t *testing.T) {
 	}
 	time.Sleep(200 * time.Millisecond) // let the server get to work on it
 	start := time.Now()
-	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+	if err := interrupt(); err != nil {
 		t.Fatal(err)
 	}
 	select {

@@ -12,7 +12,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/howl-mcp/howl/mcp"
@@ -56,11 +55,7 @@ func measure(ctx context.Context, dir string, env []string, name string, args ..
 	if err != nil {
 		return sample{}, fmt.Errorf("%s %s: %v: %s", filepath.Base(name), strings.Join(args, " "), err, firstLine(stderr.String()))
 	}
-	s := sample{seconds: took.Seconds()}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		s.rssMB = float64(ru.Maxrss) / 1024
-	}
-	return s, nil
+	return sample{seconds: took.Seconds(), rssMB: peakRSSMB(cmd.ProcessState)}, nil
 }
 
 // floor spawns a server, does one initialize round trip and kills it: no
