@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -19,9 +18,6 @@ import (
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
 )
-
-// version is set at build time with -ldflags "-X main.version=...".
-var version = ""
 
 // Exit codes: 0 ok, 1 server or tool error, 2 usage error.
 const (
@@ -143,16 +139,6 @@ func wantsJSON(cmd *cobra.Command, args []string) bool {
 	return false
 }
 
-func buildVersion() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
-}
-
 // globalFlags are the flags every verb shares.
 type globalFlags struct {
 	config string
@@ -202,7 +188,7 @@ you trust it (howl trust, or --trust-project for one run). With no file
 anywhere, howl runs its embedded demo server.
 
 Exit codes: 0 ok, 1 server or tool error, 2 usage error.`,
-		Version:       buildVersion(),
+		Version:       versionLine(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
@@ -243,6 +229,7 @@ Exit codes: 0 ok, 1 server or tool error, 2 usage error.`,
 		newAuthCmd(g, stdout, stderr),
 		newTrustCmd(stdout),
 		newApproveCmd(g, stdout),
+		newManCmd(stdout),
 	)
 	return root
 }
