@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -56,11 +57,12 @@ func TestReadSpillsBinaryAndReturnsMetadata(t *testing.T) {
 	if err != nil || !bytes.Equal(got, pngBytes) {
 		t.Fatalf("spill file content differs (err %v)", err)
 	}
-	if fi, _ := os.Stat(wantPath); fi.Mode().Perm() != 0o600 {
+	// Windows keeps no Unix modes: the spill store is in the user's profile.
+	if fi, _ := os.Stat(wantPath); runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
 		t.Errorf("file mode %v, want 0600", fi.Mode().Perm())
 	}
 	for _, dir := range []string{store.Root, filepath.Dir(wantPath)} {
-		if fi, _ := os.Stat(dir); fi.Mode().Perm() != 0o700 {
+		if fi, _ := os.Stat(dir); runtime.GOOS != "windows" && fi.Mode().Perm() != 0o700 {
 			t.Errorf("%s mode %v, want 0700", dir, fi.Mode().Perm())
 		}
 	}
@@ -331,7 +333,7 @@ func TestServerSegmentIsOneSafeDistinctPathSegment(t *testing.T) {
 			strings.ContainsAny(seg, `/\:`+"\x00") {
 			t.Errorf("serverSegment(%q) = %q is unsafe", server, seg)
 		}
-		if filepath.Dir(filepath.Join("/root", seg)) != "/root" {
+		if root := filepath.FromSlash("/root"); filepath.Dir(filepath.Join(root, seg)) != root {
 			t.Errorf("serverSegment(%q) = %q escapes its parent", server, seg)
 		}
 		if prev, ok := seen[seg]; ok {

@@ -9,15 +9,30 @@ import (
 	"testing"
 )
 
+// symlinkOrSkip makes link point at target, or skips the test where this
+// system cannot make a link that os.Lstat sees as one (Windows without the
+// privilege; Wine 8, whose links Lstat cannot read).
+func symlinkOrSkip(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.Symlink(target, link); err != nil {
+		t.Skip("SKIP: no symbolic links here, so the refusal of one cannot be tested:", err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Skipf("SKIP: this system makes symbolic links os.Lstat does not see as links (%v), so the refusal of one cannot be tested", err)
+	}
+}
+
 // noHome makes the cache fall back to $TMPDIR/howl-cache, with TMPDIR a
 // fresh directory; it returns that fallback path.
 func noHome(t *testing.T) string {
 	t.Helper()
 	tmp := t.TempDir()
-	for _, k := range []string{"HOME", "XDG_CACHE_HOME", "HOWL_CACHE_DIR"} {
+	for _, k := range []string{"HOME", "XDG_CACHE_HOME", "HOWL_CACHE_DIR", "LocalAppData"} {
 		t.Setenv(k, "")
 	}
-	t.Setenv("TMPDIR", tmp)
+	for _, k := range []string{"TMPDIR", "TMP", "TEMP"} { // Unix's, Windows'
+		t.Setenv(k, tmp)
+	}
 	return filepath.Join(tmp, "howl-cache")
 }
 
@@ -60,9 +75,7 @@ func TestFallbackCacheDirIsCreatedPrivate(t *testing.T) {
 func TestFallbackCacheDirThatIsALinkIsRefused(t *testing.T) {
 	fallback := noHome(t)
 	elsewhere := t.TempDir() // private, ours, but reached through a link someone made
-	if err := os.Symlink(elsewhere, fallback); err != nil {
-		t.Skip("no symbolic links here:", err)
-	}
+	symlinkOrSkip(t, elsewhere, fallback)
 	var pe *PrivacyError
 	if _, err := CacheDir(); !errors.As(err, &pe) || !strings.Contains(pe.Problem, "symbolic link") {
 		t.Errorf("a fallback that is a link must be refused: %v", err)
@@ -77,9 +90,7 @@ func TestOpenPrivateNeverWritesThroughAPlantedLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	soft := filepath.Join(dir, "soft.log")
-	if err := os.Symlink(victim, soft); err != nil {
-		t.Skip("no symbolic links here:", err)
-	}
+	symlinkOrSkip(t, victim, soft)
 	hard := filepath.Join(dir, "hard.log")
 	if err := os.Link(victim, hard); err != nil {
 		t.Skip("no hard links here:", err)
