@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -95,7 +96,9 @@ func TestRunSendsTheModelExactlyWhatCallMetaReturnsAndStreamsTheAnswer(t *testin
 		t.Fatalf("started %d, finished %d", len(started), len(finished))
 	}
 	for _, f := range finished {
-		if f.IsError || f.Summary == "" || f.Bytes == 0 || f.Duration <= 0 {
+		// Windows' monotonic clock moves in ticks of up to 15.6 ms: a fast
+		// call can measure 0 there.
+		if f.IsError || f.Summary == "" || f.Bytes == 0 || f.Duration < 0 || f.Duration == 0 && runtime.GOOS != "windows" {
 			t.Errorf("finished event %+v", f)
 		}
 	}
@@ -449,7 +452,7 @@ func TestAnUnreachableEndpointIsANetworkErrorThatSaysWhatToCheck(t *testing.T) {
 	}
 	t.Logf("message: %s", err)
 	for _, w := range []string{"cannot reach ollama/llama3.2 at " + url, "connection refused", "is the server running?", "`ollama serve`"} {
-		if !strings.Contains(err.Error(), w) {
+		if !strings.Contains(strings.ToLower(err.Error()), strings.ToLower(w)) { // Windows says "Connection refused."
 			t.Errorf("message lacks %q: %s", w, err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -97,7 +98,7 @@ func TestOpenMigratesAnEmptyDatabaseAndReopens(t *testing.T) {
 		}
 		s.Close()
 	}
-	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
+	if st, _ := os.Stat(path); runtime.GOOS != "windows" && st.Mode().Perm() != 0o600 { // Windows keeps no modes
 		t.Errorf("database mode %v, want 0600", st.Mode().Perm())
 	}
 }
@@ -109,6 +110,10 @@ func TestOpenMigratesAnEmptyDatabaseAndReopens(t *testing.T) {
 // nothing else appears.
 func TestDataDirWithURICharactersKeepsThePrivateDatabaseExactlyThere(t *testing.T) {
 	for _, name := range []string{"a?b#c%d e", "100%", "x#y", "q?mode=memory", "%3F"} {
+		if runtime.GOOS == "windows" && strings.Contains(name, "?") {
+			t.Logf("%q: not tried: Windows forbids ? in file names", name)
+			continue
+		}
 		parent := t.TempDir()
 		dir := filepath.Join(parent, name)
 		path := filepath.Join(dir, "howl.db")
@@ -136,7 +141,7 @@ func TestDataDirWithURICharactersKeepsThePrivateDatabaseExactlyThere(t *testing.
 			switch {
 			case e.Name() != "howl.db" && e.Name() != "howl.db-wal" && e.Name() != "howl.db-shm":
 				t.Errorf("%q: an unexpected file %q appeared beside the database", name, e.Name())
-			case fi.Mode().Perm() != 0o600:
+			case runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600:
 				t.Errorf("%q: %s has mode %v, want 0600", name, e.Name(), fi.Mode().Perm())
 			}
 			found = found || e.Name() == "howl.db"
