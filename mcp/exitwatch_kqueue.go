@@ -56,3 +56,14 @@ func waitExit(pid int, wait time.Duration, _ <-chan struct{}) string {
 		return waitStatusReason(syscall.WaitStatus(events[0].Data))
 	}
 }
+
+// waitStatusReason words a wait status (kqueue's NOTE_EXIT data).
+func waitStatusReason(ws syscall.WaitStatus) string {
+	switch {
+	case ws.Exited():
+		return exitedReason(ws.ExitStatus())
+	case ws.Signaled():
+		return killedReason(int(ws.Signal()), unix.SignalName(ws.Signal()))
+	}
+	return "server process ended"
+}

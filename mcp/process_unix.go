@@ -65,14 +65,3 @@ func (g *groupProcess) WaitExit(wait time.Duration) string {
 }
 
 func (g *groupProcess) Release() { g.once.Do(func() { close(g.released) }) }
-
-// waitStatusReason words a wait status (kqueue's NOTE_EXIT data).
-func waitStatusReason(ws syscall.WaitStatus) string {
-	switch {
-	case ws.Exited():
-		return exitedReason(ws.ExitStatus())
-	case ws.Signaled():
-		return killedReason(int(ws.Signal()), unix.SignalName(ws.Signal()))
-	}
-	return "server process ended"
-}
