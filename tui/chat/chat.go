@@ -188,7 +188,7 @@ func (c *Pane) Table(lines []string) {
 	c.stick()
 }
 
-// Clear empties the transcript and the conversation.
+// Clear empties the transcript and the conversation, and greets again.
 func (c *Pane) Clear() error {
 	if c.running {
 		return errors.New("a turn is running: press esc to cancel it, then .clear")
@@ -198,6 +198,7 @@ func (c *Pane) Clear() error {
 	c.tr.items = nil
 	c.usage, c.lastReq = llm.Usage{}, llm.Usage{}
 	c.sel, c.top, c.follow = -1, 0, true
+	c.greet() // a new conversation starts as the first did
 	return nil
 }
 
