@@ -61,7 +61,7 @@ func (m *Model) handleChatKey(msg tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.CancelTurn):
 		if m.chat.Cancel() {
-			return common.ReportInfo("cancelling the turn")
+			return common.ReportInfo(chat.CancellingText)
 		}
 		if m.chatReqs.Len() > 0 {
 			return m.chatReqs.CancelAll()

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/howl-mcp/howl/llm/llmtest"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 func TestClearShowsTheChattingWithLineAgain(t *testing.T) {
@@ -22,5 +23,52 @@ func TestClearShowsTheChattingWithLineAgain(t *testing.T) {
 	}
 	if !strings.Contains(v, "Chatting with "+model.Name()) {
 		t.Errorf("after .clear the pane does not say which model answers:\n%s", v)
+	}
+}
+
+// cancelledNotices starts a turn whose answer stalls, cancels it with key
+// and returns the transcript's lines about the cancel.
+func cancelledNotices(t *testing.T, key string) []string {
+	t.Helper()
+	_, model := scriptedModel(t, llmtest.Sequence(llmtest.Turn{Text: "I am thinking about it at length", Stall: true}))
+	hs := newChatHarness(t, demoRuntime(t), []string{"demo"}, 80, 24, Options{Model: model})
+	defer hs.dumpOnFailure()
+	hs.m.input.SetValue("tell me everything")
+	start := hs.update(keyMsg("enter"))
+	next := hs.update(execCmd(t, start).(common.Result)) // the first piece; the stream stalls after it
+	hs.run(hs.update(keyMsg(key)))
+	hs.run(next) // the read ends once the cancelled run closes its stream
+	if hs.m.chat.Running() {
+		t.Fatalf("%s did not end the turn", key)
+	}
+	var out []string
+	for _, s := range hs.m.chat.Texts() {
+		if strings.Contains(s, "cancel") {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Whichever key cancels, and whatever the agent reported before its
+// stream closed (a race), the transcript says one thing, once.
+func TestCancellingATurnSaysOneMessageWhicheverKey(t *testing.T) {
+	var first string
+	for i := 0; i < 6; i++ {
+		for _, key := range []string{"esc", "ctrl+c"} {
+			got := cancelledNotices(t, key)
+			if len(got) != 1 {
+				t.Fatalf("%s (run %d): %d lines about the cancel, want 1: %q", key, i, len(got), got)
+			}
+			if first == "" {
+				first = got[0]
+			}
+			if got[0] != first {
+				t.Fatalf("%s (run %d) says %q; an earlier cancel said %q", key, i, got[0], first)
+			}
+		}
+	}
+	if !strings.Contains(first, "cancelled by you") {
+		t.Errorf("the cancel reads %q: it should say the person cancelled it", first)
 	}
 }

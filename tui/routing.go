@@ -5,6 +5,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/howl-mcp/howl/tui/catalog"
+	"github.com/howl-mcp/howl/tui/chat"
 	"github.com/howl-mcp/howl/tui/common"
 	"github.com/howl-mcp/howl/tui/dialog"
 	"github.com/howl-mcp/howl/tui/viewer"
@@ -75,7 +76,7 @@ func (m *Model) cancelRunning() (tea.Cmd, bool) {
 	switch {
 	case m.chat.Running() && !m.chat.Cancelling():
 		m.chat.Cancel()
-		return common.ReportInfo("cancelling the turn: the servers are told to stop · ctrl+c again quits"), true
+		return common.ReportInfo(chat.CancellingText + " · ctrl+c again quits"), true
 	case m.viewer.Loading():
 		return m.viewer.CancelLoad(), true
 	case m.chatReqs.Len() > 0:

@@ -24,7 +24,7 @@ func (c *Pane) HandleKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	switch {
 	case key.Matches(msg, k.CancelTurn) && c.Running():
 		c.Cancel()
-		return common.ReportInfo("cancelling the turn"), true
+		return common.ReportInfo(CancellingText), true
 	case key.Matches(msg, k.BackToInput), key.Matches(msg, k.SelectBlocks):
 		c.focused = false
 	case key.Matches(msg, k.Up):

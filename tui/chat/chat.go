@@ -306,7 +306,15 @@ func (c *Pane) resumeAfterAsk() tea.Cmd {
 	return readTurnCmd(c.turn, c.ch, c.asks)
 }
 
-// Cancel ends the running turn (esc). The agent records no half turn.
+// CancellingText is the status line's word while a cancelled turn ends,
+// and CancelledText the transcript's once it has: the same whichever key
+// (esc or ctrl+c) cancelled it.
+const (
+	CancellingText = "cancelling the turn: the servers are told to stop"
+	CancelledText  = "cancelled by you: the interrupted answer was not recorded; send your message again to retry"
+)
+
+// Cancel ends the running turn (esc or ctrl+c). The agent records no half turn.
 func (c *Pane) Cancel() bool {
 	if !c.running || c.cancel == nil {
 		return false
@@ -391,6 +399,11 @@ func (c *Pane) apply(e llm.Event) {
 		c.tr.add(&chatItem{kind: itemNotice, text: fmt.Sprintf("%s: retrying in %s (retry %d of %d)", render.SanitizeLine(e.Reason), e.Wait.Round(time.Millisecond), e.Attempt, e.MaxRetries)})
 	case llm.ErrorEvent:
 		c.endText()
+		if c.cancelling && e.Kind == llm.KindCancelled {
+			// The person asked for it, and finish says so in one message
+			// whatever the agent managed to report before the stream closed.
+			return
+		}
 		kind := itemError
 		if c.cancelling {
 			kind = itemNotice // the person asked for it: not an error
@@ -436,7 +449,7 @@ func (c *Pane) finish() {
 	c.running = false
 	if c.cancelling && !c.reported {
 		// Events after the cancel may be dropped by the agent, Done included.
-		c.tr.add(&chatItem{kind: itemNotice, text: "cancelled: the interrupted answer was not recorded; send your message again to retry"})
+		c.tr.add(&chatItem{kind: itemNotice, text: CancelledText})
 	}
 	c.cancelling, c.reported = false, false
 	if c.cancel != nil {
