@@ -72,3 +72,27 @@ func TestCancellingATurnSaysOneMessageWhicheverKey(t *testing.T) {
 		t.Errorf("the cancel reads %q: it should say the person cancelled it", first)
 	}
 }
+
+func TestCtrlCWithADraftClearsItAndASecondQuits(t *testing.T) {
+	_, model := scriptedModel(t, llmtest.Sequence(llmtest.Turn{Text: "ok"}))
+	hs := newChatHarness(t, demoRuntime(t), []string{"demo"}, 80, 24, Options{Model: model})
+	defer hs.dumpOnFailure()
+	hs.typeText("a long question I am still writing")
+	hs.keys("ctrl+c")
+	if hs.quit {
+		t.Fatal("ctrl+c with a typed draft quit at once and lost the draft")
+	}
+	v := hs.view()
+	if hs.m.input.Value() != "" || !strings.Contains(v, "draft cleared") || !strings.Contains(v, "ctrl+c again quits") {
+		t.Fatalf("the first ctrl+c should clear the draft and say a second quits; input %q, screen:\n%s", hs.m.input.Value(), v)
+	}
+	hs.keys("up")
+	if got := hs.m.input.Value(); got != "a long question I am still writing" {
+		t.Errorf("↑ after the clear brings back %q, want the draft", got)
+	}
+	hs.m.input.SetValue("")
+	hs.keys("ctrl+c")
+	if !hs.quit {
+		t.Error("a second ctrl+c, the input empty, did not quit")
+	}
+}

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"strings"
+
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -22,6 +24,13 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	if key.Matches(msg, k.ForceQuit) {
 		if cmd, ok := m.cancelRunning(); ok {
 			return cmd
+		}
+		if m.chatMode && strings.TrimSpace(m.input.Value()) != "" {
+			// A draft is cleared before anything quits, as in most chat
+			// programs; it goes to the history, so ↑ brings it back.
+			m.input.Take()
+			m.comp.Close()
+			return common.ReportInfo("draft cleared (↑ brings it back) · ctrl+c again quits")
 		}
 		return m.quit()
 	}
