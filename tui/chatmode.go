@@ -206,16 +206,24 @@ func (m *Model) handleChatMouse(msg tea.MouseMsg, wheel int) tea.Cmd {
 	return nil
 }
 
+// maxPopupWidth is how wide the completion popup's text runs; the rows
+// it occupies are blank beyond it.
+const maxPopupWidth = 100
+
 // chatBody draws the transcript, the rule and the input, with the
-// completion popup over the bottom of the transcript.
+// completion popup over the bottom of the transcript. The popup covers
+// whole rows: a transcript line must not continue to its right.
 func (m *Model) chatBody() []string {
 	l := m.layout
 	st := m.com.Styles
 	body := m.chat.Render(m.frame)
 	if m.comp.IsOpen() {
-		pop := m.comp.Render(min(l.Chat.W, 100))
+		pop := m.comp.Render(min(l.Chat.W, maxPopupWidth))
 		if len(pop) > len(body) {
 			pop = pop[len(pop)-len(body):]
+		}
+		for i, line := range pop {
+			pop[i] = common.Fit(line, l.Chat.W)
 		}
 		body = common.Overlay(body, pop, 0, len(body)-len(pop))
 	}

@@ -4,8 +4,11 @@ package tui
 // chat and at start-up, each pinned by what the screen shows.
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/howl-mcp/howl/llm/llmtest"
 	"github.com/howl-mcp/howl/tui/common"
@@ -94,5 +97,45 @@ func TestCtrlCWithADraftClearsItAndASecondQuits(t *testing.T) {
 	hs.keys("ctrl+c")
 	if !hs.quit {
 		t.Error("a second ctrl+c, the input empty, did not quit")
+	}
+}
+
+// popupRows are the rows the completion popup occupies on the screen: from
+// its title rule down to its footer.
+func popupRows(t *testing.T, screen string) []string {
+	t.Helper()
+	rows := strings.Split(ansi.Strip(screen), "\n")
+	for f := len(rows) - 1; f >= 0; f-- {
+		if !strings.Contains(rows[f], "esc closes") {
+			continue
+		}
+		for h := f - 1; h >= 0; h-- {
+			if strings.HasPrefix(rows[h], "─ ") {
+				return rows[h : f+1]
+			}
+		}
+	}
+	t.Fatalf("no completion popup on the screen:\n%s", screen)
+	return nil
+}
+
+func TestCompletionPopupCoversTheTranscriptLinesItOccupiesAtEveryWidth(t *testing.T) {
+	for _, size := range []struct{ w, h int }{{80, 24}, {140, 45}, {200, 60}} {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			_, model := scriptedModel(t, llmtest.Sequence(llmtest.Turn{Text: "ok"}))
+			hs := newChatHarness(t, demoRuntime(t), []string{"demo"}, size.w, size.h, Options{Model: model})
+			defer hs.dumpOnFailure()
+			// A transcript whose every row runs to the right edge.
+			for i := 0; i < size.h; i++ {
+				hs.m.chat.Notice(strings.Repeat("transcript ", size.w/11-1))
+			}
+			hs.typeText(".prompt ")
+			hs.keys("tab")
+			for _, row := range popupRows(t, hs.view()) {
+				if strings.Contains(row, "transcript") {
+					t.Fatalf("the transcript shows through the popup's row %q", row)
+				}
+			}
+		})
 	}
 }
