@@ -449,10 +449,9 @@ func (m *Model) cmdHelp([]string) tea.Cmd {
 		}
 		rows = append(rows, []string{strings.TrimSpace(c.Name + " " + c.Args), desc})
 	}
-	lines := formatTable(rows)
-	lines = append(lines, "", "enter sends · alt+enter or ctrl+j: new line · ↑/↓ history · tab completes · ctrl+o $EDITOR",
+	// Drawn at the chat's width, the descriptions wrapped: none is cut.
+	m.chat.Rows(rows, "", "enter sends · alt+enter or ctrl+j: new line · ↑/↓ history · tab completes · ctrl+o $EDITOR",
 		"esc cancels a turn · pgup/pgdn scroll · shift+tab selects tool blocks (space expands, enter opens) · ctrl+t catalog · ctrl+l server log")
-	m.chat.Table(lines)
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/howl-mcp/howl/llm/llmtest"
+	"github.com/howl-mcp/howl/tui/chat"
 	"github.com/howl-mcp/howl/tui/common"
 )
 
@@ -134,6 +135,37 @@ func TestCompletionPopupCoversTheTranscriptLinesItOccupiesAtEveryWidth(t *testin
 			for _, row := range popupRows(t, hs.view()) {
 				if strings.Contains(row, "transcript") {
 					t.Fatalf("the transcript shows through the popup's row %q", row)
+				}
+			}
+		})
+	}
+}
+
+func TestHelpInTheChatWrapsDescriptionsInsteadOfCuttingThem(t *testing.T) {
+	for _, size := range []struct{ w, h int }{{80, 24}, {140, 45}, {200, 60}} {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			hs := newChatHarness(t, demoRuntime(t), []string{"demo"}, size.w, size.h, Options{})
+			defer hs.dumpOnFailure()
+			hs.line(".help")
+			// Every word of every description is on screen somewhere, whole.
+			var all strings.Builder
+			hs.m.chat.Scroll(-1 << 30)
+			for {
+				for _, row := range strings.Split(ansi.Strip(hs.view()), "\n")[1 : 1+hs.m.chat.Height()] {
+					if strings.Contains(row, "…") {
+						t.Fatalf(".help cut a line: %q", row)
+					}
+					all.WriteString(row + "\n")
+				}
+				if hs.m.chat.Following() {
+					break
+				}
+				hs.m.chat.Scroll(hs.m.chat.Height())
+			}
+			words := strings.Join(strings.Fields(all.String()), " ")
+			for _, c := range chat.Commands() {
+				if !strings.Contains(words, strings.Join(strings.Fields(c.Desc), " ")) {
+					t.Errorf("the description of %s is not shown whole: %q", c.Name, c.Desc)
 				}
 			}
 		})

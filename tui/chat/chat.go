@@ -188,6 +188,14 @@ func (c *Pane) Table(lines []string) {
 	c.stick()
 }
 
+// Rows adds a table of two columns (name, description) to the transcript,
+// drawn at the pane's width with the descriptions wrapped, then the notes
+// under it, wrapped too.
+func (c *Pane) Rows(rows [][]string, notes ...string) {
+	c.tr.add(&chatItem{kind: itemTable, rows: rows, text: strings.Join(notes, "\n")})
+	c.stick()
+}
+
 // Clear empties the transcript and the conversation, and greets again.
 func (c *Pane) Clear() error {
 	if c.running {

@@ -56,6 +56,10 @@ type chatItem struct {
 	result     string
 	expanded   bool
 
+	// rows are a table whose last column wraps at the width (.help);
+	// text then holds notes under it, each wrapped.
+	rows [][]string
+
 	// chunks cache the finished blocks of a streaming answer.
 	chunks []mdChunk
 
@@ -135,6 +139,9 @@ func (t *transcript) renderItem(it *chatItem, w int) []string {
 	case itemTool:
 		return t.renderTool(it, w)
 	case itemTable:
+		if it.rows != nil {
+			return renderRows(it.rows, it.text, w)
+		}
 		var out []string
 		for _, l := range strings.Split(it.text, "\n") {
 			out = append(out, "  "+common.Truncate(render.SanitizeLine(l), w-2))
@@ -153,6 +160,50 @@ func (t *transcript) renderItem(it *chatItem, w int) []string {
 		}
 		return out
 	}
+}
+
+// renderRows draws a table at width w, indented two cells: the first
+// column padded to the widest cell (at most two fifths of the width), the
+// second wrapped beside it with a hanging indent. A row whose first cell is
+// wider than that column has it on a line of its own, the second below it.
+// The notes follow, each wrapped: nothing is cut.
+func renderRows(rows [][]string, notes string, w int) []string {
+	w -= 2
+	nameW := 0
+	for _, r := range rows {
+		nameW = max(nameW, common.WidthOf(render.SanitizeLine(r[0])))
+	}
+	nameW = min(nameW, max(w*2/5, 12))
+	descW := max(w-nameW-2, 8)
+	pad := strings.Repeat(" ", nameW+2)
+	var out []string
+	for _, r := range rows {
+		name := render.SanitizeLine(r[0])
+		desc := ""
+		if len(r) > 1 {
+			desc = render.SanitizeLine(r[1])
+		}
+		lines := common.WrapText(desc, descW)
+		if common.WidthOf(name) > nameW {
+			out = append(out, "  "+name)
+			name = ""
+		}
+		for i, l := range lines {
+			lead := pad
+			if i == 0 && name != "" {
+				lead = common.Fit(name, nameW) + "  "
+			}
+			out = append(out, strings.TrimRight("  "+lead+l, " "))
+		}
+	}
+	if notes != "" {
+		for _, n := range strings.Split(notes, "\n") {
+			for _, l := range common.WrapText(render.SanitizeLine(n), w) {
+				out = append(out, strings.TrimRight("  "+l, " "))
+			}
+		}
+	}
+	return out
 }
 
 // renderTool draws a tool call block: one line collapsed (name, short
