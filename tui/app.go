@@ -87,7 +87,10 @@ type Options struct {
 	CompletionTimeout time.Duration
 	// Editor is what ctrl+o runs on the draft ($EDITOR; "" disables it).
 	Editor string
-	// StartInChat opens on the chat instead of the catalog.
+	// StartInChat opens on the chat even without a model. With a model
+	// (configured, flagged or detected) howl opens on the chat anyway, so a
+	// question typed at once is read as a question, not as catalog keys;
+	// without one it opens on the catalog.
 	StartInChat bool
 	// Log receives debug output; DumpMessages also logs every message.
 	Log          *log.Logger
@@ -225,7 +228,7 @@ func New(o Options) *Model {
 	}
 	m.input = chat.NewInput(com)
 	m.comp = chat.NewCompleter(com)
-	m.chatMode = o.StartInChat
+	m.chatMode = o.StartInChat || o.Model != nil
 	if o.Resume != nil && o.Resume.Conv != nil {
 		m.chat.LoadSession(o.Resume.Session, o.Resume.Conv)
 		m.chatMode = true

@@ -164,6 +164,9 @@ func newAskBenchOn(t *testing.T, o Options, era mcp.Era) *askBench {
 	o.Runtime, o.Servers, o.Theme, o.Tick, o.DisplayPath = g, []string{"asker"}, testTheme(), noTick, displayTestPath
 	o.Now = func() time.Time { return b.now }
 	m := New(o)
+	if !o.StartInChat {
+		m.setChatMode(false) // the dialogs are drawn over the catalog, with or without a model
+	}
 	b.h = &harness{t: t, m: m, rt: g, clip: &fakeClipboard{}}
 	t.Cleanup(m.Close)
 	b.h.send(tea.WindowSizeMsg{Width: 120, Height: 40})

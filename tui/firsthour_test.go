@@ -171,3 +171,42 @@ func TestHelpInTheChatWrapsDescriptionsInsteadOfCuttingThem(t *testing.T) {
 		})
 	}
 }
+
+// A question typed the moment howl opens is a question: with a model
+// (configured, flagged or detected: it reaches the TUI as Options.Model)
+// howl opens on the chat, so a leading q does not quit and r, h, l do not
+// act on the catalog.
+func TestHowlOpensOnTheChatWhenAModelIsAvailable(t *testing.T) {
+	_, model := scriptedModel(t, llmtest.Sequence(llmtest.Turn{Text: "ok"}))
+	hs := newHarnessWith(t, demoRuntime(t), []string{"demo"}, 80, 24, Options{Model: model})
+	defer hs.dumpOnFailure()
+	if v := hs.view(); !strings.Contains(strings.SplitN(v, "\n", 2)[0], "[Chat]") {
+		t.Fatalf("with a model howl opened on:\n%s", v)
+	}
+	hs.typeText("quickly: where are the logs?")
+	if hs.quit || hs.m.input.Value() != "quickly: where are the logs?" {
+		t.Errorf("the question typed at once was read as keys (quit %v); the input holds %q", hs.quit, hs.m.input.Value())
+	}
+}
+
+func TestHowlOpensOnTheCatalogWithoutAModel(t *testing.T) {
+	hs := newHarness(t, demoRuntime(t), []string{"demo"}, 80, 24)
+	defer hs.dumpOnFailure()
+	if first := strings.SplitN(hs.view(), "\n", 2)[0]; !strings.Contains(first, "[Tools") {
+		t.Errorf("without a model howl opened on: %s", first)
+	}
+}
+
+// On the catalog, a printable key bound to nothing says where typing goes
+// instead of vanishing.
+func TestAnUnboundKeyOnTheCatalogSaysHowToReachTheChatOrTheFilter(t *testing.T) {
+	hs := newHarness(t, demoRuntime(t), []string{"demo"}, 80, 24)
+	defer hs.dumpOnFailure()
+	hs.typeText("z")
+	v := hs.view()
+	for _, want := range []string{`"z" does nothing here: c chat · / filter · ? keys`} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the screen does not say %q:\n%s", want, v)
+		}
+	}
+}

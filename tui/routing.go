@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -161,8 +162,24 @@ func (m *Model) handleGlobalKey(msg tea.KeyMsg) tea.Cmd {
 		m.catalog.SetTab(m.catalog.Tab() - 1)
 	case key.Matches(msg, k.Back) && m.viewer.Open():
 		return m.viewer.Close()
+	case msg.Type == tea.KeyRunes && !msg.Alt:
+		return m.unboundKey(msg)
 	}
 	return nil
+}
+
+// unboundKey answers a printable key that does nothing here: it is not
+// dropped in silence (a question typed into the catalog would be), the
+// status line says where typing goes.
+func (m *Model) unboundKey(msg tea.KeyMsg) tea.Cmd {
+	k := m.com.Keys
+	// Short enough for the status line of an 80-column terminal.
+	where := []string{k.Chat.Help().Key + " chat"}
+	if k.Filter.Enabled() {
+		where = append(where, k.Filter.Help().Key+" filter")
+	}
+	where = append(where, k.Help.Help().Key+" keys")
+	return common.ReportInfo(fmt.Sprintf("%q does nothing here: %s", msg.String(), strings.Join(where, " · ")))
 }
 
 // cycleFocus moves between the list and the right-hand pane.
