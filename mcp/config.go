@@ -156,6 +156,10 @@ type Config struct {
 	// Notes say what merging decided: a name clash, a key ignored, a
 	// project file that could not be read.
 	Notes []string
+	// Looked are the files looked for when none was found and the demo
+	// runs instead, the user's own first (the one to create); a path in
+	// the working directory is relative to it.
+	Looked []string
 }
 
 // Untrusted returns the project files in use that are not trusted.
@@ -319,14 +323,7 @@ func FindConfig(opts LoadOptions) (string, error) {
 // working directory is the project's unless it is the user's own config.
 func findConfigs(opts LoadOptions) ([]configCandidate, error) {
 	getenv := opts.getenv()
-	wd := opts.WorkDir
-	if wd == "" {
-		wd = "."
-	}
-	ucd := opts.UserConfigDir
-	if ucd == "" {
-		ucd, _ = os.UserConfigDir()
-	}
+	wd, ucd := configDirs(opts)
 	originOf := func(p string) Origin {
 		abs := realPath(p)
 		if ucd != "" && within(abs, realPath(ucd)) {
@@ -350,12 +347,7 @@ func findConfigs(opts LoadOptions) ([]configCandidate, error) {
 		return []configCandidate{{p, originOf(p), true}}, nil
 	}
 	var out []configCandidate
-	var cands []configCandidate
-	if ucd != "" {
-		cands = append(cands, configCandidate{filepath.Join(ucd, "howl", "mcp.json"), OriginUser, false})
-	}
-	cands = append(cands, configCandidate{filepath.Join(wd, ".mcp.json"), OriginProject, false})
-	for _, c := range cands {
+	for _, c := range defaultCandidates(wd, ucd) {
 		st, err := os.Stat(c.path)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%s: %w", c.path, err)
@@ -369,6 +361,30 @@ func findConfigs(opts LoadOptions) ([]configCandidate, error) {
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// configDirs are the working directory and the user config directory
+// the default lookup reads.
+func configDirs(opts LoadOptions) (wd, ucd string) {
+	wd = opts.WorkDir
+	if wd == "" {
+		wd = "."
+	}
+	ucd = opts.UserConfigDir
+	if ucd == "" {
+		ucd, _ = os.UserConfigDir()
+	}
+	return wd, ucd
+}
+
+// defaultCandidates are the files the default lookup reads, the user's
+// own first: <user config dir>/howl/mcp.json, then ./.mcp.json.
+func defaultCandidates(wd, ucd string) []configCandidate {
+	var cands []configCandidate
+	if ucd != "" {
+		cands = append(cands, configCandidate{filepath.Join(ucd, "howl", "mcp.json"), OriginUser, false})
+	}
+	return append(cands, configCandidate{filepath.Join(wd, ".mcp.json"), OriginProject, false})
 }
 
 // realPath is p made absolute with its symlinks resolved (as far as they
@@ -430,7 +446,11 @@ func LoadConfig(opts LoadOptions) (*Config, error) {
 		if demo.Transport == "" {
 			demo.Transport = TransportStdio
 		}
-		return &Config{Servers: []ServerConfig{demo}, Extra: map[string]json.RawMessage{}, ExtraSource: map[string]string{}}, nil
+		cfg := &Config{Servers: []ServerConfig{demo}, Extra: map[string]json.RawMessage{}, ExtraSource: map[string]string{}}
+		for _, c := range defaultCandidates(configDirs(opts)) {
+			cfg.Looked = append(cfg.Looked, c.path)
+		}
+		return cfg, nil
 	}
 	cfg := &Config{Extra: map[string]json.RawMessage{}, ExtraSource: map[string]string{}}
 	for _, c := range cands {

@@ -110,6 +110,10 @@ type Options struct {
 	// Trust, when it has files, asks at start whether the project's
 	// config files may be used.
 	Trust *ProjectTrust
+	// NoConfig are the config files looked for when none was found, the
+	// one to create first (mcp.Config.Looked); the demo runs, and a line
+	// under the tab bar says so. Nil when a config is in use.
+	NoConfig []string
 }
 
 // Model is the root model.
@@ -172,6 +176,8 @@ type Model struct {
 	viewerWasOpen bool
 	// trust lets the project's config files be used (nil: none to ask about).
 	trust *ProjectTrust
+	// noConfig are the config files looked for (nil: a config is in use).
+	noConfig []string
 }
 
 // New builds the root model. It does nothing outside itself: the first
@@ -235,6 +241,7 @@ func New(o Options) *Model {
 	}
 	m.catalog.Focus()
 	m.trust = o.Trust
+	m.noConfig = o.NoConfig
 	m.openTrustDialogs(o.Trust)
 	m.updateKeys()
 	return m
@@ -397,7 +404,8 @@ func (m *Model) relayout() tea.Cmd {
 	if m.focus == focusRight && !m.viewer.Open() && m.catalog.Selected() == nil {
 		m.setFocus(focusList)
 	}
-	m.layout = ComputeLayout(m.width, m.height, LayoutState{ViewerOpen: m.viewer.Open(), Focus: m.focus, Chat: m.chatMode, InputH: m.input.Height(), Logs: m.logs.IsOpen()})
+	m.layout = ComputeLayout(m.width, m.height, LayoutState{ViewerOpen: m.viewer.Open(), Focus: m.focus, Chat: m.chatMode, InputH: m.input.Height(), Logs: m.logs.IsOpen(),
+		Banner: len(m.noConfig) > 0})
 	l := m.layout
 	m.logs.SetSize(l.Logs.W, l.Logs.H)
 	if m.chatMode {

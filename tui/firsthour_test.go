@@ -210,3 +210,35 @@ func TestAnUnboundKeyOnTheCatalogSaysHowToReachTheChatOrTheFilter(t *testing.T) 
 		}
 	}
 }
+
+// With no config file the TUI says it shows the built-in demo, where howl
+// looked and the file to create, on one line, at every width, on the
+// catalog and in the chat alike; with a config there is no such line.
+func TestWithoutAConfigTheTUISaysItIsTheDemoAndWhereToPutServers(t *testing.T) {
+	looked := []string{"~/.config/howl/mcp.json", ".mcp.json"} // as howl shows the home directory
+	for _, size := range []struct{ w, h int }{{80, 24}, {140, 45}, {200, 60}} {
+		for _, chatMode := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%dx%d/chat=%v", size.w, size.h, chatMode), func(t *testing.T) {
+				hs := newHarnessWith(t, demoRuntime(t), []string{"demo"}, size.w, size.h, Options{NoConfig: looked, StartInChat: chatMode})
+				defer hs.dumpOnFailure()
+				rows := strings.Split(ansi.Strip(hs.view()), "\n")
+				if len(rows) != size.h {
+					t.Fatalf("the screen has %d rows, want %d", len(rows), size.h)
+				}
+				banner := rows[1]
+				for _, want := range []string{"demo", "~/.config/howl/mcp.json"} {
+					if !strings.Contains(banner, want) {
+						t.Errorf("the line under the tabs does not say %q: %q", want, banner)
+					}
+				}
+				if size.w >= 80 && !strings.Contains(banner, "./.mcp.json") {
+					t.Errorf("the line does not say howl looked in ./.mcp.json too: %q", banner)
+				}
+			})
+		}
+	}
+	hs := newHarness(t, demoRuntime(t), []string{"demo"}, 80, 24)
+	if v := hs.view(); strings.Contains(v, "Built-in demo") || strings.Contains(v, "built-in demo") {
+		t.Errorf("with a config in use the demo line shows:\n%s", v)
+	}
+}

@@ -53,6 +53,8 @@ type LayoutState struct {
 	InputH int
 	// Logs shows the server log pane under the body.
 	Logs bool
+	// Banner keeps a row under the tab bar (the demo's "no config" line).
+	Banner bool
 }
 
 // Layout places every region of the screen.
@@ -62,6 +64,8 @@ type Layout struct {
 	// "make me bigger" screen is drawn.
 	TooSmall bool
 	Tabs     Rect
+	// Banner is the row under the tab bar, when the state asks for one.
+	Banner Rect
 	// List is empty when the viewer takes the whole body.
 	List Rect
 	// Right holds the detail pane, or the viewer when one is open.
@@ -75,9 +79,9 @@ type Layout struct {
 }
 
 // ComputeLayout is a pure function of the terminal size and the state.
-// Rows from the top: the tab bar, the body (list beside detail or viewer),
-// the help line, the status bar; with the log open, the log pane between
-// the body and the help line. On a narrow terminal a focused viewer takes
+// Rows from the top: the tab bar, the banner when there is one, the body
+// (list beside detail or viewer), the help line, the status bar; with the
+// log open, the log pane between the body and the help line. On a narrow terminal a focused viewer takes
 // the whole body; focusing the list brings it back beside the viewer.
 func ComputeLayout(w, h int, s LayoutState) Layout {
 	l := Layout{Width: w, Height: h}
@@ -86,6 +90,11 @@ func ComputeLayout(w, h int, s LayoutState) Layout {
 		return l
 	}
 	l.Tabs = Rect{0, 0, w, 1}
+	top := 1 // the body's first row
+	if s.Banner {
+		l.Banner = Rect{0, 1, w, 1}
+		top = 2
+	}
 	l.Status = Rect{0, h - 1, w, 1}
 	bodyBottom := h - 1
 	if !s.HideHelp {
@@ -95,18 +104,18 @@ func ComputeLayout(w, h int, s LayoutState) Layout {
 	if s.Logs {
 		// The log takes two fifths of the body, at least minLogRows rows,
 		// leaving the body at least minBodyRows.
-		logH := common.Clamp((bodyBottom-1)*2/5, minLogRows, bodyBottom-1-minBodyRows)
+		logH := common.Clamp((bodyBottom-top)*2/5, minLogRows, bodyBottom-top-minBodyRows)
 		bodyBottom -= logH
 		l.Logs = Rect{0, bodyBottom, w, logH}
 	}
-	body := Rect{0, 1, w, bodyBottom - 1}
+	body := Rect{0, top, w, bodyBottom - top}
 	if s.Chat {
 		// The chat fills the body; the input sits at its bottom under a
 		// rule, growing up to maxInputLines rows.
 		inputH := common.Clamp(s.InputH, 1, chat.MaxInputLines)
 		l.Input = Rect{0, bodyBottom - inputH, w, inputH}
 		l.Rule = Rect{0, l.Input.Y - 1, w, 1}
-		l.Chat = Rect{0, 1, w, l.Rule.Y - 1}
+		l.Chat = Rect{0, top, w, l.Rule.Y - top}
 		return l
 	}
 	if s.ViewerOpen && s.Focus == focusRight && w < wideWidth {

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -25,6 +26,9 @@ func (m *Model) View() string {
 	}
 	lines := make([]string, 0, m.height)
 	lines = append(lines, m.renderTabs())
+	if !l.Banner.Empty() {
+		lines = append(lines, m.renderBanner(l.Banner.W))
+	}
 	var body []string
 	switch {
 	case m.chatMode:
@@ -135,6 +139,32 @@ func (m *Model) renderTabs() string {
 		b.WriteString(st.Tabs.Inactive.Render(" " + chatTabTitle + " "))
 	}
 	return common.Fit(b.String(), m.width)
+}
+
+// renderBanner is the line under the tab bar while no config exists: this
+// is the built-in demo, where howl looked and the file to create, in the
+// longest wording that fits (a path is never cut).
+func (m *Model) renderBanner(w int) string {
+	paths := make([]string, len(m.noConfig))
+	for i, p := range m.noConfig {
+		if !filepath.IsAbs(p) {
+			p = "." + string(filepath.Separator) + p // the working directory's
+		}
+		paths[i] = m.com.DisplayPath(p)
+	}
+	create, looked := paths[0], strings.Join(paths, " or ")
+	for _, s := range []string{
+		"No config file, so this is howl's built-in demo: howl looked for " + looked + "; create " + create + " with your servers (README: Configuration).",
+		"Built-in demo: no config at " + looked + "; create " + create + " with your servers.",
+		"Built-in demo (no " + looked + "): create the first.",
+		"Demo: no " + looked + "; create the first.",
+		"Built-in demo: no config; create " + create + ".",
+	} {
+		if common.WidthOf(s) <= w-2 {
+			return m.com.Styles.Accent.Render(common.Fit(" "+s, w))
+		}
+	}
+	return m.com.Styles.Accent.Render(common.Fit(" Built-in demo: create "+create, w))
 }
 
 // tooSmallView asks for a bigger terminal instead of drawing a broken layout.

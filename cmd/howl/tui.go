@@ -136,6 +136,7 @@ func runTUI(ctx context.Context, g *globalFlags, rf resumeFlags, stdin io.Reader
 		StoreError:   ss.unavailable,
 		Resume:       ss.resume,
 		Trust:        projectTrust(cfg, rt),
+		NoConfig:     cfg.Looked,
 	}, relay, stdout, progOpts...)
 }
 
