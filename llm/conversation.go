@@ -46,8 +46,22 @@ type Message struct {
 	Usage *Usage `json:"usage,omitempty"`
 	// Truncated marks an assistant answer the model cut off at its output
 	// token limit.
-	Truncated bool      `json:"truncated,omitempty"`
-	Time      time.Time `json:"time"`
+	Truncated bool `json:"truncated,omitempty"`
+	// Attachments are the resources the person's @-mentions attached to a
+	// user message, each a section of Text, so a reopened conversation
+	// shows them apart from what the person typed.
+	Attachments []Attachment `json:"attachments,omitempty"`
+	Time        time.Time    `json:"time"`
+}
+
+// Attachment is one resource attached to a user message: Name is the
+// mention ("@server:uri"); its section of Text starts at Section (its
+// header line), and the resource's text is Text[Body:End].
+type Attachment struct {
+	Name    string `json:"name"`
+	Section int    `json:"section"`
+	Body    int    `json:"body"`
+	End     int    `json:"end"`
 }
 
 // ToolCall is one function call the model asked for.
@@ -78,6 +92,8 @@ type ToolResult struct {
 	// ("read-only: allowed by default", "allowed by rule demo:echo",
 	// "denied: ..."); empty when no decision hook ran.
 	Decision string `json:"decision,omitempty"`
+	// Denied: the decision refused the call and it never ran.
+	Denied bool `json:"denied,omitempty"`
 }
 
 // Usage counts tokens.
@@ -123,6 +139,7 @@ func (c *Conversation) Clone() *Conversation {
 	for i, m := range c.Messages {
 		m.ToolCalls = append([]ToolCall(nil), m.ToolCalls...)
 		m.ToolResults = append([]ToolResult(nil), m.ToolResults...)
+		m.Attachments = append([]Attachment(nil), m.Attachments...)
 		if m.Usage != nil {
 			u := *m.Usage
 			m.Usage = &u

@@ -96,7 +96,7 @@ func (r *run) call(ctx context.Context, step int, call ToolCall, decision string
 
 // finished completes a result, reports it and returns it.
 func (r *run) finished(step int, call ToolCall, res ToolResult, denied bool) ToolResult {
-	res.CallID, res.Name = call.ID, call.Name
+	res.CallID, res.Name, res.Denied = call.ID, call.Name, denied
 	var toolErr bool
 	res.Summary, toolErr = summarize(call.Name, res.Content, res.IsError)
 	res.IsError = res.IsError || toolErr

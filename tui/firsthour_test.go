@@ -4,13 +4,17 @@ package tui
 // chat and at start-up, each pinned by what the screen shows.
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/llm/llmtest"
+	"github.com/howl-mcp/howl/mcp/demo"
 	"github.com/howl-mcp/howl/tui/chat"
 	"github.com/howl-mcp/howl/tui/common"
 )
@@ -240,5 +244,66 @@ func TestWithoutAConfigTheTUISaysItIsTheDemoAndWhereToPutServers(t *testing.T) {
 	hs := newHarness(t, demoRuntime(t), []string{"demo"}, 80, 24)
 	if v := hs.view(); strings.Contains(v, "Built-in demo") || strings.Contains(v, "built-in demo") {
 		t.Errorf("with a config in use the demo line shows:\n%s", v)
+	}
+}
+
+// toolLines are the screen's tool blocks and attachment chips.
+func toolLines(screen string) []string {
+	var out []string
+	for _, row := range strings.Split(ansi.Strip(screen), "\n") {
+		if strings.Contains(row, "⚙ ") || strings.Contains(row, "📎 ") {
+			out = append(out, strings.TrimRight(row, " "))
+		}
+	}
+	return out
+}
+
+// A reopened conversation shows how each tool call was decided and its
+// @-attachments as chips, exactly as the live one did.
+func TestAResumedSessionShowsDecisionsAndAttachmentChipsAsLive(t *testing.T) {
+	st := testStore(t)
+	_, model := scriptedModel(t, llmtest.Sequence(
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{
+			{ID: "call_1", Name: "mcp_invoke_demo", Arguments: `{"tool":"echo","arguments":{"message":"one"}}`},
+			{ID: "call_2", Name: "mcp_invoke_demo", Arguments: `{"tool":"echo","arguments":{"message":"two"}}`},
+		}},
+		llmtest.Turn{Text: "Done."},
+	))
+	clock := &testClock{t: time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC)}
+	live, _ := newStoreHarness(t, st, 120, 40, Options{Model: model, Permissions: &llm.Permissions{}, Now: clock.Now})
+	defer live.dumpOnFailure()
+	live.line("echo twice, about @demo:" + demo.MarkdownURI)
+	for _, answer := range []string{"y", "n"} {
+		requirePermissionDialog(t, live)
+		clock.advance(common.PermissionGrace)
+		live.keys(answer)
+	}
+	if live.m.chat.Running() {
+		t.Fatal("the turn did not finish")
+	}
+	live.m.chat.FixDurations(0)
+	want := toolLines(live.view())
+	for _, s := range []string{"📎 @demo:" + demo.MarkdownURI, "[allowed once by you]", "[denied by you]"} {
+		if !strings.Contains(strings.Join(want, "\n"), s) {
+			t.Fatalf("the live transcript does not show %q: %q", s, want)
+		}
+	}
+
+	sess, err := st.Latest(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv, err := st.Load(context.Background(), sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resumed, _ := newStoreHarness(t, st, 120, 40, Options{Model: model, Resume: &Resume{Session: sess, Conv: conv}})
+	defer resumed.dumpOnFailure()
+	resumed.m.chat.FixDurations(0)
+	if got := toolLines(resumed.view()); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("reopened, the blocks read\n%s\nlive they read\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if v := resumed.view(); strings.Contains(v, "[attached @demo:") {
+		t.Errorf("the reopened message shows the attachment's text inline instead of a chip:\n%s", v)
 	}
 }

@@ -234,10 +234,9 @@ func (c *Pane) SubmitWith(text string, atts []MentionAttachment) tea.Cmd {
 	}
 	c.tr.add(&chatItem{kind: itemUser, text: text})
 	for _, a := range atts {
-		// A chip: shift+tab selects it like a tool block, enter opens it.
-		c.tr.add(&chatItem{kind: itemTool, attachment: true, name: a.mention.String(), summary: "attached", bytes: len(a.body), result: a.body})
+		c.tr.add(attachmentChip(a.mention.String(), a.body))
 	}
-	text = withAttachments(text, atts)
+	text, marks := withAttachments(text, atts)
 	c.stick()
 	if c.model == nil {
 		c.tr.add(&chatItem{kind: itemNotice, text: noModelText(c.modelErr)})
@@ -245,6 +244,7 @@ func (c *Pane) SubmitWith(text string, atts []MentionAttachment) tea.Cmd {
 	}
 	c.turnStart = len(c.conv.Messages)
 	c.conv.AddUser(text)
+	c.conv.Messages[len(c.conv.Messages)-1].Attachments = marks
 	c.turn = c.com.NewID()
 	c.running = true
 	c.tools = map[string]*chatItem{}
@@ -390,15 +390,7 @@ func (c *Pane) apply(e llm.Event) {
 		}
 		c.com.Progress.Done(llm.CallOwner(e.CallID))
 		if it != nil {
-			it.running, it.isError, it.summary, it.bytes, it.dur = false, e.IsError, e.Summary, e.Bytes, e.Duration
-			it.progress = nil
-			if e.Decision != "" {
-				it.decision = e.Decision
-			}
-			if e.Denied {
-				it.summary = "denied: " + it.summary
-			}
-			it.touch()
+			it.settle(e.IsError, e.Denied, e.Summary, e.Bytes, e.Duration, e.Decision)
 		}
 	case llm.UsageReport:
 		c.lastReq = e.Usage

@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/sahilm/fuzzy"
 
+	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/tui/common"
 )
@@ -85,17 +86,47 @@ func ReadMentionsCmd(ctx context.Context, rt Runtime, id common.RequestID, text 
 	})
 }
 
-// withAttachments appends one section per attachment to the message.
-func withAttachments(text string, atts []MentionAttachment) string {
+// withAttachments appends one section per attachment to the message, and
+// says where each is in it (so a reopened conversation shows them as chips).
+func withAttachments(text string, atts []MentionAttachment) (string, []llm.Attachment) {
 	if len(atts) == 0 {
-		return text
+		return text, nil
 	}
 	var b strings.Builder
 	b.WriteString(text)
-	for _, a := range atts {
-		fmt.Fprintf(&b, "\n\n[attached %s, as mcp_read_%s returns it]\n%s", a.mention, mcp.FunctionSuffix(a.mention.server), a.body)
+	marks := make([]llm.Attachment, len(atts))
+	for i, a := range atts {
+		marks[i] = llm.Attachment{Name: a.mention.String(), Section: b.Len()}
+		fmt.Fprintf(&b, "\n\n[attached %s, as mcp_read_%s returns it]\n", a.mention, mcp.FunctionSuffix(a.mention.server))
+		marks[i].Body = b.Len()
+		b.WriteString(a.body)
+		marks[i].End = b.Len()
 	}
-	return b.String()
+	return b.String(), marks
+}
+
+// splitAttachments is withAttachments undone: the text the person typed
+// and each attachment's name and body. Marks that do not fit the text
+// (a damaged record) leave it whole.
+func splitAttachments(text string, marks []llm.Attachment) (string, []llm.Attachment, []string) {
+	if len(marks) == 0 {
+		return text, nil, nil
+	}
+	bodies := make([]string, len(marks))
+	prev := marks[0].Section
+	for i, m := range marks {
+		if m.Section < prev || m.Section > m.Body || m.Body > m.End || m.End > len(text) {
+			return text, nil, nil
+		}
+		bodies[i], prev = text[m.Body:m.End], m.End
+	}
+	return text[:marks[0].Section], marks, bodies
+}
+
+// attachmentChip is the transcript's block for an attached resource:
+// shift+tab selects it like a tool block, enter opens it.
+func attachmentChip(name, body string) *chatItem {
+	return &chatItem{kind: itemTool, attachment: true, name: name, summary: "attached", bytes: len(body), result: body}
 }
 
 // mentionWord is the byte offset of the @word the input ends with, or -1.

@@ -112,7 +112,12 @@ func (c *Pane) LoadSession(sess store.Session, conv *llm.Conversation) {
 	for _, m := range conv.Messages {
 		switch m.Role {
 		case llm.RoleUser:
-			c.tr.add(&chatItem{kind: itemUser, text: m.Text})
+			// As it was live: the typed text, then a chip per attachment.
+			text, marks, bodies := splitAttachments(m.Text, m.Attachments)
+			c.tr.add(&chatItem{kind: itemUser, text: text})
+			for i, a := range marks {
+				c.tr.add(attachmentChip(a.Name, bodies[i]))
+			}
 		case llm.RoleAssistant:
 			if strings.TrimSpace(m.Text) != "" || m.Reasoning != "" {
 				c.tr.add(&chatItem{kind: itemAssistant, model: m.Model, text: m.Text, reasoning: m.Reasoning})
@@ -127,7 +132,8 @@ func (c *Pane) LoadSession(sess store.Session, conv *llm.Conversation) {
 		case llm.RoleTool:
 			for _, r := range m.ToolResults {
 				if it := tools[r.CallID]; it != nil {
-					it.isError, it.summary, it.bytes, it.dur, it.result = r.IsError, r.Summary, len(r.Content), r.Duration, r.Content
+					it.settle(r.IsError, r.Denied, r.Summary, len(r.Content), r.Duration, r.Decision)
+					it.result = r.Content
 				}
 			}
 		}

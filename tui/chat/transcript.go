@@ -73,6 +73,21 @@ type chatItem struct {
 // touch marks the item changed.
 func (it *chatItem) touch() { it.version++ }
 
+// settle ends a tool block with how its call went: live from the call's
+// finished event, and the same from a stored result when a session is
+// reopened.
+func (it *chatItem) settle(isError, denied bool, summary string, bytes int, dur time.Duration, decision string) {
+	it.running, it.isError, it.summary, it.bytes, it.dur = false, isError, summary, bytes, dur
+	it.progress = nil
+	if decision != "" {
+		it.decision = decision
+	}
+	if denied {
+		it.summary = "denied: " + it.summary
+	}
+	it.touch()
+}
+
 // transcript is the chat's items with their render caches.
 type transcript struct {
 	com   *common.Common
