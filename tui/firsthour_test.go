@@ -19,9 +19,16 @@ import (
 	"github.com/howl-mcp/howl/tui/common"
 )
 
+// scriptedChat opens the chat at w x h on the demo with a scripted model
+// that answers turns in order.
+func scriptedChat(t *testing.T, w, h int, turns ...llmtest.Turn) *harness {
+	t.Helper()
+	_, model := scriptedModel(t, llmtest.Sequence(turns...))
+	return newChatHarness(t, demoRuntime(t), []string{"demo"}, w, h, Options{Model: model})
+}
+
 func TestClearShowsTheChattingWithLineAgain(t *testing.T) {
-	_, model := scriptedModel(t, llmtest.Sequence(llmtest.Turn{Text: "an answer"}))
-	hs := newChatHarness(t, demoRuntime(t), []string{"demo"}, 80, 24, Options{Model: model})
+	hs := scriptedChat(t, 80, 24, llmtest.Turn{Text: "an answer"})
 	defer hs.dumpOnFailure()
 	hs.line("hello")
 	hs.line(".clear")
@@ -29,7 +36,7 @@ func TestClearShowsTheChattingWithLineAgain(t *testing.T) {
 	if strings.Contains(v, "an answer") {
 		t.Fatalf(".clear left the old conversation on screen:\n%s", v)
 	}
-	if !strings.Contains(v, "Chatting with "+model.Name()) {
+	if !strings.Contains(v, "Chatting with openai-compat/scripted") {
 		t.Errorf("after .clear the pane does not say which model answers:\n%s", v)
 	}
 }
@@ -38,8 +45,7 @@ func TestClearShowsTheChattingWithLineAgain(t *testing.T) {
 // and returns the transcript's lines about the cancel.
 func cancelledNotices(t *testing.T, key string) []string {
 	t.Helper()
-	_, model := scriptedModel(t, llmtest.Sequence(llmtest.Turn{Text: "I am thinking about it at length", Stall: true}))
-	hs := newChatHarness(t, demoRuntime(t), []string{"demo"}, 80, 24, Options{Model: model})
+	hs := scriptedChat(t, 80, 24, llmtest.Turn{Text: "I am thinking about it at length", Stall: true})
 	defer hs.dumpOnFailure()
 	hs.m.input.SetValue("tell me everything")
 	start := hs.update(keyMsg("enter"))
@@ -82,8 +88,7 @@ func TestCancellingATurnSaysOneMessageWhicheverKey(t *testing.T) {
 }
 
 func TestCtrlCWithADraftClearsItAndASecondQuits(t *testing.T) {
-	_, model := scriptedModel(t, llmtest.Sequence(llmtest.Turn{Text: "ok"}))
-	hs := newChatHarness(t, demoRuntime(t), []string{"demo"}, 80, 24, Options{Model: model})
+	hs := scriptedChat(t, 80, 24, llmtest.Turn{Text: "ok"})
 	defer hs.dumpOnFailure()
 	hs.typeText("a long question I am still writing")
 	hs.keys("ctrl+c")
@@ -127,8 +132,7 @@ func popupRows(t *testing.T, screen string) []string {
 func TestCompletionPopupCoversTheTranscriptLinesItOccupiesAtEveryWidth(t *testing.T) {
 	for _, size := range []struct{ w, h int }{{80, 24}, {140, 45}, {200, 60}} {
 		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
-			_, model := scriptedModel(t, llmtest.Sequence(llmtest.Turn{Text: "ok"}))
-			hs := newChatHarness(t, demoRuntime(t), []string{"demo"}, size.w, size.h, Options{Model: model})
+			hs := scriptedChat(t, size.w, size.h, llmtest.Turn{Text: "ok"})
 			defer hs.dumpOnFailure()
 			// A transcript whose every row runs to the right edge.
 			for i := 0; i < size.h; i++ {
