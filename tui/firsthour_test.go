@@ -311,3 +311,23 @@ func TestAResumedSessionShowsDecisionsAndAttachmentChipsAsLive(t *testing.T) {
 		t.Errorf("the reopened message shows the attachment's text inline instead of a chip:\n%s", v)
 	}
 }
+
+func TestTheDemoBannerTakesOneRowUnderTheTabs(t *testing.T) {
+	for _, s := range []LayoutState{{}, {Chat: true, InputH: 1}, {Logs: true}} {
+		plain := ComputeLayout(80, 24, s)
+		s.Banner = true
+		l := ComputeLayout(80, 24, s)
+		if l.Banner != (Rect{0, 1, 80, 1}) {
+			t.Errorf("%+v: banner at %+v, want row 1", s, l.Banner)
+		}
+		if s.Chat {
+			if l.Chat.Y != 2 || l.Chat.H != plain.Chat.H-1 || l.Input != plain.Input {
+				t.Errorf("chat %+v (input %+v), without the banner %+v (%+v)", l.Chat, l.Input, plain.Chat, plain.Input)
+			}
+			continue
+		}
+		if l.List.Y != 2 || l.List.H+l.Logs.H != plain.List.H+plain.Logs.H-1 || l.Right.Y != 2 {
+			t.Errorf("%+v: list %+v, logs %+v; without the banner %+v, %+v", s, l.List, l.Logs, plain.List, plain.Logs)
+		}
+	}
+}
