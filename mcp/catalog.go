@@ -131,6 +131,9 @@ type Catalog struct {
 	// server has is unknown (not zero), whatever Items holds of them.
 	Failed []Kind        `json:"failed,omitempty"`
 	Items  []CatalogItem `json:"items"`
+	// Duplicates are the items skipped because an earlier one had the
+	// same key (for howl lint).
+	Duplicates []CatalogItem `json:"-"`
 
 	index   map[string]int
 	idxOnce sync.Once
@@ -269,6 +272,7 @@ func (c *Catalog) dedupe() {
 		k := it.Key()
 		if seen[k] {
 			c.Warnings = append(c.Warnings, Warning{Kind: it.Kind, Reason: fmt.Sprintf("duplicate %s %q skipped", it.Kind, it.ID)})
+			c.Duplicates = append(c.Duplicates, it)
 			continue
 		}
 		seen[k] = true
