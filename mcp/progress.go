@@ -152,7 +152,7 @@ func holding[Req, Res any](r *Runtime, method mcpgo.MCPMethod, fn func(context.C
 		defer done()
 		start := time.Now()
 		res, err := fn(ctx, server, req)
-		r.traceAnswer(server, string(method), start, what(res), err)
+		r.traceAnswer(server, string(method), start, what(res), err, req, res)
 		return res, err
 	}
 }

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -91,6 +92,9 @@ type Event struct {
 	Change *CatalogChange
 	// Trace is set for EventTrace.
 	Trace *RPCTrace
+	// Body is an EventNotification's params as JSON, at most
+	// MaxTraceBodyBytes, while trace bodies are on (SetTraceBodies).
+	Body json.RawMessage
 }
 
 // RuntimeOptions configure a Runtime.
@@ -145,8 +149,10 @@ type Runtime struct {
 	roots      *rootsBook
 	subs       subscriptionBook
 
-	// tracing: emit an EventTrace for every request (SetTracing).
+	// tracing: emit an EventTrace for every request (SetTracing);
+	// bodies: with the requests' and answers' bodies (SetTraceBodies).
 	tracing atomic.Bool
+	bodies  atomic.Bool
 
 	// cacheErr is why there is no cache directory: no server starts.
 	cacheErr error
@@ -420,7 +426,7 @@ func (r *Runtime) connectAuth(name string, gen int, sc ServerConfig, ring *stder
 	}
 	if book := r.rootsBookOf(sc); book != nil {
 		opts.roots = rootsHandler{book: book, answered: func(start time.Time, n int) {
-			r.traceAnswer(name, string(mcpgo.MethodListRoots), start, render.Count(n, "root"), nil)
+			r.traceAnswer(name, string(mcpgo.MethodListRoots), start, render.Count(n, "root"), nil, nil, nil)
 		}}
 	}
 	if r.opts.Sample != nil && sc.Sampling {
@@ -599,7 +605,7 @@ func (r *Runtime) notifier(name string) func(mcpgo.JSONRPCNotification) {
 			uri, _ := n.Params.AdditionalFields["uri"].(string)
 			defer r.emit(Event{Kind: EventResourceUpdated, Server: name, URI: uri, Params: n.Params.AdditionalFields})
 		}
-		r.emit(Event{Kind: EventNotification, Server: name, Method: n.Method, Params: n.Params.AdditionalFields})
+		r.emit(Event{Kind: EventNotification, Server: name, Method: n.Method, Params: n.Params.AdditionalFields, Body: r.traceBody(n.Params)})
 		if n.Method == "notifications/progress" {
 			r.onProgress(name, n.Params.AdditionalFields)
 		}

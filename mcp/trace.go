@@ -35,6 +35,19 @@ type RPCTrace struct {
 	// Answer says what howl answered (accept, decline, 2 roots, ...).
 	Incoming bool
 	Answer   string
+
+	// The bodies, set only while SetTraceBodies is on: the request's
+	// params and the answer (the raw result, or the error object) as JSON,
+	// each at most MaxTraceBodyBytes (see TraceRecord).
+	At           time.Time
+	ID           json.RawMessage
+	Request      json.RawMessage
+	Response     json.RawMessage
+	RequestBytes int
+	// ResponseBytes is the answer's size, errors included (Bytes counts
+	// results only).
+	ResponseBytes           int
+	RequestCut, ResponseCut bool
 }
 
 // String is the trace as one line: "→ tools/call echo · 1.2ms · 70 B",
@@ -75,6 +88,16 @@ func (r *Runtime) tracer(server string) traceFunc {
 			return
 		}
 		t := RPCTrace{Method: req.Method, Target: traceTarget(req.Params), Duration: took}
+		if r.bodies.Load() {
+			t.At = time.Now().Add(-took)
+			t.ID, _ = json.Marshal(req.ID)
+			t.Request, t.RequestBytes, t.RequestCut = traceJSON(req.Params)
+			if resp != nil && resp.Error != nil {
+				t.Response, t.ResponseBytes, t.ResponseCut = traceJSON(map[string]any{"error": resp.Error})
+			} else if resp != nil {
+				t.Response, t.ResponseBytes, t.ResponseCut = traceRaw(resp.Result)
+			}
+		}
 		switch {
 		case errors.Is(err, context.Canceled):
 			t.Cancelled = true
@@ -92,14 +115,27 @@ func (r *Runtime) tracer(server string) traceFunc {
 }
 
 // traceAnswer traces howl's answer to a server's own request, started at
-// start: answer says what howl answered, err why it could not.
-func (r *Runtime) traceAnswer(server, method string, start time.Time, answer string, err error) {
+// start: answer says what howl answered, err why it could not; req and
+// res are the request's params and howl's result, for the bodies (nil
+// when not known).
+func (r *Runtime) traceAnswer(server, method string, start time.Time, answer string, err error, req, res any) {
 	if !r.tracing.Load() {
 		return
 	}
 	t := RPCTrace{Method: method, Incoming: true, Duration: time.Since(start), Answer: answer}
 	if err != nil {
 		t.Err = err.Error()
+	}
+	if r.bodies.Load() {
+		t.At = start
+		if req != nil {
+			t.Request, t.RequestBytes, t.RequestCut = traceJSON(req)
+		}
+		if err != nil {
+			t.Response, t.ResponseBytes, t.ResponseCut = traceJSON(map[string]any{"error": map[string]any{"message": err.Error()}})
+		} else if res != nil {
+			t.Response, t.ResponseBytes, t.ResponseCut = traceJSON(res)
+		}
 	}
 	r.emit(Event{Kind: EventTrace, Server: server, Trace: &t})
 }

@@ -158,9 +158,10 @@ type globalFlags struct {
 	sample string
 	// term asks the person servers' questions on the command line.
 	term *terminal
-	// trace prints every request to a server, as it ends, on traceOut.
-	trace    bool
-	traceOut io.Writer
+	// trace prints every request to a server, as it ends, on traceOut;
+	// traceFull (--trace=full) every message with its bodies, as JSON lines.
+	trace, traceFull bool
+	traceOut         io.Writer
 	// trustProject trusts the project's config files for this run
 	// (--trust-project); warnOut is where a verb says what it did not use.
 	trustProject bool
@@ -210,7 +211,7 @@ Exit codes: 0 ok, 1 server or tool error, 2 usage error.`,
 	g.login = "never"
 	root.PersistentFlags().Var(loginFlag{&g.login}, "login", "when a remote server asks for an OAuth login: auto (open $BROWSER and log in) or never (stop; run howl auth SERVER)")
 	root.PersistentFlags().StringVar(&g.model, "model", "", "model as provider/name, e.g. anthropic/claude-sonnet-4-5 (default: $HOWL_MODEL, \"model\" in the config, else auto-detected)")
-	root.PersistentFlags().BoolVar(&g.trace, "trace", false, "print every request to a server on stderr as it ends (method, tool or URI, time, size or error); the TUI shows them in its log pane (ctrl+l; t toggles)")
+	addTraceFlag(root.PersistentFlags(), g)
 	root.PersistentFlags().StringVar(&g.baseURL, "base-url", "", "OpenAI-compatible Chat Completions endpoint for the model, e.g. http://127.0.0.1:11434/v1")
 	addResumeFlags(root)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })

@@ -83,6 +83,9 @@ func traceWriter(g *globalFlags) func(mcp.Event) {
 	if !g.trace {
 		return nil
 	}
+	if g.traceFull {
+		return fullTraceWriter(g.traceOut)
+	}
 	var mu sync.Mutex
 	return func(e mcp.Event) {
 		if e.Kind != mcp.EventTrace || e.Trace == nil {
@@ -145,6 +148,7 @@ func start(ctx context.Context, g *globalFlags, cfg *mcp.Config, names ...string
 	rt := mcp.NewRuntime(cfg, mcp.RuntimeOptions{ClientName: "howl", ClientVersion: buildVersion(), Elicit: elicit, Sample: sample, OAuth: oauthOptions(g), Roots: configRoots(cfg),
 		OnEvent: traceWriter(g)})
 	rt.SetTracing(g.trace) // before Start: the handshake is traced too
+	rt.SetTraceBodies(g.traceFull)
 	if err := rt.Start(names...); err != nil {
 		rt.Close()
 		return nil, err
