@@ -30,8 +30,16 @@ func (m *Model) handleLogsKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	}
 	switch {
 	case key.Matches(msg, k.LogOpen):
+		// The protocol view: a traced message at the bottom opens alone,
+		// its record pretty-printed; any other line opens the whole log.
+		title, text, warn, ok := p.SelectedTrace()
+		if warn != nil {
+			return warn, true
+		}
+		if !ok {
+			title, text = p.Shown()
+		}
 		p.Blur()
-		title, text := p.Shown()
 		req := viewer.Text(title, text)
 		if m.chatMode {
 			return m.openFromChat(req, "opening"), true

@@ -99,7 +99,8 @@ func runTUI(ctx context.Context, g *globalFlags, rf resumeFlags, stdin io.Reader
 	rt := mcp.NewRuntime(cfg, mcp.RuntimeOptions{ClientName: "howl", ClientVersion: buildVersion(), OnEvent: relay.Push,
 		Elicit: tuiElicitor(g, relay), Sample: sample, OAuth: oauth, Roots: roots})
 	defer rt.Close()
-	rt.SetTracing(g.trace) // the log pane shows them (t toggles)
+	rt.SetTracing(g.trace)  // the log pane shows them (t toggles)
+	rt.SetTraceBodies(true) // kept while tracing, for the protocol view (enter on a traced line)
 	var names []string
 	for _, sc := range cfg.Enabled() {
 		names = append(names, sc.Name)

@@ -41,6 +41,9 @@ type KeyMap struct {
 	// The server log pane: Logs opens, focuses and closes it from anywhere;
 	// the others apply while it has the keys.
 	Logs, LogNext, LogPrev, LogOpen, LogBlur, LogTrace key.Binding
+	// LogSave and LogCopy save and copy the traced message on the log's
+	// bottom line (the protocol view).
+	LogSave, LogCopy key.Binding
 
 	// The sessions dialog (never disabled).
 	SessionFilter, SessionSearch, SessionRename, SessionDelete, Confirm key.Binding
@@ -152,6 +155,8 @@ func DefaultKeyMap() *KeyMap {
 		LogOpen:  b([]string{"enter"}, "enter", "open in viewer"),
 		LogBlur:  b([]string{"esc"}, "esc", "leave log"),
 		LogTrace: b([]string{"t"}, "t", "trace requests"),
+		LogSave:  b([]string{"w"}, "w", "save message"),
+		LogCopy:  b([]string{"y"}, "y", "copy message"),
 
 		SessionFilter: b([]string{"/"}, "/", "filter titles"),
 		SessionSearch: b([]string{"s"}, "s", "search text"),
@@ -187,6 +192,7 @@ func (k *KeyMap) bindingsByName() map[string]*key.Binding {
 		"cancel_turn": &k.CancelTurn, "complete": &k.Complete, "select_blocks": &k.SelectBlocks, "expand": &k.Expand,
 		"open_result": &k.OpenResult, "back_to_input": &k.BackToInput,
 		"logs": &k.Logs, "log_next": &k.LogNext, "log_prev": &k.LogPrev, "log_open": &k.LogOpen, "log_blur": &k.LogBlur, "log_trace": &k.LogTrace,
+		"log_save": &k.LogSave, "log_copy": &k.LogCopy,
 		"next_suggestion": &k.NextSuggestion, "prev_suggestion": &k.PrevSuggestion, "accept_suggestion": &k.AcceptSuggestion,
 	}
 }

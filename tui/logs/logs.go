@@ -50,6 +50,8 @@ type logEntry struct {
 	text   string
 	// server is set in the "all" view's ring.
 	server string
+	// body is a traced message's full record, for the protocol view.
+	body *traceBody
 }
 
 // logRing keeps a server's most recent entries: at most MaxLogLines of
@@ -123,12 +125,16 @@ type Pane struct {
 	sel int
 	// nameW is the widest server name, for the "all" view's column.
 	nameW int
-	// offset is how many lines the view is scrolled up from the tail; 0
-	// follows new lines.
+	// offset is how many lines the selected line (the view's bottom line
+	// until the first page, where it moves up within the page) is above
+	// the newest; 0 follows new lines.
 	offset        int
 	open, focused bool
 	// tracing: every request howl sends is added (t toggles it).
-	tracing       bool
+	tracing bool
+	// bodies are the traced messages' records, bounded by
+	// MaxTraceBodiesBytes.
+	bodies        bodyRing
 	width, height int
 }
 
@@ -250,17 +256,22 @@ func (p *Pane) AddMessage(server string, params map[string]any, at time.Time) {
 // AddTrace adds a traced request: "→ tools/call echo · 1.2ms · 70 B", or
 // its error.
 func (p *Pane) AddTrace(server string, t mcp.RPCTrace, at time.Time) {
-	p.add(server, logEntry{at: at, level: logRPC, text: clipLogLine(t.String())})
+	e := logEntry{at: at, level: logRPC, text: clipLogLine(t.String())}
+	p.keepBody(&e, t.Record(server))
+	p.add(server, e)
 }
 
 // AddNotification adds a traced notification from the server:
-// "← notifications/resources/updated demo://x".
-func (p *Pane) AddNotification(server, method string, params map[string]any, at time.Time) {
+// "← notifications/resources/updated demo://x", with its params as JSON
+// (body, nil when not kept).
+func (p *Pane) AddNotification(server, method string, params map[string]any, body json.RawMessage, at time.Time) {
 	text := "← " + render.SanitizeLine(method)
 	if uri, _ := params["uri"].(string); uri != "" {
 		text += " " + render.SanitizeLine(uri)
 	}
-	p.add(server, logEntry{at: at, level: logRPC, text: clipLogLine(text)})
+	e := logEntry{at: at, level: logRPC, text: clipLogLine(text)}
+	p.keepBody(&e, mcp.NotificationRecord(server, method, body, at))
+	p.add(server, e)
 }
 
 // Note adds a line of howl's own to a server's log (a level set, say).
@@ -350,7 +361,9 @@ func (p *Pane) Scroll(d int) {
 	if r := p.current(); r != nil {
 		n = r.len()
 	}
-	maxOff := max(n-p.rows(), 0)
+	// Past the first page the view stays and the bottom line (the one
+	// the protocol keys act on) moves up within it, to the oldest line.
+	maxOff := max(n-1, 0)
 	p.offset = common.Clamp(p.offset-d, 0, maxOff)
 }
 
@@ -394,6 +407,10 @@ func (p *Pane) HandleKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		p.focused = false
 	case key.Matches(msg, k.LogTrace):
 		return p.toggleTracing(), true
+	case key.Matches(msg, k.LogSave):
+		return p.saveSelected(), true
+	case key.Matches(msg, k.LogCopy):
+		return p.copySelected(), true
 	default:
 		d, ok := k.ScrollBy(msg, max(p.rows()-1, 1))
 		if !ok {
@@ -541,6 +558,9 @@ func (p *Pane) title() string {
 	if p.tracing {
 		b.WriteString("· tracing requests ")
 	}
+	if p.focused && p.HasSelectedTrace() {
+		b.WriteString("· enter opens the message, w saves, y copies ")
+	}
 	if p.focused {
 		b.WriteString("· ctrl+l closes ")
 	} else {
@@ -572,10 +592,16 @@ func (p *Pane) Render(int) []string {
 		out = append(out, p.com.Styles.Muted.Render(common.Fit(msg, p.width)))
 		return common.PadLines(out, p.width, p.height)
 	}
-	end := r.len() - p.offset
+	sel := r.len() - 1 - p.offset
+	end := max(r.len()-p.offset, min(rows, r.len()))
 	start := max(end-rows, 0)
 	for i := start; i < end; i++ {
-		out = append(out, common.Fit(p.formatEntry(r.at(i), true, p.showingAll()), p.width))
+		line := common.Fit(p.formatEntry(r.at(i), true, p.showingAll()), p.width)
+		if i == sel && p.focused && r.at(i).body != nil {
+			// The protocol keys' line: drawn plain, then selected.
+			line = p.com.Styles.List.Selected.Render(common.Fit(p.formatEntry(r.at(i), false, p.showingAll()), p.width))
+		}
+		out = append(out, line)
 	}
 	return common.PadLines(out, p.width, p.height)
 }
@@ -656,7 +682,7 @@ func (p *Pane) AddEvent(e mcp.Event) {
 		p.AddTrace(e.Server, *e.Trace, now)
 	case e.Kind == mcp.EventNotification && p.tracing && e.Method != "notifications/message" && e.Method != "notifications/progress":
 		// Messages have their own lines; progress would drown the rest.
-		p.AddNotification(e.Server, e.Method, e.Params, now)
+		p.AddNotification(e.Server, e.Method, e.Params, e.Body, now)
 	case e.Kind == mcp.EventStderr:
 		p.AddStderr(e.Server, e.Line, now)
 	case e.Kind == mcp.EventNotification && e.Method == "notifications/message":
