@@ -57,6 +57,7 @@ func (c *Conn) rawResult(ctx context.Context, method string, call func(context.C
 	err := call(sctx)
 	raw := sink.get()
 	if raw != nil && !asksForInput(raw) {
+		captureRaw(ctx, raw)
 		return raw, nil
 	}
 	if raw != nil && ctx.Err() == nil {

@@ -29,6 +29,9 @@ type KeyMap struct {
 	NextPage, PrevPage, Search, NextMatch, PrevMatch key.Binding
 	Pattern, ClearPattern, Wrap, Left, Right         key.Binding
 	HexToggle, OpenAttachment, Copy, Subscribe, Back key.Binding
+	// RawView shows the exact JSON the server sent for the document;
+	// Save writes the document (or that JSON) to a file.
+	RawView, Save key.Binding
 
 	// Chat.
 	Chat, ToggleChat, Send, Newline, Editor, CancelTurn, Complete key.Binding
@@ -122,6 +125,8 @@ func DefaultKeyMap() *KeyMap {
 		HexToggle:      b([]string{"x"}, "x", "hex/image"),
 		OpenAttachment: b([]string{"o"}, "o", "open attachment"),
 		Copy:           b([]string{"y"}, "y", "copy"),
+		RawView:        b([]string{"R"}, "R", "server JSON"),
+		Save:           b([]string{"W"}, "W", "save to file"),
 		Back:           b([]string{"esc"}, "esc", "back"),
 
 		Chat:             b([]string{"c"}, "c", "chat"),
@@ -185,7 +190,7 @@ func (k *KeyMap) bindingsByName() map[string]*key.Binding {
 		"open": &k.Open, "filter": &k.Filter, "refresh": &k.Refresh, "mention": &k.Mention,
 		"next_page": &k.NextPage, "prev_page": &k.PrevPage, "search": &k.Search, "next_match": &k.NextMatch, "prev_match": &k.PrevMatch,
 		"pattern": &k.Pattern, "clear_pattern": &k.ClearPattern, "wrap": &k.Wrap, "left": &k.Left, "right": &k.Right,
-		"hex_toggle": &k.HexToggle, "open_attachment": &k.OpenAttachment, "copy": &k.Copy, "subscribe": &k.Subscribe, "back": &k.Back,
+		"hex_toggle": &k.HexToggle, "open_attachment": &k.OpenAttachment, "copy": &k.Copy, "raw_view": &k.RawView, "save": &k.Save, "subscribe": &k.Subscribe, "back": &k.Back,
 		"accept": &k.Accept, "cancel": &k.Cancel, "next_field": &k.NextField, "prev_field": &k.PrevField,
 		"submit": &k.Submit, "toggle": &k.Toggle, "reconnect": &k.Reconnect,
 		"chat": &k.Chat, "toggle_chat": &k.ToggleChat, "send": &k.Send, "newline": &k.Newline, "editor": &k.Editor,

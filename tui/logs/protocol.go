@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -144,71 +142,40 @@ func recordJSON(rec mcp.TraceRecord, raw bool) []byte {
 // saveSelected writes the bottom line's record, raw, to a new file under
 // the cache directory's traces/ (in a command) and says where.
 func (p *Pane) saveSelected() tea.Cmd {
-	b, ok := p.selected()
-	switch {
-	case !ok:
-		return common.ReportWarn(noSelection())
-	case b.dropped:
-		return common.ReportWarn(droppedNote())
+	b, warn := p.selectedBody()
+	if warn != nil {
+		return warn
 	}
-	data, name := recordJSON(b.rec, true), traceFileName(b.rec)
-	show := p.com.DisplayPath
-	return func() tea.Msg {
-		dir, err := render.CacheDir()
-		if err == nil {
-			dir = filepath.Join(dir, "traces")
-			err = render.PrivateDir(dir)
-		}
-		if err != nil {
-			return common.InfoMsg{Type: common.InfoError, Msg: fmt.Sprintf("could not save the message: %v", err), TTL: common.DefaultInfoTTL}
-		}
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, data, 0o600); err != nil {
-			return common.InfoMsg{Type: common.InfoError, Msg: fmt.Sprintf("could not save the message: %v", err), TTL: common.DefaultInfoTTL}
-		}
-		if show != nil {
-			path = show(path)
-		}
-		return common.InfoMsg{Type: common.InfoPlain, Msg: "saved the message, raw, to " + render.SanitizeLine(path), TTL: common.DefaultInfoTTL}
+	at := b.rec.At
+	if at.IsZero() {
+		at = p.com.Now()
 	}
+	name := common.FileName(at, ".json", b.rec.Server, strings.ReplaceAll(b.rec.Method, "/", "."))
+	return common.SaveCmd("traces", name, recordJSON(b.rec, true), "message, raw,", p.com.DisplayPath)
 }
 
 // copySelected copies the bottom line's record, pretty-printed.
 func (p *Pane) copySelected() tea.Cmd {
-	b, ok := p.selected()
-	switch {
-	case !ok:
-		return common.ReportWarn(noSelection())
-	case b.dropped:
-		return common.ReportWarn(droppedNote())
+	b, warn := p.selectedBody()
+	if warn != nil {
+		return warn
 	}
 	return common.CopyCmd(p.com.Clipboard, string(recordJSON(b.rec, false)), "message")
 }
 
-func noSelection() string {
-	return "the bottom line of the log is not a traced message: t traces them, ↑/↓ moves to one"
+// selectedBody is the selected message with its bodies, or a warning
+// saying why there is none.
+func (p *Pane) selectedBody() (*traceBody, tea.Cmd) {
+	b, ok := p.selected()
+	switch {
+	case !ok:
+		return nil, common.ReportWarn(noSelection())
+	case b.dropped:
+		return nil, common.ReportWarn(droppedNote())
+	}
+	return b, nil
 }
 
-// traceFileName names a saved record: time, server, method; only
-// [A-Za-z0-9._-].
-func traceFileName(rec mcp.TraceRecord) string {
-	safe := func(s string, n int) string {
-		var b strings.Builder
-		for _, r := range s {
-			if b.Len() >= n {
-				break
-			}
-			if r < 0x80 && (r == '.' || r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
-				b.WriteRune(r)
-			} else {
-				b.WriteByte('_')
-			}
-		}
-		return b.String()
-	}
-	at := rec.At
-	if at.IsZero() {
-		at = time.Now()
-	}
-	return fmt.Sprintf("%s-%s-%s.json", at.UTC().Format("20060102T150405.000000Z"), safe(rec.Server, 40), safe(strings.ReplaceAll(rec.Method, "/", "."), 60))
+func noSelection() string {
+	return "the bottom line of the log is not a traced message: t traces them, ↑/↓ moves to one"
 }

@@ -98,6 +98,10 @@ type document struct {
 
 	// sub is the resource subscription (s), when there is one.
 	sub *docSub
+	// raw is the exact JSON the server sent for this read, call or
+	// prompt (R shows it); rawView marks the document that shows it.
+	raw     *rawResult
+	rawView bool
 
 	// The view position and wrapping, kept with the document so going
 	// back restores them.
@@ -147,8 +151,10 @@ type Request struct {
 	keyValues  map[string]string
 	prompt     string
 	promptArgs map[string]string
-	// Text: the text to show (JSON is pretty-printed and highlighted).
+	// Text: the text to show (JSON is pretty-printed and highlighted);
+	// raw, when set, makes it the raw view of a server's JSON.
 	text string
+	raw  *rawResult
 	// Spill: the file to open; asHex forces the hex view of an image.
 	spill *render.SpillResult
 	asHex bool
@@ -203,7 +209,22 @@ func loadDocCmd(env loadEnv, id common.RequestID, req Request) tea.Cmd {
 	})
 }
 
+// buildDoc builds a request's document; a read, call or prompt keeps the
+// exact JSON the server sent (R shows it).
 func buildDoc(env loadEnv, req Request) (*document, error) {
+	if req.kind != reqRead && req.kind != reqCall && req.kind != reqPrompt {
+		return buildDocOf(env, req)
+	}
+	var capture *mcp.RawCapture
+	env.ctx, capture = mcp.WithRawCapture(env.ctx)
+	doc, err := buildDocOf(env, req)
+	if doc != nil {
+		doc.raw = capturedRaw(capture)
+	}
+	return doc, err
+}
+
+func buildDocOf(env loadEnv, req Request) (*document, error) {
 	switch req.kind {
 	case reqRead:
 		args := map[string]any{"uri": req.uri}

@@ -290,5 +290,8 @@ func textDoc(env loadEnv, req Request) *document {
 	}
 	d.lines = b.lines
 	d.copyText = b.copy.String()
+	if req.raw != nil {
+		d.raw, d.rawView, d.note = req.raw, true, req.raw.note()
+	}
 	return d
 }

@@ -446,6 +446,10 @@ func (v *Pane) HandleKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		return v.openAttachment(), true
 	case key.Matches(msg, k.Copy):
 		return v.copy(), true
+	case key.Matches(msg, k.RawView):
+		return v.toggleRaw(), true
+	case key.Matches(msg, k.Save):
+		return v.save(), true
 	case key.Matches(msg, k.Subscribe):
 		return v.toggleSubscribe(), true
 	default:
