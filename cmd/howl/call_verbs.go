@@ -223,19 +223,9 @@ With --json it prints the exact bytes the model would receive.`,
 				return err
 			}
 			defer s.close()
-			var toolArgs json.RawMessage
-			if argsJSON != "" {
-				if !json.Valid([]byte(argsJSON)) {
-					return usagef("--args %q is not valid JSON: write an object like '{\"a\": 1}'", argsJSON)
-				}
-				toolArgs = json.RawMessage(argsJSON)
-			} else {
-				pairs, err := parsePairs(args[2:])
-				if err != nil {
-					return err
-				}
-				typed := coercePairs(cmd.Context(), s, args[0], args[1], pairs)
-				toolArgs, _ = json.Marshal(typed)
+			toolArgs, err := toolArguments(cmd.Context(), s, args[0], args[1], argsJSON, args[2:])
+			if err != nil {
+				return err
 			}
 			warnUnchecked(cmd.Context(), s, args[0], args[1], toolArgs, stderr)
 			out, err := callMeta(cmd.Context(), s, mcp.PrefixInvoke, args[0], map[string]any{"tool": args[1], "arguments": toolArgs})
@@ -252,6 +242,22 @@ With --json it prints the exact bytes the model would receive.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print exactly what the model would receive")
 	cmd.Flags().StringVar(&argsJSON, "args", "", "the arguments as one JSON object")
 	return cmd
+}
+
+// toolArguments are a tool call's arguments: --args JSON as it is, or
+// k=v pairs typed by the tool's schema.
+func toolArguments(ctx context.Context, s *session, server, tool, argsJSON string, kv []string) (json.RawMessage, error) {
+	if argsJSON != "" {
+		if !json.Valid([]byte(argsJSON)) {
+			return nil, usagef("--args %q is not valid JSON: write an object like '{\"a\": 1}'", argsJSON)
+		}
+		return json.RawMessage(argsJSON), nil
+	}
+	pairs, err := parsePairs(kv)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(coercePairs(ctx, s, server, tool, pairs))
 }
 
 // warnUnchecked says on stderr when howl will not check a call's

@@ -106,18 +106,9 @@ Exit 1 when a call failed.`,
 			}
 			defer s.close()
 			server, tool := args[0], args[1]
-			var toolArgs json.RawMessage
-			if argsJSON != "" {
-				if !json.Valid([]byte(argsJSON)) {
-					return usagef("--args %q is not valid JSON: write an object like '{\"a\": 1}'", argsJSON)
-				}
-				toolArgs = json.RawMessage(argsJSON)
-			} else {
-				pairs, err := parsePairs(args[2:])
-				if err != nil {
-					return err
-				}
-				toolArgs, _ = json.Marshal(coercePairs(cmd.Context(), s, server, tool, pairs))
+			toolArgs, err := toolArguments(cmd.Context(), s, server, tool, argsJSON, args[2:])
+			if err != nil {
+				return err
 			}
 			call, _ := json.Marshal(map[string]any{"tool": tool, "arguments": toolArgs})
 			// One call first: a mistake in the arguments is a usage error
