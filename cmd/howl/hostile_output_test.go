@@ -140,6 +140,7 @@ func TestNoVerbPrintsAServersEscapeSequencesOnAnyPath(t *testing.T) {
 		{"prompt", "h", "p"}, {"prompt", "h", "pfail"},
 		{"ls", "--server", "init"}, {"call", "init", "x"}, {"call", evilName, "x"}, {"call", "nosuch" + attack, "x"},
 		{"ask", "--model", "openai-compat/m", "--base-url", model.URL, "--allow", "h:boom", "go"},
+		{"lint"}, {"lint", "h"}, {"load", "h", "ok", "--n", "3"}, {"load", "h", "fail", "--n", "2"},
 		{"sessions", "list"}, {"sessions", "search", "question"}, {"sessions", "export", sess.ID}, {"sessions", "export", "no" + attack},
 		{},
 	}
