@@ -184,3 +184,35 @@ func TestLintRulesAreUniqueAndEachHasWhyAndFix(t *testing.T) {
 		seen[r.ID] = true
 	}
 }
+
+// BenchmarkLintThousandTools lints a catalog of 1000 tools like
+// server-filesystem's edit_file (nested objects, defaults, optional
+// arguments), plus the exponential $ref schema once.
+func BenchmarkLintThousandTools(b *testing.B) {
+	const tool = `{"name": "edit_file_%d", "description": "Make line-based edits to a text file.",
+		"annotations": {"readOnlyHint": false, "destructiveHint": true},
+		"inputSchema": {"type": "object", "required": ["path", "edits"], "properties": {
+			"path": {"type": "string"},
+			"edits": {"type": "array", "items": {"type": "object", "required": ["oldText", "newText"], "properties": {
+				"oldText": {"type": "string", "description": "Text to search for"},
+				"newText": {"type": "string", "description": "Text to replace with"}}}},
+			"dryRun": {"type": "boolean", "default": false, "description": "Preview changes"}}}}`
+	cat := &Catalog{Server: "bench", Listed: []Kind{KindTool}}
+	for i := range 1000 {
+		it, err := parseItem("bench", KindTool, json.RawMessage(fmt.Sprintf(tool, i)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		cat.Items = append(cat.Items, it)
+	}
+	exp, _ := json.Marshal(map[string]any{"name": "exponential", "description": "d", "inputSchema": mcptest.ExponentialSchema(22)})
+	it, _ := parseItem("bench", KindTool, exp)
+	cat.Items = append(cat.Items, it)
+	cat.buildIndex()
+	b.ReportAllocs()
+	for b.Loop() {
+		if rep := Lint(cat); rep.Warnings == 0 {
+			b.Fatal("no findings")
+		}
+	}
+}
