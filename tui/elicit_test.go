@@ -72,8 +72,8 @@ func TestElicitationDialogChecksBoundsAndFormatsBeforeSending(t *testing.T) {
 	b.h.keys("tab")
 	b.h.typeText("not-an-email")
 	b.h.keys("tab")
-	b.h.typeText("7")                                                 // age
-	b.h.keys("tab", "tab", "tab", "space", "right", "right", "space") // toppings: Cheese, Olives, Mushrooms
+	b.h.typeText("7")                                               // age
+	b.h.keys("tab", "tab", "tab", "space", "down", "down", "space") // toppings: Cheese, Olives, Mushrooms
 	b.h.keys("ctrl+s")
 	view := b.h.view()
 	for _, want := range []string{
@@ -134,7 +134,7 @@ func TestElicitationMultiSelectAndLegacyEnumNames(t *testing.T) {
 	if view := b.h.view(); !strings.Contains(view, "1 chosen, at least 2 needed: pick more with space") {
 		t.Errorf("one pick of at least two was not refused:\n%s", view)
 	}
-	b.h.keys("right", "right", "space", "tab", "right", "right")
+	b.h.keys("down", "down", "space", "tab", "right", "right")
 	if view := b.h.view(); !strings.Contains(view, "‹ Medium ›") {
 		t.Errorf("the enum's titles are not shown:\n%s", view)
 	}

@@ -264,7 +264,19 @@ func NewToolForm(com *common.Common, it mcp.CatalogItem) *FormDialog {
 func NewTemplateForm(com *common.Common, it mcp.CatalogItem) *FormDialog {
 	f := NewForm(com, "read "+render.SanitizeLine(it.Name), "Read", TemplateFields(it.Variables))
 	f.Note = render.SanitizeLine(it.URI)
-	f.Preview = func(f *Form) (string, error) { return mcp.ExpandTemplate(it.URI, f.Strings()) }
+	f.Preview = func(f *Form) (string, error) {
+		vals := f.Strings()
+		var missing []string
+		for _, v := range it.Variables {
+			if _, ok := vals[v]; !ok {
+				missing = append(missing, render.SanitizeLine(v))
+			}
+		}
+		if len(missing) > 0 {
+			return "", PreviewPending("fill in " + common.JoinAnd(missing) + " to see the address it reads")
+		}
+		return mcp.ExpandTemplate(it.URI, vals)
+	}
 	f.Check = func(f *Form) error {
 		_, err := mcp.ExpandTemplate(it.URI, f.Strings())
 		return err

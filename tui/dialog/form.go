@@ -3,6 +3,7 @@ package dialog
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/theme"
 	"github.com/howl-mcp/howl/tui/common"
 )
 
@@ -32,7 +34,9 @@ const (
 	FieldMulti
 )
 
-// unsetChoice is the first choice of an optional bool or enum: send nothing.
+// unsetChoice is the first choice of an optional bool or enum (send
+// nothing), and where a required one without a default starts (nothing is
+// chosen for the person; choosing leaves it for good).
 const unsetChoice = "(not set)"
 
 // Field is one input of a Form.
@@ -88,6 +92,12 @@ const (
 	FormCancelled
 )
 
+// PreviewPending is a Preview's answer while values are missing: what to
+// fill in to see it, said to the person (shown once they start typing).
+type PreviewPending string
+
+func (p PreviewPending) Error() string { return string(p) }
+
 // Form is a reusable argument form: tool arguments (from an input schema),
 // template variables and prompt arguments all use it, and so will the chat
 // when it fills a prompt's arguments. It does no I/O: Check and Preview
@@ -107,6 +117,9 @@ type Form struct {
 	err     string
 	// status is a passing state shown above the button ("checking…").
 	status string
+	// touched: a key changed a value. Before that the preview shows only
+	// what it can show, never what is still missing.
+	touched bool
 }
 
 // NewForm builds a form over fields.
@@ -192,14 +205,51 @@ func (f *Form) HandleKey(msg tea.KeyMsg) (FormResult, tea.Cmd) {
 		if msg.Type == tea.KeyLeft {
 			step = -1
 		}
-		cur.choice = (cur.choice + step + len(cur.Choices)) % len(cur.Choices)
-		cur.err = ""
+		cur.step(step)
+		cur.err, f.touched = "", true
+	case choice && msg.Type == tea.KeyBackspace || choice && msg.Type == tea.KeyDelete:
+		cur.clear()
+		f.touched = true
 	case cur != nil && !choice && !multi:
 		cur.err = ""
 		f.err = ""
-		return FormContinue, cur.input.Update(msg)
+		before := cur.input.Value()
+		cmd := cur.input.Update(msg)
+		f.touched = f.touched || cur.input.Value() != before
+		return FormContinue, cmd
 	}
 	return FormContinue, nil
+}
+
+// unsettable reports whether the field's first choice is "not set": an
+// optional field (sends nothing) or a required one still unmade.
+func (fl *Field) unsettable() bool { return len(fl.values) > 0 && fl.values[0] == nil }
+
+// step moves a choice by one. A yes/no toggles between its two answers;
+// "not set" is passed through only on an optional field (a required one
+// leaves it once chosen).
+func (fl *Field) step(by int) {
+	first := 0
+	if fl.unsettable() && (fl.Required || fl.Kind == FieldBool) {
+		first = 1
+	}
+	n := len(fl.Choices) - first
+	if n <= 0 {
+		return
+	}
+	if fl.choice < first {
+		fl.choice = first // unset: the first answer
+		return
+	}
+	fl.choice = first + (fl.choice-first+by+n)%n
+}
+
+// clear returns an optional choice to "not set".
+func (fl *Field) clear() {
+	if fl.unsettable() && !fl.Required {
+		fl.choice = 0
+		fl.err = ""
+	}
 }
 
 // submit validates every field and the whole form.
@@ -375,12 +425,7 @@ func (f *Form) Render(w int) []string {
 		add(common.Truncate(head, w))
 		switch fl.Kind {
 		case FieldBool, FieldEnum:
-			c := fl.Choices[fl.choice]
-			line := "   ‹ " + c + " ›"
-			if focused {
-				line = "   " + st.Form.LabelFocused.Render("‹ "+c+" ›") + st.Form.Hint.Render("  ←/→ to change")
-			}
-			add(line)
+			add(fl.renderChoice(st, focused))
 		case FieldMulti:
 			for _, l := range fl.renderMulti(st, focused, w-3) {
 				add("   " + l)
@@ -402,7 +447,18 @@ func (f *Form) Render(w int) []string {
 					parts = append(parts, sg)
 				}
 			}
-			add(common.Truncate("   "+st.Form.Hint.Render("↳ ")+strings.Join(parts, " ")+st.Form.Hint.Render("  → accepts · ctrl+n/p choose"), w))
+			accept := "tab/→ accepts"
+			if fl.input.Value() == "" {
+				accept = "→ accepts" // tab moves on from an empty field
+			}
+			offers := "   " + st.Form.Hint.Render("↳ ") + strings.Join(parts, " ")
+			keys := st.Form.Hint.Render(accept + " · ctrl+n/p choose")
+			if common.WidthOf(offers)+2+common.WidthOf(keys) <= w {
+				add(offers + "  " + keys)
+			} else { // the keys on their own line, never cut
+				add(common.Truncate(offers, w))
+				add("     " + keys)
+			}
 		}
 		if fl.err != "" {
 			for _, l := range common.WrapText("✗ "+render.Sanitize(fl.err), w-3) {
@@ -415,14 +471,24 @@ func (f *Form) Render(w int) []string {
 		}
 	}
 	if f.Preview != nil {
-		add("")
 		p, err := f.Preview(f)
-		if err != nil {
-			for _, l := range common.WrapText("→ "+render.SanitizeLine(err.Error()), w-1) {
+		var pending PreviewPending
+		switch {
+		case err == nil:
+			add("")
+			add(" " + st.Form.Preview.Render(common.Truncate("→ "+render.SanitizeLine(p), w-1)))
+		case errors.As(err, &pending) && !f.touched:
+			// Nothing typed yet: nothing is wrong yet either.
+		case errors.As(err, &pending):
+			add("")
+			for _, l := range common.WrapWords(render.SanitizeLine(err.Error()), w-1) {
+				add(" " + st.Form.Hint.Render(l))
+			}
+		default:
+			add("")
+			for _, l := range common.WrapWords("→ "+render.SanitizeLine(err.Error()), w-1) {
 				add(" " + st.Form.Error.Render(l))
 			}
-		} else {
-			add(" " + st.Form.Preview.Render(common.Truncate("→ "+render.SanitizeLine(p), w-1)))
 		}
 	}
 	if f.status != "" {
@@ -442,6 +508,40 @@ func (f *Form) Render(w int) []string {
 	}
 	add(" " + btn + "  " + st.Dialog.Hint.Render("enter next · ctrl+s "+strings.ToLower(f.Submit)+" · esc cancel"))
 	return out
+}
+
+// renderChoice draws a bool or enum field's value, "not set" told apart
+// from an answer, and, when focused, the keys that change it.
+func (fl *Field) renderChoice(st *theme.Styles, focused bool) string {
+	c := "‹ " + fl.Choices[fl.choice] + " ›"
+	unset := fl.values[fl.choice] == nil
+	if unset {
+		c = "‹ not set ›"
+		if fl.Required {
+			c = "‹ choose ›"
+		}
+	}
+	if !focused {
+		if unset {
+			return "   " + st.Muted.Render(c)
+		}
+		return "   " + c
+	}
+	var keys string
+	switch {
+	case fl.Kind == FieldBool && unset:
+		keys = "space answers"
+	case fl.Kind == FieldBool:
+		keys = "space toggles"
+	default:
+		keys = "space/←/→ change"
+	}
+	if unset && !fl.Required {
+		keys += " · optional: sends nothing"
+	} else if !unset && fl.unsettable() && !fl.Required {
+		keys += " · backspace: not set"
+	}
+	return "   " + st.Form.LabelFocused.Render(c) + st.Form.Hint.Render("  "+keys)
 }
 
 // FocusLine is the index of the focused field's first line in Render's

@@ -32,20 +32,24 @@ func NewMultiField(name string, choices []string, values []json.RawMessage, pick
 	return fl
 }
 
-// multiKey handles a key on a focused multi-select: left/right move
-// between options, space picks or unpicks. It reports whether it used the key.
+// multiKey handles a key on a focused multi-select, a vertical list: up
+// and down move between options (past the first or the last they leave
+// the field, as they do between fields), space picks or unpicks. It
+// reports whether it used the key.
 func (fl *Field) multiKey(msg tea.KeyMsg, k *common.KeyMap) bool {
-	if !key.Matches(msg, k.Toggle) || len(fl.Choices) == 0 {
+	if len(fl.Choices) == 0 {
 		return false
 	}
-	switch msg.Type {
-	case tea.KeyLeft:
-		fl.cursor = (fl.cursor - 1 + len(fl.Choices)) % len(fl.Choices)
-	case tea.KeyRight:
-		fl.cursor = (fl.cursor + 1) % len(fl.Choices)
-	default:
+	switch {
+	case msg.Type == tea.KeyUp && fl.cursor > 0:
+		fl.cursor--
+	case msg.Type == tea.KeyDown && fl.cursor < len(fl.Choices)-1:
+		fl.cursor++
+	case key.Matches(msg, k.Toggle) && msg.Type != tea.KeyLeft && msg.Type != tea.KeyRight:
 		fl.picked[fl.cursor] = !fl.picked[fl.cursor]
 		fl.err = ""
+	default:
+		return false
 	}
 	return true
 }
@@ -92,7 +96,7 @@ func (fl *Field) renderMulti(st *theme.Styles, focused bool, w int) []string {
 		}
 		line := common.Truncate(mark+c, w)
 		if focused && i == fl.cursor {
-			line = common.Truncate(st.Form.LabelFocused.Render("›"+mark+c)+st.Form.Hint.Render("  space picks · ←/→ move"), w)
+			line = common.Truncate(st.Form.LabelFocused.Render("›"+mark+c)+st.Form.Hint.Render("  space picks · ↑/↓ move"), w)
 		} else {
 			line = " " + line
 		}

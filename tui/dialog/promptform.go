@@ -109,8 +109,10 @@ func (d *FormDialog) handleCompletionMsg(r common.Result) tea.Cmd {
 	return nil
 }
 
-// handleSuggestionKey chooses (ctrl+n/ctrl+p) and accepts (→ at the end of
-// the value) the focused field's suggestions.
+// handleSuggestionKey chooses (ctrl+n/ctrl+p) and accepts (tab or → at
+// the end of the value) the focused field's suggestions, as the chat's
+// completion does: tab takes the highlighted one once something is typed
+// (on an empty field the offers are only offers: tab moves on).
 func (d *FormDialog) handleSuggestionKey(km tea.KeyMsg) bool {
 	f := d.form
 	if f.focus >= len(f.fields) {
@@ -126,12 +128,13 @@ func (d *FormDialog) handleSuggestionKey(km tea.KeyMsg) bool {
 	if !fl.typed() || len(fl.suggestions) == 0 {
 		return false
 	}
+	atEnd := fl.input.Position() == len([]rune(fl.input.Value()))
 	switch {
 	case key.Matches(km, k.NextSuggestion):
 		fl.sugSel = (fl.sugSel + 1) % len(fl.suggestions)
 	case key.Matches(km, k.PrevSuggestion):
 		fl.sugSel = (fl.sugSel - 1 + len(fl.suggestions)) % len(fl.suggestions)
-	case key.Matches(km, k.AcceptSuggestion) && fl.input.Position() == len([]rune(fl.input.Value())):
+	case atEnd && (key.Matches(km, k.AcceptSuggestion) || key.Matches(km, k.Complete) && fl.input.Value() != ""):
 		fl.input.SetValue(fl.suggestions[fl.sugSel])
 		fl.input.CursorEnd()
 		fl.suggestions = nil
