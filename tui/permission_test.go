@@ -86,7 +86,6 @@ func TestEachPermissionAnswerReachesTheModel(t *testing.T) {
 	}{
 		{"y", "allowed once by you", false},
 		{"s", "allowed by you for this session", false},
-		{"a", "allowed by you for this session (no config file: not saved)", false},
 		{"n", "denied by you", true},
 		{"esc", "denied by you", true},
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/howl-mcp/howl/tui/catalog"
 	"github.com/howl-mcp/howl/tui/common"
+	"github.com/howl-mcp/howl/tui/dialog"
 )
 
 // Drawing the screen: the tab bar, the body from the layout, the log,
@@ -43,7 +44,11 @@ func (m *Model) View() string {
 		lines = append(lines, m.logs.Render(m.frame)...)
 	}
 	if !l.Help.Empty() {
-		lines = append(lines, common.Fit(" "+m.help.ShortHelpView(m.com.Keys.ShortHelp(m.helpState())), l.Help.W))
+		keys := m.com.Keys.ShortHelp(m.helpState())
+		if h, ok := m.dialogs.Top().(dialog.KeyHelper); ok {
+			keys = h.ShortHelp() // what the dialog offers now
+		}
+		lines = append(lines, common.Fit(" "+m.help.ShortHelpView(keys), l.Help.W))
 	}
 	lines = append(lines, m.status.Render(l.Status.W, m.catalog.Servers(), m.frame))
 	if d := m.dialogs.Top(); d != nil {

@@ -29,18 +29,27 @@ func wrapParagraph(s string, w int) []string {
 		return []string{s}
 	}
 	var out []string
-	line, lineW := "", 0
+	// The first line keeps its indent (an argument nested in JSON).
+	indent := s[:len(s)-len(strings.TrimLeft(s, " "))]
+	line, lineW := indent, ansi.StringWidth(indent)
+	if lineW >= w {
+		line, lineW = "", 0
+	}
 	flush := func() {
 		out = append(out, line)
 		line, lineW = "", 0
 	}
 	for _, word := range strings.Fields(s) {
 		ww := ansi.StringWidth(word)
+		sep := " "
+		if strings.TrimSpace(line) == "" {
+			sep = "" // after the indent
+		}
 		switch {
-		case lineW > 0 && lineW+1+ww <= w:
-			line, lineW = line+" "+word, lineW+1+ww
+		case lineW > 0 && lineW+len(sep)+ww <= w:
+			line, lineW = line+sep+word, lineW+len(sep)+ww
 			continue
-		case lineW > 0:
+		case lineW > 0 && sep != "":
 			flush()
 		}
 		for ww > w { // longer than a line: cut at the edge

@@ -47,3 +47,11 @@ func TestWrapTextSplitsAFlagWhereWrapWordsDoesNot(t *testing.T) {
 		t.Fatalf("WrapWords split the flag: %q", lines)
 	}
 }
+
+// An indented line keeps its indent when it wraps.
+func TestWrapWordsKeepsTheFirstLinesIndent(t *testing.T) {
+	got := WrapWords(`    "path": "/a/long/path/that/does/not/fit"`, 30)
+	if got[0] != `    "path":` || got[1] != `"/a/long/path/that/does/not/fi` {
+		t.Errorf("wrapped %q", got)
+	}
+}

@@ -75,7 +75,7 @@ func (b *QuestionBase) offerLines(inner int) []string {
 	text := fmt.Sprintf("%s has asked %d questions: ctrl+x declines this one and everything else from %s, until you type .mcp ask %s",
 		server, b.asked, server, server)
 	out := []string{""}
-	for _, l := range common.WrapText(text, max(inner-2, 10)) {
+	for _, l := range common.WrapWords(text, max(inner-2, 10)) {
 		out = append(out, " "+b.com.Styles.Warning.Render(l))
 	}
 	return out

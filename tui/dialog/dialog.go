@@ -34,6 +34,12 @@ type Dialog interface {
 	setOwner(o common.Owner)
 }
 
+// KeyHelper is a dialog whose keys depend on what it can do: the help
+// line shows its ShortHelp instead of every answer of its kind.
+type KeyHelper interface {
+	ShortHelp() []key.Binding
+}
+
 // dialogBase gives a dialog its owner; a dialog that makes no requests
 // drops results.
 type dialogBase struct{ owner common.Owner }
@@ -446,7 +452,7 @@ func (d *ServersDialog) Render(maxW, maxH int) []string {
 			if v == "" {
 				return
 			}
-			for j, l := range common.WrapText(render.SanitizeLine(v), max(inner-14, 10)) {
+			for j, l := range common.WrapWords(render.SanitizeLine(v), max(inner-14, 10)) {
 				lab := strings.Repeat(" ", 10)
 				if j == 0 {
 					lab = common.Fit(label, 10)

@@ -281,12 +281,12 @@ func (d *ElicitDialog) Render(maxW, maxH int) []string {
 func (d *ElicitDialog) urlLines(inner int) []string {
 	st := d.com.Styles
 	var out []string
-	for _, l := range common.WrapText(render.Sanitize(d.q.Elicit.Message), inner-2) {
+	for _, l := range common.WrapWords(render.Sanitize(d.q.Elicit.Message), inner-2) {
 		out = append(out, " "+st.Muted.Render(l))
 	}
 	out = append(out, "", " "+st.Detail.Label.Render("it wants you to visit"))
 	u := render.SanitizeLine(d.q.Elicit.URL)
-	for _, l := range common.WrapText(u, inner-4) {
+	for _, l := range common.WrapWords(u, inner-4) {
 		out = append(out, "   "+st.Strong.Render(l))
 	}
 	if p, err := url.Parse(d.q.Elicit.URL); err == nil && p.Host != "" {
@@ -295,12 +295,12 @@ func (d *ElicitDialog) urlLines(inner int) []string {
 	out = append(out, "")
 	problem := urlProblem(d.q.Elicit.URL)
 	if problem != "" {
-		for _, l := range common.WrapText("✗ howl will not open it: "+problem+". Decline, or copy it by hand.", inner-2) {
+		for _, l := range common.WrapWords("✗ howl will not open it: "+problem+". Decline, or copy it by hand.", inner-2) {
 			out = append(out, " "+st.Form.Error.Render(l))
 		}
 	}
 	if d.err != "" {
-		for _, l := range common.WrapText("✗ "+d.err, inner-2) {
+		for _, l := range common.WrapWords("✗ "+d.err, inner-2) {
 			out = append(out, " "+st.Form.Error.Render(l))
 		}
 	}
@@ -308,7 +308,7 @@ func (d *ElicitDialog) urlLines(inner int) []string {
 	if problem != "" {
 		hint = "d decline · esc cancel"
 	}
-	for _, l := range common.WrapText(hint, inner-2) {
+	for _, l := range common.WrapWords(hint, inner-2) {
 		out = append(out, " "+st.Dialog.Hint.Render(l))
 	}
 	return out

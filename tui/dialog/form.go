@@ -401,7 +401,7 @@ func (f *Form) Render(w int) []string {
 	var out []string
 	add := func(s string) { out = append(out, common.Fit(s, w)) }
 	if f.Note != "" {
-		for _, l := range common.WrapText(f.Note, w-1) {
+		for _, l := range common.WrapWords(f.Note, w-1) {
 			add(" " + st.Muted.Render(l))
 		}
 		add("")
@@ -461,11 +461,11 @@ func (f *Form) Render(w int) []string {
 			}
 		}
 		if fl.err != "" {
-			for _, l := range common.WrapText("✗ "+render.Sanitize(fl.err), w-3) {
+			for _, l := range common.WrapWords("✗ "+render.Sanitize(fl.err), w-3) {
 				add("   " + st.Form.Error.Render(l))
 			}
 		} else if fl.Description != "" && focused {
-			for _, l := range common.WrapText(fl.Description, w-3) {
+			for _, l := range common.WrapWords(fl.Description, w-3) {
 				add("   " + st.Form.Hint.Render(l))
 			}
 		}
@@ -497,7 +497,7 @@ func (f *Form) Render(w int) []string {
 	}
 	if f.err != "" {
 		add("")
-		for _, l := range common.WrapText("✗ "+f.err, w-1) {
+		for _, l := range common.WrapWords("✗ "+f.err, w-1) {
 			add(" " + st.Form.Error.Render(l))
 		}
 	}
@@ -549,7 +549,7 @@ func (fl *Field) renderChoice(st *theme.Styles, focused bool) string {
 func (f *Form) FocusLine(w int) int {
 	lines := 0
 	if f.Note != "" {
-		lines += len(common.WrapText(f.Note, w-1)) + 1
+		lines += len(common.WrapWords(f.Note, w-1)) + 1
 	}
 	for i, fl := range f.fields {
 		if i == f.focus {
@@ -561,7 +561,7 @@ func (f *Form) FocusLine(w int) int {
 			lines += 2
 		}
 		if fl.err != "" {
-			lines += len(common.WrapText("✗ "+render.Sanitize(fl.err), w-3))
+			lines += len(common.WrapWords("✗ "+render.Sanitize(fl.err), w-3))
 		}
 	}
 	return lines

@@ -57,12 +57,12 @@ func (d *MentionFailedDialog) Render(maxW, maxH int) []string {
 	inner := w - 2
 	content := []string{""}
 	for _, f := range d.msg.Failed {
-		for _, l := range common.WrapText(fmt.Sprintf("✗ %s: %v", f.Mention, f.Err), max(inner-2, 10)) {
+		for _, l := range common.WrapWords(fmt.Sprintf("✗ %s: %v", f.Mention, f.Err), max(inner-2, 10)) {
 			content = append(content, " "+st.Error.Render(render.SanitizeLine(l)))
 		}
 	}
 	content = append(content, "")
-	for _, l := range common.WrapText("Nothing was sent. enter/y sends the message without the mentions above · esc/n cancels (the message returns to the input)", max(inner-2, 10)) {
+	for _, l := range common.WrapWords("Nothing was sent. enter/y sends the message without the mentions above · esc/n cancels (the message returns to the input)", max(inner-2, 10)) {
 		content = append(content, " "+st.Dialog.Hint.Render(l))
 	}
 	return frameDialog(d.com, "A mention could not be read", content, w, maxH, -1)

@@ -52,7 +52,7 @@ func (d *PermissionDialog) HandleKey(km tea.KeyMsg) Action {
 		return AnswerPermission{d.req, chat.AnswerOnce}
 	case key.Matches(km, pk.Session):
 		return AnswerPermission{d.req, chat.AnswerSession}
-	case key.Matches(km, pk.Always) && d.req.Rule() != "":
+	case key.Matches(km, pk.Always) && d.canAlways():
 		return AnswerPermission{d.req, chat.AnswerAlways}
 	default:
 		d.scroll.HandleKey(km, k)
@@ -70,12 +70,12 @@ func (d *PermissionDialog) Render(maxW, maxH int) []string {
 	var head []string
 	head = append(head, "")
 	if ann := r.Annotations; ann != nil && ann.DestructiveHint != nil && *ann.DestructiveHint {
-		for _, l := range common.WrapText("⚠ DESTRUCTIVE: the server says this tool may change or delete things", max(inner-2, 10)) {
+		for _, l := range common.WrapWords("⚠ DESTRUCTIVE: the server says this tool may change or delete things", max(inner-2, 10)) {
 			head = append(head, " "+st.Error.Render(l))
 		}
 	}
 	if r.Changed != nil {
-		for _, l := range common.WrapText("⚠ CHANGED: "+render.SanitizeLine(r.Changed.Summary())+"; what you allowed no longer applies. What changed:", max(inner-2, 10)) {
+		for _, l := range common.WrapWords("⚠ CHANGED: "+render.SanitizeLine(r.Changed.Summary())+"; what you allowed no longer applies. What changed:", max(inner-2, 10)) {
 			head = append(head, " "+st.Error.Render(l))
 		}
 	}
@@ -88,7 +88,7 @@ func (d *PermissionDialog) Render(maxW, maxH int) []string {
 	} else {
 		head = append(head, label("function", render.SanitizeLine(r.Call.Name)))
 	}
-	for i, l := range common.WrapText(annotationText(r.Annotations), max(inner-14, 10)) {
+	for i, l := range common.WrapWords(annotationText(r.Annotations), max(inner-14, 10)) {
 		if i == 0 {
 			head = append(head, label("annotations", l))
 		} else {
@@ -125,22 +125,30 @@ func (d *PermissionDialog) Render(maxW, maxH int) []string {
 		body = append(body, " "+st.Detail.Label.Render("arguments"))
 	}
 	for _, l := range strings.Split(render.Sanitize(chat.PrettyArgs(args)), "\n") {
-		for _, wl := range common.WrapText(common.ExpandTabs(l), max(inner-4, 10)) {
+		for _, wl := range common.WrapWords(common.ExpandTabs(l), max(inner-4, 10)) {
 			body = append(body, "   "+wl)
 		}
 	}
+	// Only what can be done is offered, the keys as the help line shows them.
 	var answers []string
-	opts := []string{"y allow once", "s allow this tool for the session"}
-	switch {
-	case r.Rule() == "":
-	case d.canPersist:
-		opts = append(opts, "a always allow "+render.SanitizeLine(r.Rule()))
-	default:
-		opts = append(opts, "a allow for the session (no config file to save to)")
-	}
-	opts = append(opts, "n/esc deny")
 	answers = append(answers, "")
-	for _, l := range common.WrapText(strings.Join(opts, " · "), max(inner-2, 10)) {
+	if r.Rule() != "" && !d.canPersist {
+		for _, l := range common.WrapWords(noAlwaysReason, max(inner-2, 10)) {
+			answers = append(answers, " "+st.Muted.Render(l))
+		}
+	}
+	var opts []string
+	for _, b := range d.ShortHelp() {
+		if b.Help().Key == d.com.Keys.PageDown.Help().Key {
+			continue
+		}
+		desc := b.Help().Desc
+		if b.Help().Key == d.com.Keys.Permission.Always.Help().Key {
+			desc = "always allow " + render.SanitizeLine(r.Rule())
+		}
+		opts = append(opts, b.Help().Key+" "+desc)
+	}
+	for _, l := range common.WrapWords(strings.Join(opts, " · "), max(inner-2, 10)) {
 		answers = append(answers, " "+st.Dialog.Hint.Render(l))
 	}
 
@@ -148,6 +156,24 @@ func (d *PermissionDialog) Render(maxW, maxH int) []string {
 	shown := d.scroll.Window(d.com, body, min(maxH, 40)-2-len(head)-len(answers))
 	content := append(append(append([]string(nil), head...), shown...), answers...)
 	return frameDialog(d.com, "Allow this call?", content, w, maxH, -1)
+}
+
+// noAlwaysReason says, once, why "always" is not offered.
+const noAlwaysReason = "\"always allow\" is not offered: howl runs without a config file (the built-in demo), so a rule could not be saved."
+
+// canAlways reports whether "always" can be done: the call names a tool
+// and there is a config file to save the rule to.
+func (d *PermissionDialog) canAlways() bool { return d.req.Rule() != "" && d.canPersist }
+
+// ShortHelp is the answers the dialog offers, for the help line and its
+// own answer line alike.
+func (d *PermissionDialog) ShortHelp() []key.Binding {
+	k := d.com.Keys
+	out := []key.Binding{k.Permission.Once, k.Permission.Session}
+	if d.canAlways() {
+		out = append(out, k.Permission.Always)
+	}
+	return append(out, k.Permission.Deny, k.PageDown)
 }
 
 // annotationText lists a tool's hints ("none" when it declares none).

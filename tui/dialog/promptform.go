@@ -218,7 +218,7 @@ func (d *PromptPreviewDialog) Render(maxW, maxH int) []string {
 			body = append(body, " "+st.Viewer.Label.Render(l))
 			continue
 		}
-		for _, wl := range common.WrapText(l, inner-2) {
+		for _, wl := range common.WrapWords(l, inner-2) {
 			body = append(body, " "+wl)
 		}
 	}

@@ -72,11 +72,13 @@ func (d *SamplingDialog) Render(maxW, maxH int) []string {
 	head = append(head, label("max tokens", fmt.Sprint(p.MaxTokens)))
 	if d.model != nil {
 		head = append(head, label("model", render.SanitizeLine(d.model.Name())))
+	} else {
+		head = append(head, label("model", st.Error.Render("none: howl has no chat model to ask")))
 	}
 	var body []string
 	add := func(prefix, text string) {
 		for i, l := range strings.Split(render.Sanitize(text), "\n") {
-			for j, wl := range common.WrapText(common.ExpandTabs(l), max(inner-4-len(prefix), 10)) {
+			for j, wl := range common.WrapWords(common.ExpandTabs(l), max(inner-4-len(prefix), 10)) {
 				if i == 0 && j == 0 {
 					body = append(body, " "+st.Detail.Label.Render(prefix)+wl)
 				} else {
@@ -95,18 +97,27 @@ func (d *SamplingDialog) Render(maxW, maxH int) []string {
 	answers = append(answers, "")
 	hint := "y approve: send it to the chat model, its answer goes to " + server + " · n/esc reject"
 	if d.model == nil {
-		for _, l := range common.WrapText("✗ "+d.noModel.Error(), max(inner-2, 10)) {
+		for _, l := range common.WrapWords("✗ "+d.noModel.Error(), max(inner-2, 10)) {
 			answers = append(answers, " "+st.Form.Error.Render(l))
 		}
 		hint = "n/esc reject (the server is told why)"
 	}
-	for _, l := range common.WrapText(hint, max(inner-2, 10)) {
+	for _, l := range common.WrapWords(hint, max(inner-2, 10)) {
 		answers = append(answers, " "+st.Dialog.Hint.Render(l))
 	}
 	answers = append(answers, d.offerLines(inner)...)
 	shown := d.scroll.Window(d.com, body, min(maxH, 40)-2-len(head)-len(answers))
 	content := append(append(head, shown...), answers...)
 	return frameDialog(d.com, "Sampling request from "+server, content, w, maxH, -1)
+}
+
+// ShortHelp offers approval only when there is a model to ask.
+func (d *SamplingDialog) ShortHelp() []key.Binding {
+	k := d.com.Keys
+	if d.model == nil {
+		return []key.Binding{k.Sampling.Reject, k.PageDown}
+	}
+	return []key.Binding{k.Sampling.Approve, k.Sampling.Reject, k.PageDown}
 }
 
 // actionApproveSampling sends an approved sampling request to model.

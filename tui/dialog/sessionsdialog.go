@@ -314,7 +314,7 @@ func (d *SessionsDialog) Render(maxW, maxH int) []string {
 		if d.com.StoreErr != nil {
 			msg += ": " + d.com.StoreErr.Error()
 		}
-		for _, l := range common.WrapText(render.Sanitize(msg), inner-2) {
+		for _, l := range common.WrapWords(render.Sanitize(msg), inner-2) {
 			content = append(content, " "+st.Error.Render(l))
 		}
 		content = append(content, "", " "+st.Dialog.Hint.Render("esc closes"))

@@ -61,7 +61,7 @@ func (d *TrustDialog) Render(maxW, maxH int) []string {
 	inner := w - 2
 	wrap := func(s string, indent int) []string {
 		var out []string
-		for _, l := range common.WrapText(render.SanitizeLine(s), max(inner-indent-1, 10)) {
+		for _, l := range common.WrapWords(render.SanitizeLine(s), max(inner-indent-1, 10)) {
 			out = append(out, " "+strings.Repeat(" ", indent)+l)
 		}
 		return out
@@ -80,7 +80,7 @@ func (d *TrustDialog) Render(maxW, maxH int) []string {
 	}
 	tail = append(tail, "")
 	opts := []string{"t trust it (asked again if the file changes)", "o this run only", "n/esc not now"}
-	for _, l := range common.WrapText(strings.Join(opts, " · "), max(inner-2, 10)) {
+	for _, l := range common.WrapWords(strings.Join(opts, " · "), max(inner-2, 10)) {
 		tail = append(tail, " "+st.Dialog.Hint.Render(l))
 	}
 	shown := d.scroll.Window(d.com, body, min(maxH, 40)-2-len(head)-len(tail))
