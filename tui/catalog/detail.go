@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -156,9 +157,8 @@ func renderDetail(com *common.Common, e *Entry, w int) []string {
 		}
 		field("task", it.TaskSupport)
 		props := mcp.SchemaProps(it.Schema)
-		heading("Arguments")
-		if len(props) == 0 {
-			add(pad + st.Muted.Render("none"))
+		if len(props) > 0 {
+			heading("Arguments")
 		}
 		for _, p := range props {
 			mark := st.Detail.Optional.Render("  ")
@@ -190,7 +190,7 @@ func renderDetail(com *common.Common, e *Entry, w int) []string {
 				}
 			}
 		}
-		if len(props) > 0 {
+		if slices.ContainsFunc(props, func(p mcp.SchemaProp) bool { return p.Required }) {
 			add(pad + st.Detail.Optional.Render("* required"))
 		}
 		schemaBlock := func(title string, raw []byte) {
@@ -210,7 +210,11 @@ func renderDetail(com *common.Common, e *Entry, w int) []string {
 		schemaBlock("Input schema", it.Schema)
 		schemaBlock("Output schema", it.OutputSchema)
 		add("")
-		wrapped("enter: fill in the arguments and call", st.Subtle)
+		if len(props) == 0 {
+			wrapped("enter: call it (it takes no arguments)", st.Subtle)
+		} else {
+			wrapped("enter: fill in the arguments and call", st.Subtle)
+		}
 	case mcp.KindResource:
 		add("")
 		field("uri", render.SanitizeLine(it.URI))
@@ -254,9 +258,8 @@ func renderDetail(com *common.Common, e *Entry, w int) []string {
 			add("")
 			wrapped(desc, st.Text)
 		}
-		heading("Arguments")
-		if len(it.Arguments) == 0 {
-			add(pad + st.Muted.Render("none"))
+		if len(it.Arguments) > 0 {
+			heading("Arguments")
 		}
 		for _, a := range it.Arguments {
 			mark := st.Detail.Optional.Render("  (optional)")
@@ -270,11 +273,15 @@ func renderDetail(com *common.Common, e *Entry, w int) []string {
 				}
 			}
 		}
-		if len(it.Arguments) > 0 {
+		if slices.ContainsFunc(it.Arguments, func(a mcp.PromptArgument) bool { return a.Required }) {
 			add(pad + st.Detail.Optional.Render("* required"))
 		}
 		add("")
-		wrapped("enter: fill in the arguments and get the prompt", st.Subtle)
+		if len(it.Arguments) == 0 {
+			wrapped("enter: get the prompt (it takes no arguments)", st.Subtle)
+		} else {
+			wrapped("enter: fill in the arguments and get the prompt", st.Subtle)
+		}
 	}
 	return out
 }
