@@ -143,7 +143,9 @@ func (m *Model) handleGlobalKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Help):
 		m.dialogs.Push(dialog.NewHelp(m.com, k.FullHelp()))
 	case key.Matches(msg, k.Servers):
-		m.dialogs.Push(dialog.NewServers(m.com, m.catalog.Servers()))
+		d := dialog.NewServers(m.com, m.catalog.Servers())
+		m.dialogs.Push(d)
+		return d.Open()
 	case key.Matches(msg, k.Sessions):
 		return m.openSessionsDialog()
 	case key.Matches(msg, k.FocusNext), key.Matches(msg, k.FocusPrev):

@@ -401,9 +401,23 @@ type ServersDialog struct {
 	com     *common.Common
 	servers []*catalog.Server
 	cur     int
+	// roots are the directories each server is offered when it asks
+	// (nil: none offered), once Open's answer came.
+	roots serverRootsMsg
 }
 
+// serverRootsMsg is each server's roots, by name.
+type serverRootsMsg map[string][]string
+
 func (d *ServersDialog) ID() string { return "servers" }
+
+// HandleResult takes the roots Open asked for.
+func (d *ServersDialog) HandleResult(r common.Result) Action {
+	if roots, ok := r.Msg.(serverRootsMsg); ok {
+		d.roots = roots
+	}
+	return None{}
+}
 
 // HandleKey moves the choice and reconnects.
 func (d *ServersDialog) HandleKey(km tea.KeyMsg) Action {
@@ -421,6 +435,29 @@ func (d *ServersDialog) HandleKey(km tea.KeyMsg) Action {
 		}
 	}
 	return None{}
+}
+
+// rootsText says which directories a server is offered when it asks for
+// roots ("" until known). Some servers (server-filesystem among them)
+// serve these instead of the directories on their command line.
+func (d *ServersDialog) rootsText(name string) string {
+	roots, ok := d.roots[name]
+	switch {
+	case d.roots == nil || !ok:
+		return ""
+	case roots == nil:
+		return "none offered (howl does not offer it roots)"
+	case len(roots) == 0:
+		return "none offered (its \"roots\" is empty)"
+	}
+	shown := make([]string, len(roots))
+	for i, r := range roots {
+		shown[i] = r
+		if d.com.DisplayPath != nil {
+			shown[i] = d.com.DisplayPath(r)
+		}
+	}
+	return strings.Join(shown, ", ")
 }
 
 // Render lists the servers.
@@ -468,6 +505,7 @@ func (d *ServersDialog) Render(maxW, maxH int) []string {
 		if sv.Status().State == mcp.StateReady && sv.Loaded() {
 			detail("items", sv.CountText(true))
 		}
+		detail("roots", d.rootsText(sv.Name()))
 		detail("reason", sv.Status().Reason)
 		if sv.Status().State == mcp.StateAuthRequired {
 			detail("fix", ".mcp auth "+sv.Name()+" in the chat logs in")

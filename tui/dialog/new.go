@@ -39,6 +39,19 @@ func NewServers(com *common.Common, servers []*catalog.Server) *ServersDialog {
 	return &ServersDialog{com: com, servers: servers}
 }
 
+// Open asks the runtime which roots each server is offered (call it once
+// the dialog is pushed: the answer is addressed to its owner).
+func (d *ServersDialog) Open() tea.Cmd {
+	rt := d.com.RT
+	return common.Deliver(d.Owner(), d.com.NewID(), func() tea.Msg {
+		roots := serverRootsMsg{}
+		for _, st := range rt.Status() {
+			roots[st.Name] = st.Roots
+		}
+		return roots
+	})
+}
+
 // NewSessions lists the stored sessions, current marked; Open lists them.
 func NewSessions(com *common.Common, current *chat.SessionRec) *SessionsDialog {
 	return &SessionsDialog{com: com, current: current}
