@@ -156,6 +156,11 @@ func WriteDraftCmd(draft string) tea.Cmd {
 // editorCmd suspends the program and runs editor on path; the file is read
 // back and removed when it exits.
 func EditorCmd(editor, path string, id common.RequestID) tea.Cmd {
+	return EditorCmdFor(common.OwnerChat, editor, path, id)
+}
+
+// EditorCmdFor is EditorCmd answering owner (a form's JSON field, say).
+func EditorCmdFor(owner common.Owner, editor, path string, id common.RequestID) tea.Cmd {
 	words := strings.Fields(editor)
 	c := exec.Command(words[0], append(words[1:], path)...)
 	return tea.ExecProcess(c, func(err error) tea.Msg {
@@ -164,6 +169,6 @@ func EditorCmd(editor, path string, id common.RequestID) tea.Cmd {
 		if err == nil {
 			err = rerr
 		}
-		return common.Result{Owner: common.OwnerChat, ID: id, Msg: EditorDone{Text: strings.TrimRight(string(b), "\n"), Err: err}}
+		return common.Result{Owner: owner, ID: id, Msg: EditorDone{Text: strings.TrimRight(string(b), "\n"), Err: err}}
 	})
 }

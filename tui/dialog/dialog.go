@@ -186,6 +186,8 @@ type FormDialog struct {
 	// check is a tool form's argument check awaited (0: none; any key
 	// makes it stale).
 	check common.RequestID
+	// editing is the JSON field open in $EDITOR (nil: none).
+	editing *Field
 }
 
 func (d *FormDialog) ID() string { return "form:" + d.item.Key() }
@@ -197,6 +199,9 @@ func (d *FormDialog) HandleResult(r common.Result) Action {
 	if msg, ok := r.Msg.(formCheckedMsg); ok {
 		return d.handleChecked(r.ID, msg)
 	}
+	if a, ok := d.handleEditorResult(r.Msg); ok {
+		return a
+	}
 	if cmd := d.handleCompletionMsg(r); cmd != nil {
 		return Cmd{cmd}
 	}
@@ -207,6 +212,9 @@ func (d *FormDialog) HandleResult(r common.Result) Action {
 // the server as they are typed.
 func (d *FormDialog) HandleKey(km tea.KeyMsg) Action {
 	d.dropCheck()
+	if a, ok := d.jsonEditorKey(km); ok {
+		return a
+	}
 	if d.handleSuggestionKey(km) {
 		return None{}
 	}

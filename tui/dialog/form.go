@@ -63,7 +63,15 @@ type Field struct {
 	values  []json.RawMessage
 	choice  int
 	input   common.TextInput
-	err     string
+	// area is a JSON field's multi-line editor (nil for other fields).
+	area *jsonArea
+	// Schema is a JSON field's own schema: an empty string it requires
+	// is flagged before the form is sent.
+	Schema json.RawMessage
+	// warned is the text whose empty required strings were flagged: a
+	// second submit of the same text sends it.
+	warned *string
+	err    string
 	// suggestions are the server's completions of the value; sugSel the
 	// chosen one.
 	suggestions []string
@@ -128,9 +136,13 @@ func NewForm(com *common.Common, title, submit string, fields []*Field) *Form {
 	for _, fl := range fields {
 		if fl.typed() {
 			// Placeholders carry server text (defaults, formats).
-			fl.input = common.NewTextInput(com, "› ", render.SanitizeLine(fl.Placeholder))
+			if fl.Kind == FieldJSON {
+				fl.area = newJSONArea(com, render.SanitizeLine(fl.Placeholder))
+			} else {
+				fl.input = common.NewTextInput(com, "› ", render.SanitizeLine(fl.Placeholder))
+			}
 			if fl.Initial != "" {
-				fl.input.SetValue(fl.Initial)
+				fl.setText(fl.Initial)
 			}
 		}
 	}
@@ -145,14 +157,64 @@ func (f *Form) Fields() []*Field { return f.fields }
 func (f *Form) SetValue(name, value string) {
 	for _, fl := range f.fields {
 		if fl.Name == name {
-			fl.input.SetValue(value)
+			fl.setText(value)
 		}
 	}
 }
 
+// text is a typed field's text.
+func (fl *Field) text() string {
+	if fl.area != nil {
+		return fl.area.ta.Value()
+	}
+	return fl.input.Value()
+}
+
+// setText replaces a typed field's text, the cursor at its end.
+func (fl *Field) setText(s string) {
+	if fl.area != nil {
+		fl.area.ta.SetValue(s)
+		return
+	}
+	fl.input.SetValue(s)
+	fl.input.CursorEnd()
+}
+
+// inputFocused reports whether the field's input has the cursor.
+func (fl *Field) inputFocused() bool {
+	if fl.area != nil {
+		return fl.area.ta.Focused()
+	}
+	return fl.input.Focused()
+}
+
+// focusInput gives the field's input the cursor (on) or takes it away.
+func (fl *Field) focusInput(on bool) {
+	switch {
+	case fl.area != nil && on:
+		fl.area.ta.Focus()
+	case fl.area != nil:
+		fl.area.ta.Blur()
+	case on:
+		fl.input.Focus()
+	default:
+		fl.input.Blur()
+	}
+}
+
+// updateInput feeds a key to the field's input.
+func (fl *Field) updateInput(msg tea.Msg) tea.Cmd {
+	if fl.area != nil {
+		var cmd tea.Cmd
+		fl.area.ta, cmd = fl.area.ta.Update(msg)
+		return cmd
+	}
+	return fl.input.Update(msg)
+}
+
 // TextInputFocused reports whether keys go into a text field.
 func (f *Form) TextInputFocused() bool {
-	return f.focus < len(f.fields) && f.fields[f.focus].typed() && f.fields[f.focus].input.Focused()
+	return f.focus < len(f.fields) && f.fields[f.focus].typed() && f.fields[f.focus].inputFocused()
 }
 
 func (f *Form) setFocus(i int) {
@@ -162,12 +224,8 @@ func (f *Form) setFocus(i int) {
 		i = 0
 	}
 	for j, fl := range f.fields {
-		switch {
-		case !fl.typed():
-		case j == i:
-			fl.input.Focus()
-		default:
-			fl.input.Blur()
+		if fl.typed() {
+			fl.focusInput(j == i)
 		}
 	}
 	f.focus = i
@@ -196,6 +254,8 @@ func (f *Form) HandleKey(msg tea.KeyMsg) (FormResult, tea.Cmd) {
 			return f.submit(), nil
 		}
 		f.setFocus(f.focus + 1)
+	case cur != nil && cur.area != nil && !cur.area.leaves(msg):
+		cur.updateInput(msg) // up/down within the JSON's lines
 	case key.Matches(msg, k.NextField):
 		f.setFocus(f.focus + 1)
 	case key.Matches(msg, k.PrevField):
@@ -213,9 +273,9 @@ func (f *Form) HandleKey(msg tea.KeyMsg) (FormResult, tea.Cmd) {
 	case cur != nil && !choice && !multi:
 		cur.err = ""
 		f.err = ""
-		before := cur.input.Value()
-		cmd := cur.input.Update(msg)
-		f.touched = f.touched || cur.input.Value() != before
+		before := cur.text()
+		cmd := cur.updateInput(msg)
+		f.touched = f.touched || cur.text() != before
 		return FormContinue, cmd
 	}
 	return FormContinue, nil
@@ -264,7 +324,35 @@ func (f *Form) submit() FormResult {
 			return FormContinue
 		}
 	}
+	if !f.emptiesConfirmed() {
+		return FormContinue
+	}
 	return FormSubmitted
+}
+
+// emptiesConfirmed flags, once per text, the empty strings a JSON field
+// holds where its schema requires a value (a skeleton's leftovers), and
+// reports whether every field passed: none flagged, or the person
+// submitted the same text again.
+func (f *Form) emptiesConfirmed() bool {
+	for i, fl := range f.fields {
+		if fl.Kind != FieldJSON || len(fl.Schema) == 0 {
+			continue
+		}
+		v, present, _ := fl.value()
+		if !present {
+			continue
+		}
+		text := fl.text()
+		paths := emptyRequired(fl.Schema, v, fl.Required, fl.Name)
+		if len(paths) == 0 || fl.warned != nil && *fl.warned == text {
+			continue
+		}
+		fl.err, fl.warned = emptyWarning(paths), &text
+		f.setFocus(i)
+		return false
+	}
+	return true
 }
 
 // Values returns the typed values (numbers as json.Number, booleans,
@@ -323,7 +411,7 @@ func (f *Form) Strings() map[string]string {
 			}
 			continue
 		}
-		if s := fl.input.Value(); s != "" {
+		if s := fl.text(); s != "" {
 			out[fl.Name] = s
 		}
 	}
@@ -361,7 +449,7 @@ func (fl *Field) parse() (any, bool, string) {
 		_ = dec.Decode(&v)
 		return v, true, ""
 	}
-	s := fl.input.Value()
+	s := fl.text()
 	if strings.TrimSpace(s) == "" {
 		if fl.Required && (fl.Kind != FieldText || fl.NonEmpty) {
 			return nil, false, "required: fill it in"
@@ -430,11 +518,18 @@ func (f *Form) Render(w int) []string {
 			for _, l := range fl.renderMulti(st, focused, w-3) {
 				add("   " + l)
 			}
+		case FieldJSON:
+			for _, l := range fl.area.view(w-4, focused) {
+				add("  " + l)
+			}
 		default:
 			fl.input.Width = max(w-6, 4)
 			add("  " + fl.input.View())
 		}
-		if focused && fl.Example != "" && fl.input.Value() == "" {
+		if focused && fl.area != nil && fl.text() != "" {
+			add(common.Truncate("   "+st.Form.Hint.Render("↳ "+f.com.Keys.Newline.Help().Key+" new line · "+f.com.Keys.Editor.Help().Key+" opens $EDITOR"), w))
+		}
+		if focused && fl.Example != "" && fl.text() == "" {
 			// The key first: a long example is cut at the edge, not the hint.
 			add(common.Truncate("   "+st.Form.Hint.Render("↳ → fills in ")+render.SanitizeLine(fl.Example), w))
 		}
@@ -448,7 +543,7 @@ func (f *Form) Render(w int) []string {
 				}
 			}
 			accept := "tab/→ accepts"
-			if fl.input.Value() == "" {
+			if fl.text() == "" {
 				accept = "→ accepts" // tab moves on from an empty field
 			}
 			offers := "   " + st.Form.Hint.Render("↳ ") + strings.Join(parts, " ")
@@ -555,9 +650,12 @@ func (f *Form) FocusLine(w int) int {
 		if i == f.focus {
 			return lines
 		}
-		if fl.Kind == FieldMulti {
+		switch {
+		case fl.Kind == FieldMulti:
 			lines += 1 + len(fl.Choices)
-		} else {
+		case fl.area != nil:
+			lines += 1 + common.Clamp(fl.area.rows(), 1, jsonAreaRowsBlurred)
+		default:
 			lines += 2
 		}
 		if fl.err != "" {
@@ -611,6 +709,7 @@ func ToolFields(schema json.RawMessage) []*Field {
 			}
 			hint = append(hint, t+" as JSON")
 			fl.Example = mcp.JSONExample(p.Raw)
+			fl.Schema = p.Raw
 		}
 		if p.Constraints != "" {
 			hint = append(hint, p.Constraints)

@@ -70,7 +70,7 @@ func (d *FormDialog) completeCmd(id common.RequestID) tea.Cmd {
 	fl := f.fields[f.focus]
 	filled := f.Strings()
 	delete(filled, fl.Name)
-	ctx, it, value, timeout := d.com.Ctx, d.item, fl.input.Value(), d.com.CompleteTimeout()
+	ctx, it, value, timeout := d.com.Ctx, d.item, fl.text(), d.com.CompleteTimeout()
 	var rt Runtime = d.com.RT
 	return common.Deliver(d.Owner(), id, func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -98,7 +98,7 @@ func (d *FormDialog) handleCompletionMsg(r common.Result) tea.Cmd {
 			if fl.Name == msg.field {
 				fl.suggestions = nil
 				for _, v := range msg.values {
-					if v != fl.input.Value() && len(fl.suggestions) < maxSuggestions {
+					if v != fl.text() && len(fl.suggestions) < maxSuggestions {
 						fl.suggestions = append(fl.suggestions, render.SanitizeLine(v))
 					}
 				}
@@ -120,23 +120,21 @@ func (d *FormDialog) handleSuggestionKey(km tea.KeyMsg) bool {
 	}
 	fl := f.fields[f.focus]
 	k := d.com.Keys
-	if fl.Example != "" && fl.input.Value() == "" && key.Matches(km, k.AcceptSuggestion) {
-		fl.input.SetValue(fl.Example)
-		fl.input.CursorEnd()
+	if fl.Example != "" && fl.text() == "" && key.Matches(km, k.AcceptSuggestion) {
+		fl.setText(fl.Example)
 		return true
 	}
 	if !fl.typed() || len(fl.suggestions) == 0 {
 		return false
 	}
-	atEnd := fl.input.Position() == len([]rune(fl.input.Value()))
+	atEnd := fl.input.Position() == len([]rune(fl.text()))
 	switch {
 	case key.Matches(km, k.NextSuggestion):
 		fl.sugSel = (fl.sugSel + 1) % len(fl.suggestions)
 	case key.Matches(km, k.PrevSuggestion):
 		fl.sugSel = (fl.sugSel - 1 + len(fl.suggestions)) % len(fl.suggestions)
-	case atEnd && (key.Matches(km, k.AcceptSuggestion) || key.Matches(km, k.Complete) && fl.input.Value() != ""):
-		fl.input.SetValue(fl.suggestions[fl.sugSel])
-		fl.input.CursorEnd()
+	case atEnd && (key.Matches(km, k.AcceptSuggestion) || key.Matches(km, k.Complete) && fl.text() != ""):
+		fl.setText(fl.suggestions[fl.sugSel])
 		fl.suggestions = nil
 	default:
 		return false
@@ -154,7 +152,7 @@ func (d *FormDialog) afterFormKey(prevFocus int, prevValue string) tea.Cmd {
 	if f.focus != prevFocus {
 		return d.CompleteFocused()
 	}
-	if f.focus < len(f.fields) && f.fields[f.focus].typed() && f.fields[f.focus].input.Value() != prevValue {
+	if f.focus < len(f.fields) && f.fields[f.focus].typed() && f.fields[f.focus].text() != prevValue {
 		d.complete = d.com.NewID()
 		return d.com.Tick(completeDebounce, common.Result{Owner: d.Owner(), ID: d.complete, Msg: formCompleteTickMsg{}})
 	}
@@ -164,7 +162,7 @@ func (d *FormDialog) afterFormKey(prevFocus int, prevValue string) tea.Cmd {
 // focusedValue is the focused field's text ("" on a choice or the button).
 func (f *Form) focusedValue() string {
 	if f.focus < len(f.fields) && f.fields[f.focus].typed() {
-		return f.fields[f.focus].input.Value()
+		return f.fields[f.focus].text()
 	}
 	return ""
 }
