@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/tui/common"
 )
 
@@ -95,5 +96,31 @@ func TestAChecklistMovesWithUpAndDown(t *testing.T) {
 	f.HandleKey(keyMsg("up"))
 	if f.focus != 0 || f.fields[0].cursor != 2 {
 		t.Errorf("up from the next field: focus %d cursor %d", f.focus, f.fields[0].cursor)
+	}
+}
+
+// The help line offers the choice keys only on a choice, and the editor
+// only on a JSON field.
+func TestTheFormsHelpLineFollowsTheFocusedField(t *testing.T) {
+	com := testCommon()
+	d := NewToolForm(com, mcp.CatalogItem{Kind: mcp.KindTool, Name: "t", Schema: []byte(`{"type":"object","properties":{
+	 "s":{"type":"string"},"b":{"type":"boolean"},"j":{"type":"object"}}}`)})
+	helpFor := func() string {
+		var keys []string
+		for _, b := range d.ShortHelp() {
+			keys = append(keys, b.Help().Key)
+		}
+		return strings.Join(keys, " ")
+	}
+	for _, c := range []struct{ has, lacks string }{
+		{"ctrl+s", "space"}, // s: text
+		{"space", "ctrl+o"}, // b: yes/no
+		{"ctrl+o", "space"}, // j: JSON
+	} {
+		h := helpFor()
+		if !strings.Contains(h, c.has) || strings.Contains(h, c.lacks) {
+			t.Errorf("field %d: help %q, want %q and not %q", d.form.focus, h, c.has, c.lacks)
+		}
+		d.HandleKey(keyMsg("tab"))
 	}
 }

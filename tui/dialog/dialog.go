@@ -251,6 +251,12 @@ func (d *FormDialog) HandleKey(km tea.KeyMsg) Action {
 	return None{}
 }
 
+// ShortHelp is the keys that apply to the focused field.
+func (d *FormDialog) ShortHelp() []key.Binding {
+	k := d.com.Keys
+	return append([]key.Binding{k.NextField, k.Submit, k.Cancel}, d.form.fieldKeys()...)
+}
+
 // Render draws the form in a frame.
 func (d *FormDialog) Render(maxW, maxH int) []string {
 	w := dialogWidth(maxW, 72)

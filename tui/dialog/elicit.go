@@ -226,6 +226,15 @@ func (d *ElicitDialog) HandleKey(km tea.KeyMsg) Action {
 	return None{}
 }
 
+// ShortHelp is a form's keys for the focused field, and the answers.
+func (d *ElicitDialog) ShortHelp() []key.Binding {
+	k := d.com.Keys
+	if d.form == nil {
+		return []key.Binding{k.Elicit.Open, k.Elicit.DeclineURL, k.Cancel}
+	}
+	return append([]key.Binding{k.NextField, k.Elicit.Accept, k.Elicit.Decline, k.Cancel}, d.form.fieldKeys()...)
+}
+
 // handleURLKey answers a URL request.
 func (d *ElicitDialog) handleURLKey(km tea.KeyMsg) Action {
 	switch {

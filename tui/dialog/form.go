@@ -605,6 +605,24 @@ func (f *Form) Render(w int) []string {
 	return out
 }
 
+// fieldKeys are the keys that apply to the focused field, for the help
+// line: a choice's toggle, a checklist's, a JSON field's editor.
+func (f *Form) fieldKeys() []key.Binding {
+	if f.focus >= len(f.fields) {
+		return nil
+	}
+	k, fl := f.com.Keys, f.fields[f.focus]
+	switch {
+	case fl.Kind == FieldMulti:
+		return []key.Binding{key.NewBinding(key.WithKeys(" "), key.WithHelp("space/↑/↓", "pick · move"))}
+	case !fl.typed():
+		return []key.Binding{k.Toggle}
+	case fl.area != nil:
+		return []key.Binding{k.Editor} // the new line key shows under the field
+	}
+	return nil // a completion's keys show under the field
+}
+
 // renderChoice draws a bool or enum field's value, "not set" told apart
 // from an answer, and, when focused, the keys that change it.
 func (fl *Field) renderChoice(st *theme.Styles, focused bool) string {
@@ -625,7 +643,7 @@ func (fl *Field) renderChoice(st *theme.Styles, focused bool) string {
 	var keys string
 	switch {
 	case fl.Kind == FieldBool && unset:
-		keys = "space answers"
+		keys = "space sets it"
 	case fl.Kind == FieldBool:
 		keys = "space toggles"
 	default:
