@@ -259,7 +259,11 @@ func (d *FormDialog) ShortHelp() []key.Binding {
 
 // Render draws the form in a frame.
 func (d *FormDialog) Render(maxW, maxH int) []string {
-	w := dialogWidth(maxW, 72)
+	want := 72
+	if slices.ContainsFunc(d.form.fields, func(fl *Field) bool { return fl.area != nil }) {
+		want = 100 // JSON reads better wide
+	}
+	w := dialogWidth(maxW, want)
 	content := d.form.Render(w - 2)
 	return frameDialog(d.com, d.form.Title, content, w, maxH, d.form.FocusLine(w-2))
 }

@@ -55,11 +55,17 @@ func newJSONArea(com *common.Common, placeholder string) *jsonArea {
 	return &jsonArea{ta: ta}
 }
 
-// rows is how many rows the text takes at the area's width, wrapped.
+// rows is how many rows the text takes at the area's width, wrapped: the
+// cursor's line as the textarea wraps it, the others estimated a little
+// narrower (it keeps a cell for the cursor).
 func (a *jsonArea) rows() int {
-	w := max(a.ta.Width(), 1)
+	w := max(a.ta.Width()-2, 1)
 	n := 0
-	for _, l := range strings.Split(a.ta.Value(), "\n") {
+	for i, l := range strings.Split(a.ta.Value(), "\n") {
+		if i == a.ta.Line() {
+			n += max(a.ta.LineInfo().Height, 1)
+			continue
+		}
 		n += max(len(common.WrapWords(l, w)), 1)
 	}
 	return n
@@ -135,11 +141,11 @@ func emptyWarning(paths []string) string {
 	if len(shown) > 4 {
 		shown = append(shown[:4:4], fmt.Sprintf("%d more", len(paths)-4))
 	}
-	verb := "is an empty string"
+	verb, them := "is still empty where the schema asks for a value", "it"
 	if len(paths) > 1 {
-		verb = "are empty strings"
+		verb, them = "are still empty where the schema asks for values", "them"
 	}
-	return render.SanitizeLine(common.JoinAnd(shown)) + " " + verb + ", and the schema requires them: fill them in, or press ctrl+s again to send them empty"
+	return render.SanitizeLine(common.JoinAnd(shown)) + " " + verb + ": fill " + them + " in, or press ctrl+s again to send " + them + " empty"
 }
 
 // jsonEditorKey opens the focused JSON field in $EDITOR (ctrl+o): its
