@@ -211,7 +211,7 @@ func renderDetail(com *common.Common, e *Entry, w int) []string {
 		schemaBlock("Output schema", it.OutputSchema)
 		add("")
 		if len(props) == 0 {
-			wrapped("enter: call it (it takes no arguments)", st.Subtle)
+			wrapped("enter: call it (it takes no arguments; enter again confirms)", st.Subtle)
 		} else {
 			wrapped("enter: fill in the arguments and call", st.Subtle)
 		}

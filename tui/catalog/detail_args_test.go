@@ -23,7 +23,7 @@ func TestAnItemWithoutArgumentsSaysOnlyWhatEnterDoes(t *testing.T) {
 		want string
 	}{
 		{mcp.CatalogItem{Kind: mcp.KindPrompt, ID: "hello", Name: "hello"}, "enter: get the prompt (it takes no arguments)"},
-		{mcp.CatalogItem{Kind: mcp.KindTool, ID: "ping", Name: "ping", Schema: json.RawMessage(`{"type":"object"}`)}, "enter: call it (it takes no arguments)"},
+		{mcp.CatalogItem{Kind: mcp.KindTool, ID: "ping", Name: "ping", Schema: json.RawMessage(`{"type":"object"}`)}, "enter: call it (it takes no arguments; enter again confirms)"},
 	} {
 		v := detailOf(t, c.it)
 		for _, bad := range []string{"Arguments", "none", "fill in the arguments", "* required"} {
