@@ -557,15 +557,8 @@ func TestWordsTypedFastThatNameKeysAreText(t *testing.T) {
 }
 
 func TestTemplateFormCompletesVariablesFromTheServer(t *testing.T) {
-	hs := newHarnessWith(t, demoRuntime(t), []string{"demo"}, 120, 40, Options{Tick: pauseNow})
+	hs, d := openLogTemplateForm(t)
 	defer hs.dumpOnFailure()
-	hs.keys("3")
-	hs.selectItem(demo.LogTemplate)
-	hs.keys("enter")
-	d, ok := hs.m.dialogs.Top().(*dialog.FormDialog)
-	if !ok {
-		t.Fatalf("no template form: %T", hs.m.dialogs.Top())
-	}
 	hs.typeText("2025-06-1")
 	if fl := d.Form().Fields()[0]; len(fl.Suggestions()) == 0 || fl.Suggestions()[0] != "2025-06-10" {
 		t.Fatalf("suggestions for date=2025-06-1: %v", fl.Suggestions())

@@ -5,8 +5,6 @@ import (
 	"os/exec"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/cursor"
-	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textarea"
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -34,25 +32,7 @@ type Input struct {
 }
 
 func NewInput(com *common.Common) *Input {
-	ta := textarea.New()
-	ta.ShowLineNumbers = false
-	ta.CharLimit = 0
-	ta.MaxHeight = 0
-	ta.Prompt = "› "
-	ta.SetPromptFunc(2, func(line int) string {
-		if line == 0 {
-			return "› "
-		}
-		return "  "
-	})
-	ta.Placeholder = "ask anything · .help lists the commands"
-	st := com.Styles.TextInput
-	plain := textarea.Style{Prompt: st.Prompt, Text: st.Text, Placeholder: st.Placeholder}
-	ta.FocusedStyle, ta.BlurredStyle = plain, plain
-	ta.Cursor.Style = st.Cursor
-	ta.Cursor.SetMode(cursor.CursorStatic)
-	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("alt+enter", "ctrl+j"))
-	ta.SetHeight(1)
+	ta := common.NewTextArea(com, "ask anything · .help lists the commands")
 	ta.Focus()
 	return &Input{com: com, ta: ta}
 }

@@ -2,6 +2,7 @@ package common
 
 import (
 	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/textarea"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -40,3 +41,30 @@ func (t *TextInput) Focus() tea.Cmd {
 
 // SetWidth sets how many cells of text show at once.
 func (t *TextInput) SetWidth(w int) { t.Width = w }
+
+// NewTextArea is a multi-line input styled from the theme: "› " before
+// its first line, a steady cursor, no line numbers or length limit, one
+// row tall until its owner sizes it, and a new line on the keymap's
+// Newline (enter is left to the owner).
+func NewTextArea(com *Common, placeholder string) textarea.Model {
+	ta := textarea.New()
+	ta.ShowLineNumbers = false
+	ta.CharLimit = 0
+	ta.MaxHeight = 0
+	ta.Prompt = "› "
+	ta.SetPromptFunc(2, func(line int) string {
+		if line == 0 {
+			return "› "
+		}
+		return "  "
+	})
+	ta.Placeholder = placeholder
+	st := com.Styles.TextInput
+	plain := textarea.Style{Prompt: st.Prompt, Text: st.Text, Placeholder: st.Placeholder}
+	ta.FocusedStyle, ta.BlurredStyle = plain, plain
+	ta.Cursor.Style = st.Cursor
+	ta.Cursor.SetMode(cursor.CursorStatic)
+	ta.KeyMap.InsertNewline = com.Keys.Newline
+	ta.SetHeight(1)
+	return ta
+}

@@ -22,6 +22,16 @@ func choiceShown(f *Form) string {
 	return ""
 }
 
+// presses sends key n times and returns what the choice showed after each.
+func presses(f *Form, name string, n int) string {
+	var seen []string
+	for range n {
+		f.HandleKey(keyMsg(name))
+		seen = append(seen, choiceShown(f))
+	}
+	return strings.Join(seen, " ")
+}
+
 // Space toggles a yes/no between yes and no; it never passes "not set".
 // An optional one starts "not set" (and says it sends nothing), and
 // backspace returns it there; a required one starts at "choose".
@@ -34,12 +44,7 @@ func TestABooleanTogglesBetweenYesAndNoWithSpace(t *testing.T) {
 	if got := choiceShown(f); got != "‹ choose ›" {
 		t.Fatalf("a required yes/no without a default shows %q, want ‹ choose ›", got)
 	}
-	var seen []string
-	for range 4 {
-		f.HandleKey(keyMsg("space"))
-		seen = append(seen, choiceShown(f))
-	}
-	if strings.Join(seen, " ") != "‹ yes › ‹ no › ‹ yes › ‹ no ›" {
+	if seen := presses(f, "space", 4); seen != "‹ yes › ‹ no › ‹ yes › ‹ no ›" {
 		t.Fatalf("space on a required yes/no went %v", seen)
 	}
 	f.HandleKey(keyMsg("backspace"))
@@ -51,12 +56,7 @@ func TestABooleanTogglesBetweenYesAndNoWithSpace(t *testing.T) {
 	if got := choiceShown(f); got != "‹ not set ›" || !strings.Contains(strings.Join(f.Render(80), "\n"), "optional: sends nothing") {
 		t.Fatalf("an optional yes/no shows %q:\n%s", got, strings.Join(f.Render(80), "\n"))
 	}
-	seen = nil
-	for range 3 {
-		f.HandleKey(keyMsg("space"))
-		seen = append(seen, choiceShown(f))
-	}
-	if strings.Join(seen, " ") != "‹ yes › ‹ no › ‹ yes ›" {
+	if seen := presses(f, "space", 3); seen != "‹ yes › ‹ no › ‹ yes ›" {
 		t.Fatalf("space on an optional yes/no went %v", seen)
 	}
 	f.HandleKey(keyMsg("backspace"))

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textarea"
 	tea "github.com/charmbracelet/bubbletea"
@@ -33,26 +32,7 @@ type jsonArea struct {
 }
 
 func newJSONArea(com *common.Common, placeholder string) *jsonArea {
-	ta := textarea.New()
-	ta.ShowLineNumbers = false
-	ta.CharLimit = 0
-	ta.MaxHeight = 0
-	ta.Prompt = "› "
-	ta.SetPromptFunc(2, func(line int) string {
-		if line == 0 {
-			return "› "
-		}
-		return "  "
-	})
-	ta.Placeholder = placeholder
-	st := com.Styles.TextInput
-	plain := textarea.Style{Prompt: st.Prompt, Text: st.Text, Placeholder: st.Placeholder}
-	ta.FocusedStyle, ta.BlurredStyle = plain, plain
-	ta.Cursor.Style = st.Cursor
-	ta.Cursor.SetMode(cursor.CursorStatic)
-	ta.KeyMap.InsertNewline = com.Keys.Newline
-	ta.SetHeight(1)
-	return &jsonArea{ta: ta}
+	return &jsonArea{ta: common.NewTextArea(com, placeholder)}
 }
 
 // rows is how many rows the text takes at the area's width, wrapped: the
