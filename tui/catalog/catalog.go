@@ -7,6 +7,7 @@ package catalog
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -40,6 +41,8 @@ type Entry struct {
 	// hay is what the filter matches: name first, so match positions below
 	// len(name) highlight the name.
 	hay string
+	// idx is hay indexed for matching.
+	idx hayIndex
 	// changed, for a tool the person approved by name, says what the
 	// server changed since ("" when nothing did).
 	changed string
@@ -63,6 +66,7 @@ func newEntry(it mcp.CatalogItem) *Entry {
 		e.desc = common.FirstLine(it.Description)
 	}
 	e.hay = e.name + "  " + render.SanitizeLine(it.Title) + "  " + render.SanitizeLine(it.ID)
+	e.idx = newHayIndex(e.hay, len(e.name))
 	return e
 }
 
@@ -169,6 +173,10 @@ type Pane struct {
 	filterID  common.RequestID
 	// matches is the filter's result per kind; nil means no filter.
 	matches *[4][]match
+	// matched is the query matches answer; a result for a new query puts
+	// the cursor on its best match, one for the same query (the catalog
+	// changed under it) keeps the cursor where it was.
+	matched string
 
 	rows   [4][]row
 	nameW  [4]int
@@ -486,7 +494,7 @@ func (c *Pane) setQuery(q string) tea.Cmd {
 	c.query = q
 	if q == "" {
 		c.filterID = 0
-		c.matches = nil
+		c.matches, c.matched = nil, ""
 		c.rebuild()
 		return nil
 	}
@@ -507,6 +515,28 @@ func (c *Pane) handleFilter(id common.RequestID, msg filterDoneMsg) {
 	m := msg.matches
 	c.matches = &m
 	c.rebuild()
+	if c.matched != c.query {
+		c.matched = c.query
+		for t := range c.rows {
+			c.cursor[t] = c.bestRow(t)
+		}
+		c.ensureVisible()
+	}
+}
+
+// bestRow is the row of tab t's best match (the cursor's row when there
+// is none).
+func (c *Pane) bestRow(t int) int {
+	if c.matches == nil || len(c.matches[t]) == 0 {
+		return c.cursor[t]
+	}
+	best := c.matches[t][0].e
+	for i, r := range c.rows[t] {
+		if r.kind == rowItem && r.e == best {
+			return i
+		}
+	}
+	return c.cursor[t]
 }
 
 // move moves the cursor by delta rows, landing on items only.
@@ -638,7 +668,17 @@ func (c *Pane) buildRows(t int) []row {
 		}
 	}
 	shown := 0
-	for _, sv := range c.servers {
+	servers := c.servers
+	if c.matches != nil {
+		// The server with the best match first.
+		servers = nil
+		for _, m := range c.matches[t] {
+			if sv := c.byName[m.e.item.Server]; !slices.Contains(servers, sv) {
+				servers = append(servers, sv)
+			}
+		}
+	}
+	for _, sv := range servers {
 		if c.matches != nil {
 			ms := byServer[sv]
 			if len(ms) == 0 {

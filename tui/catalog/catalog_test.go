@@ -148,3 +148,46 @@ func TestTheNameColumnIsMeasuredInCells(t *testing.T) {
 		t.Fatalf("the descriptions start at columns %v, want %d:\n%s", cols, want, b.view())
 	}
 }
+
+// The filter ranks what a person means first: the name itself, a name
+// that starts with the query, a word of the name that does, the query
+// inside the name, then the title and id; the starts of words ("lr")
+// match; letters scattered over many words do not.
+func TestFilterRanksNameMatchesFirstAndDropsScatteredLetters(t *testing.T) {
+	items := []mcp.CatalogItem{
+		{Kind: mcp.KindResource, ID: "demo://notes/note-009", Name: "note-009", URI: "demo://notes/note-009", Title: "Note 9"},
+		{Kind: mcp.KindResource, ID: "demo://images/blue-moon.png", Name: "blue-moon.png", URI: "demo://images/blue-moon.png"},
+		{Kind: mcp.KindResource, ID: "demo://images/harvestmoon", Name: "harvestmoon", URI: "demo://images/harvestmoon"},
+		{Kind: mcp.KindResource, ID: "demo://images/moon.png", Name: "moon.png", URI: "demo://images/moon.png"},
+		{Kind: mcp.KindResource, ID: "demo://sky/1", Name: "sky", Title: "Moon phases", URI: "demo://sky/1"},
+		{Kind: mcp.KindResource, ID: "demo://moon", Name: "moon", URI: "demo://moon"},
+		{Kind: mcp.KindResource, ID: "demo://mx/o", Name: "more-on-old-news", URI: "demo://mx/o"},
+		{Kind: mcp.KindTool, ID: "list_roots", Name: "list_roots"},
+		{Kind: mcp.KindTool, ID: "slow_reader", Name: "slow_reader"},
+		{Kind: mcp.KindTool, ID: "ls", Name: "ls"},
+	}
+	for _, tc := range []struct {
+		tab   int
+		query string
+		want  []string
+	}{
+		{1, "moon", []string{"moon", "moon.png", "blue-moon.png", "harvestmoon", "sky", "more-on-old-news"}},
+		{1, "moon png", []string{"moon.png", "blue-moon.png"}},
+		{0, "lr", []string{"list_roots"}},
+		{0, "ls", []string{"ls"}},
+		{0, "slre", []string{"slow_reader"}},
+	} {
+		b := newBench(t, items...)
+		b.run(b.key("/"))
+		for _, r := range tc.query {
+			b.run(b.key(string(r)))
+		}
+		var got []string
+		for _, m := range b.c.matches[tc.tab] {
+			got = append(got, m.e.name)
+		}
+		if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("%q ranks %v, want %v", tc.query, got, tc.want)
+		}
+	}
+}

@@ -1,11 +1,11 @@
 package catalog
 
 import (
+	"slices"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
-	"github.com/sahilm/fuzzy"
 
 	"github.com/howl-mcp/howl/tui/common"
 )
@@ -23,23 +23,36 @@ type filterDoneMsg struct {
 	matches [4][]match
 }
 
-// entrySource adapts entries to fuzzy.Source.
-type entrySource []*Entry
-
-func (s entrySource) String(i int) string { return s[i].hay }
-func (s entrySource) Len() int            { return len(s) }
-
-// filterCmd fuzzy-matches query against every kind's entries, off the
-// update path. The entries are captured as they are; the catalog never
-// mutates a published slice, it replaces it.
+// filterCmd matches query against every kind's entries, off the update
+// path, best first (see rank.go). The entries are captured as they are;
+// the catalog never mutates a published slice, it replaces it.
 func filterCmd(id common.RequestID, version int, query string, all [4][]*Entry) tea.Cmd {
 	return common.Deliver(common.OwnerCatalog, id, func() tea.Msg {
 		msg := filterDoneMsg{version: version}
+		terms := queryTerms(query)
 		for k, entries := range all {
-			found := fuzzy.FindFrom(query, entrySource(entries))
+			type ranked struct {
+				m match
+				r rank
+			}
+			var found []ranked
+			for _, e := range entries {
+				if r, pos, ok := matchEntry(&e.idx, terms); ok {
+					found = append(found, ranked{match{e: e, pos: pos}, r})
+				}
+			}
+			slices.SortStableFunc(found, func(a, b ranked) int {
+				switch {
+				case a.r.less(b.r):
+					return -1
+				case b.r.less(a.r):
+					return 1
+				}
+				return 0
+			})
 			out := make([]match, len(found))
 			for i, f := range found {
-				out[i] = match{e: entries[f.Index], pos: append([]int(nil), f.MatchedIndexes...)}
+				out[i] = f.m
 			}
 			msg.matches[k] = out
 		}

@@ -1,0 +1,233 @@
+package catalog
+
+import (
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// Ranking the filter's matches the way a person reads them: the name
+// itself first, then a name that starts with the query, then a word of
+// the name that does, then the query anywhere in the name; then the same
+// in the title and id. A query that is not a substring still matches when
+// it reads as the starts of words ("lr" list_roots, "getim"
+// get_tiny_image), and a last piece of two or more letters may follow
+// inside a word ("res12" resource-0012). Letters scattered over many words
+// ("moon" in demo://notes/note-009) do not match at all.
+
+// The tiers of a match, best first.
+const (
+	tierExact = iota
+	tierNamePrefix
+	tierNameWord
+	tierNameSubstring
+	tierOtherWord
+	tierOtherSubstring
+	tierWordStarts
+	noMatch
+)
+
+// hayIndex is an entry's hay folded to lower case, rune by rune, with the
+// byte offset of each rune (match positions are bytes of the hay) and
+// where its words start.
+type hayIndex struct {
+	low   []rune
+	off   []int
+	word  []bool
+	nameN int // runes of the name, the hay's first part
+}
+
+// maxHayRunes bounds what the filter reads of one entry (a server's
+// names and titles can be long): the runes past it are not matched.
+const maxHayRunes = 1024
+
+// newHayIndex indexes hay, whose first nameBytes bytes are the name.
+func newHayIndex(hay string, nameBytes int) hayIndex {
+	var ix hayIndex
+	prev := rune(0)
+	for i, r := range hay {
+		if len(ix.low) == maxHayRunes {
+			break
+		}
+		if i < nameBytes {
+			ix.nameN++
+		}
+		start := len(ix.low) == 0 || !isWordRune(prev) && isWordRune(r) ||
+			unicode.IsLower(prev) && unicode.IsUpper(r)
+		ix.low = append(ix.low, unicode.ToLower(r))
+		ix.off = append(ix.off, i)
+		ix.word = append(ix.word, start)
+		prev = r
+	}
+	return ix
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// rank is how well a query matched an entry: lower sorts first.
+type rank struct {
+	worst, sum, first, nameLen int
+}
+
+func (a rank) less(b rank) bool {
+	if a.worst != b.worst {
+		return a.worst < b.worst
+	}
+	if a.sum != b.sum {
+		return a.sum < b.sum
+	}
+	if a.first != b.first {
+		return a.first < b.first
+	}
+	return a.nameLen < b.nameLen
+}
+
+// queryTerms splits a query into its lower-cased words; every one must match.
+func queryTerms(query string) [][]rune {
+	var terms [][]rune
+	for _, f := range strings.Fields(strings.ToLower(query)) {
+		terms = append(terms, []rune(f))
+	}
+	return terms
+}
+
+// matchEntry ranks ix against every term; ok is false when one of them
+// does not match. pos are the matched byte positions in the hay.
+func matchEntry(ix *hayIndex, terms [][]rune) (r rank, pos []int, ok bool) {
+	r.nameLen = ix.nameN
+	r.first = len(ix.low)
+	for _, q := range terms {
+		tier, at := matchTerm(ix, q)
+		if tier == noMatch {
+			return rank{}, nil, false
+		}
+		r.worst = max(r.worst, tier)
+		r.sum += tier
+		r.first = min(r.first, at[0])
+		for _, i := range at {
+			pos = append(pos, ix.off[i])
+		}
+	}
+	slices.Sort(pos)
+	return r, slices.Compact(pos), true
+}
+
+// matchTerm is the best tier of q in ix and the runes it matched.
+func matchTerm(ix *hayIndex, q []rune) (int, []int) {
+	best, at := noMatch, -1
+	if !isSubsequence(q, ix.low) {
+		return noMatch, nil
+	}
+	for i := 0; i+len(q) <= len(ix.low) && best > tierExact; i++ {
+		if ix.low[i] != q[0] || !slices.Equal(ix.low[i:i+len(q)], q) {
+			continue
+		}
+		if t := substringTier(ix, i, len(q)); t < best {
+			best, at = t, i
+		}
+	}
+	if best != noMatch {
+		run := make([]int, len(q))
+		for k := range run {
+			run[k] = at + k
+		}
+		return best, run
+	}
+	if run := wordStarts(ix, q); run != nil {
+		return tierWordStarts, run
+	}
+	return noMatch, nil
+}
+
+// isSubsequence reports whether q's runes appear in s in order: what
+// every match needs, and cheap to rule out first.
+func isSubsequence(q, s []rune) bool {
+	k := 0
+	for _, r := range s {
+		if k < len(q) && r == q[k] {
+			k++
+		}
+	}
+	return k == len(q)
+}
+
+// substringTier is the tier of q found at rune i, n runes long.
+func substringTier(ix *hayIndex, i, n int) int {
+	switch inName := i+n <= ix.nameN; {
+	case inName && i == 0 && n == ix.nameN:
+		return tierExact
+	case inName && i == 0:
+		return tierNamePrefix
+	case inName && ix.word[i]:
+		return tierNameWord
+	case inName:
+		return tierNameSubstring
+	case ix.word[i]:
+		return tierOtherWord
+	}
+	return tierOtherSubstring
+}
+
+// maxPieces bounds how many pieces a word-starts match may have.
+const maxPieces = 6
+
+// wordStarts matches q as pieces that each begin a word (the last may
+// instead sit anywhere after the others, when it is two or more runes),
+// the longest piece first. It returns the matched runes, or nil.
+func wordStarts(ix *hayIndex, q []rune) []int {
+	w := wordSearch{ix: ix, q: q}
+	return w.next(0, 0, 0, nil)
+}
+
+// wordSearch is one word-starts search; failed remembers the states
+// (runes of q matched, rune of the hay, pieces so far) that lead nowhere,
+// so the search is polynomial in the hay's length.
+type wordSearch struct {
+	ix     *hayIndex
+	q      []rune
+	failed map[[3]int]bool
+}
+
+func (w *wordSearch) next(qi, from, pieces int, got []int) []int {
+	if qi == len(w.q) {
+		return got
+	}
+	state := [3]int{qi, from, pieces}
+	if pieces >= maxPieces || w.failed[state] {
+		return nil
+	}
+	ix, q := w.ix, w.q[qi:]
+	for i := from; i < len(ix.low); i++ {
+		n := 0
+		for n < len(q) && i+n < len(ix.low) && ix.low[i+n] == q[n] {
+			n++
+		}
+		if n == 0 {
+			continue
+		}
+		if !ix.word[i] {
+			if pieces > 0 && n == len(q) && n >= 2 {
+				return appendRun(got, i, n)
+			}
+			continue
+		}
+		for k := n; k >= 1; k-- {
+			if run := w.next(qi+k, i+k, pieces+1, appendRun(got, i, k)); run != nil {
+				return run
+			}
+		}
+	}
+	if w.failed == nil {
+		w.failed = map[[3]int]bool{}
+	}
+	w.failed[state] = true
+	return nil
+}
+
+func appendRun(got []int, i, n int) []int {
+	out := append(append([]int(nil), got...), make([]int, n)...)
+	for k := 0; k < n; k++ {
+		out[len(got)+k] = i + k
+	}
+	return out
+}
