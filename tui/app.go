@@ -390,6 +390,7 @@ func (m *Model) afterUpdate() tea.Cmd {
 	m.viewerWasOpen = m.viewer.Open()
 	cmd := m.relayout()
 	m.detail.SetEntry(m.catalog.Selected())
+	m.detail.SetServer(m.catalog.SelectedServer(), m.catalog.Tab())
 	m.status.chat = m.chatStatus()
 	m.updateKeys()
 	if !m.spinning && (m.catalog.Busy() || m.viewer.Busy() || m.chat.Running() || m.com.Progress.Len() > 0) {

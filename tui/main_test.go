@@ -16,6 +16,7 @@ import (
 
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/mcp/demo"
+	"github.com/howl-mcp/howl/mcp/mcptest"
 	"github.com/howl-mcp/howl/render"
 )
 
@@ -27,6 +28,10 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
+		os.Exit(0)
+	}
+	if len(os.Args) > 1 && os.Args[1] == brokenPromptsArg {
+		mcptest.ServeBrokenPrompts(os.Stdin, os.Stdout)
 		os.Exit(0)
 	}
 	if len(os.Args) > 1 && os.Args[1] == askServerArg {

@@ -18,6 +18,7 @@ import (
 	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/llm/llmtest"
 	"github.com/howl-mcp/howl/llm/store"
+	"github.com/howl-mcp/howl/mcp/mcptest"
 )
 
 // attack holds every sequence that must never reach a terminal raw: OSC 52
@@ -38,7 +39,7 @@ const (
 
 func serveHostileForOutput(mode string) {
 	if mode == brokenPromptsArg {
-		serveBrokenPrompts()
+		mcptest.ServeBrokenPrompts(os.Stdin, os.Stdout)
 		return
 	}
 	if mode == hostileInitArg {
@@ -181,34 +182,5 @@ func TestNoVerbPrintsAServersEscapeSequencesOnAnyPath(t *testing.T) {
 	out, _, _ = howl(t, append(c, "call", "h", "ok", "--json")...)
 	if !strings.Contains(out, `\u001b]52`) || !strings.Contains(out, `\u009b2J`) || !strings.Contains(out, `\u202e`) {
 		t.Errorf("--json must keep every character, escaped: %q", out)
-	}
-}
-
-// serveBrokenPrompts answers the handshake and tools/list, and fails every
-// prompts/list: a server whose prompt count is unknown.
-func serveBrokenPrompts() {
-	in := bufio.NewScanner(os.Stdin)
-	for in.Scan() {
-		var req struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-		}
-		if json.Unmarshal(in.Bytes(), &req) != nil || len(req.ID) == 0 {
-			continue
-		}
-		msg := map[string]any{"jsonrpc": "2.0", "id": req.ID}
-		switch req.Method {
-		case "initialize":
-			msg["result"] = map[string]any{"protocolVersion": "2025-11-25", "serverInfo": map[string]any{"name": "broken", "version": "1"},
-				"capabilities": map[string]any{"tools": map[string]any{}, "prompts": map[string]any{}}}
-		case "tools/list":
-			msg["result"] = map[string]any{"tools": []any{map[string]any{"name": "t", "inputSchema": map[string]any{"type": "object"}}}}
-		case "prompts/list":
-			msg["error"] = map[string]any{"code": -32603, "message": "the prompt store is down"}
-		default:
-			msg["error"] = map[string]any{"code": -32601, "message": "method not found"}
-		}
-		b, _ := json.Marshal(msg)
-		fmt.Fprintf(os.Stdout, "%s\n", b)
 	}
 }

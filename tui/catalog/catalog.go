@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -83,6 +84,8 @@ type Server struct {
 	entries [4][]*Entry
 	listed  map[mcp.Kind]bool
 	warns   [4][]string
+	// failed marks the kinds whose listing failed: their count is unknown.
+	failed  [4]bool
 	loadErr string
 }
 
@@ -92,6 +95,7 @@ type catalogLoadedMsg struct {
 	entries [4][]*Entry
 	listed  map[mcp.Kind]bool
 	warns   [4][]string
+	failed  [4]bool
 	err     error
 }
 
@@ -118,6 +122,9 @@ func loadCatalogCmd(ctx context.Context, rt Runtime, approvals *llm.Approvals, s
 				}
 			}
 			msg.entries[i] = append(msg.entries[i], e)
+		}
+		for _, k := range cat.Failed {
+			msg.failed[kindIndex(k)] = true
 		}
 		for _, w := range cat.Warnings {
 			i := kindIndex(w.Kind)
@@ -317,16 +324,50 @@ func (c *Pane) SetTab(i int) {
 func (c *Pane) Tab() int { return c.tab }
 
 // TabTitle is a tab's title with its count ("Tools 11", or "Tools 3/11"
-// while a filter is active).
+// while a filter is active). A count that a failed listing leaves unknown
+// reads "?" ("Prompts ?", or "Prompts 6+?" beside a server that listed 6),
+// never 0.
 func (c *Pane) TabTitle(i int) string {
-	total := len(c.all[i])
+	total := countText(len(c.all[i]), c.unknown(i))
 	if c.matches != nil {
-		return fmt.Sprintf("%s %d/%d", TabTitles[i], len(c.matches[i]), total)
+		return fmt.Sprintf("%s %d/%s", TabTitles[i], len(c.matches[i]), total)
 	}
 	if n := c.freshCount(i); n > 0 {
-		return fmt.Sprintf("%s %d +%d new", TabTitles[i], total, n)
+		return fmt.Sprintf("%s %s +%d new", TabTitles[i], total, n)
 	}
-	return fmt.Sprintf("%s %d", TabTitles[i], total)
+	return fmt.Sprintf("%s %s", TabTitles[i], total)
+}
+
+// unknown reports whether what a server offers of tab i's kind is
+// unknown: its listing failed, or the server itself did.
+func (c *Pane) unknown(i int) bool {
+	for _, sv := range c.servers {
+		if sv.unknown(i) {
+			return true
+		}
+	}
+	return false
+}
+
+// unknown reports whether the count of tab i's kind is unknown for sv.
+func (sv *Server) unknown(i int) bool {
+	switch sv.status.State {
+	case mcp.StateFailed, mcp.StateAuthRequired:
+		return true
+	}
+	return sv.loadErr != "" || sv.loaded && sv.failed[i]
+}
+
+// countText is a count, with "?" for the part a failed listing left
+// unknown: "12", "?" or "12+?".
+func countText(n int, unknown bool) string {
+	switch {
+	case !unknown:
+		return strconv.Itoa(n)
+	case n == 0:
+		return "?"
+	}
+	return strconv.Itoa(n) + "+?"
 }
 
 // ApplyStatus records a server's new state. A server that became ready is
@@ -347,6 +388,7 @@ func (c *Pane) ApplyStatus(st mcp.Status) tea.Cmd {
 		sv.loaded = false
 		sv.entries = [4][]*Entry{}
 		sv.warns = [4][]string{}
+		sv.failed = [4]bool{}
 	}
 	c.rebuildAll()
 	return cmd
@@ -410,7 +452,7 @@ func (c *Pane) handleLoaded(id common.RequestID, msg catalogLoadedMsg) tea.Cmd {
 		return nil
 	}
 	sv.loaded, sv.loadErr = true, ""
-	sv.entries, sv.listed, sv.warns = msg.entries, msg.listed, msg.warns
+	sv.entries, sv.listed, sv.warns, sv.failed = msg.entries, msg.listed, msg.warns, msg.failed
 	return c.rebuildAll()
 }
 
@@ -788,8 +830,7 @@ func (c *Pane) renderRow(r row, selected bool, w, frame int) string {
 		name := render.SanitizeLine(r.server.name)
 		count := ""
 		if r.server.loaded {
-			n := len(r.server.entries[c.tab])
-			count = fmt.Sprintf(" %d", n)
+			count = " " + countText(len(r.server.entries[c.tab]), r.server.failed[c.tab])
 			if c.matches != nil {
 				count = ""
 			}
@@ -835,21 +876,27 @@ func (c *Pane) renderRow(r row, selected bool, w, frame int) string {
 	return common.Fit(line, w)
 }
 
-// CountText is "11 tools · 125 resources · ..." or "144 items".
+// CountText is "11 tools · 125 resources · ..." or "144 items". A kind
+// whose listing failed counts as unknown: "? prompts (listing failed)",
+// "144+? items".
 func (sv *Server) CountText(long bool) string {
-	total := 0
+	total, unknown := 0, false
 	var parts []string
 	for i, k := range mcp.Kinds {
 		n := len(sv.entries[i])
 		total += n
-		if sv.listed[k] {
+		switch {
+		case sv.failed[i]:
+			unknown = true
+			parts = append(parts, countText(n, true)+" "+kindNoun(k, 2)+" (listing failed)")
+		case sv.listed[k]:
 			parts = append(parts, fmt.Sprintf("%d %s", n, kindNoun(k, n)))
 		}
 	}
 	if long {
 		return strings.Join(parts, " · ")
 	}
-	return fmt.Sprintf("%d items", total)
+	return countText(total, unknown) + " items"
 }
 
 // kindNoun is the plural or singular noun of a kind.

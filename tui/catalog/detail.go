@@ -22,6 +22,10 @@ type Detail struct {
 	focused       bool
 	entry         *Entry
 	offset        int
+	// server is the selected row's server: with no item selected, the
+	// pane says what is wrong with it (a failed start, a failed listing).
+	server *Server
+	tab    int
 
 	// The rendered lines of (entry, width), built on first draw.
 	cacheFor   *Entry
@@ -56,6 +60,10 @@ func (d *Detail) SetEntry(e *Entry) {
 	}
 }
 
+// SetServer names the server of the selected row and the tab shown, for
+// when no item is selected.
+func (d *Detail) SetServer(sv *Server, tab int) { d.server, d.tab = sv, tab }
+
 // HandleKey scrolls the pane.
 func (d *Detail) HandleKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	delta, ok := d.com.Keys.ScrollBy(msg, max(d.height-2, 1))
@@ -88,10 +96,13 @@ func (d *Detail) lines() []string {
 func (d *Detail) Render(int) []string {
 	st := d.com.Styles
 	bs := common.BoxStyle{Focused: d.focused, Border: st.Pane.Border, BorderFocused: st.Pane.BorderFocused, Title: st.Pane.Title, TitleFocused: st.Pane.TitleFocused}
+	lines := d.lines()
 	if d.entry == nil {
+		lines = serverDetail(d.com, d.server, d.tab, d.width-2)
+	}
+	if len(lines) == 0 {
 		return common.Box(bs, "Details", []string{st.Muted.Render(" Nothing selected.")}, d.width, d.height)
 	}
-	lines := d.lines()
 	h := d.height - 2
 	off := common.Clamp(d.offset, 0, max(len(lines)-h, 0))
 	end := min(off+h, len(lines))
@@ -100,6 +111,66 @@ func (d *Detail) Render(int) []string {
 		title += " · " + mark
 	}
 	return common.Box(bs, title, lines[off:end], d.width, d.height)
+}
+
+// serverDetail says why a server shows no items on tab: it failed to
+// start (its reason and the tail of its stderr), it waits for a login, or
+// listing the tab's kind failed. Nothing (nil) when the server is fine.
+func serverDetail(com *common.Common, sv *Server, tab, w int) []string {
+	if sv == nil {
+		return nil
+	}
+	st := com.Styles
+	inner := max(w-2, 10)
+	name := render.SanitizeLine(sv.name)
+	var out []string
+	para := func(s string, style lipgloss.Style) {
+		for _, l := range common.WrapText(s, inner) {
+			out = append(out, " "+style.Render(l))
+		}
+	}
+	status := sv.status
+	switch {
+	case status.State == mcp.StateFailed:
+		out = append(out, " "+st.Detail.Title.Render(common.Truncate(name+" did not start", inner)))
+	case status.State == mcp.StateAuthRequired:
+		out = append(out, " "+st.Detail.Title.Render(common.Truncate(name+" needs you to log in", inner)))
+	case status.State == mcp.StateReady && sv.loadErr != "":
+		out = append(out, " "+st.Detail.Title.Render(common.Truncate("Listing "+name+"'s catalog failed", inner)), "")
+		para(sv.loadErr, st.Error)
+		out = append(out, "")
+		para("r asks the server again.", st.Muted)
+		return out
+	case status.State == mcp.StateReady && sv.failed[tab]:
+		out = append(out, " "+st.Detail.Title.Render(common.Truncate("Listing "+name+"'s "+strings.ToLower(TabTitles[tab])+" failed", inner)), "")
+		for _, w := range sv.warns[tab] {
+			para(w, st.Error)
+		}
+		out = append(out, "")
+		para("How many there are is unknown. r asks the server again.", st.Muted)
+		return out
+	default:
+		return nil
+	}
+	out = append(out, "")
+	reason := render.SanitizeLine(status.Reason)
+	if reason == "" {
+		reason = "no reason given"
+	}
+	para(reason, st.Error)
+	if tail := strings.TrimSpace(status.StderrTail); tail != "" {
+		out = append(out, "", " "+st.Detail.Heading.Render("What it wrote to stderr (the last lines)"))
+		for _, l := range strings.Split(render.Sanitize(tail), "\n") {
+			out = append(out, " "+st.Muted.Render(common.Truncate(l, inner)))
+		}
+	}
+	out = append(out, "")
+	if status.State == mcp.StateAuthRequired {
+		para("Type .mcp auth "+name+" in the chat to log in.", st.Muted)
+	} else {
+		para("S opens the servers list, where enter reconnects it; ctrl+l shows its whole log.", st.Muted)
+	}
+	return out
 }
 
 // maxHighlightedSchema is the largest schema the detail pane highlights.

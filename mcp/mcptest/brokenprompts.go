@@ -1,0 +1,41 @@
+package mcptest
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// ServeBrokenPrompts is a server on in/out (stdio) that answers the
+// handshake and tools/list (one tool, "t"), and fails every prompts/list
+// with BrokenPromptsReason: a server whose prompt count is unknown.
+func ServeBrokenPrompts(in io.Reader, out io.Writer) {
+	sc := bufio.NewScanner(in)
+	for sc.Scan() {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(sc.Bytes(), &req) != nil || len(req.ID) == 0 {
+			continue
+		}
+		msg := map[string]any{"jsonrpc": "2.0", "id": req.ID}
+		switch req.Method {
+		case "initialize":
+			msg["result"] = map[string]any{"protocolVersion": "2025-11-25", "serverInfo": map[string]any{"name": "broken", "version": "1"},
+				"capabilities": map[string]any{"tools": map[string]any{}, "prompts": map[string]any{}}}
+		case "tools/list":
+			msg["result"] = map[string]any{"tools": []any{map[string]any{"name": "t", "inputSchema": map[string]any{"type": "object"}}}}
+		case "prompts/list":
+			msg["error"] = map[string]any{"code": -32603, "message": BrokenPromptsReason}
+		default:
+			msg["error"] = map[string]any{"code": -32601, "message": "method not found"}
+		}
+		b, _ := json.Marshal(msg)
+		fmt.Fprintf(out, "%s\n", b)
+	}
+}
+
+// BrokenPromptsReason is the error of ServeBrokenPrompts' prompts/list.
+const BrokenPromptsReason = "the prompt store is down"
