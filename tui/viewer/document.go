@@ -537,6 +537,9 @@ func spillDoc(env loadEnv, title string, sp *render.SpillResult, asHex bool) (*d
 		if err == nil {
 			d.kind, d.img = docImage, img
 			d.note = fmt.Sprintf("%s image, %d×%d px · x: hex view", img.format, img.w, img.h)
+			if img.repaired {
+				d.note += " · drawn without its damaged colour profile or text chunk"
+			}
 			return d, nil
 		}
 		d.note = render.SanitizeLine(err.Error()) + " · showing the bytes"

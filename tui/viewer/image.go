@@ -9,12 +9,14 @@ import (
 	_ "image/gif" // GIF spills are drawn too
 	_ "image/jpeg"
 	"image/png"
+	"io"
 	"os"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/muesli/termenv"
 
+	"github.com/howl-mcp/howl/render"
 	"github.com/howl-mcp/howl/theme"
 	"github.com/howl-mcp/howl/tui/common"
 )
@@ -30,6 +32,8 @@ type imageDoc struct {
 	format string
 	path   string
 	mode   common.ImageMode
+	// repaired: a damaged optional chunk was dropped to decode it.
+	repaired bool
 	// renders holds the drawn lines per [cols, rows]; pending the sizes
 	// being drawn.
 	renders map[[2]int][]string
@@ -53,12 +57,20 @@ func openImage(path string, mode common.ImageMode) (*imageDoc, error) {
 	if _, err := f.Seek(0, 0); err != nil {
 		return nil, err
 	}
-	img, _, err := image.Decode(f)
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the image: %w", err)
+	}
+	// An optional chunk with a bad checksum (server-everything's tiny
+	// image has a damaged colour profile) fails Go's decoder whole
+	// although the pixels are intact: drop it and draw the image.
+	data, repaired := render.RepairPNG(data)
+	img, _, err := image.Decode(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("the %s image does not decode (%v)", format, err)
 	}
 	return &imageDoc{img: img, w: cfg.Width, h: cfg.Height, format: strings.ToUpper(format), path: path, mode: mode,
-		renders: map[[2]int][]string{}, pending: map[[2]int]bool{}}, nil
+		repaired: repaired, renders: map[[2]int][]string{}, pending: map[[2]int]bool{}}, nil
 }
 
 // fitImage sizes a w x h pixel image to at most cols x rows cells, keeping

@@ -153,3 +153,28 @@ func TestOpenImageRefusesNonImagesWithAReason(t *testing.T) {
 		t.Fatalf("img %+v, err %v", img, err)
 	}
 }
+
+// server-everything's get-tiny-image is a PNG whose optional colour
+// profile (iCCP) has a wrong checksum, which Go's decoder rejects whole
+// ("png: invalid format: invalid checksum"). The viewer draws it anyway,
+// and says the damaged chunk was skipped.
+func TestServerEverythingsTinyImageIsDrawn(t *testing.T) {
+	path := filepath.Join("testdata", "everything-tiny-image.png")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := png.Decode(bytes.NewReader(raw)); err == nil || !strings.Contains(err.Error(), "invalid checksum") {
+		t.Fatalf("the fixture must be the PNG Go's decoder rejects, got %v", err)
+	}
+	img, err := openImage(path, common.ImageHalfBlocks)
+	if err != nil {
+		t.Fatalf("the tiny image must draw: %v", err)
+	}
+	if img.w != 20 || img.h != 20 || !img.repaired {
+		t.Fatalf("the image is %dx%d (repaired %v), want 20x20 with its damaged chunk dropped", img.w, img.h, img.repaired)
+	}
+	if lines := renderImageCells(img.img, 20, 10, testTheme()); len(lines) != 10 || strings.TrimSpace(strings.Join(lines, "")) == "" {
+		t.Fatalf("nothing drawn: %q", lines)
+	}
+}
