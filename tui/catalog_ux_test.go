@@ -85,3 +85,75 @@ func TestAFailedServerShowsItsReasonAndStderrInTheDetailsPane(t *testing.T) {
 		t.Errorf("what a failed server offers is unknown: its tabs count ?, not 0")
 	}
 }
+
+// helpBody is the help dialog's text alone: the columns of its frame,
+// from its top border to its hint.
+func helpBody(v string) string {
+	var b strings.Builder
+	from, to := -1, -1
+	for _, l := range strings.Split(v, "\n") {
+		r := []rune(l)
+		if from < 0 {
+			i := strings.Index(l, "┏━ Keys")
+			if i < 0 {
+				continue
+			}
+			from = len([]rune(l[:i]))
+			to = from
+			for to < len(r) && r[to] != '┓' {
+				to++
+			}
+		}
+		b.WriteString(string(r[from:min(to+1, len(r))]) + "\n")
+		if strings.Contains(l, "esc closes") {
+			break
+		}
+	}
+	return b.String()
+}
+
+// The help screen lists every key that applies where it was opened, and
+// only those, at any width: at 80 columns nothing is cut to "…", keys of
+// other places (the log's t, the chat's keys) are not offered, a help
+// taller than the screen scrolls, and its footer offers only what works.
+func TestHelpShowsEveryKeyThatAppliesAtAnyWidth(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {140, 45}, {200, 60}} {
+		hs := newHarness(t, demoRuntime(t), []string{"demo"}, size[0], size[1])
+		hs.keys("?")
+		v := hs.view()
+		body := helpBody(v)
+		for _, want := range []string{"List", "Tabs", "Anywhere", "filter", "refresh server", "next tab", "servers", "quit"} {
+			if !strings.Contains(body, want) {
+				t.Errorf("%dx%d: the catalog's help does not list %q:\n%s", size[0], size[1], want, body)
+			}
+		}
+		for _, not := range []string{"trace requests", "send", "next page", "…"} {
+			if strings.Contains(body, not) {
+				t.Errorf("%dx%d: the catalog's help shows %q:\n%s", size[0], size[1], not, body)
+			}
+		}
+		if help := strings.Split(v, "\n")[size[1]-2]; !strings.Contains(help, "close") || strings.Contains(help, "enter") || strings.Contains(help, "↓/j") {
+			t.Errorf("%dx%d: the help line under the help offers %q", size[0], size[1], help)
+		}
+		// The viewer's help: its keys, reached by scrolling where the
+		// screen is short.
+		hs.keys("esc", "2", "enter", "?")
+		seen := helpBody(hs.view())
+		for i := 0; i < 10; i++ {
+			hs.keys("pgdown")
+			seen += helpBody(hs.view())
+		}
+		for _, want := range []string{"Viewer", "next page", "search", "scroll right", "back", "next pane", "Anywhere", "ctrl+c"} {
+			if !strings.Contains(seen, want) {
+				t.Errorf("%dx%d: the viewer's help never shows %q:\n%s", size[0], size[1], want, seen)
+			}
+		}
+		if strings.Contains(seen, "refresh server") || strings.Contains(seen, "…") {
+			t.Errorf("%dx%d: the viewer's help shows catalog keys or cuts a column:\n%s", size[0], size[1], seen)
+		}
+		hs.keys("q")
+		if hs.quit || hs.m.dialogs.Len() != 0 {
+			t.Errorf("%dx%d: q closes the help (quit %v, dialogs %d)", size[0], size[1], hs.quit, hs.m.dialogs.Len())
+		}
+	}
+}

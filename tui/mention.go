@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/tui/catalog"
 	"github.com/howl-mcp/howl/tui/chat"
 	"github.com/howl-mcp/howl/tui/common"
 	"github.com/howl-mcp/howl/tui/dialog"
@@ -96,11 +97,17 @@ func (m *Model) openMentionTemplate(it mcp.CatalogItem) tea.Cmd {
 	return m.pushForm(d)
 }
 
+// mentionable reports whether @ can mention e in the chat: a resource or
+// a template.
+func mentionable(e *catalog.Entry) bool {
+	return e != nil && (e.Item().Kind == mcp.KindResource || e.Item().Kind == mcp.KindTemplate)
+}
+
 // mentionSelected adds the chosen resource's mention to the chat input and
 // opens the chat; a template opens its form first.
 func (m *Model) mentionSelected() tea.Cmd {
 	e := m.catalog.Selected()
-	if e == nil || (e.Item().Kind != mcp.KindResource && e.Item().Kind != mcp.KindTemplate) {
+	if !mentionable(e) {
 		return common.ReportWarn("@ mentions a resource or a template in the chat: choose one on the Resources or Templates tab")
 	}
 	line := m.input.Value()

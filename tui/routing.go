@@ -141,7 +141,7 @@ func (m *Model) handleGlobalKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Quit):
 		return m.quit()
 	case key.Matches(msg, k.Help):
-		m.dialogs.Push(dialog.NewHelp(m.com, k.FullHelp()))
+		m.dialogs.Push(dialog.NewHelp(m.com, k.FullHelp(m.helpState())))
 	case key.Matches(msg, k.Servers):
 		d := dialog.NewServers(m.com, m.catalog.Servers())
 		m.dialogs.Push(d)

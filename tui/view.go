@@ -83,6 +83,9 @@ func (m *Model) helpState() common.HelpState {
 		Running:       m.chat.Running(),
 		Popup:         m.comp.IsOpen(),
 		Logs:          m.logs.IsOpen() && m.logs.Focused(),
+		DetailFocused: m.focus == focusRight && !m.viewer.Open(),
+		Filtered:      m.catalog.Query() != "",
+		Mention:       m.focus == focusList && mentionable(m.catalog.Selected()),
 	}
 }
 

@@ -251,6 +251,10 @@ type HelpState struct {
 	Chat, Blocks, Running, Popup bool
 	// Logs: the server log pane has the keys.
 	Logs bool
+	// DetailFocused: the details pane has the keys. Filtered: the list
+	// has a filter (esc clears it). Mention: @ can mention the selected
+	// item in the chat.
+	DetailFocused, Filtered, Mention bool
 }
 
 // ShortHelp is the one-line help for the current state.
@@ -271,6 +275,11 @@ func (k *KeyMap) ShortHelp(s HelpState) []key.Binding {
 		return []key.Binding{k.Sampling.Approve, k.Sampling.Reject, k.PageDown}
 	case s.Dialog == "sessions":
 		return []key.Binding{k.Up, k.Down, k.Accept, k.SessionFilter, k.SessionSearch, k.SessionRename, k.SessionDelete, k.Cancel}
+	case s.Dialog == "help":
+		// Only the keys that close it: it scrolls (and says so) when it is
+		// taller than the screen.
+		return []key.Binding{key.NewBinding(key.WithKeys(append(k.Cancel.Keys(), k.Help.Keys()...)...),
+			key.WithHelp(k.Cancel.Help().Key+"/"+k.Help.Help().Key, "close"))}
 	case s.Dialog != "":
 		return []key.Binding{k.Up, k.Down, k.Accept, k.Cancel}
 	case strings.HasPrefix(s.Dialog, "preview:"):
@@ -294,14 +303,62 @@ func (k *KeyMap) ShortHelp(s HelpState) []key.Binding {
 	}
 }
 
-// FullHelp is the help screen: every enabled binding, grouped.
-func (k *KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{
-		{k.Quit, k.Help, k.Servers, k.Sessions, k.FocusNext, k.FocusPrev, k.Tab1, k.Tab2, k.Tab3, k.Tab4, k.NextTab, k.PrevTab, k.Logs},
-		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Open, k.Filter, k.Refresh, k.Mention, k.LogPrev, k.LogNext, k.LogOpen, k.LogBlur, k.LogTrace},
-		{k.NextPage, k.PrevPage, k.Search, k.NextMatch, k.PrevMatch, k.Pattern, k.ClearPattern, k.Wrap, k.Left, k.Right, k.HexToggle, k.OpenAttachment, k.Copy, k.Subscribe, k.Back},
-		{k.Chat, k.ToggleChat, k.Send, k.Newline, k.Complete, k.Editor, k.CancelTurn, k.SelectBlocks, k.Expand, k.OpenResult, k.NextSuggestion, k.AcceptSuggestion},
+// HelpGroup is one titled group of the help screen.
+type HelpGroup struct {
+	Title string
+	Keys  []key.Binding
+}
+
+// FullHelp is the help screen for the state it opens in: the keys that
+// apply there (the pane with the keys, then everywhere), each enabled.
+func (k *KeyMap) FullHelp(s HelpState) []HelpGroup {
+	var groups []HelpGroup
+	add := func(title string, bs ...key.Binding) {
+		var on []key.Binding
+		for _, b := range bs {
+			if b.Enabled() && len(b.Keys()) > 0 {
+				on = append(on, b)
+			}
+		}
+		if len(on) > 0 {
+			groups = append(groups, HelpGroup{title, on})
+		}
 	}
+	moves := []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}
+	switch {
+	case s.Logs:
+		add("Server log", append([]key.Binding{k.LogPrev, k.LogNext, k.LogTrace, k.LogOpen, k.LogBlur}, moves...)...)
+	case s.Chat && s.Blocks:
+		add("Tool blocks", k.Up, k.Down, k.Expand, k.OpenResult, k.BackToInput, k.PageUp, k.PageDown)
+	case s.Chat:
+		add("Chat", k.Send, k.Newline, k.Complete, k.Editor, k.CancelTurn, k.SelectBlocks, k.NextSuggestion, k.PrevSuggestion, k.AcceptSuggestion, k.PageUp, k.PageDown)
+	case s.ViewerFocused:
+		add("Viewer", append(moves, k.NextPage, k.PrevPage, k.Search, k.NextMatch, k.PrevMatch, k.Pattern, k.ClearPattern,
+			k.Wrap, k.Left, k.Right, k.HexToggle, k.OpenAttachment, k.Copy, k.Subscribe, k.Back, k.FocusNext)...)
+	case s.DetailFocused:
+		add("Details", append(moves, k.Open, k.Refresh, k.Filter, k.FocusNext)...)
+	default:
+		list := append(moves, k.Open, k.Filter)
+		if s.Filtered {
+			list = append(list, key.NewBinding(key.WithKeys(k.Back.Keys()...), key.WithHelp(k.Back.Help().Key, "clear the filter")))
+		}
+		list = append(list, k.Refresh)
+		if s.Mention {
+			list = append(list, k.Mention)
+		}
+		add("List", append(list, k.FocusNext)...)
+	}
+	if !s.Chat && !s.ViewerFocused && !s.Logs {
+		add("Tabs", k.Tab1, k.Tab2, k.Tab3, k.Tab4, k.NextTab, k.PrevTab)
+	}
+	anywhere := []key.Binding{k.Help, k.Servers, k.Sessions, k.Logs}
+	if s.Chat {
+		anywhere = []key.Binding{k.Sessions, k.Logs}
+	} else {
+		anywhere = append(anywhere, k.Chat)
+	}
+	add("Anywhere", append(anywhere, k.ToggleChat, k.Quit, k.ForceQuit)...)
+	return groups
 }
 
 // PermissionKeys are the dialog's answers.

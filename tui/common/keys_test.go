@@ -52,8 +52,8 @@ func TestTheLogKeyIsInTheHelpUniqueAndRebindable(t *testing.T) {
 		}
 	}
 	inHelp := false
-	for _, g := range k.FullHelp() {
-		for _, b := range g {
+	for _, g := range k.FullHelp(HelpState{}) {
+		for _, b := range g.Keys {
 			inHelp = inHelp || (b.Help().Key == "ctrl+l" && b.Enabled())
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -319,40 +318,6 @@ func NewPromptForm(com *common.Common, it mcp.CatalogItem) *FormDialog {
 		return nil
 	}
 	return &FormDialog{com: com, item: it, form: f}
-}
-
-// helpDialog shows every enabled binding, from the keymap as it was when
-// the dialog opened.
-type HelpDialog struct {
-	dialogBase
-	com    *common.Common
-	groups [][]key.Binding
-}
-
-func (d *HelpDialog) ID() string { return "help" }
-
-// HandleKey closes on esc, ? or q.
-func (d *HelpDialog) HandleKey(km tea.KeyMsg) Action {
-	k := d.com.Keys
-	if key.Matches(km, k.Cancel, k.Help, k.Quit) {
-		return Close{}
-	}
-	return None{}
-}
-
-// Render draws the bindings in columns.
-func (d *HelpDialog) Render(maxW, maxH int) []string {
-	w := dialogWidth(maxW, 100)
-	h := help.New()
-	h.Styles = d.com.Styles.Help
-	h.Width = w - 4
-	body := h.FullHelpView(d.groups)
-	content := []string{""}
-	for _, l := range strings.Split(body, "\n") {
-		content = append(content, "  "+l)
-	}
-	content = append(content, "", "  "+d.com.Styles.Dialog.Hint.Render("keys shown are the ones that apply now · esc closes"))
-	return frameDialog(d.com, "Keys", content, w, maxH, -1)
 }
 
 // pickerDialog chooses one of a document's attachments.

@@ -4,7 +4,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/howl-mcp/howl/llm"
@@ -29,8 +28,8 @@ func (s *Stack) RemoveIf(drop func(Dialog) bool) bool {
 	return len(s.items) != n
 }
 
-// NewHelp shows every enabled binding of groups.
-func NewHelp(com *common.Common, groups [][]key.Binding) *HelpDialog {
+// NewHelp shows the bindings of groups (common.KeyMap.FullHelp).
+func NewHelp(com *common.Common, groups []common.HelpGroup) *HelpDialog {
 	return &HelpDialog{com: com, groups: groups}
 }
 
