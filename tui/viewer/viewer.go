@@ -80,7 +80,7 @@ func New(com *common.Common, rt Runtime) *Pane {
 	return &Pane{
 		com:      com,
 		rt:       rt,
-		search:   common.NewTextInput(com, "/ ", "search this page"),
+		search:   common.NewTextInput(com, "/ ", searchPlaceholder),
 		pattern:  common.NewTextInput(com, "pattern ", "RE2, e.g. ERROR|WARN (the server filters)"),
 		hexCells: newHexCells(com.Styles),
 	}
@@ -391,6 +391,9 @@ func (v *Pane) layoutRows() {
 	v.layoutDoc, v.layoutW = d.id, w
 }
 
+// searchPlaceholder is what an empty search box says.
+const searchPlaceholder = "search this page"
+
 // HandleKey handles a key while the viewer has focus.
 func (v *Pane) HandleKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	if v.searching {
@@ -420,9 +423,14 @@ func (v *Pane) HandleKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	case key.Matches(msg, k.PrevPage):
 		return v.page(-1), true
 	case key.Matches(msg, k.Search):
+		// The box starts empty, so what is typed is the new search; the
+		// last one shows as the placeholder, and enter repeats it.
 		v.searching = true
-		v.search.SetValue(v.query)
-		v.search.CursorEnd()
+		v.search.SetValue("")
+		v.search.Placeholder = searchPlaceholder
+		if v.query != "" {
+			v.search.Placeholder = fmt.Sprintf("%s (enter searches it again)", v.query)
+		}
 		return v.search.Focus(), true
 	case key.Matches(msg, k.NextMatch):
 		v.stepHit(1)

@@ -88,3 +88,28 @@ func TestViewerSearchAndServerSidePattern(t *testing.T) {
 		t.Fatal("F did not clear the pattern")
 	}
 }
+
+// The / box starts empty, so typing a new search replaces the old one
+// instead of appending to it ("ERRORERROR"); enter on the empty box
+// repeats the last search.
+func TestViewerSearchBoxStartsEmptySoTypingReplacesTheLastSearch(t *testing.T) {
+	hs, _ := viewerBench(t)
+	hs.keys("/")
+	hs.typeText("line 000300")
+	hs.keys("enter", "/")
+	if got := hs.v.search.Value(); got != "" {
+		t.Fatalf("the search box opens holding %q", got)
+	}
+	if !strings.Contains(hs.view(), "line 000300 (enter searches it again)") {
+		t.Errorf("the empty box does not offer the last search")
+	}
+	hs.keys("enter")
+	if hs.v.query != "line 000300" || len(hs.v.hits) != 1 {
+		t.Fatalf("enter on the empty box: query %q, %d hits", hs.v.query, len(hs.v.hits))
+	}
+	hs.keys("/")
+	hs.typeText("line 000301")
+	if hs.v.query != "line 000301" || len(hs.v.hits) != 1 {
+		t.Fatalf("typing after / searched %q (%d hits), want line 000301", hs.v.query, len(hs.v.hits))
+	}
+}
