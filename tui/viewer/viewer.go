@@ -386,7 +386,7 @@ func (v *Pane) layoutRows() {
 	}
 	v.rowStart = make([]int, len(d.lines)+1)
 	for i, l := range d.lines {
-		v.rowStart[i+1] = v.rowStart[i] + max((l.width+w-1)/w, 1)
+		v.rowStart[i+1] = v.rowStart[i] + wrapRows(l.plain, l.width, w)
 	}
 	v.layoutDoc, v.layoutW = d.id, w
 }
@@ -747,9 +747,10 @@ func (v *Pane) renderText(h int) []string {
 		if hs := hitsByLine[line]; len(hs) > 0 {
 			text = v.markHits(l.plain, hs)
 		}
-		rows := 1
+		rows, starts := 1, []int{0}
 		if v.wrapping() {
-			rows = max((l.width+tw-1)/tw, 1)
+			starts = wrapStarts(l.plain, l.width, tw)
+			rows = len(starts)
 		}
 		for r := sub; r < rows && len(out) < h; r++ {
 			g := " "
@@ -769,7 +770,11 @@ func (v *Pane) renderText(h int) []string {
 				}
 			}
 			if v.wrapping() {
-				out = append(out, g+common.Fit(common.CutCells(text, r*tw, (r+1)*tw), tw))
+				end := l.width
+				if r+1 < len(starts) {
+					end = starts[r+1]
+				}
+				out = append(out, g+common.Fit(common.CutCells(text, starts[r], end), tw))
 			} else {
 				out = append(out, g+common.CutFit(text, d.xoff, tw))
 			}

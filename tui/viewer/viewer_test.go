@@ -113,3 +113,45 @@ func TestViewerSearchBoxStartsEmptySoTypingReplacesTheLastSearch(t *testing.T) {
 		t.Fatalf("typing after / searched %q (%d hits), want line 000301", hs.v.query, len(hs.v.hits))
 	}
 }
+
+// Wrapped text breaks between words, as a person reads it: no row ends
+// inside a word ("in how┃" / "l, add"), and only a word longer than the
+// row is cut.
+func TestViewerWrapsAtWordBoundaries(t *testing.T) {
+	h := newBench(t, 40, 20)
+	words := strings.Fields(strings.Repeat("to chat in howl, add --model openai/gpt-4o to the command line ", 4))
+	long := strings.Repeat("x", 70)
+	h.rt.texts["mem://prose"] = strings.Join(words, " ") + " " + long + " end"
+	h.open("mem://prose")
+	if !h.v.wrapping() {
+		h.keys("w")
+	}
+	var got []string
+	body := false
+	for _, l := range strings.Split(h.view(), "\n") {
+		r := []rune(l)
+		if strings.Contains(l, "────") {
+			body = true // the rows after the header's rule
+			continue
+		}
+		if body && len(r) > 2 && !strings.Contains(l, "━━━") {
+			got = append(got, strings.Fields(string(r[1:len(r)-1]))...)
+		}
+	}
+	known := map[string]bool{"end": true}
+	for _, w := range words {
+		known[w] = true
+	}
+	cut := ""
+	for _, w := range got {
+		switch {
+		case strings.Trim(w, "x") == "":
+			cut += w
+		case !known[w] && w != "1": // 1: the gutter
+			t.Errorf("a row splits a word: %q", w)
+		}
+	}
+	if cut != long {
+		t.Errorf("the word longer than a row must be cut across rows, whole: %d of %d x", len(cut), len(long))
+	}
+}
