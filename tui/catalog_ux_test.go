@@ -157,3 +157,30 @@ func TestHelpShowsEveryKeyThatAppliesAtAnyWidth(t *testing.T) {
 		}
 	}
 }
+
+// A tool result's header in the viewer reads as plain sentences and
+// wraps whole: no "content item", "within bounds" or howl_note (what the
+// model reads), nothing cut with "…", at 80 and at 140 columns.
+func TestViewerHeaderIsAPlainSentenceThatWraps(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {140, 45}} {
+		hs := newHarness(t, demoRuntime(t), []string{"demo"}, size[0], size[1])
+		hs.selectItem("image")
+		hs.keys("enter", "ctrl+s")
+		var header []string
+		for _, l := range hs.m.viewer.Render(0)[1:] {
+			if strings.Contains(l, "────") {
+				break // the rule under the header
+			}
+			header = append(header, l)
+		}
+		h := strings.Join(header, "\n")
+		if !strings.Contains(h, "The tool returned") || !strings.Contains(h, "it says below what howl did") {
+			t.Errorf("%dx%d: the header does not say what came back:\n%s", size[0], size[1], h)
+		}
+		for _, jargon := range []string{"content item", "within bounds", "howl_note", "…"} {
+			if strings.Contains(h, jargon) {
+				t.Errorf("%dx%d: the header says %q:\n%s", size[0], size[1], jargon, h)
+			}
+		}
+	}
+}

@@ -28,7 +28,7 @@ func toolDoc(env loadEnv, req Request, out []byte) *document {
 		case "howl_coverage":
 			var cov render.ToolCoverage
 			if json.Unmarshal(values[i], &cov) == nil {
-				d.note = render.SanitizeLine(cov.Note)
+				d.note = coverageNote(cov)
 			}
 		case "isError":
 			_ = json.Unmarshal(values[i], &d.isError)
@@ -39,7 +39,7 @@ func toolDoc(env loadEnv, req Request, out []byte) *document {
 		}
 	}
 	if d.note == "" {
-		d.note = fmt.Sprintf("%s, unchanged: the result is within bounds, %s", render.Count(len(content), "content item"), common.SizeText(int64(len(out))))
+		d.note = fmt.Sprintf("The tool returned %s (%s), shown in full.", render.Count(len(content), "part"), common.SizeText(int64(len(out))))
 	}
 	d.meta = []string{"server " + render.SanitizeLine(req.server)}
 	if d.isError {
@@ -54,6 +54,27 @@ func toolDoc(env loadEnv, req Request, out []byte) *document {
 	}
 	d.lines, d.atts, d.copyText = b.lines, b.atts, b.copy.String()
 	return d
+}
+
+// coverageNote says to a person what howl did to a tool result too big
+// or too binary to show as it came (the model reads cov.Note instead).
+func coverageNote(cov render.ToolCoverage) string {
+	s := fmt.Sprintf("The tool returned %s (%s).", render.Count(cov.ContentItems, "part"), common.SizeText(int64(cov.OriginalBytes)))
+	if cov.ItemsShown < cov.ContentItems {
+		s += fmt.Sprintf(" Only the first %d fit here.", cov.ItemsShown)
+	}
+	switch {
+	case cov.ItemsChanged == 1:
+		s += " One was too large or binary to show as it came: it says below what howl did with it."
+	case cov.ItemsChanged > 1:
+		s += fmt.Sprintf(" %d were too large or binary to show as they came: each says below what howl did with it.", cov.ItemsChanged)
+	}
+	// What else the model's note lists (parts that failed, clamped
+	// metadata) follows its fixed opening.
+	if _, more, ok := strings.Cut(cov.Note, "howl_note); "); ok {
+		s += " Also: " + render.SanitizeLine(more) + "."
+	}
+	return s
 }
 
 // promptDoc renders a flattened prompt.

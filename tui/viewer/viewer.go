@@ -300,20 +300,31 @@ func (v *Pane) ensure() tea.Cmd {
 
 func (v *Pane) innerW() int { return max(v.width-2, 1) }
 
-// maxNoteLines bounds the coverage note above the body.
-const maxNoteLines = 2
+// maxNoteLines bounds the coverage note above the body; maxMetaLines each
+// metadata line: they wrap, and only text past these is cut.
+const (
+	maxNoteLines = 4
+	maxMetaLines = 2
+)
 
 // noteLines is the coverage note wrapped to the pane, at most maxNoteLines.
 func (v *Pane) noteLines() []string {
 	if v.doc == nil || v.doc.note == "" {
 		return nil
 	}
-	lines := common.WrapText(v.doc.note, v.innerW()-1)
-	if len(lines) > maxNoteLines {
-		lines = lines[:maxNoteLines]
-		lines[maxNoteLines-1] = common.Truncate(lines[maxNoteLines-1]+" …", v.innerW()-1)
+	return cutRows(wrapPlain(v.doc.note, v.innerW()-1), v.innerW()-1, maxNoteLines)
+}
+
+// metaLines are the metadata lines wrapped to the pane.
+func (v *Pane) metaLines() []string {
+	if v.doc == nil {
+		return nil
 	}
-	return lines
+	var out []string
+	for _, m := range v.doc.meta {
+		out = append(out, wrapLabelled(m, v.innerW()-1, maxMetaLines)...)
+	}
+	return out
 }
 
 // headerH is how many lines the metadata and note take.
@@ -321,7 +332,7 @@ func (v *Pane) headerH() int {
 	if v.doc == nil {
 		return 0
 	}
-	return len(v.doc.meta) + len(v.noteLines()) + 1 // and a rule
+	return len(v.metaLines()) + len(v.noteLines()) + 1 // and a rule
 }
 
 // footerH is the input line, when one is open or a search is active.
@@ -636,8 +647,8 @@ func (v *Pane) Render(frame int) []string {
 		return common.Box(bs, "Viewer", lines, v.width, v.height)
 	}
 	var lines []string
-	for _, m := range d.meta {
-		lines = append(lines, " "+st.Viewer.Meta.Render(common.Truncate(m, w-1)))
+	for _, m := range v.metaLines() {
+		lines = append(lines, " "+st.Viewer.Meta.Render(m))
 	}
 	style := st.Viewer.Note
 	if d.kind == docError {

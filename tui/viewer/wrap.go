@@ -1,7 +1,11 @@
 package viewer
 
 import (
+	"strings"
+
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // wrapStarts is where each row of a line starts, in cells, when the line
@@ -43,4 +47,50 @@ func wrapRows(plain string, width, w int) int {
 		return 1
 	}
 	return len(wrapStarts(plain, width, w))
+}
+
+// wrapPlain wraps one line of plain text at w cells the way wrapStarts
+// does (at spaces; a word is cut only when longer than the row).
+func wrapPlain(s string, w int) []string {
+	width := common.WidthOf(s)
+	starts := wrapStarts(s, width, w)
+	out := make([]string, len(starts))
+	for i, st := range starts {
+		end := width
+		if i+1 < len(starts) {
+			end = starts[i+1]
+		}
+		out[i] = strings.TrimRight(common.CutCells(s, st, end), " ")
+	}
+	return out
+}
+
+// wrapLabelled wraps a "label   value" line at w cells, its continuation
+// rows indented under the value, and cuts it with "…" after n rows.
+func wrapLabelled(s string, w, n int) []string {
+	indent := 0
+	if i := strings.Index(s, "  "); i > 0 && i <= 10 && !strings.Contains(s[:i], " ") {
+		indent = i + len(s[i:]) - len(strings.TrimLeft(s[i:], " "))
+	}
+	if indent == 0 || w-indent < 10 {
+		return cutRows(wrapPlain(s, w), w, n)
+	}
+	rows := wrapPlain(s[indent:], w-indent)
+	for i := range rows {
+		pre := strings.Repeat(" ", indent)
+		if i == 0 {
+			pre = s[:indent]
+		}
+		rows[i] = pre + rows[i]
+	}
+	return cutRows(rows, w, n)
+}
+
+// cutRows keeps the first n rows, the last ending in "…" when any were cut.
+func cutRows(rows []string, w, n int) []string {
+	if len(rows) > n {
+		rows = rows[:n]
+		rows[n-1] = common.Truncate(rows[n-1]+" …", w)
+	}
+	return rows
 }
