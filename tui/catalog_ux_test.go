@@ -6,6 +6,7 @@ import (
 
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/mcp/mcptest"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // On the demo's Resources tab with the cursor on note-009, /moon puts the
@@ -181,6 +182,27 @@ func TestViewerHeaderIsAPlainSentenceThatWraps(t *testing.T) {
 			if strings.Contains(h, jargon) {
 				t.Errorf("%dx%d: the header says %q:\n%s", size[0], size[1], jargon, h)
 			}
+		}
+	}
+}
+
+// While a message shows, the status bar keeps every server's state
+// readable: counts shorten and the message is cut, never a state
+// ("memory ● ready 10…", "files ● read…").
+func TestStatusBarKeepsEveryServersStateBesideAMessage(t *testing.T) {
+	rt := sharedRuntime(t, "demo3", demoServer("everything"), demoServer("files"), demoServer("memory"))
+	for _, w := range []int{80, 140, 200} {
+		hs := newHarness(t, rt, []string{"everything", "files", "memory"}, w, 30)
+		hs.run(common.ReportInfo("everything: the catalog changed, listing again, and this message goes on for a while to fill the bar"))
+		lines := strings.Split(hs.view(), "\n")
+		bar := lines[len(lines)-1]
+		for _, name := range []string{"everything ● ready", "files ● ready", "memory ● ready"} {
+			if !strings.Contains(bar, name) {
+				t.Errorf("%d columns: the status bar lost %q: %q", w, name, bar)
+			}
+		}
+		if !strings.Contains(bar, "everything: the cat") {
+			t.Errorf("%d columns: the message is gone: %q", w, bar)
 		}
 	}
 }

@@ -47,7 +47,10 @@ func (s *statusBar) Clear(id int) {
 	}
 }
 
-// Render draws the bar at width w.
+// Render draws the bar at width w. Every server's name and state stay
+// readable: its counts shorten first ("14 tools · 125 resources", then
+// "139 items", then none), then failure reasons, then the message on the
+// right is cut; the states last, only when they alone do not fit.
 func (s *statusBar) Render(w int, servers []*catalog.Server, frame int) string {
 	st := s.com.Styles
 	right := ""
@@ -74,9 +77,14 @@ func (s *statusBar) Render(w int, servers []*catalog.Server, frame int) string {
 		}
 		right += seg
 	}
+	// The states alone come before the message.
+	states := ansi.StringWidthWc(s.servers(servers, frame, 0, -1))
+	if ansi.StringWidthWc(right) > w-states-2 {
+		right = common.Truncate(right, max(w-states-2, 0))
+	}
 	room := w - ansi.StringWidthWc(right) - 1
 	left := ""
-	for _, detail := range []int{2, 1} {
+	for _, detail := range []int{2, 1, 0} {
 		left = s.servers(servers, frame, detail, 0)
 		if ansi.StringWidthWc(left) <= room {
 			break
@@ -85,15 +93,18 @@ func (s *statusBar) Render(w int, servers []*catalog.Server, frame int) string {
 	if ansi.StringWidthWc(left) > room {
 		// Share what is left among the failure reasons, so each failed
 		// server still says why.
-		base := ansi.StringWidthWc(s.servers(servers, frame, 1, -1))
 		failed := 0
 		for _, sv := range servers {
 			if sv.Status().State == mcp.StateFailed || sv.Status().State == mcp.StateAuthRequired {
 				failed++
 			}
 		}
-		if failed > 0 {
-			left = s.servers(servers, frame, 1, max((room-base)/failed-2, 8))
+		for _, detail := range []int{1, 0} {
+			left = s.servers(servers, frame, detail, -1)
+			if each := (room-ansi.StringWidthWc(left))/max(failed, 1) - 2; failed > 0 && each >= 8 {
+				left = s.servers(servers, frame, detail, each)
+				break
+			}
 		}
 	}
 	left = common.Truncate(left, max(room, 0))
