@@ -4,6 +4,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
+	"github.com/howl-mcp/howl/theme"
+
 	"github.com/howl-mcp/howl/tui/common/commontest"
 )
 
@@ -24,4 +29,43 @@ func BenchmarkViewCatalog10k(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		_ = h.m.View()
 	}
+}
+
+// repaintBytes is what bubbletea's line-diffing renderer writes to go from
+// frame a to frame b: every line that changed, whole (an unchanged line
+// costs a cursor move, counted as 4 bytes).
+func repaintBytes(a, b string) int {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	n := 0
+	for i, l := range bl {
+		if i < len(al) && al[i] == l {
+			n += 4
+			continue
+		}
+		n += len(l) + 4
+	}
+	return n
+}
+
+// BenchmarkCatalogCursorMoveRepaint measures the bytes a one-line cursor
+// move in the catalog makes the terminal write, in colour, at 140x45 on
+// the demo server (reported as bytes/j).
+func BenchmarkCatalogCursorMoveRepaint(b *testing.B) {
+	prev := lipgloss.ColorProfile()
+	lipgloss.SetColorProfile(termenv.TrueColor)
+	defer lipgloss.SetColorProfile(prev)
+	th := theme.New(theme.Options{Dark: true, Profile: termenv.TrueColor})
+	h := newHarnessWith(b, demoRuntime(b), []string{"demo"}, 140, 45, Options{Theme: th})
+	total := 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		before := h.view()
+		k := "j"
+		if i%20 >= 10 {
+			k = "k"
+		}
+		h.keys(k)
+		total += repaintBytes(before, h.view())
+	}
+	b.ReportMetric(float64(total)/float64(b.N), "bytes/j")
 }

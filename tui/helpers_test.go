@@ -124,7 +124,10 @@ func newHarnessWith(t testing.TB, rt common.Runtime, servers []string, w, h int,
 	if o.Tick == nil {
 		o.Tick = noTick
 	}
-	o.Runtime, o.Servers, o.Theme, o.Clipboard, o.DisplayPath = g, servers, testTheme(), clip, displayTestPath
+	if o.Theme == nil {
+		o.Theme = testTheme()
+	}
+	o.Runtime, o.Servers, o.Clipboard, o.DisplayPath = g, servers, clip, displayTestPath
 	m := New(o)
 	hs := &harness{t: t, m: m, rt: g, clip: clip}
 	t.Cleanup(m.Close)

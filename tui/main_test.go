@@ -57,6 +57,8 @@ func TestMain(m *testing.M) {
 	// that never comes.
 	if code == 0 {
 		if err := goleak.Find(goleak.IgnoreTopFunction("os/signal.signal_recv"),
+			// chroma's regexp clock: it stops by itself once no match runs.
+			goleak.IgnoreAnyFunction("github.com/dlclark/regexp2/v2.runClock"),
 			goleak.IgnoreAnyFunction("github.com/charmbracelet/x/exp/teatest.NewTestModel.func2")); err != nil {
 			fmt.Fprintln(os.Stderr, "goroutines leaked:", err)
 			code = 1
