@@ -64,13 +64,15 @@ func TestAFailedListingShowsAQuestionMarkNotZero(t *testing.T) {
 	}
 }
 
+// crashyServer fails to start, saying why on stderr.
+var crashyServer = mcp.ServerConfig{Name: "crashy", Transport: mcp.TransportStdio, Command: "/bin/sh",
+	Args: []string{"-c", "echo 'config error: DATABASE_URL is not set' >&2; exit 3"}, Era: mcp.EraLegacy}
+
 // A server that fails to start says why where the person is looking: the
 // details pane shows its reason and what it wrote to stderr, instead of
 // "Nothing selected.".
 func TestAFailedServerShowsItsReasonAndStderrInTheDetailsPane(t *testing.T) {
-	crash := mcp.ServerConfig{Name: "crashy", Transport: mcp.TransportStdio, Command: "/bin/sh",
-		Args: []string{"-c", "echo 'config error: DATABASE_URL is not set' >&2; exit 3"}, Era: mcp.EraLegacy}
-	rt := sharedRuntime(t, "crashy", crash)
+	rt := sharedRuntime(t, "crashy", crashyServer)
 	hs := newHarness(t, rt, []string{"crashy"}, 140, 45)
 	defer hs.dumpOnFailure()
 	v := hs.view()
@@ -204,5 +206,25 @@ func TestStatusBarKeepsEveryServersStateBesideAMessage(t *testing.T) {
 		if !strings.Contains(bar, "everything: the cat") {
 			t.Errorf("%d columns: the message is gone: %q", w, bar)
 		}
+	}
+}
+
+// Beside servers that work, the cursor can rest on a failed server's
+// line, and the details pane then says why it failed.
+func TestAFailedServerBesideOthersCanBeSelectedToSeeWhy(t *testing.T) {
+	rt := sharedRuntime(t, "crashy+demo", crashyServer, demoServer("demo"))
+	hs := newHarness(t, rt, []string{"crashy", "demo"}, 140, 45)
+	defer hs.dumpOnFailure()
+	if e := hs.m.catalog.Selected(); e == nil {
+		t.Fatalf("howl opens on the first item, not on the failure")
+	}
+	hs.keys("g")
+	v := hs.view()
+	if !strings.Contains(v, "crashy did not start") || !strings.Contains(v, "DATABASE_URL is not set") {
+		t.Errorf("on the failed server's line, the details pane does not say why")
+	}
+	hs.keys("j")
+	if e := hs.m.catalog.Selected(); e == nil || e.Item().Server != "demo" {
+		t.Errorf("j from the failure goes to the demo's first item, got %v", e)
 	}
 }

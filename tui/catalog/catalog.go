@@ -154,7 +154,13 @@ type row struct {
 	text  string
 	isErr bool
 	spin  bool
+	// stop: the cursor can rest on this notice (a server's failure), so
+	// the details pane can say more about it.
+	stop bool
 }
+
+// selectable reports whether the cursor can rest on r.
+func (r row) selectable() bool { return r.kind == rowItem || r.stop }
 
 // maxNoticeLines bounds a notice in the list (a failure reason, say).
 const maxNoticeLines = 4
@@ -596,16 +602,16 @@ func (c *Pane) move(delta int) {
 	// Find the nearest item at or beyond target in the direction of travel,
 	// else the nearest one back the other way.
 	j := target
-	for j >= 0 && j < len(rows) && rows[j].kind != rowItem {
+	for j >= 0 && j < len(rows) && !rows[j].selectable() {
 		j += step
 	}
 	if j < 0 || j >= len(rows) {
 		j = target
-		for j >= 0 && j < len(rows) && rows[j].kind != rowItem {
+		for j >= 0 && j < len(rows) && !rows[j].selectable() {
 			j -= step
 		}
 	}
-	if j >= 0 && j < len(rows) && rows[j].kind == rowItem {
+	if j >= 0 && j < len(rows) && rows[j].selectable() {
 		c.cursor[c.tab] = j
 	}
 	c.ensureVisible()
@@ -620,11 +626,11 @@ func (c *Pane) Scroll(delta int) { c.move(delta) }
 func (c *Pane) Click(y int) bool {
 	i := c.offset[c.tab] + y - c.bodyTop()
 	rows := c.rows[c.tab]
-	if i >= 0 && i < len(rows) && rows[i].kind == rowItem {
+	if i >= 0 && i < len(rows) && rows[i].selectable() {
 		c.cursor[c.tab] = i
 		c.ensureVisible()
 		c.MarkSeen()
-		return true
+		return rows[i].kind == rowItem
 	}
 	return false
 }
@@ -735,6 +741,7 @@ func (c *Pane) buildRows(t int) []row {
 		}
 		rows = append(rows, row{kind: rowHeader, server: sv})
 		notice := func(text string, isErr, spin bool) {
+			stop := sv.status.State == mcp.StateFailed || sv.status.State == mcp.StateAuthRequired
 			lines := common.WrapText(text, max(c.width-2-4, 10))
 			if len(lines) > maxNoticeLines {
 				lines = lines[:maxNoticeLines]
@@ -744,7 +751,7 @@ func (c *Pane) buildRows(t int) []row {
 				if i > 0 {
 					l = "  " + l
 				}
-				rows = append(rows, row{kind: rowNotice, server: sv, text: l, isErr: isErr, spin: spin && i == 0})
+				rows = append(rows, row{kind: rowNotice, server: sv, text: l, isErr: isErr, spin: spin && i == 0, stop: stop && i == 0})
 			}
 		}
 		switch sv.status.State {
@@ -838,6 +845,9 @@ func (c *Pane) renderRow(r row, selected bool, w, frame int) string {
 		return common.Fit(st.List.Header.Render(name)+st.List.HeaderCount.Render(count), w)
 	case rowNotice:
 		text := "  " + r.text
+		if selected && r.stop {
+			text = "› " + r.text
+		}
 		if r.spin {
 			text = "  " + common.SpinnerFrames[frame%len(common.SpinnerFrames)] + " " + r.text
 		}
