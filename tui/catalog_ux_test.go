@@ -190,10 +190,11 @@ func TestViewerHeaderIsAPlainSentenceThatWraps(t *testing.T) {
 
 // While a message shows, the status bar keeps every server's state
 // readable: counts shorten and the message is cut, never a state
-// ("memory ● ready 10…", "files ● read…").
+// ("memory ● ready 10…", "files ● read…"); where the states leave the
+// message too little room, it takes the help line instead.
 func TestStatusBarKeepsEveryServersStateBesideAMessage(t *testing.T) {
 	rt := sharedRuntime(t, "demo3", demoServer("everything"), demoServer("files"), demoServer("memory"))
-	for _, w := range []int{80, 140, 200} {
+	for _, w := range []int{60, 80, 140, 200} {
 		hs := newHarness(t, rt, []string{"everything", "files", "memory"}, w, 30)
 		hs.run(common.ReportInfo("everything: the catalog changed, listing again, and this message goes on for a while to fill the bar"))
 		lines := strings.Split(hs.view(), "\n")
@@ -203,8 +204,11 @@ func TestStatusBarKeepsEveryServersStateBesideAMessage(t *testing.T) {
 				t.Errorf("%d columns: the status bar lost %q: %q", w, name, bar)
 			}
 		}
-		if !strings.Contains(bar, "everything: the cat") {
-			t.Errorf("%d columns: the message is gone: %q", w, bar)
+		if !strings.Contains(bar, "everything: the cat") && !strings.Contains(lines[len(lines)-2], "everything: the catalog changed") {
+			t.Errorf("%d columns: the message is neither in the bar nor on the help line: %q", w, bar)
+		}
+		if w == 60 && !strings.Contains(lines[len(lines)-2], "everything: the catalog changed") {
+			t.Errorf("60 columns: the message must move to the help line: %q", lines[len(lines)-2])
 		}
 	}
 }

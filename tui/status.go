@@ -54,7 +54,7 @@ func (s *statusBar) Clear(id int) {
 func (s *statusBar) Render(w int, servers []*catalog.Server, frame int) string {
 	st := s.com.Styles
 	right := ""
-	if s.info != nil {
+	if s.info != nil && !s.MessageMoved(w, servers) {
 		style := st.Status.Info
 		switch s.info.Type {
 		case common.InfoWarn:
@@ -110,6 +110,29 @@ func (s *statusBar) Render(w int, servers []*catalog.Server, frame int) string {
 	left = common.Truncate(left, max(room, 0))
 	gap := w - ansi.StringWidthWc(left) - ansi.StringWidthWc(right)
 	return common.Fit(left+strings.Repeat(" ", max(gap, 0))+right, w)
+}
+
+// minMessageW is the least room the message keeps in the bar; with less,
+// it moves to the help line (MessageMoved).
+const minMessageW = 24
+
+// MessageMoved reports whether the message needs the help line: the
+// servers' states leave it less than minMessageW cells of the bar.
+func (s *statusBar) MessageMoved(w int, servers []*catalog.Server) bool {
+	return s.info != nil && w-ansi.StringWidthWc(s.servers(servers, 0, 0, -1))-2 < min(minMessageW, ansi.StringWidthWc(s.info.Msg))
+}
+
+// MessageLine is the message drawn on a line of its own, w cells wide.
+func (s *statusBar) MessageLine(w int) string {
+	st := s.com.Styles
+	style := st.Status.Info
+	switch s.info.Type {
+	case common.InfoWarn:
+		style = st.Status.Warn
+	case common.InfoError:
+		style = st.Status.Error
+	}
+	return common.Fit(" "+style.Render(common.Truncate(s.info.Msg, w-1)), w)
 }
 
 // servers renders every server's segment: detail 2 has per-kind counts,

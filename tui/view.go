@@ -43,7 +43,13 @@ func (m *Model) View() string {
 	if m.logs.IsOpen() {
 		lines = append(lines, m.logs.Render(m.frame)...)
 	}
-	if !l.Help.Empty() {
+	switch {
+	case l.Help.Empty():
+	case m.status.MessageMoved(l.Status.W, m.catalog.Servers()):
+		// The servers' states fill the status bar: the message takes the
+		// help line while it shows.
+		lines = append(lines, m.status.MessageLine(l.Help.W))
+	default:
 		keys := m.com.Keys.ShortHelp(m.helpState())
 		if h, ok := m.dialogs.Top().(dialog.KeyHelper); ok {
 			keys = h.ShortHelp() // what the dialog offers now
