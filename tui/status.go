@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/howl-mcp/howl/mcp"
@@ -55,14 +56,7 @@ func (s *statusBar) Render(w int, servers []*catalog.Server, frame int) string {
 	st := s.com.Styles
 	right := ""
 	if s.info != nil && !s.MessageMoved(w, servers) {
-		style := st.Status.Info
-		switch s.info.Type {
-		case common.InfoWarn:
-			style = st.Status.Warn
-		case common.InfoError:
-			style = st.Status.Error
-		}
-		right = style.Render(common.Truncate(s.info.Msg, max(w*2/3, 20)))
+		right = s.infoStyle().Render(common.Truncate(s.info.Msg, max(w*2/3, 20)))
 	}
 	if p := common.ProgressStatus(s.com.Progress, frame); p != "" {
 		if right != "" {
@@ -124,15 +118,19 @@ func (s *statusBar) MessageMoved(w int, servers []*catalog.Server) bool {
 
 // MessageLine is the message drawn on a line of its own, w cells wide.
 func (s *statusBar) MessageLine(w int) string {
+	return common.Fit(" "+s.infoStyle().Render(common.Truncate(s.info.Msg, w-1)), w)
+}
+
+// infoStyle is the message's style, by its type.
+func (s *statusBar) infoStyle() lipgloss.Style {
 	st := s.com.Styles
-	style := st.Status.Info
 	switch s.info.Type {
 	case common.InfoWarn:
-		style = st.Status.Warn
+		return st.Status.Warn
 	case common.InfoError:
-		style = st.Status.Error
+		return st.Status.Error
 	}
-	return common.Fit(" "+style.Render(common.Truncate(s.info.Msg, w-1)), w)
+	return st.Status.Info
 }
 
 // servers renders every server's segment: detail 2 has per-kind counts,
