@@ -103,6 +103,8 @@ func serveFixture(name string) int {
 		return serveSpawner()
 	case "lock-holder":
 		return holdLock()
+	case "edit-over-size-limit":
+		return editOverSizeLimit()
 	case "deaf-to-eof":
 		// Serves, then ignores stdin EOF; SIGTERM (CTRL_BREAK) ends it.
 		s := server.NewMCPServer("deaf", "1.0", server.WithToolCapabilities(false))
