@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -53,6 +54,12 @@ type ServerConfig struct {
 	URL       string            `json:"url,omitempty"`
 	Headers   map[string]string `json:"headers,omitempty"`
 	Disabled  bool              `json:"disabled,omitempty"`
+	// DisabledTools are the entry's "disabledTools": tool names and
+	// globs (path.Match: "write_*") the person switched off. The model
+	// neither finds, describes nor calls them; the person still sees them.
+	DisabledTools []string `json:"disabled_tools,omitempty"`
+	// ImportedFrom is the file `howl mcp import` copied the entry from.
+	ImportedFrom string `json:"imported_from,omitempty"`
 	Era       Era               `json:"protocol,omitempty"`
 	// StartTimeout bounds the connect and handshake; zero means DefaultStartTimeout.
 	StartTimeout time.Duration `json:"start_timeout,omitempty"`
@@ -409,8 +416,8 @@ func within(path, dir string) bool {
 // MaxConfigBytes bounds a config file howl reads.
 const MaxConfigBytes = 4 << 20
 
-// readConfig reads a config file of at most MaxConfigBytes.
-func readConfig(path string) ([]byte, error) {
+// ReadConfigBytes reads a config file of at most MaxConfigBytes.
+func ReadConfigBytes(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading config %s: %w", path, err)
@@ -490,7 +497,7 @@ func LoadConfig(opts LoadOptions) (*Config, error) {
 
 // readConfigFile reads and parses one file, and describes it.
 func readConfigFile(path string, origin Origin, getenv func(string) (string, bool)) (*Config, ConfigFile, error) {
-	data, err := readConfig(path)
+	data, err := ReadConfigBytes(path)
 	if err != nil {
 		return nil, ConfigFile{}, err
 	}
@@ -574,6 +581,11 @@ type rawServer struct {
 	OAuth         *OAuthSettings    `json:"oauth"`
 	Sampling      bool              `json:"sampling"`
 	Roots         *[]string         `json:"roots"`
+	DisabledTools []string          `json:"disabledTools"`
+	ImportedFrom  *string           `json:"importedFrom"`
+	// VS Code's: an env file howl does not read (a Problem), dev-mode settings.
+	EnvFile *string `json:"envFile"`
+	Dev     any     `json:"dev"`
 	// Accepted and ignored: other clients write these.
 	Description any `json:"description"`
 	AutoApprove any `json:"autoApprove"`
@@ -581,10 +593,12 @@ type rawServer struct {
 }
 
 // knownServerFields lists the keys an entry may carry, for "did you mean".
-var knownServerFields = []string{"command", "args", "env", "cwd", "url", "type", "headers", "disabled", "protocol", "startTimeout", "shutdownGrace", "oauth", "sampling", "roots", "description", "autoApprove", "timeout"}
+var knownServerFields = []string{"command", "args", "env", "cwd", "url", "type", "headers", "disabled", "protocol", "startTimeout", "shutdownGrace", "oauth", "sampling", "roots", "disabledTools", "importedFrom", "envFile", "dev", "description", "autoApprove", "timeout"}
 
-// ParseConfig parses a Claude-Desktop-shaped file: {"mcpServers": {name: entry}}.
-// Unknown top-level keys are ignored (other clients share the file); unknown
+// ParseConfig parses a Claude-Desktop-shaped file, {"mcpServers": {name:
+// entry}}, or VS Code's mcp.json, {"servers": {name: entry}, "inputs":
+// [...]} (its "inputs" are prompts VS Code shows; an entry that uses one,
+// ${input:ID}, reports that it needs a value). Unknown top-level keys are ignored (other clients share the file); unknown
 // keys inside a server entry are errors, because a typo there silently drops
 // a setting.
 func ParseConfig(file string, data []byte, getenv func(string) (string, bool)) (*Config, error) {
@@ -595,23 +609,27 @@ func ParseConfig(file string, data []byte, getenv func(string) (string, bool)) (
 	if err := json.Unmarshal(data, &top); err != nil {
 		return nil, jsonError(file, data, "", err)
 	}
-	rawServers, ok := top["mcpServers"]
+	key := "mcpServers"
+	rawServers, ok := top[key]
+	if vs, isVS := top["servers"]; !ok && isVS {
+		key, rawServers, ok = "servers", vs, true
+	}
 	if !ok {
 		return nil, &ConfigError{File: file, Field: "mcpServers", Msg: "missing", Fix: `write {"mcpServers": {"name": {"command": "...", "args": [...]}}}`}
 	}
 	var entries map[string]json.RawMessage
 	if err := json.Unmarshal(rawServers, &entries); err != nil {
-		return nil, jsonError(file, data, "mcpServers", err)
+		return nil, jsonError(file, data, key, err)
 	}
 	cfg := &Config{Source: file, Extra: map[string]json.RawMessage{}, ExtraSource: map[string]string{}}
 	for k, v := range top {
-		if k != "mcpServers" {
+		if k != key && (key != "servers" || k != "inputs") {
 			cfg.Extra[k] = v
 			cfg.ExtraSource[k] = file
 		}
 	}
 	for name, raw := range entries {
-		sc, err := parseServer(file, data, name, raw, getenv)
+		sc, err := parseServer(file, data, key, name, raw, getenv)
 		if err != nil {
 			return nil, err
 		}
@@ -621,10 +639,10 @@ func ParseConfig(file string, data []byte, getenv func(string) (string, bool)) (
 	return cfg, nil
 }
 
-func parseServer(file string, data []byte, name string, raw json.RawMessage, getenv func(string) (string, bool)) (ServerConfig, error) {
-	field := "mcpServers." + name
+func parseServer(file string, data []byte, key, name string, raw json.RawMessage, getenv func(string) (string, bool)) (ServerConfig, error) {
+	field := key + "." + name
 	if strings.TrimSpace(name) == "" {
-		return ServerConfig{}, &ConfigError{File: file, Field: "mcpServers", Msg: "a server has an empty name", Fix: "give every server a non-empty key"}
+		return ServerConfig{}, &ConfigError{File: file, Field: key, Msg: "a server has an empty name", Fix: "give every server a non-empty key"}
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
@@ -735,9 +753,21 @@ func parseServer(file string, data []byte, name string, raw json.RawMessage, get
 			}
 		}
 	}
+	for i, g := range rs.DisabledTools {
+		if _, err := path.Match(g, ""); err != nil || strings.TrimSpace(g) == "" {
+			return sc, bad("disabledTools", fmt.Sprintf("disabledTools[%d] %q is not a tool name or glob", i, g), `list names or globs like "write_*"`)
+		}
+	}
+	sc.DisabledTools = rs.DisabledTools
+	if rs.ImportedFrom != nil {
+		sc.ImportedFrom = *rs.ImportedFrom
+	}
 	sc.Declared = declared(sc)
 	if err := expandServer(&sc, getenv); err != nil {
 		sc.Problem = err.Error()
+	}
+	if rs.EnvFile != nil && sc.Problem == "" {
+		sc.Problem = fmt.Sprintf("envFile %q is not read by howl: copy its variables into \"env\"", *rs.EnvFile)
 	}
 	if sc.Problem == "" && sc.URL != "" {
 		u, err := url.Parse(sc.URL)
@@ -747,6 +777,10 @@ func parseServer(file string, data []byte, name string, raw json.RawMessage, get
 	}
 	return sc, nil
 }
+
+// DeclaredOf is what the entry runs or reaches, as written (declared):
+// for entries built in code, which carry no Declared of their own.
+func DeclaredOf(sc ServerConfig) string { return declared(sc) }
 
 // declared says what an entry runs or reaches, as written (before ${VAR}
 // expansion, so no secret is filled in), on one sanitized line: the
@@ -873,4 +907,57 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// ScopeFile is the file a scope's servers are written to: for
+// OriginUser, --config (opts.Path) or $HOWL_CONFIG when set, else
+// <user config dir>/howl/mcp.json; for OriginProject, ./.mcp.json in
+// opts.WorkDir. The file need not exist yet.
+func ScopeFile(opts LoadOptions, scope Origin) (string, error) {
+	switch scope {
+	case OriginProject:
+		wd := opts.WorkDir
+		if wd == "" {
+			wd = "."
+		}
+		return filepath.Abs(filepath.Join(wd, ".mcp.json"))
+	case OriginUser:
+		if opts.Path != "" {
+			return filepath.Abs(opts.Path)
+		}
+		if p, ok := opts.getenv()("HOWL_CONFIG"); ok && p != "" {
+			return filepath.Abs(p)
+		}
+		ucd := opts.UserConfigDir
+		if ucd == "" {
+			var err error
+			if ucd, err = os.UserConfigDir(); err != nil {
+				return "", fmt.Errorf("finding your config dir: %w: pass --config FILE", err)
+			}
+		}
+		return filepath.Join(ucd, "howl", "mcp.json"), nil
+	}
+	return "", fmt.Errorf("unknown scope %q: use user or project", scope)
+}
+
+// ServerEntryJSON returns a server's entry as written in data (the
+// "mcpServers" or "servers" object), byte for byte.
+func ServerEntryJSON(file string, data []byte, name string) ([]byte, bool) {
+	top, err := scanTop(file, data)
+	if err != nil {
+		return nil, false
+	}
+	m, _, ok := top.find(serversKeyOf(top))
+	if !ok {
+		return nil, false
+	}
+	servers, err := scanObject(data, m.valStart)
+	if err != nil {
+		return nil, false
+	}
+	e, _, ok := servers.find(name)
+	if !ok {
+		return nil, false
+	}
+	return data[e.valStart:e.valEnd], true
 }

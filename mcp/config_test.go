@@ -53,7 +53,7 @@ func TestParseConfigRejectsBadFilesWithPositionFieldAndFix(t *testing.T) {
 	}{
 		{"syntax", "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\",}\n  }\n}", []string{"c.json:3:", "invalid JSON", "comma"}},
 		{"truncated", `{"mcpServers": {"a": {"command": "x"`, []string{"c.json", "invalid JSON"}},
-		{"no mcpServers", `{"servers": {}}`, []string{"mcpServers", "missing"}},
+		{"no mcpServers", `{"servers_": {}}`, []string{"mcpServers", "missing"}},
 		{"typo field", "{\"mcpServers\": {\n \"a\": {\"comand\": \"x\"}}}", []string{"c.json:2:", "mcpServers.a.comand", "unknown field", `did you mean "command"`}},
 		{"wrong type", `{"mcpServers": {"a": {"command": "x", "args": "one two"}}}`, []string{"args", "expected []string"}},
 		{"neither", `{"mcpServers": {"a": {"env": {}}}}`, []string{"mcpServers.a", "neither command nor url", "add \"command\""}},
@@ -192,5 +192,68 @@ func TestServerEntryRootsAreItsOwnAndEmptyMeansNone(t *testing.T) {
 	}
 	if _, err := ParseConfig("c.json", []byte(`{"mcpServers":{"a":{"command":"x","roots":[""]}}}`), env(nil)); err == nil || !strings.Contains(err.Error(), "roots[0] is empty") {
 		t.Errorf("an empty root must be an error that teaches: %v", err)
+	}
+}
+
+// vscodeConfig is VS Code's mcp.json as its documentation writes it:
+// "servers" with a type per entry, and "inputs" VS Code prompts for.
+const vscodeConfig = `{
+  "inputs": [
+    {"type": "promptString", "id": "perplexity-key", "description": "Perplexity API Key", "password": true}
+  ],
+  "servers": {
+    "Perplexity": {
+      "type": "stdio",
+      "command": "npx",
+      "args": ["-y", "server-perplexity-ask"],
+      "env": {"PERPLEXITY_API_KEY": "${input:perplexity-key}"}
+    },
+    "fetch": {"type": "stdio", "command": "uvx", "args": ["mcp-server-fetch"], "env": {"HOME_DIR": "${env:HOME}"}},
+    "github": {"type": "http", "url": "https://api.githubcopilot.com/mcp/"},
+    "legacy": {"type": "sse", "url": "https://old.example/sse", "envFile": "${workspaceFolder}/.env"}
+  }
+}`
+
+func TestParseConfigLoadsVSCodesServersShape(t *testing.T) {
+	cfg, err := ParseConfig("mcp.json", []byte(vscodeConfig), env(map[string]string{"HOME": "/home/a"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(cfg.Names(), ","); got != "Perplexity,fetch,github,legacy" {
+		t.Fatalf("names = %s", got)
+	}
+	if _, ok := cfg.Extra["inputs"]; ok {
+		t.Errorf("VS Code's inputs are not a howl setting: %v", cfg.Extra)
+	}
+	p, _ := cfg.Server("Perplexity")
+	if p.Transport != TransportStdio || !strings.Contains(p.Problem, "${input:perplexity-key}") || !strings.Contains(p.Problem, "needs a value") {
+		t.Errorf("an ${input:...} must be reported as needing a value: %+v", p)
+	}
+	f, _ := cfg.Server("fetch")
+	if f.Env["HOME_DIR"] != "/home/a" || f.Problem != "" {
+		t.Errorf("${env:VAR} must expand: %+v", f)
+	}
+	g, _ := cfg.Server("github")
+	if g.Transport != TransportHTTP || g.Problem != "" {
+		t.Errorf("github = %+v", g)
+	}
+	l, _ := cfg.Server("legacy")
+	if l.Transport != TransportSSE || !strings.Contains(l.Problem, "envFile") {
+		t.Errorf("legacy = %+v", l)
+	}
+}
+
+func TestDisabledToolsAreReadAndBadGlobsTeach(t *testing.T) {
+	cfg, err := ParseConfig("c.json", []byte(`{"mcpServers": {"a": {"command": "x", "disabledTools": ["write_file", "delete_*"]}}}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := cfg.Server("a")
+	if !ToolOff(a.DisabledTools, "delete_all") || !ToolOff(a.DisabledTools, "write_file") || ToolOff(a.DisabledTools, "read_file") {
+		t.Errorf("disabledTools = %v", a.DisabledTools)
+	}
+	_, err = ParseConfig("c.json", []byte(`{"mcpServers": {"a": {"command": "x", "disabledTools": ["[oops"]}}}`), nil)
+	if err == nil || !strings.Contains(err.Error(), "disabledTools[0]") || !strings.Contains(err.Error(), "write_*") {
+		t.Errorf("err = %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -37,7 +38,7 @@ func EditConfigFile(path string, edit func(old []byte) ([]byte, error)) error {
 	var data []byte
 	if info, err := os.Stat(real); err == nil {
 		perm = info.Mode().Perm()
-		if data, err = readConfig(real); err != nil {
+		if data, err = ReadConfigBytes(real); err != nil {
 			return err
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -124,6 +125,8 @@ func indentBefore(data []byte, off int) (string, bool) {
 type layout struct {
 	multiline    bool
 	indent, step string
+	// spaced: a one-line object written with ", " and ": ".
+	spaced bool
 }
 
 func (o jsonObject) layout(data []byte) layout {
@@ -131,9 +134,10 @@ func (o jsonObject) layout(data []byte) layout {
 	if len(o.members) == 0 {
 		return layout{multiline: true, indent: own + "  ", step: "  "}
 	}
-	ind, ok := indentBefore(data, o.members[0].keyStart)
+	first := o.members[0]
+	ind, ok := indentBefore(data, first.keyStart)
 	if !ok {
-		return layout{}
+		return layout{spaced: bytes.HasSuffix(data[first.keyStart:first.valStart], []byte(": "))}
 	}
 	step := strings.TrimPrefix(ind, own)
 	if step == "" || len(ind) <= len(own) {
@@ -155,12 +159,31 @@ func lineStartOf(data []byte, off int) int {
 func (l layout) format(v []byte) []byte {
 	if !l.multiline {
 		var b bytes.Buffer
-		_ = json.Compact(&b, v)
-		return b.Bytes()
+		if !l.spaced {
+			_ = json.Compact(&b, v)
+			return b.Bytes()
+		}
+		_ = json.Indent(&b, v, "", "")
+		return joinJSONLines(b.Bytes())
 	}
 	var b bytes.Buffer
 	if err := json.Indent(&b, v, l.indent, l.step); err != nil {
 		return v
+	}
+	return b.Bytes()
+}
+
+// joinJSONLines joins the lines json.Indent wrote with no indent into one:
+// {"a": 1, "b": [2, 3]}. (A JSON string holds no raw newline.)
+func joinJSONLines(indented []byte) []byte {
+	lines := bytes.Split(indented, []byte("\n"))
+	var b bytes.Buffer
+	for i, l := range lines {
+		if i > 0 && !bytes.HasSuffix(lines[i-1], []byte("[")) && !bytes.HasSuffix(lines[i-1], []byte("{")) &&
+			!bytes.HasPrefix(l, []byte("]")) && !bytes.HasPrefix(l, []byte("}")) {
+			b.WriteByte(' ')
+		}
+		b.Write(l)
 	}
 	return b.Bytes()
 }
@@ -176,7 +199,7 @@ func setMember(data []byte, o jsonObject, key string, value []byte) []byte {
 	}
 	k, _ := json.Marshal(key)
 	member := append(append(k, []byte(": ")...), val...)
-	if !l.multiline {
+	if !l.multiline && !l.spaced {
 		member = append(append(k, ':'), val...)
 	}
 	if len(o.members) == 0 {
@@ -191,6 +214,8 @@ func setMember(data []byte, o jsonObject, key string, value []byte) []byte {
 	sep := []byte(",")
 	if l.multiline {
 		sep = append(sep, "\n"+l.indent...)
+	} else if l.spaced {
+		sep = append(sep, ' ')
 	}
 	return splice(data, last.valEnd, last.valEnd, append(sep, member...))
 }
@@ -346,4 +371,105 @@ func parseServerNames(file string, data []byte, getenv func(string) (string, boo
 		return nil, err
 	}
 	return cfg.Names(), nil
+}
+
+// EditFileOf edits the config file at path through EditConfigFile and,
+// for a project file (origin), keeps its trust when the person's own edit
+// is all that changed it (TrustStore.CarryOver): it reports whether the
+// file may be used now.
+func EditFileOf(path string, origin Origin, ts *TrustStore, edit func(old []byte) ([]byte, error)) (trusted bool, err error) {
+	var before, after []byte
+	err = EditConfigFile(path, func(old []byte) ([]byte, error) {
+		out, err := edit(old)
+		before, after = old, out
+		return out, err
+	})
+	if err != nil || origin != OriginProject {
+		return err == nil, err
+	}
+	if ts == nil {
+		if ts, err = DefaultTrustStore(); err != nil {
+			return false, err
+		}
+	}
+	real := path
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		real = r
+	}
+	return ts.CarryOver(real, before, after)
+}
+
+// SwitchServerEntry returns the config data with server name switched
+// off or on: with no tools, its "disabled" (off writes true, on removes
+// the key); with tools (names or globs), its "disabledTools" (off adds
+// them, on removes them; an empty list removes the key). Everything else
+// stays as written.
+func SwitchServerEntry(file string, data []byte, name string, tools []string, off bool) ([]byte, error) {
+	top, err := scanTop(file, data)
+	if err != nil {
+		return nil, err
+	}
+	key := serversKeyOf(top)
+	m, _, ok := top.find(key)
+	if !ok {
+		return nil, &ConfigError{File: file, Field: key, Msg: "missing: the file has no servers"}
+	}
+	servers, err := scanObject(data, m.valStart)
+	if err != nil {
+		return nil, &ConfigError{File: file, Field: key, Msg: "is not an object: " + err.Error()}
+	}
+	e, _, ok := servers.find(name)
+	if !ok {
+		return nil, &ConfigError{File: file, Field: key + "." + name, Msg: "no such server", Fix: "see howl mcp list for the names"}
+	}
+	entry, err := scanObject(data, e.valStart)
+	if err != nil {
+		return nil, &ConfigError{File: file, Field: key + "." + name, Msg: "is not an object: " + err.Error()}
+	}
+	field, value := "disabled", []byte("true")
+	if len(tools) > 0 {
+		var list []string
+		if f, _, ok := entry.find("disabledTools"); ok {
+			if err := json.Unmarshal(data[f.valStart:f.valEnd], &list); err != nil {
+				return nil, &ConfigError{File: file, Field: key + "." + name + ".disabledTools", Msg: "is not a list of strings", Fix: `write it like ["write_file", "delete_*"]`}
+			}
+		}
+		for _, t := range tools {
+			has := slices.Contains(list, t)
+			switch {
+			case off && !has:
+				list = append(list, t)
+			case !off && has:
+				list = slices.DeleteFunc(list, func(s string) bool { return s == t })
+			}
+		}
+		field, off = "disabledTools", len(list) > 0
+		value, _ = json.Marshal(list)
+	}
+	var out []byte
+	if off {
+		out = setMember(data, entry, field, value)
+	} else if _, i, ok := entry.find(field); ok {
+		out = removeMember(data, entry, i)
+	} else {
+		return data, nil
+	}
+	if _, err := parseServerNames(file, out, func(string) (string, bool) { return "", true }); err != nil {
+		return nil, fmt.Errorf("the edited config would not load, so %s is left as it was: %w", file, err)
+	}
+	return out, nil
+}
+
+// ToolOff reports whether tool matches one of the names or globs in off
+// (an entry's "disabledTools").
+func ToolOff(off []string, tool string) bool {
+	for _, g := range off {
+		if g == tool {
+			return true
+		}
+		if ok, _ := path.Match(g, tool); ok {
+			return true
+		}
+	}
+	return false
 }

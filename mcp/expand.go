@@ -5,8 +5,9 @@ import (
 	"strings"
 )
 
-// Expand replaces ${VAR} and ${VAR:-default} in s. An unset variable without
-// a default is an error naming it; "$" not followed by "{" is kept as is, and
+// Expand replaces ${VAR}, ${VAR:-default} and VS Code's ${env:VAR} in s.
+// An unset variable without a default is an error naming it, and so is
+// VS Code's ${input:ID} (a value VS Code asks for); "$" not followed by "{" is kept as is, and
 // "$${" writes a literal "${".
 func Expand(s string, getenv func(string) (string, bool)) (string, error) {
 	if !strings.Contains(s, "${") {
@@ -29,7 +30,11 @@ func Expand(s string, getenv func(string) (string, bool)) (string, error) {
 			return "", fmt.Errorf("unclosed ${ in %q: close it with }", s)
 		}
 		body := s[i+2 : i+end]
-		name, def, hasDef := strings.Cut(body, ":-")
+		if id, ok := strings.CutPrefix(body, "input:"); ok {
+			return "", fmt.Errorf("${input:%s} in %q needs a value: VS Code asks the person for it, howl does not: write ${VAR} and export VAR, or the value itself", id, s)
+		}
+		// VS Code writes ${env:VAR}: the same variable.
+		name, def, hasDef := strings.Cut(strings.TrimPrefix(body, "env:"), ":-")
 		if !validVarName(name) {
 			return "", fmt.Errorf("${%s} in %q is not a variable name: use letters, digits and _ (e.g. ${API_KEY})", body, s)
 		}

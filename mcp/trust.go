@@ -182,3 +182,17 @@ func shellQuote(s string) string {
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
+
+// CarryOver keeps a project file trusted across an edit the person asked
+// howl to make (howl mcp add --scope project): the new content is
+// approved when the old one was, or when there was no file before (howl
+// wrote all of it). It reports whether the file is trusted now.
+func (s *TrustStore) CarryOver(path string, old, new []byte) (bool, error) {
+	if old != nil {
+		ok, err := s.Trusted(path, hashConfig(old))
+		if err != nil || !ok {
+			return false, err
+		}
+	}
+	return true, s.Trust(path, hashConfig(new), time.Now())
+}
