@@ -145,6 +145,10 @@ type globalFlags struct {
 	// url, when set, replaces the config with one remote server reached at
 	// this URL, named "url"; verbs then take no SERVER argument.
 	url string
+	// stdio, when set, replaces the config with one local server: this
+	// command line, run over stdio, named "stdio". The person typed it, so
+	// it is trusted as their own config is.
+	stdio string
 	// elicit says how a server's questions are answered: ask (on a
 	// terminal; in the TUI, its dialog), defaults (the schema's defaults)
 	// or decline.
@@ -206,6 +210,7 @@ Exit codes: 0 ok, 1 server or tool error, 2 usage error.`,
 	root.PersistentFlags().StringVar(&g.config, "config", "", "config file (default: $HOWL_CONFIG, ./.mcp.json, <user config dir>/howl/mcp.json, else the demo server)")
 	root.PersistentFlags().BoolVar(&g.trustProject, "trust-project", false, "use the project's config (./.mcp.json) for this run without recording trust: its servers start and its settings apply (see howl trust)")
 	root.PersistentFlags().StringVar(&g.url, "url", "", "use one remote server at this URL (streamable HTTP) instead of the config; verbs then take no SERVER")
+	root.PersistentFlags().StringVar(&g.stdio, "stdio", "", "use one local server, this command line run over stdio (e.g. 'npx -y @modelcontextprotocol/server-everything'), instead of the config; verbs then take no SERVER")
 	root.PersistentFlags().StringVar(&g.elicit, "elicit", "", "answer servers' questions: ask (default on a terminal; a dialog in the TUI), defaults (the schema's defaults; declined when a required field has none) or decline (default otherwise)")
 	root.PersistentFlags().StringVar(&g.sample, "sample", "", "answer sampling requests of servers whose entry says \"sampling\": true: ask (show each and send it to the model only if you approve; default on a terminal; a dialog in the TUI) or decline (default otherwise)")
 	g.login = "never"
@@ -233,6 +238,7 @@ Exit codes: 0 ok, 1 server or tool error, 2 usage error.`,
 		newTrustCmd(stdout),
 		newApproveCmd(g, stdout),
 		newManCmd(stdout),
+		newMCPCmd(g, stdin, stdout),
 	)
 	return root
 }

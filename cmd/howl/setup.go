@@ -39,19 +39,28 @@ func demoServerConfig() mcp.ServerConfig {
 	}
 }
 
-// urlServer is the name --url gives its server.
-const urlServer = "url"
+// urlServer and stdioServer are the names --url and --stdio give their
+// server.
+const (
+	urlServer   = "url"
+	stdioServer = "stdio"
+)
+
+// oneOff is the server named on the command line (--url, --stdio), ""
+// when the config names them.
+func (g *globalFlags) oneOff() string {
+	switch {
+	case g.url != "":
+		return urlServer
+	case g.stdio != "":
+		return stdioServer
+	}
+	return ""
+}
 
 func loadConfig(g *globalFlags) (*mcp.Config, error) {
-	if g.url != "" {
-		if g.config != "" {
-			return nil, usagef("--url and --config both name servers: use one of them")
-		}
-		cfg, err := mcp.ParseConfig("--url", []byte(fmt.Sprintf(`{"mcpServers": {%q: {"url": %q}}}`, urlServer, g.url)), nil)
-		if err != nil {
-			return nil, usageError{err}
-		}
-		return cfg, nil
+	if g.url != "" || g.stdio != "" {
+		return oneOffConfig(g)
 	}
 	cfg, err := mcp.LoadConfig(mcp.LoadOptions{Path: g.config, Demo: demoServerConfig(), TrustProject: g.trustProject})
 	if err != nil {
@@ -162,19 +171,20 @@ func start(ctx context.Context, g *globalFlags, cfg *mcp.Config, names ...string
 	return &session{cfg: cfg, rt: rt}, nil
 }
 
-// serverArgs is a verb's positional arguments with the implicit --url
-// server prepended, checked against the verb's count (which includes SERVER).
+// serverArgs is a verb's positional arguments with the implicit --url or
+// --stdio server prepended, checked against the verb's count (which
+// includes SERVER).
 func serverArgs(g *globalFlags, args []string, min, max int) ([]string, error) {
-	if g.url != "" {
-		args = append([]string{urlServer}, args...)
+	if s := g.oneOff(); s != "" {
+		args = append([]string{s}, args...)
 	}
 	if len(args) < min || (max >= 0 && len(args) > max) {
 		want := fmt.Sprintf("%d", min)
 		if max != min {
 			want = fmt.Sprintf("at least %d", min)
 		}
-		if g.url != "" {
-			return nil, usagef("with --url, give the arguments after SERVER (%d given, want %s including SERVER)", len(args)-1, want)
+		if g.oneOff() != "" {
+			return nil, usagef("with --url or --stdio, give the arguments after SERVER (%d given, want %s including SERVER)", len(args)-1, want)
 		}
 		return nil, usagef("%d arguments given, want %s: see --help", len(args), want)
 	}
