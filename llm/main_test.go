@@ -54,12 +54,19 @@ func startDemo(t testing.TB, opts mcp.RuntimeOptions) *mcp.Runtime {
 // says which fixture it serves) and waits until it is ready.
 func startFixture(t testing.TB, name string, env map[string]string, opts mcp.RuntimeOptions) *mcp.Runtime {
 	t.Helper()
-	cfg := &mcp.Config{Servers: []mcp.ServerConfig{{
+	return startEntry(t, mcp.ServerConfig{
 		Name: name, Transport: mcp.TransportStdio, Command: os.Args[0],
 		Args: []string{"-test.run=^$"}, Env: env,
 		Era:          mcp.EraLegacy,    // as howl runs its demo
 		StartTimeout: 20 * time.Second, // a loaded CI machine starts the child slowly
-	}}}
+	}, opts)
+}
+
+// startEntry runs the server of one config entry and waits until it is ready.
+func startEntry(t testing.TB, sc mcp.ServerConfig, opts mcp.RuntimeOptions) *mcp.Runtime {
+	t.Helper()
+	name := sc.Name
+	cfg := &mcp.Config{Servers: []mcp.ServerConfig{sc}}
 	opts.CacheDir = t.TempDir()
 	opts.Spill = render.NewSpillStore(t.TempDir())
 	rt := mcp.NewRuntime(cfg, opts)

@@ -100,6 +100,10 @@ type CatalogItem struct {
 	// Schema is a tool's input schema; OutputSchema its output schema.
 	Schema       json.RawMessage `json:"input_schema,omitempty"`
 	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
+	// Off marks a tool the person switched off ("disabledTools"), in the
+	// listings shown to the person (howl ls); the model's catalog
+	// (ModelCatalog) leaves such tools out instead.
+	Off bool `json:"off,omitempty"`
 }
 
 // Key is the catalog key "{kind}:{id}", so a tool and a resource with the

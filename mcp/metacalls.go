@@ -35,7 +35,7 @@ func (r *Runtime) callSearch(ctx context.Context, server string, args MetaArgs) 
 	if err != nil {
 		return nil, err
 	}
-	cat, err := r.Catalog(ctx, server, false)
+	cat, err := r.ModelCatalog(ctx, server)
 	if err != nil {
 		return nil, callErrorf("%s: %v", fn, err)
 	}
@@ -82,7 +82,7 @@ func (r *Runtime) callDescribe(ctx context.Context, server string, args MetaArgs
 		}
 		kind = k
 	}
-	cat, err := r.Catalog(ctx, server, false)
+	cat, err := r.ModelCatalog(ctx, server)
 	if err != nil {
 		return nil, callErrorf("%s: %v", fn, err)
 	}
@@ -249,6 +249,9 @@ func (r *Runtime) callInvoke(ctx context.Context, server string, args MetaArgs) 
 	tool := args.Tool
 	if tool == "" {
 		return nil, callErrorf("%s: tool is required: find one with mcp_search_%s", fn, FunctionSuffix(server))
+	}
+	if r.ToolOff(server, tool) {
+		return nil, callErrorf("%s: tool %q is switched off by the person (\"disabledTools\" of server %s): it cannot be called; use another tool mcp_search_%s finds, or ask the person to switch it on", fn, tool, server, FunctionSuffix(server))
 	}
 	var toolArgs map[string]any
 	if len(a.Arguments) > 0 && string(a.Arguments) != "null" {

@@ -179,6 +179,9 @@ type serverSlot struct {
 	// began before it is not cached over the drop.
 	catGen int
 	login  bool // the next start may run an OAuth login (Login)
+	// modelCat is catalog without the switched-off tools (ModelCatalog),
+	// made from modelCatOf.
+	modelCat, modelCatOf *Catalog
 }
 
 // NewRuntime prepares connections for every server in cfg. Nothing starts

@@ -482,6 +482,11 @@ func newToolsCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
 			for _, d := range decls {
 				fmt.Fprintf(stdout, "%s\n  %s\n", d.Name, d.Description)
 			}
+			for _, n := range s.rt.Names() {
+				if off := s.rt.ToolsOff(n); len(off) > 0 {
+					fmt.Fprintf(stdout, "(%s: tools switched off, not found, described or called by the model: %s)\n", clean(n), clean(strings.Join(off, ", ")))
+				}
+			}
 			return nil
 		},
 	}

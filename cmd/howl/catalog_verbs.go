@@ -240,6 +240,7 @@ func buildListing(ctx context.Context, s *session, names []string, k mcp.Kind) (
 		sl.Warnings = cat.Warnings
 		for _, it := range cat.Items {
 			if k == "" || it.Kind == k {
+				it.Off = it.Kind == mcp.KindTool && s.rt.ToolOff(st.Name, it.ID)
 				l.Items = append(l.Items, it)
 			}
 		}
@@ -284,18 +285,23 @@ func printListing(w io.Writer, l listing) {
 		if it.Title != "" {
 			desc = it.Title + ": " + desc
 		}
+		if it.Off {
+			desc = "(switched off) " + desc
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", it.Kind, clean(it.Server), clean(truncate(it.ID, 60)), clean(truncate(desc, 80)))
 	}
 	tw.Flush()
 }
 
-// openCatalog starts one server and lists its catalog.
+// openCatalog starts one server and lists its catalog as the model
+// reaches it (without the tools the person switched off), so howl search
+// and howl describe answer what mcp_search_ and mcp_describe_ do.
 func openCatalog(ctx context.Context, g *globalFlags, server string) (*session, *mcp.Catalog, error) {
 	s, err := open(ctx, g, server)
 	if err != nil {
 		return nil, nil, err
 	}
-	cat, err := s.rt.Catalog(ctx, server, false)
+	cat, err := s.rt.ModelCatalog(ctx, server)
 	if err != nil {
 		s.close()
 		return nil, nil, err

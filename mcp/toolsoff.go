@@ -1,0 +1,70 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// ToolsOff returns the names and globs of server's tools the person
+// switched off (its entry's "disabledTools", or SetToolsOff since).
+func (r *Runtime) ToolsOff(server string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s, ok := r.servers[server]; ok {
+		return slices.Clone(s.cfg.DisabledTools)
+	}
+	return nil
+}
+
+// ToolOff reports whether the person switched server's tool off.
+func (r *Runtime) ToolOff(server, tool string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, ok := r.servers[server]
+	return ok && ToolOff(s.cfg.DisabledTools, tool)
+}
+
+// SetToolsOff replaces the switched-off tools of server for this
+// runtime, from the next meta-function call on (the config file is
+// written separately: SwitchServerEntry).
+func (r *Runtime) SetToolsOff(server string, off []string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, ok := r.servers[server]
+	if !ok {
+		return fmt.Errorf("no server named %q: configured servers are %s", server, strings.Join(r.order, ", "))
+	}
+	s.cfg.DisabledTools = slices.Clone(off)
+	s.modelCat, s.modelCatOf = nil, nil
+	return nil
+}
+
+// ModelCatalog is server's catalog as the model reaches it: without the
+// tools the person switched off. Search and describe read it; with no
+// tool off it is Catalog itself.
+func (r *Runtime) ModelCatalog(ctx context.Context, server string) (*Catalog, error) {
+	cat, err := r.Catalog(ctx, server, false)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.servers[server]
+	off := s.cfg.DisabledTools
+	if len(off) == 0 {
+		return cat, nil
+	}
+	if s.modelCatOf == cat && s.modelCat != nil {
+		return s.modelCat, nil
+	}
+	visible := &Catalog{Server: cat.Server, Listed: cat.Listed, Warnings: cat.Warnings, Failed: cat.Failed}
+	for _, it := range cat.Items {
+		if it.Kind != KindTool || !ToolOff(off, it.ID) {
+			visible.Items = append(visible.Items, it)
+		}
+	}
+	s.modelCat, s.modelCatOf = visible, cat
+	return visible, nil
+}
