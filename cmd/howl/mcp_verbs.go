@@ -3,9 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -30,7 +34,7 @@ rename: a failed write leaves the file as it was.`,
 		Args: cobra.NoArgs,
 	}
 	cmd.AddCommand(newMCPAddCmd(g, stdout), newMCPAddJSONCmd(g, stdout), newMCPRemoveCmd(g, stdout),
-		newMCPListCmd(g, stdout), newMCPGetCmd(g, stdout),
+		newMCPListCmd(g, stdout), newMCPGetCmd(g, stdout), newMCPImportCmd(g, stdin, stdout),
 		newMCPSwitchCmd(g, stdout, true), newMCPSwitchCmd(g, stdout, false))
 	return cmd
 }
@@ -551,4 +555,172 @@ the TUI, listed by howl ls). The TUI's .mcp ` + verb + ` and its keys write the 
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().Var(scopeFlag{&scope}, "scope", "the file to change: user or project (default: the one the server is in)")
 	return cmd
+}
+
+// importReport is `howl mcp import --json`: what was found where, what
+// was (or would be) added to which file.
+type importReport struct {
+	Coverage string             `json:"coverage"`
+	Searched []mcp.ImportSource `json:"searched"`
+	File     string             `json:"file"`
+	Scope    mcp.Origin         `json:"scope"`
+	Added    bool               `json:"added"`
+	Servers  []mcp.ImportEntry  `json:"servers"`
+}
+
+func newMCPImportCmd(g *globalFlags, stdin io.Reader, stdout io.Writer) *cobra.Command {
+	var asJSON, dryRun, yes bool
+	var from string
+	scope := mcp.OriginUser
+	cmd := &cobra.Command{
+		Use:   "import [--from claude-desktop|claude-code|vscode|cursor|FILE] [--dry-run] [--yes]",
+		Short: "Copy servers from the configs of Claude Desktop, Claude Code, VS Code or Cursor",
+		Long: `Copy servers from another client's config into yours.
+
+It reads each client's documented config files (with no --from, all of them):
+  claude-desktop  <config dir>/Claude/claude_desktop_config.json
+  claude-code     ~/.claude.json (yours, and this project's under "projects"), ./.mcp.json
+  vscode          <config dir>/Code/User/mcp.json, ./.vscode/mcp.json ("servers", "inputs")
+  cursor          ~/.cursor/mcp.json, ./.cursor/mcp.json
+or the FILE you name. Those files are not howl's: it shows what each entry
+would run, which names clash with your config (they are not added), and adds
+the rest only when you confirm (or pass --yes). Each added entry records
+where it came from ("importedFrom"; howl mcp list shows it as imported).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			srcs, err := importSources(from)
+			if err != nil {
+				return err
+			}
+			path, err := scopeFile(g, scope)
+			if err != nil {
+				return err
+			}
+			rep := importReport{Searched: srcs, File: realFile(path), Scope: scope, Servers: []mcp.ImportEntry{}}
+			for _, src := range srcs {
+				found, err := mcp.ReadImport(src)
+				if err != nil {
+					return usagef("%v: fix or skip that file (--from another client)", err)
+				}
+				rep.Servers = append(rep.Servers, found...)
+			}
+			target, err := mcp.ReadConfigBytes(path)
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			mcp.MarkClashes(path, target, rep.Servers)
+			adds := importable(rep.Servers)
+			rep.Coverage = fmt.Sprintf("%d servers found in %d files searched; %d to add to %s", len(rep.Servers), len(srcs), adds, rep.File)
+			if !asJSON {
+				printImport(stdout, rep)
+			}
+			if dryRun || adds == 0 {
+				if asJSON {
+					return writeJSON(stdout, rep)
+				}
+				return nil
+			}
+			if !yes {
+				if asJSON || !isTerminal(stdin) {
+					if asJSON {
+						_ = writeJSON(stdout, rep)
+					}
+					return usagef("nothing was added: pass --yes to add the %d servers to %s (or --dry-run to only look)", adds, rep.File)
+				}
+				if !g.term.confirm(cmd.Context(), fmt.Sprintf("add %d servers to %s? [y/N] ", adds, clean(rep.File)), false) {
+					fmt.Fprintln(stdout, "nothing was added")
+					return nil
+				}
+			}
+			if err := writeImport(g, scope, rep.Servers); err != nil {
+				return err
+			}
+			rep.Added = true
+			if asJSON {
+				return writeJSON(stdout, rep)
+			}
+			fmt.Fprintf(stdout, "added %d servers to %s\n", adds, clean(rep.File))
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().StringVar(&from, "from", "", "claude-desktop, claude-code, vscode, cursor or a FILE (default: every client)")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show what would be added and what clashes; change nothing")
+	cmd.Flags().BoolVar(&yes, "yes", false, "add without asking")
+	cmd.Flags().Var(scopeFlag{&scope}, "scope", "the file to add them to: user (default) or project")
+	return cmd
+}
+
+// importSources are the files --from names.
+func importSources(from string) ([]mcp.ImportSource, error) {
+	if from != "" && !slices.Contains(mcp.ImportClients, from) {
+		src, err := mcp.ImportFileSource(from)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		return []mcp.ImportSource{src}, nil
+	}
+	home, _ := os.UserHomeDir()
+	ucd, _ := os.UserConfigDir()
+	srcs, err := mcp.ImportSources(from, mcp.ImportPlaces{Home: home, UserConfigDir: ucd, WorkDir: "."})
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return srcs, nil
+}
+
+func importable(es []mcp.ImportEntry) int {
+	n := 0
+	for _, e := range es {
+		if e.Skip == "" {
+			n++
+		}
+	}
+	return n
+}
+
+// writeImport adds the importable entries in one write, checking the
+// clashes again against the file as it is now.
+func writeImport(g *globalFlags, scope mcp.Origin, entries []mcp.ImportEntry) error {
+	var rep changeReport
+	err := writeScoped(g, scope, &rep, func(path string, old []byte) ([]byte, error) {
+		out := old
+		for _, e := range entries {
+			if e.Skip != "" {
+				continue
+			}
+			if _, ok := mcp.ServerEntryJSON(path, out, e.Name); ok {
+				return nil, fmt.Errorf("%s gained a server named %q meanwhile: run the import again", path, e.Name)
+			}
+			next, err := mcp.SetServerEntry(path, out, e.Name, e.Entry)
+			if err != nil {
+				return nil, fmt.Errorf("%s from %s: %w", e.Name, e.From, err)
+			}
+			out = next
+		}
+		return out, nil
+	})
+	return err
+}
+
+func printImport(w io.Writer, rep importReport) {
+	fmt.Fprintln(w, rep.Coverage)
+	for _, e := range rep.Servers {
+		what := "add"
+		switch e.Skip {
+		case "same":
+			what = "already there"
+		case "clash":
+			what = "clash: your config has another server of that name; not added (remove yours, or add this one under another name with howl mcp add-json)"
+		case "invalid":
+			what = "cannot be imported"
+		}
+		fmt.Fprintf(w, "  %s (%s): %s\n", clean(e.Name), clean(e.From), what)
+		if e.Does != "" {
+			fmt.Fprintf(w, "    it %s\n", clean(e.Does))
+		}
+		if e.Problem != "" {
+			fmt.Fprintf(w, "    problem: %s\n", clean(e.Problem))
+		}
+	}
 }

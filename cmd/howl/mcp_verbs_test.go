@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/howl-mcp/howl/mcp"
 )
 
 // userConfig is the person's own config file in an isolated home.
@@ -210,5 +212,46 @@ func TestSplitCommandLine(t *testing.T) {
 		if err != nil || strings.Join(got, "|") != strings.Join(want, "|") || len(got) != len(want) {
 			t.Errorf("%s: got %q %v, want %q", in, got, err, want)
 		}
+	}
+}
+
+func TestASwitchedOffToolIsListedAsOffAndTheVerbsActAsTheModel(t *testing.T) {
+	home := isolate(t)
+	os.MkdirAll(filepath.Dir(userConfig(home)), 0o700)
+	os.WriteFile(userConfig(home), []byte(`{"mcpServers": {"d": {"command": "`+self(t)+`", "args": ["demo-server"], "disabledTools": ["echo"]}}}`), 0o600)
+	out, _, code := howl(t, "ls", "--kind", "tool", "--json")
+	var l listing
+	if err := json.Unmarshal([]byte(out), &l); err != nil || code != 0 {
+		t.Fatalf("exit %d %v", code, err)
+	}
+	off := 0
+	for _, it := range l.Items {
+		if it.Off {
+			off++
+			if it.ID != "echo" {
+				t.Errorf("%s is marked off", it.ID)
+			}
+		}
+	}
+	if off != 1 {
+		t.Errorf("the person's listing keeps echo, marked off: %d marked", off)
+	}
+	out, _, _ = howl(t, "search", "d", "echo", "--json")
+	var res mcp.SearchResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range res.Results {
+		if h.Kind == mcp.KindTool && h.ID == "echo" {
+			t.Errorf("howl search answers as mcp_search_ does, without echo: %+v", h)
+		}
+	}
+	_, errOut, code := howl(t, "call", "d", "echo", "message=x")
+	if code != exitUsage || !strings.Contains(errOut, "switched off by the person") {
+		t.Errorf("exit %d %s", code, errOut)
+	}
+	out, _, _ = howl(t, "tools")
+	if !strings.Contains(out, "tools switched off") || !strings.Contains(out, "echo") {
+		t.Errorf("howl tools must say what is off:\n%s", out)
 	}
 }
