@@ -434,15 +434,7 @@ func SwitchServerEntry(file string, data []byte, name string, tools []string, of
 				return nil, &ConfigError{File: file, Field: key + "." + name + ".disabledTools", Msg: "is not a list of strings", Fix: `write it like ["write_file", "delete_*"]`}
 			}
 		}
-		for _, t := range tools {
-			has := slices.Contains(list, t)
-			switch {
-			case off && !has:
-				list = append(list, t)
-			case !off && has:
-				list = slices.DeleteFunc(list, func(s string) bool { return s == t })
-			}
-		}
+		list = switchTools(list, tools, off)
 		field, off = "disabledTools", len(list) > 0
 		value, _ = json.Marshal(list)
 	}
@@ -458,6 +450,22 @@ func SwitchServerEntry(file string, data []byte, name string, tools []string, of
 		return nil, fmt.Errorf("the edited config would not load, so %s is left as it was: %w", file, err)
 	}
 	return out, nil
+}
+
+// switchTools adds tools to the switched-off list (off) or takes them
+// out of it.
+func switchTools(list, tools []string, off bool) []string {
+	list = slices.Clone(list)
+	for _, t := range tools {
+		has := slices.Contains(list, t)
+		switch {
+		case off && !has:
+			list = append(list, t)
+		case !off && has:
+			list = slices.DeleteFunc(list, func(s string) bool { return s == t })
+		}
+	}
+	return list
 }
 
 // ToolOff reports whether tool matches one of the names or globs in off

@@ -68,3 +68,49 @@ func (r *Runtime) ModelCatalog(ctx context.Context, server string) (*Catalog, er
 	s.modelCat, s.modelCatOf = visible, cat
 	return visible, nil
 }
+
+// Switch switches server name off or on (no tools: its "disabled"), or
+// some of its tools (names or globs: its "disabledTools"): in this
+// runtime at once, and in the config file the entry came from, whose
+// path it returns (EditFileOf: written in place, a project file keeps
+// its trust). An entry from no file (the demo, --url, --stdio) changes
+// for this run only, and file is "". Switching a server on that was
+// disabled when howl started starts it.
+func (r *Runtime) Switch(name string, tools []string, off bool) (file string, err error) {
+	r.mu.Lock()
+	s, ok := r.servers[name]
+	var sc ServerConfig
+	if ok {
+		sc = s.cfg
+	}
+	r.mu.Unlock()
+	if !ok {
+		return "", r.unknown(name)
+	}
+	if sc.File != "" {
+		_, err := EditFileOf(sc.File, sc.Origin, nil, func(old []byte) ([]byte, error) {
+			return SwitchServerEntry(sc.File, old, name, tools, off)
+		})
+		if err != nil {
+			return "", err
+		}
+	}
+	start := false
+	r.mu.Lock()
+	if len(tools) > 0 {
+		s.cfg.DisabledTools = switchTools(s.cfg.DisabledTools, tools, off)
+		s.modelCat, s.modelCatOf = nil, nil
+	} else {
+		s.cfg.Disabled = off
+		if !off && s.status.State == StateStopped && s.status.Reason == "disabled in config" {
+			s.status.Reason, start = "", true
+		}
+	}
+	r.mu.Unlock()
+	if start {
+		if err := r.start(name); err != nil {
+			return sc.File, err
+		}
+	}
+	return sc.File, nil
+}

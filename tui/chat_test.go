@@ -471,7 +471,7 @@ func TestMCPDisableHidesAServerFromTheModel(t *testing.T) {
 		t.Error("a disabled server's function was called")
 	}
 	hs.line(".prompt demo greeting")
-	if v := hs.view(); !strings.Contains(v, "disabled for this session") {
+	if v := hs.view(); !strings.Contains(v, "is switched off") {
 		t.Errorf(".prompt on a disabled server:\n%s", v)
 	}
 	hs.line(".mcp enable demo")

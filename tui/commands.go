@@ -67,7 +67,7 @@ func (m *Model) readyServer(name, cmd string) (*catalog.Server, error) {
 			continue
 		}
 		if m.com.Hidden[name] {
-			return nil, fmt.Errorf("%s: server %q is disabled for this session: .mcp enable %s shows it again", cmd, name, name)
+			return nil, fmt.Errorf("%s: server %q is switched off: .mcp enable %s switches it on", cmd, name, name)
 		}
 		if sv.Status().State != mcp.StateReady {
 			return nil, fmt.Errorf("%s: server %q is %s: .mcp reconnect %s restarts it", cmd, name, sv.Status().State, name)
@@ -373,7 +373,8 @@ func (m *Model) cmdMCP(words []string) tea.Cmd {
 		m.chat.Table(m.serversTable())
 		return nil
 	}
-	if len(words) != 2 || !contains(chat.MCPActions, words[0]) {
+	switchAction := len(words) > 2 && (words[0] == "enable" || words[0] == "disable")
+	if (len(words) != 2 && !switchAction) || !contains(chat.MCPActions, words[0]) {
 		m.chat.Error("usage: " + chat.Usage(".mcp"))
 		return nil
 	}
@@ -383,12 +384,16 @@ func (m *Model) cmdMCP(words []string) tea.Cmd {
 		return nil
 	}
 	switch words[0] {
-	case "disable":
-		m.com.Hidden[name] = true
-		m.chat.Notice(name + " is hidden from the chat, .list and completion for this session (.mcp enable " + name + " shows it again)")
-	case "enable":
-		delete(m.com.Hidden, name)
-		m.chat.Notice(name + " is shown to the chat again")
+	case "disable", "enable":
+		off, tools := words[0] == "disable", words[2:]
+		if len(tools) == 0 {
+			if off {
+				m.com.Hidden[name] = true
+			} else {
+				delete(m.com.Hidden, name)
+			}
+		}
+		return m.switchCmd(name, tools, off)
 	case "reconnect":
 		m.chat.Notice("reconnecting " + name)
 		return reconnectCmd(m.com.RT, name)
@@ -456,3 +461,33 @@ func (m *Model) cmdHelp([]string) tea.Cmd {
 }
 
 func (m *Model) cmdQuit([]string) tea.Cmd { return m.quit() }
+
+// switchCmd switches a server, or some of its tools, off or on: in the
+// runtime and in the entry's config file (mcp.Runtime.Switch); the chat
+// says where it was written.
+func (m *Model) switchCmd(name string, tools []string, off bool) tea.Cmd {
+	rt := m.com.RT
+	return common.Deliver(common.OwnerRoot, m.com.NewID(), func() tea.Msg {
+		file, err := rt.Switch(name, tools, off)
+		return switchedMsg(name, tools, off, file, err)
+	})
+}
+
+// switchedMsg says what a switch did and where it was written.
+func switchedMsg(name string, tools []string, off bool, file string, err error) commandDoneMsg {
+	what, state, undo := name, "off", "enable"
+	if len(tools) > 0 {
+		what = "tools " + strings.Join(tools, ", ") + " of " + name
+	}
+	if !off {
+		state, undo = "on", "disable"
+	}
+	again := ".mcp " + undo + " " + strings.Join(append([]string{name}, tools...), " ")
+	if err != nil {
+		return commandDoneMsg{err: render.Sanitize(fmt.Sprintf(".mcp: switching %s %s: %v", what, state, err))}
+	}
+	if file == "" {
+		return commandDoneMsg{notice: render.Sanitize(fmt.Sprintf("%s switched %s for this session only: %s comes from no config file (%s undoes it)", what, state, name, again))}
+	}
+	return commandDoneMsg{notice: render.Sanitize(fmt.Sprintf("%s switched %s, written to %s (%s undoes it)", what, state, file, again))}
+}

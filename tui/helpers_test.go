@@ -76,6 +76,10 @@ func (g *guardRuntime) Cancel(token string) bool { g.check("Cancel"); return g.i
 func (g *guardRuntime) Stderr(n string) []byte   { g.check("Stderr"); return g.inner.Stderr(n) }
 func (g *guardRuntime) Roots() []string          { g.check("Roots"); return g.inner.Roots() }
 func (g *guardRuntime) SetTracing(on bool)       { g.check("SetTracing"); g.inner.SetTracing(on) }
+func (g *guardRuntime) Switch(n string, tools []string, off bool) (string, error) {
+	g.check("Switch")
+	return g.inner.Switch(n, tools, off)
+}
 func (g *guardRuntime) SetRoots(ctx context.Context, dirs []string) error {
 	g.check("SetRoots")
 	return g.inner.SetRoots(ctx, dirs)
@@ -403,6 +407,11 @@ func (f *fakeRuntime) SetRoots(context.Context, []string) error {
 }
 
 func (f *fakeRuntime) SetTracing(on bool) { f.log(fmt.Sprintf("tracing %v", on)) }
+
+func (f *fakeRuntime) Switch(name string, tools []string, off bool) (string, error) {
+	f.log(fmt.Sprintf("switch %s %v off=%v", name, tools, off))
+	return "", nil
+}
 
 // callCount counts logged calls that start with prefix.
 func (f *fakeRuntime) callCount(prefix string) int {

@@ -50,6 +50,10 @@ type Runtime interface {
 	SetRoots(ctx context.Context, dirs []string) error
 	// SetTracing turns on or off an mcp.EventTrace for every request.
 	SetTracing(on bool)
+	// Switch switches a server (no tools) or some of its tools off or on,
+	// at once and in the entry's config file, whose path it returns (""
+	// when the entry comes from no file).
+	Switch(name string, tools []string, off bool) (file string, err error)
 }
 
 var _ Runtime = (*mcp.Runtime)(nil)
