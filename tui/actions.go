@@ -95,6 +95,9 @@ func (m *Model) applyAction(d dialog.Dialog, a dialog.Action) tea.Cmd {
 	case dialog.Reconnect:
 		m.dialogs.Remove(d)
 		return reconnectCmd(m.com.RT, a.Server)
+	case dialog.SwitchServer:
+		m.dialogs.Remove(d)
+		return m.switchServer(a.Server)
 	case dialog.OpenAttachment:
 		m.dialogs.Remove(d)
 		if atts := m.viewer.Attachments(); a.Index < len(atts) {

@@ -367,6 +367,8 @@ func (m *Model) handleResult(r common.Result) tea.Cmd {
 		m.handleExported(msg)
 	case commandDoneMsg:
 		m.handleCommandDone(msg)
+	case toolSwitchedMsg:
+		return m.handleToolSwitched(msg)
 	case urlOpenedMsg:
 		return m.handleURLOpened(msg)
 	case sampledMsg:

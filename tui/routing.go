@@ -125,6 +125,8 @@ func (m *Model) handlePaneKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		return m.refreshSelected(), true
 	case key.Matches(msg, k.Mention) && m.focus == focusList:
 		return m.mentionSelected(), true
+	case key.Matches(msg, k.SwitchOff) && m.focus == focusList:
+		return m.switchSelectedTool(), true
 	case key.Matches(msg, k.Filter):
 		// From the detail pane: the filter belongs to the list.
 		m.setFocus(focusList)

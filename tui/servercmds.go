@@ -191,3 +191,57 @@ func serverReason(sv *catalog.Server) string {
 	}
 	return strings.Join(parts, " · ")
 }
+
+// toolSwitchedMsg is the answer to the SwitchOff key: on the Tools tab
+// (a tool), or in the servers dialog (tool "": the whole server).
+type toolSwitchedMsg struct {
+	server, tool string
+	off          bool
+	done         commandDoneMsg
+}
+
+// switchSelectedTool switches the selected tool off (or back on) for the
+// model, at once and in its server's config entry, in a command.
+func (m *Model) switchSelectedTool() tea.Cmd {
+	e := m.catalog.Selected()
+	if e == nil || e.Item().Kind != mcp.KindTool {
+		return common.ReportInfo("X switches a tool off or on for the model: select a tool on the Tools tab")
+	}
+	rt, it, off := m.com.RT, e.Item(), !e.Off()
+	return common.Deliver(common.OwnerRoot, m.com.NewID(), func() tea.Msg {
+		file, err := rt.Switch(it.Server, []string{it.ID}, off)
+		return toolSwitchedMsg{server: it.Server, tool: it.ID, off: off, done: switchedMsg(it.Server, []string{it.ID}, off, file, err)}
+	})
+}
+
+// handleToolSwitched marks the tool and says where the switch was written.
+func (m *Model) handleToolSwitched(msg toolSwitchedMsg) tea.Cmd {
+	if msg.done.err != "" {
+		return m.status.Set(common.InfoMsg{Type: common.InfoError, Msg: msg.done.err, TTL: common.DefaultInfoTTL})
+	}
+	m.catalog.SetToolOff(msg.server, msg.tool, msg.off)
+	return m.status.Set(common.InfoMsg{Type: common.InfoPlain, Msg: msg.done.notice, TTL: common.DefaultInfoTTL})
+}
+
+// switchServer switches a server off (hidden from the chat, "disabled"
+// in its entry) or back on, from the servers dialog; the status line
+// says where it was written.
+func (m *Model) switchServer(name string) tea.Cmd {
+	disabledAtStart := false
+	for _, sv := range m.catalog.Servers() {
+		if st := sv.Status(); sv.Name() == name && st.State == mcp.StateStopped && st.Reason == "disabled in config" {
+			disabledAtStart = true
+		}
+	}
+	off := !(m.com.Hidden[name] || disabledAtStart)
+	if off {
+		m.com.Hidden[name] = true
+	} else {
+		delete(m.com.Hidden, name)
+	}
+	rt := m.com.RT
+	return common.Deliver(common.OwnerRoot, m.com.NewID(), func() tea.Msg {
+		file, err := rt.Switch(name, nil, off)
+		return toolSwitchedMsg{server: name, off: off, done: switchedMsg(name, nil, off, file, err)}
+	})
+}

@@ -33,3 +33,52 @@ func TestMCPDisableAToolWritesTheEntrysFileAndSaysWhere(t *testing.T) {
 		t.Errorf("switched on again, the file = %s", data)
 	}
 }
+
+func TestTheSwitchKeyTurnsAToolOffDimsItCountsItAndSavesIt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	sc := demoServer("mine")
+	sc.File, sc.Origin = path, mcp.OriginUser
+	os.WriteFile(path, []byte("{\n  \"mcpServers\": {\n    \"mine\": {\"command\": \"x\"}\n  }\n}\n"), 0o600)
+	rt := newRuntime(t, nil, sc)
+	defer rt.Close()
+	h := newHarness(t, rt, []string{"mine"}, 140, 30)
+	defer h.dumpOnFailure()
+	h.selectItem("echo")
+	h.keys("X")
+	if data, _ := os.ReadFile(path); !strings.Contains(string(data), `"mine": {"command": "x", "disabledTools": ["echo"]}`) {
+		t.Errorf("the switch must be saved in the entry:\n%s", data)
+	}
+	v := h.view()
+	if !strings.Contains(v, "(1 off)") || !strings.Contains(v, "(off)") || !strings.Contains(v, "written to") {
+		t.Errorf("the tool must show off, counted in the tab, and the status say where it was written:\n%s", v)
+	}
+	if !rt.ToolOff("mine", "echo") {
+		t.Error("the model must stop seeing it at once")
+	}
+	h.keys("X")
+	if rt.ToolOff("mine", "echo") || strings.Contains(h.view(), "(1 off)") {
+		t.Errorf("X again switches it back on:\n%s", h.view())
+	}
+}
+
+func TestTheSwitchKeyInTheServersDialogSwitchesAServerOffAndSavesIt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	sc := demoServer("mine")
+	sc.File, sc.Origin = path, mcp.OriginUser
+	os.WriteFile(path, []byte(`{"mcpServers": {"mine": {"command": "x"}}}`), 0o600)
+	rt := newRuntime(t, nil, sc)
+	defer rt.Close()
+	h := newHarness(t, rt, []string{"mine"}, 140, 30)
+	defer h.dumpOnFailure()
+	h.keys("S", "X")
+	if data, _ := os.ReadFile(path); string(data) != `{"mcpServers": {"mine": {"command": "x", "disabled": true}}}` {
+		t.Errorf("the file = %s", data)
+	}
+	if !h.m.com.Hidden["mine"] || !strings.Contains(h.view(), "mine switched off, written to") {
+		t.Errorf("the server must be hidden from the chat and the status say where:\n%s", h.view())
+	}
+	h.keys("S", "X")
+	if data, _ := os.ReadFile(path); string(data) != `{"mcpServers": {"mine": {"command": "x"}}}` || h.m.com.Hidden["mine"] {
+		t.Errorf("X again switches it on: %s", data)
+	}
+}

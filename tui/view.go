@@ -97,6 +97,7 @@ func (m *Model) helpState() common.HelpState {
 		DetailFocused: m.focus == focusRight && !m.viewer.Open(),
 		Filtered:      m.catalog.Query() != "",
 		Mention:       m.focus == focusList && mentionable(m.catalog.Selected()),
+		Tools:         m.catalog.Tab() == 0, // catalog.TabTitles[0], "Tools"
 	}
 }
 

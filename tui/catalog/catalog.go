@@ -47,6 +47,27 @@ type Entry struct {
 	// changed, for a tool the person approved by name, says what the
 	// server changed since ("" when nothing did).
 	changed string
+	// off: the person switched this tool off; the model does not see it.
+	off bool
+}
+
+// Off reports whether the person switched this tool off.
+func (e *Entry) Off() bool { return e.off }
+
+// toolsOffer is the runtime's list of switched-off tools, when it keeps one.
+type toolsOffer interface {
+	ToolOff(server, tool string) bool
+}
+
+// SetToolOff marks a server's tool switched off or on (after a switch).
+func (c *Pane) SetToolOff(server, id string, off bool) {
+	if sv, ok := c.byName[server]; ok {
+		for _, e := range sv.entries[kindIndex(mcp.KindTool)] {
+			if e.item.ID == id {
+				e.off = off
+			}
+		}
+	}
 }
 
 // newEntry sanitizes an item for display.
@@ -115,6 +136,9 @@ func loadCatalogCmd(ctx context.Context, rt Runtime, approvals *llm.Approvals, s
 		for _, it := range cat.Items {
 			i := kindIndex(it.Kind)
 			e := newEntry(it)
+			if o, ok := rt.(toolsOffer); ok && it.Kind == mcp.KindTool {
+				e.off = o.ToolOff(server, it.ID)
+			}
 			if it.Kind == mcp.KindTool && approvals != nil {
 				if state, ch, err := approvals.Check(it); err == nil && state == llm.Changed {
 					e.changed = render.SanitizeLine(ch.Summary())
@@ -341,6 +365,9 @@ func (c *Pane) TabTitle(i int) string {
 	if n := c.freshCount(i); n > 0 {
 		return fmt.Sprintf("%s %s +%d new", TabTitles[i], total, n)
 	}
+	if n := c.offCount(i); n > 0 {
+		return fmt.Sprintf("%s %s (%d off)", TabTitles[i], total, n)
+	}
 	return fmt.Sprintf("%s %s", TabTitles[i], total)
 }
 
@@ -374,6 +401,19 @@ func countText(n int, unknown bool) string {
 		return "?"
 	}
 	return strconv.Itoa(n) + "+?"
+}
+
+// offCount is how many items of tab i the person switched off.
+func (c *Pane) offCount(i int) int {
+	n := 0
+	for _, sv := range c.servers {
+		for _, e := range sv.entries[i] {
+			if e.off {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // ApplyStatus records a server's new state. A server that became ready is
@@ -866,12 +906,17 @@ func (c *Pane) renderRow(r row, selected bool, w, frame int) string {
 		marker = st.Error.Render("!") + " "
 	case fresh:
 		marker = st.List.New.Render("+") + " "
+	case r.e.off:
+		marker = st.List.Desc.Render("-") + " "
 	}
 	name := common.Truncate(r.e.name, nameW)
 	descW := w - 2 - nameW - 2
-	desc := ""
-	if descW > 3 && r.e.desc != "" {
-		desc = common.Truncate(r.e.desc, descW)
+	desc, full := "", r.e.desc
+	if r.e.off {
+		full = "(off) " + full
+	}
+	if descW > 3 && full != "" {
+		desc = common.Truncate(full, descW)
 	}
 	if selected {
 		style := st.List.SelectedBlur
@@ -880,6 +925,10 @@ func (c *Pane) renderRow(r row, selected bool, w, frame int) string {
 		}
 		plain := marker + common.Fit(name, nameW) + "  " + desc
 		return style.Render(common.Fit(plain, w))
+	}
+	if r.e.off {
+		line := marker + st.List.Desc.Render(common.Fit(name, nameW)) + "  " + st.List.Desc.Render(desc)
+		return common.Fit(line, w)
 	}
 	nameCell := highlightPositions(name, r.pos, st.List.Item, st.List.Match)
 	line := marker + nameCell + strings.Repeat(" ", max(nameW-common.WidthOf(name), 0)) + "  " + st.List.Desc.Render(desc)

@@ -22,8 +22,10 @@ type KeyMap struct {
 	// Moving in any pane.
 	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
 
-	// Catalog. Mention adds the chosen resource's @-mention to the chat input.
-	Open, Filter, Refresh, Mention key.Binding
+	// Catalog. Mention adds the chosen resource's @-mention to the chat input;
+	// SwitchOff switches the selected tool (or, in the servers dialog,
+	// server) off or on for the model.
+	Open, Filter, Refresh, Mention, SwitchOff key.Binding
 
 	// Viewer.
 	NextPage, PrevPage, Search, NextMatch, PrevMatch key.Binding
@@ -111,6 +113,9 @@ func DefaultKeyMap() *KeyMap {
 		Open:    b([]string{"enter"}, "enter", "open"),
 		Filter:  b([]string{"/"}, "/", "filter"),
 		Refresh: b([]string{"r"}, "r", "refresh server"),
+		// SwitchOff: the model stops (or starts) seeing the selected tool
+		// or server, saved in its config entry ("disabledTools", "disabled").
+		SwitchOff: b([]string{"X"}, "X", "switch off/on"),
 
 		NextPage:       b([]string{"n"}, "n", "next page"),
 		PrevPage:       b([]string{"p"}, "p", "previous page"),
@@ -187,7 +192,7 @@ func (k *KeyMap) bindingsByName() map[string]*key.Binding {
 		"tab_tools": &k.Tab1, "tab_resources": &k.Tab2, "tab_templates": &k.Tab3, "tab_prompts": &k.Tab4,
 		"next_tab": &k.NextTab, "prev_tab": &k.PrevTab,
 		"up": &k.Up, "down": &k.Down, "page_up": &k.PageUp, "page_down": &k.PageDown, "top": &k.Top, "bottom": &k.Bottom,
-		"open": &k.Open, "filter": &k.Filter, "refresh": &k.Refresh, "mention": &k.Mention,
+		"open": &k.Open, "filter": &k.Filter, "refresh": &k.Refresh, "mention": &k.Mention, "switch_off": &k.SwitchOff,
 		"next_page": &k.NextPage, "prev_page": &k.PrevPage, "search": &k.Search, "next_match": &k.NextMatch, "prev_match": &k.PrevMatch,
 		"pattern": &k.Pattern, "clear_pattern": &k.ClearPattern, "wrap": &k.Wrap, "left": &k.Left, "right": &k.Right,
 		"hex_toggle": &k.HexToggle, "open_attachment": &k.OpenAttachment, "copy": &k.Copy, "raw_view": &k.RawView, "save": &k.Save, "subscribe": &k.Subscribe, "back": &k.Back,
@@ -253,8 +258,9 @@ type HelpState struct {
 	Logs bool
 	// DetailFocused: the details pane has the keys. Filtered: the list
 	// has a filter (esc clears it). Mention: @ can mention the selected
-	// item in the chat.
-	DetailFocused, Filtered, Mention bool
+	// item in the chat. Tools: the Tools tab is shown (X switches a
+	// tool off/on).
+	DetailFocused, Filtered, Mention, Tools bool
 }
 
 // ShortHelp is the one-line help for the current state.
@@ -263,7 +269,7 @@ func (k *KeyMap) ShortHelp(s HelpState) []key.Binding {
 	case strings.HasPrefix(s.Dialog, "form:"):
 		return []key.Binding{k.NextField, k.Toggle, k.Submit, k.Cancel}
 	case s.Dialog == "servers":
-		return []key.Binding{k.Up, k.Down, k.Reconnect, k.Cancel}
+		return []key.Binding{k.Up, k.Down, k.Reconnect, k.SwitchOff, k.Cancel}
 	case s.Dialog == "permission":
 		pk := k.Permission
 		return []key.Binding{pk.Once, pk.Session, pk.Always, pk.Deny, k.PageDown}
@@ -334,7 +340,7 @@ func (k *KeyMap) FullHelp(s HelpState) []HelpGroup {
 		add("Chat", k.Send, k.Newline, k.Complete, k.Editor, k.CancelTurn, k.SelectBlocks, k.NextSuggestion, k.PrevSuggestion, k.AcceptSuggestion, k.PageUp, k.PageDown)
 	case s.ViewerFocused:
 		add("Viewer", append(moves, k.NextPage, k.PrevPage, k.Search, k.NextMatch, k.PrevMatch, k.Pattern, k.ClearPattern,
-			k.Wrap, k.Left, k.Right, k.HexToggle, k.OpenAttachment, k.Copy, k.Subscribe, k.Back, k.FocusNext)...)
+			k.Wrap, k.Left, k.Right, k.HexToggle, k.OpenAttachment, k.Copy, k.RawView, k.Save, k.Subscribe, k.Back, k.FocusNext)...)
 	case s.DetailFocused:
 		add("Details", append(moves, k.Open, k.Refresh, k.Filter, k.FocusNext)...)
 	default:
@@ -343,6 +349,9 @@ func (k *KeyMap) FullHelp(s HelpState) []HelpGroup {
 			list = append(list, key.NewBinding(key.WithKeys(k.Back.Keys()...), key.WithHelp(k.Back.Help().Key, "clear the filter")))
 		}
 		list = append(list, k.Refresh)
+		if s.Tools {
+			list = append(list, k.SwitchOff)
+		}
 		if s.Mention {
 			list = append(list, k.Mention)
 		}

@@ -81,6 +81,8 @@ type (
 	}
 	// Reconnect restarts a server.
 	Reconnect struct{ Server string }
+	// SwitchServer switches a server off or on for the model.
+	SwitchServer struct{ Server string }
 	// OpenAttachment opens the chosen one (Index) of the picker's choices.
 	OpenAttachment struct{ Index int }
 )
@@ -92,6 +94,7 @@ func (CallTool) isAction()       {}
 func (ReadTemplate) isAction()   {}
 func (GetPrompt) isAction()      {}
 func (Reconnect) isAction()      {}
+func (SwitchServer) isAction()   {}
 func (PreviewPrompt) isAction()  {}
 func (OpenAttachment) isAction() {}
 
@@ -415,6 +418,10 @@ func (d *ServersDialog) HandleKey(km tea.KeyMsg) Action {
 	case key.Matches(km, k.Reconnect, k.Accept):
 		if len(d.servers) > 0 {
 			return Reconnect{d.servers[d.cur].Name()}
+		}
+	case key.Matches(km, k.SwitchOff):
+		if len(d.servers) > 0 {
+			return SwitchServer{d.servers[d.cur].Name()}
 		}
 	}
 	return None{}
