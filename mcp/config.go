@@ -943,15 +943,7 @@ func ScopeFile(opts LoadOptions, scope Origin) (string, error) {
 // ServerEntryJSON returns a server's entry as written in data (the
 // "mcpServers" or "servers" object), byte for byte.
 func ServerEntryJSON(file string, data []byte, name string) ([]byte, bool) {
-	top, err := scanTop(file, data)
-	if err != nil {
-		return nil, false
-	}
-	m, _, ok := top.find(serversKeyOf(top))
-	if !ok {
-		return nil, false
-	}
-	servers, err := scanObject(data, m.valStart)
+	servers, _, err := findServers(file, data)
 	if err != nil {
 		return nil, false
 	}

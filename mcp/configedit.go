@@ -293,18 +293,9 @@ func SetServerEntry(file string, data []byte, name string, entry []byte) ([]byte
 // RemoveServerEntry returns the config data without the server name,
 // keeping everything else. It fails when there is no such server.
 func RemoveServerEntry(file string, data []byte, name string) ([]byte, error) {
-	top, err := scanTop(file, data)
+	servers, key, err := findServers(file, data)
 	if err != nil {
 		return nil, err
-	}
-	key := serversKeyOf(top)
-	m, _, ok := top.find(key)
-	if !ok {
-		return nil, &ConfigError{File: file, Field: key, Msg: "missing: the file has no servers", Fix: "see howl mcp list"}
-	}
-	servers, err := scanObject(data, m.valStart)
-	if err != nil {
-		return nil, &ConfigError{File: file, Field: key, Msg: "is not an object: " + err.Error()}
 	}
 	_, i, ok := servers.find(name)
 	if !ok {
@@ -315,6 +306,25 @@ func RemoveServerEntry(file string, data []byte, name string) ([]byte, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// findServers reads the object that holds a file's servers
+// ("mcpServers", or VS Code's "servers") and names its key.
+func findServers(file string, data []byte) (jsonObject, string, error) {
+	top, err := scanTop(file, data)
+	if err != nil {
+		return jsonObject{}, "", err
+	}
+	key := serversKeyOf(top)
+	m, _, ok := top.find(key)
+	if !ok {
+		return jsonObject{}, key, &ConfigError{File: file, Field: key, Msg: "missing: the file has no servers", Fix: "see howl mcp list"}
+	}
+	servers, err := scanObject(data, m.valStart)
+	if err != nil {
+		return jsonObject{}, key, &ConfigError{File: file, Field: key, Msg: "is not an object: " + err.Error(), Fix: `write it like {"name": {"command": "..."}}`}
+	}
+	return servers, key, nil
 }
 
 // SetTopLevel returns the config data with the top-level key set to value
@@ -405,18 +415,9 @@ func EditFileOf(path string, origin Origin, ts *TrustStore, edit func(old []byte
 // them, on removes them; an empty list removes the key). Everything else
 // stays as written.
 func SwitchServerEntry(file string, data []byte, name string, tools []string, off bool) ([]byte, error) {
-	top, err := scanTop(file, data)
+	servers, key, err := findServers(file, data)
 	if err != nil {
 		return nil, err
-	}
-	key := serversKeyOf(top)
-	m, _, ok := top.find(key)
-	if !ok {
-		return nil, &ConfigError{File: file, Field: key, Msg: "missing: the file has no servers"}
-	}
-	servers, err := scanObject(data, m.valStart)
-	if err != nil {
-		return nil, &ConfigError{File: file, Field: key, Msg: "is not an object: " + err.Error()}
 	}
 	e, _, ok := servers.find(name)
 	if !ok {

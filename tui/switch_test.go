@@ -9,13 +9,23 @@ import (
 	"github.com/howl-mcp/howl/mcp"
 )
 
-func TestMCPDisableAToolWritesTheEntrysFileAndSaysWhere(t *testing.T) {
+// runtimeFromFile runs the demo as server "mine", whose entry comes from
+// the user's config file holding content.
+func runtimeFromFile(t *testing.T, content string) (*mcp.Runtime, string) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "mcp.json")
 	sc := demoServer("mine")
 	sc.File, sc.Origin = path, mcp.OriginUser
-	os.WriteFile(path, []byte(`{"mcpServers": {"mine": {"command": "x"}}}`), 0o600)
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	rt := newRuntime(t, nil, sc)
-	defer rt.Close()
+	t.Cleanup(func() { rt.Close() })
+	return rt, path
+}
+
+func TestMCPDisableAToolWritesTheEntrysFileAndSaysWhere(t *testing.T) {
+	rt, path := runtimeFromFile(t, `{"mcpServers": {"mine": {"command": "x"}}}`)
 	hs := newChatHarness(t, rt, []string{"mine"}, 160, 30, Options{})
 	defer hs.dumpOnFailure()
 	hs.line(".mcp disable mine echo")
@@ -35,12 +45,7 @@ func TestMCPDisableAToolWritesTheEntrysFileAndSaysWhere(t *testing.T) {
 }
 
 func TestTheSwitchKeyTurnsAToolOffDimsItCountsItAndSavesIt(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "mcp.json")
-	sc := demoServer("mine")
-	sc.File, sc.Origin = path, mcp.OriginUser
-	os.WriteFile(path, []byte("{\n  \"mcpServers\": {\n    \"mine\": {\"command\": \"x\"}\n  }\n}\n"), 0o600)
-	rt := newRuntime(t, nil, sc)
-	defer rt.Close()
+	rt, path := runtimeFromFile(t, "{\n  \"mcpServers\": {\n    \"mine\": {\"command\": \"x\"}\n  }\n}\n")
 	h := newHarness(t, rt, []string{"mine"}, 140, 30)
 	defer h.dumpOnFailure()
 	h.selectItem("echo")
@@ -62,12 +67,7 @@ func TestTheSwitchKeyTurnsAToolOffDimsItCountsItAndSavesIt(t *testing.T) {
 }
 
 func TestTheSwitchKeyInTheServersDialogSwitchesAServerOffAndSavesIt(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "mcp.json")
-	sc := demoServer("mine")
-	sc.File, sc.Origin = path, mcp.OriginUser
-	os.WriteFile(path, []byte(`{"mcpServers": {"mine": {"command": "x"}}}`), 0o600)
-	rt := newRuntime(t, nil, sc)
-	defer rt.Close()
+	rt, path := runtimeFromFile(t, `{"mcpServers": {"mine": {"command": "x"}}}`)
 	h := newHarness(t, rt, []string{"mine"}, 140, 30)
 	defer h.dumpOnFailure()
 	h.keys("S", "X")

@@ -328,26 +328,35 @@ func newMCPRemoveCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
 				return err
 			}
 			rep := changeReport{Action: "removed", Server: name}
-			err = writeScoped(g, sc, &rep, func(path string, old []byte) ([]byte, error) {
+			return changeEntry(g, sc, stdout, asJSON, &rep, func(path string, old []byte) ([]byte, error) {
 				if old == nil {
 					return nil, usagef("%s does not exist: there is no server %q to remove in the %s scope", path, name, sc)
 				}
 				rep.Entry, _ = mcp.ServerEntryJSON(path, old, name)
-				out, err := mcp.RemoveServerEntry(path, old, name)
-				if err != nil {
-					return nil, usageError{err}
-				}
-				return out, nil
+				return mcp.RemoveServerEntry(path, old, name)
 			})
-			if err != nil {
-				return err
-			}
-			return printChange(stdout, asJSON, rep)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().Var(scopeFlag{&scope}, "scope", "the file to remove it from: user or project (default: the one it is in)")
 	return cmd
+}
+
+// changeEntry writes one entry's change to the scope's file and says
+// what was done; a file that refuses the edit is a usage error.
+func changeEntry(g *globalFlags, scope mcp.Origin, stdout io.Writer, asJSON bool, rep *changeReport, edit func(path string, old []byte) ([]byte, error)) error {
+	err := writeScoped(g, scope, rep, func(path string, old []byte) ([]byte, error) {
+		out, err := edit(path, old)
+		var ce *mcp.ConfigError
+		if errors.As(err, &ce) {
+			return nil, usageError{err}
+		}
+		return out, err
+	})
+	if err != nil {
+		return err
+	}
+	return printChange(stdout, asJSON, *rep)
 }
 
 // entryView is one server of `howl mcp list` and `howl mcp get`.
@@ -398,15 +407,6 @@ func viewOf(sc mcp.ServerConfig) entryView {
 	return v
 }
 
-// loadForListing reads the config files without starting anything.
-func loadForListing(g *globalFlags) (*mcp.Config, error) {
-	cfg, err := loadConfig(g)
-	if err != nil {
-		return nil, err
-	}
-	return cfg, nil
-}
-
 func newMCPListCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
 	var asJSON bool
 	scope := mcp.OriginUser
@@ -415,7 +415,7 @@ func newMCPListCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
 		Short: "List the configured servers and the file each comes from, without starting them",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := loadForListing(g)
+			cfg, err := loadConfig(g)
 			if err != nil {
 				return err
 			}
@@ -465,7 +465,7 @@ func newMCPGetCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
 		Short: "Show one server's entry, where it comes from and whether it may start",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := loadForListing(g)
+			cfg, err := loadConfig(g)
 			if err != nil {
 				return err
 			}
@@ -538,18 +538,11 @@ the TUI, listed by howl ls). The TUI's .mcp ` + verb + ` and its keys write the 
 			if len(tools) > 0 {
 				rep.Action = fmt.Sprintf("%s tools %s of", action, strings.Join(tools, ", "))
 			}
-			err = writeScoped(g, sc, &rep, func(path string, old []byte) ([]byte, error) {
+			return changeEntry(g, sc, stdout, asJSON, &rep, func(path string, old []byte) ([]byte, error) {
 				out, err := mcp.SwitchServerEntry(path, old, name, tools, off)
-				if err != nil {
-					return nil, usageError{err}
-				}
 				rep.Entry, _ = mcp.ServerEntryJSON(path, out, name)
-				return out, nil
+				return out, err
 			})
-			if err != nil {
-				return err
-			}
-			return printChange(stdout, asJSON, rep)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
