@@ -132,7 +132,7 @@ func printChange(w io.Writer, asJSON bool, rep changeReport) error {
 	if asJSON {
 		return writeJSON(w, rep)
 	}
-	fmt.Fprintf(w, "%s server %s in %s (%s)\n", rep.Action, clean(rep.Server), clean(rep.File), rep.Scope)
+	fmt.Fprintf(w, "%s server %s (%s config %s)\n", rep.Action, clean(rep.Server), rep.Scope, clean(rep.File))
 	if rep.Does != "" {
 		fmt.Fprintf(w, "  it %s\n", clean(rep.Does))
 	}
@@ -442,7 +442,7 @@ func newMCPListCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
 			for _, v := range rep.Servers {
 				state := v.State
 				if len(v.DisabledTools) > 0 {
-					state += fmt.Sprintf(" (%d tools off)", len(v.DisabledTools))
+					state += fmt.Sprintf(" (%d %s off)", len(v.DisabledTools), plural(len(v.DisabledTools), "tool", "tools"))
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", clean(v.Name), v.Source, state, clean(truncate(v.Does, 90)))
 			}
@@ -716,4 +716,12 @@ func printImport(w io.Writer, rep importReport) {
 			fmt.Fprintf(w, "    problem: %s\n", clean(e.Problem))
 		}
 	}
+}
+
+// plural is one or many by n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
