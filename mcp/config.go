@@ -60,7 +60,7 @@ type ServerConfig struct {
 	DisabledTools []string `json:"disabled_tools,omitempty"`
 	// ImportedFrom is the file `howl mcp import` copied the entry from.
 	ImportedFrom string `json:"imported_from,omitempty"`
-	Era       Era               `json:"protocol,omitempty"`
+	Era          Era    `json:"protocol,omitempty"`
 	// StartTimeout bounds the connect and handshake; zero means DefaultStartTimeout.
 	StartTimeout time.Duration `json:"start_timeout,omitempty"`
 	// ShutdownGrace is how long a stdio child gets between its stdin closing
