@@ -180,7 +180,7 @@ func (t *transcript) renderItem(it *chatItem, w int) []string {
 // renderRows draws a table at width w, indented two cells: the first
 // column padded to the widest cell (at most two fifths of the width), the
 // second wrapped beside it with a hanging indent. A row whose first cell is
-// wider than that column has it on a line of its own, the second below it.
+// wider than that column has it on lines of its own, the second below it.
 // The notes follow, each wrapped: nothing is cut.
 func renderRows(rows [][]string, notes string, w int) []string {
 	w -= 2
@@ -200,7 +200,10 @@ func renderRows(rows [][]string, notes string, w int) []string {
 		}
 		lines := common.WrapText(desc, descW)
 		if common.WidthOf(name) > nameW {
-			out = append(out, "  "+name)
+			// Its own lines, wrapped whole words at a time: nothing is cut.
+			for _, l := range common.WrapWords(name, w) {
+				out = append(out, strings.TrimRight("  "+l, " "))
+			}
 			name = ""
 		}
 		for i, l := range lines {

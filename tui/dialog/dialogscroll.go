@@ -37,16 +37,20 @@ func (s *dialogScroll) HandleKey(km tea.KeyMsg, k *common.KeyMap) bool {
 	return true
 }
 
-// Window is the part of body that fits in room rows (at least 3), its
-// last line saying where it is when body is longer. Drawing it records
-// the height and clamps the position, so keys page by what was seen.
+// Window is the part of body that fits in room rows (at least 3). When
+// body is longer, the last row says where the window is, and the rows
+// above it show body, so every line of body can be scrolled into view.
+// Drawing it records the height and clamps the position, so keys page by
+// what was seen.
 func (s *dialogScroll) Window(com *common.Common, body []string, room int) []string {
 	view := min(max(room, 3), len(body))
-	s.shown = view
-	s.top = common.Clamp(s.top, 0, max(len(body)-view, 0))
-	shown := append([]string(nil), body[s.top:s.top+view]...)
-	if len(body) > view {
-		shown[len(shown)-1] = " " + com.Styles.Muted.Render(fmt.Sprintf("  ↓ lines %d-%d of %d · up/down/pgdn scroll", s.top+1, s.top+view, len(body)))
+	if len(body) <= view {
+		s.shown, s.top = view, 0
+		return append([]string(nil), body...)
 	}
-	return shown
+	lines := view - 1 // the last row is the position line
+	s.shown = lines
+	s.top = common.Clamp(s.top, 0, len(body)-lines)
+	shown := append([]string(nil), body[s.top:s.top+lines]...)
+	return append(shown, " "+com.Styles.Muted.Render(fmt.Sprintf("  ↓ lines %d-%d of %d · up/down/pgdn scroll", s.top+1, s.top+lines, len(body))))
 }
