@@ -145,12 +145,12 @@ func (r *run) run(ctx context.Context) error {
 			Cause: "the conversation has nothing for the model to answer",
 			Fix:   "add the person's turn (Conversation.AddUser) before running"})
 	}
+	decls := r.a.tools.Declarations()
 	system := r.a.opts.System
 	if system == "" {
-		system = SystemPrompt(r.a.tools.Status())
+		system = SystemPrompt(r.a.tools.Status(), decls)
 	}
 	r.conv.System = system
-	decls := r.a.tools.Declarations()
 	if last.Role == RoleAssistant { // calls recorded without results: run them first
 		r.appendResults(r.dispatch(ctx, 0, last.ToolCalls))
 		if ctx.Err() != nil {

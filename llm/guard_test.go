@@ -119,39 +119,49 @@ func FuzzDecideAndDispatchAgree(f *testing.F) {
 		`{"tool":"nuke","arguments":{}} x`, `{"tool":"echo"}`, `{"tool":"nuke"}`, `{"tool":"echo","tool":"nuke"}`,
 		`{"tool":"echo","TOOL":"nuke"}`, `{"tool":"echo"}{"tool":"nuke"}`, ` {"tool" : "nuke" } `, `{"Tool":"nuke"}`,
 		`{"tool":"echo","arguments":{"tool":"nuke"}}`, `null`, ``, `[]`, `{"tool":"nu\u006be"}`, `{"tool":"echo"}` + "\x00",
+		`{"server":"x","tool":"nuke"}`, `{"server":"x","tool":"echo","Server":"x"}`, `{"server":"x","tool":"echo","arguments":{"server":"y"}}`,
 	} {
 		f.Add([]byte(s))
 	}
 	rt, mark := startGuard(f)
 	decide := Permissions{Allow: []string{"x:*"}}.Decider(rt, nil)
-	ctx := context.Background()
+	// Both shapes: the server's own name, and the shared set's, whose
+	// server argument is one more key the readers must agree on.
 	f.Fuzz(func(t *testing.T, args []byte) {
-		call := ToolCall{ID: "f", Name: "mcp_invoke_x", Arguments: string(args)}
-		seen, seenErr := toolOf(call)
-		_, decideErr := decide(ctx, call)
-		before := nukeRuns(t, mark)
-		out, callErr := rt.CallMeta(ctx, call.Name, json.RawMessage(args))
-		nuked := nukeRuns(t, mark) > before
-		var ran string
-		switch {
-		case callErr == nil && strings.Contains(string(out), "ran echo"):
-			ran = "echo"
-		case callErr == nil && strings.Contains(string(out), "ran nuke"):
-			ran = "nuke"
-		}
-		if nuked != (ran == "nuke") {
-			t.Fatalf("nuke's mark (%v) and the result %s disagree", nuked, out)
-		}
-		if seenErr != nil && (callErr == nil || decideErr == nil) {
-			t.Fatalf("the decider's reading refused %q (%v) but decide=%v dispatch=%v", args, seenErr, decideErr, callErr)
-		}
-		if ran != "" && ran != seen {
-			t.Fatalf("%q: the decider saw tool %q, dispatch ran %q", args, seen, ran)
-		}
-		if ran == "nuke" && decideErr == nil {
-			t.Fatalf("%q: x:* allowed a call that ran the destructive nuke", args)
+		for _, name := range []string{"mcp_invoke_x", "mcp_invoke"} {
+			decideAndDispatchAgree(t, rt, mark, decide, name, args)
 		}
 	})
+}
+
+func decideAndDispatchAgree(t *testing.T, rt *mcp.Runtime, mark string, decide DecideFunc, name string, args []byte) {
+	ctx := context.Background()
+	call := ToolCall{ID: "f", Name: name, Arguments: string(args)}
+	ma, seenErr := mcp.ParseMetaArgs(call.Name, args)
+	seen := ma.Tool
+	_, decideErr := decide(ctx, call)
+	before := nukeRuns(t, mark)
+	out, callErr := rt.CallMeta(ctx, call.Name, json.RawMessage(args))
+	nuked := nukeRuns(t, mark) > before
+	var ran string
+	switch {
+	case callErr == nil && strings.Contains(string(out), "ran echo"):
+		ran = "echo"
+	case callErr == nil && strings.Contains(string(out), "ran nuke"):
+		ran = "nuke"
+	}
+	if nuked != (ran == "nuke") {
+		t.Fatalf("nuke's mark (%v) and the result %s disagree", nuked, out)
+	}
+	if seenErr != nil && (callErr == nil || decideErr == nil) {
+		t.Fatalf("the decider's reading refused %q (%v) but decide=%v dispatch=%v", args, seenErr, decideErr, callErr)
+	}
+	if ran != "" && ran != seen {
+		t.Fatalf("%q: the decider saw tool %q, dispatch ran %q", args, seen, ran)
+	}
+	if ran == "nuke" && decideErr == nil {
+		t.Fatalf("%s %q: x:* allowed a call that ran the destructive nuke", name, args)
+	}
 }
 
 // TestAValidationErrorAboutAHugeEnumReachesTheModelBounded: the model

@@ -64,7 +64,7 @@ func ParsePermissions(source string, extra map[string]json.RawMessage) (Permissi
 
 // Catalogs is what the rules need to see a tool's annotations.
 type Catalogs interface {
-	ParseMetaCall(name string) (mcp.MetaCall, bool)
+	ParseMetaCall(name string, args mcp.MetaArgs) (mcp.MetaCall, bool)
 	Catalog(ctx context.Context, server string, refresh bool) (*mcp.Catalog, error)
 }
 
@@ -73,14 +73,15 @@ type Catalogs interface {
 // must, saying how to allow it).
 func (p Permissions) Decider(cats Catalogs, ask func(ctx context.Context, call ToolCall, why string) (string, error)) DecideFunc {
 	return func(ctx context.Context, call ToolCall) (string, error) {
-		mc, ok := cats.ParseMetaCall(call.Name)
-		if !ok {
-			return "not a known function: allowed to fail with a teaching error", nil
-		}
-		tool, err := toolOf(call)
+		ma, err := mcp.ParseMetaArgs(call.Name, []byte(call.Arguments))
 		if err != nil {
 			return refusedMalformed, err
 		}
+		mc, ok := cats.ParseMetaCall(call.Name, ma)
+		if !ok {
+			return "not a known function: allowed to fail with a teaching error", nil
+		}
+		tool := ma.Tool
 		if mc.ReadOnly() && !p.AskReads {
 			return "read-only: allowed by default", nil
 		}
@@ -124,7 +125,7 @@ func (p Permissions) Decider(cats Catalogs, ask func(ctx context.Context, call T
 		if readOnly && (slices.Contains(p.ReadOnlyServers, mc.Server) || slices.Contains(p.ReadOnlyServers, "*")) {
 			return fmt.Sprintf("allowed: %s is annotated read-only", tool), nil
 		}
-		why := fmt.Sprintf("%s on %s", cmp.Or(tool, call.Name), mc.Server)
+		why := fmt.Sprintf("%s on %s", cmp.Or(tool, call.Name), cmp.Or(mc.Server, "every server"))
 		if destructive {
 			why += " (annotated destructive)"
 		}
@@ -171,11 +172,3 @@ func (p Permissions) pinned(it mcp.CatalogItem, found bool) (string, *Change) {
 // are not exactly one JSON object: it is refused before any rule is
 // consulted.
 const refusedMalformed = "refused: the arguments are not exactly one JSON object"
-
-// toolOf is the tool an mcp_invoke call names ("" for other calls), read
-// by mcp.ParseMetaArgs: the reading dispatch runs. Arguments it refuses
-// are an error.
-func toolOf(call ToolCall) (string, error) {
-	ma, err := mcp.ParseMetaArgs(call.Name, []byte(call.Arguments))
-	return ma.Tool, err
-}

@@ -11,12 +11,14 @@ import (
 
 func TestSystemPromptTeachesTheWorkflowAndListsServersSafely(t *testing.T) {
 	long := strings.Repeat("Use the widgets wisely. ", 200)
-	prompt := SystemPrompt([]mcp.Status{
+	statuses := []mcp.Status{
 		{Name: "alpha", State: mcp.StateReady, ServerInfo: &mcp.ServerInfo{Name: "alpha-srv", Title: "Alpha \x1b]0;pwned\x07Server", Version: "2.1"},
 			Features: &mcp.Features{Name: "alpha", Tools: true, Resources: true, PeerInfoKnown: true}, Instructions: "Line one.\n\x1b[31mRed\x1b[0m line two."},
 		{Name: "beta", State: mcp.StateReady, Features: &mcp.Features{Name: "beta", Prompts: true, PeerInfoKnown: true}, Instructions: long},
 		{Name: "gamma", State: mcp.StateFailed, Reason: "exited with status 1"},
-	})
+	}
+	features := []mcp.Features{*statuses[0].Features, *statuses[1].Features}
+	prompt := SystemPrompt(statuses, mcp.DeclarationsOf(mcp.FunctionsPerServer, features))
 	for _, w := range []string{"mcp_search_<server>", "mcp_describe_<server>", "mcp_invoke_<server>", "coverage first",
 		"- alpha (Alpha Server 2.1; offers tools, resources): mcp_search_alpha, mcp_describe_alpha, mcp_invoke_alpha, mcp_read_alpha.",
 		"Instructions from the server: Line one.\n  Red line two.",
@@ -32,8 +34,21 @@ func TestSystemPromptTeachesTheWorkflowAndListsServersSafely(t *testing.T) {
 	if strings.Contains(prompt, "mcp_invoke_beta") {
 		t.Error("a gated function was listed")
 	}
-	if p := SystemPrompt(nil); !strings.Contains(p, "No MCP server is ready") {
+	if p := SystemPrompt(nil, nil); !strings.Contains(p, "No MCP server is ready") {
 		t.Errorf("no servers: %s", p)
+	}
+	// The shared set: the workflow names it, each server lists the shared
+	// functions its capabilities pass.
+	shared := SystemPrompt(statuses, mcp.DeclarationsOf(mcp.FunctionsShared, features))
+	for _, w := range []string{"leave server out to search every server",
+		"- alpha (Alpha Server 2.1; offers tools, resources): mcp_search, mcp_describe, mcp_invoke, mcp_read.",
+		"- beta (offers prompts): mcp_search, mcp_describe, mcp_prompt."} {
+		if !strings.Contains(shared, w) {
+			t.Errorf("shared prompt lacks %q", w)
+		}
+	}
+	if strings.Contains(shared, "mcp_search_") {
+		t.Error("the shared prompt names per-server functions")
 	}
 }
 

@@ -120,6 +120,9 @@ func (i CatalogItem) DisplayName() string {
 
 // Warning is a listing problem that did not stop the rest of the catalog.
 type Warning struct {
+	// Server is set where warnings of several servers meet (a search of
+	// every server).
+	Server string `json:"server,omitempty"`
 	Kind   Kind   `json:"kind"`
 	Reason string `json:"reason"`
 }

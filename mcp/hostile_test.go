@@ -316,7 +316,7 @@ func TestServerKilledMidCallFailsWithinASecondAndReconnects(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the call never failed")
 	}
-	waitState(t, rt, "demo", StateFailed)
+	waitState(t, rt.Runtime, "demo", StateFailed)
 	st, _ := rt.ServerStatus("demo")
 	if !strings.Contains(st.Reason, killedReasonWords) {
 		t.Errorf("reason = %q", st.Reason)
@@ -325,7 +325,7 @@ func TestServerKilledMidCallFailsWithinASecondAndReconnects(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = rt.Wait(context.Background())
-	demoStillWorks(t, rt)
+	demoStillWorks(t, rt.Runtime)
 }
 
 func waitState(t *testing.T, rt *Runtime, name string, want State) {

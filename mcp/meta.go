@@ -39,34 +39,45 @@ type metaFunc struct {
 	gate   func(Features) bool
 	params string
 	desc   func(server, suffix string) string
-	call   func(r *Runtime, ctx context.Context, server string, args MetaArgs) ([]byte, error)
+	// shared describes the shared set's function (no server in its name).
+	shared string
+	call   func(r *Runtime, ctx context.Context, at callSite, args MetaArgs) ([]byte, error)
 }
+
+// name is the shared set's name of the function: the prefix without its
+// trailing underscore ("mcp_search").
+func (m metaFunc) name() string { return strings.TrimSuffix(m.prefix, "_") }
 
 // metaFuncs is the table, in declaration order.
 var metaFuncs []metaFunc
 
 func init() {
 	metaFuncs = []metaFunc{
-		{PrefixSearch, func(Features) bool { return true }, searchParams, searchDesc, (*Runtime).callSearch},
-		{PrefixDescribe, func(Features) bool { return true }, describeParams, describeDesc, (*Runtime).callDescribe},
-		{PrefixInvoke, Features.ToolsCapable, invokeParams, invokeDesc, (*Runtime).callInvoke},
-		{PrefixRead, func(f Features) bool { return f.Resources }, readParams, readDesc, (*Runtime).callRead},
-		{PrefixPrompt, func(f Features) bool { return f.Prompts }, promptParams, promptDesc, (*Runtime).callPrompt},
+		{PrefixSearch, func(Features) bool { return true }, searchParams, searchDesc, sharedSearchDesc, (*Runtime).callSearch},
+		{PrefixDescribe, func(Features) bool { return true }, describeParams, describeDesc, sharedDescribeDesc, (*Runtime).callDescribe},
+		{PrefixInvoke, Features.ToolsCapable, invokeParams, invokeDesc, sharedInvokeDesc, (*Runtime).callInvoke},
+		{PrefixRead, func(f Features) bool { return f.Resources }, readParams, readDesc, sharedReadDesc, (*Runtime).callRead},
+		{PrefixPrompt, func(f Features) bool { return f.Prompts }, promptParams, promptDesc, sharedPromptDesc, (*Runtime).callPrompt},
 	}
 }
 
 // matchMeta finds the meta-function a name starts with, by exact prefix,
-// and the server suffix after it (never empty).
+// and the server suffix after it (never empty); a name of the shared set
+// ("mcp_search", the prefix without its underscore) matches with suffix "".
 func matchMeta(name string) (metaFunc, string, bool) {
 	for _, m := range metaFuncs {
 		if suffix, ok := strings.CutPrefix(name, m.prefix); ok && suffix != "" {
 			return m, suffix, true
 		}
+		if name == m.name() {
+			return m, "", true
+		}
 	}
 	return metaFunc{}, "", false
 }
 
-// IsMetaFunction reports whether name is a meta-function name of any server.
+// IsMetaFunction reports whether name is a meta-function name of any
+// server, or of the shared set.
 func IsMetaFunction(name string) bool {
 	_, _, ok := matchMeta(name)
 	return ok
@@ -95,13 +106,10 @@ func DeclarationsFor(f Features) []FunctionDecl {
 	return out
 }
 
-// Declarations returns the gated meta-functions of every ready server.
+// Declarations returns the gated meta-functions of every ready server, in
+// the shape RuntimeOptions.Functions asks for.
 func (r *Runtime) Declarations() []FunctionDecl {
-	var out []FunctionDecl
-	for _, f := range r.ServerFeatures() {
-		out = append(out, DeclarationsFor(f)...)
-	}
-	return out
+	return DeclarationsOf(r.opts.Functions, r.ServerFeatures())
 }
 
 // CallError is a meta-function call howl refused or could not complete; its
@@ -117,34 +125,80 @@ func callErrorf(format string, a ...any) error {
 
 // CallMeta runs one meta-function call as a model sent it and returns the
 // bytes the model receives. The arguments are read by ParseMetaArgs (the
-// reading the permission decision saw). Only declared names dispatch: any other name,
-// including a function gated off for that server, is a teaching error that
-// lists the functions the server does have. Safe for concurrent use;
-// cancelling ctx cancels the MCP request at the server.
+// reading the permission decision saw). Only meta-function names dispatch,
+// a server's own (mcp_read_<server>) or the shared set's (mcp_read with a
+// "server" argument), whichever shape was declared: both reach the same
+// call. Any other name, or a function gated off for that server, is a
+// teaching error that lists the functions the server does have. Safe for
+// concurrent use; cancelling ctx cancels the MCP request at the server.
 func (r *Runtime) CallMeta(ctx context.Context, name string, args json.RawMessage) ([]byte, error) {
 	m, suffix, ok := matchMeta(name)
 	if !ok {
-		return nil, callErrorf("unknown function %q: howl's functions are named mcp_{search,describe,invoke,read,prompt}_<server>; available now: %s", name, r.declaredNames())
-	}
-	server, found := r.serverBySuffix(suffix)
-	if !found {
-		return nil, callErrorf("%s: no server %q is enabled: the meta-functions available are %s", name, suffix, r.declaredNames())
-	}
-	st, _ := r.ServerStatus(server)
-	if st.State != StateReady || st.Features == nil {
-		if _, err := r.Conn(server); err != nil {
-			return nil, callErrorf("%s: %v", name, err)
-		}
-	}
-	if !m.gate(*st.Features) {
-		return nil, callErrorf("%s is not available: server %s does not advertise %s; its functions are %s",
-			name, server, strings.TrimSuffix(strings.TrimPrefix(m.prefix, "mcp_"), "_")+" support", namesOf(DeclarationsFor(*st.Features)))
+		return nil, callErrorf("unknown function %q: howl's functions are named mcp_{search,describe,invoke,read,prompt}_<server>, or the same without _<server> and with a server argument; available now: %s", name, r.declaredNames())
 	}
 	ma, err := ParseMetaArgs(name, args)
 	if err != nil {
 		return nil, err
 	}
-	return m.call(r, ctx, server, ma)
+	at := callSite{shared: suffix == ""}
+	if at.shared {
+		if at.server, ma, err = r.sharedServer(ctx, m, ma); err != nil {
+			return nil, err
+		}
+		if at.server == "" { // mcp_search without a server: every server
+			return r.searchAll(ctx, ma)
+		}
+	} else {
+		var found bool
+		if at.server, found = r.serverBySuffix(suffix); !found {
+			return nil, callErrorf("%s: no server %q is enabled: the meta-functions available are %s", name, suffix, r.declaredNames())
+		}
+	}
+	st, _ := r.ServerStatus(at.server)
+	if st.State != StateReady || st.Features == nil {
+		if _, err := r.Conn(at.server); err != nil {
+			return nil, callErrorf("%s: %v", at.fn(m.prefix), err)
+		}
+		st, _ = r.ServerStatus(at.server)
+	}
+	if st.Features == nil || !m.gate(*st.Features) {
+		functions := "none"
+		switch {
+		case st.Features != nil && at.shared:
+			functions = namesOf(SharedDeclarations([]Features{*st.Features})) + fmt.Sprintf(" (with server %q)", at.server)
+		case st.Features != nil:
+			functions = namesOf(DeclarationsFor(*st.Features))
+		}
+		return nil, callErrorf("%s is not available: server %s does not advertise %s; its functions are %s",
+			at.fn(m.prefix), at.server, strings.TrimSuffix(strings.TrimPrefix(m.prefix, "mcp_"), "_")+" support", functions)
+	}
+	return m.call(r, ctx, at, ma)
+}
+
+// callSite is where a call was addressed: its server, and whether by the
+// shared set's name with a server argument or by the server's own names.
+// Teaching errors name functions the way the model called them.
+type callSite struct {
+	server string
+	shared bool
+}
+
+// fn is the called function's name, with its server when shared:
+// "mcp_read_demo", or `mcp_read (server "demo")`.
+func (c callSite) fn(prefix string) string {
+	if c.shared {
+		return fmt.Sprintf("%s (server %q)", strings.TrimSuffix(prefix, "_"), c.server)
+	}
+	return prefix + FunctionSuffix(c.server)
+}
+
+// ref says how to call another function of the set on the same server:
+// "mcp_search_demo", or `mcp_search with server "demo"`.
+func (c callSite) ref(prefix string) string {
+	if c.shared {
+		return fmt.Sprintf("%s with server %q", strings.TrimSuffix(prefix, "_"), c.server)
+	}
+	return prefix + FunctionSuffix(c.server)
 }
 
 func (r *Runtime) serverBySuffix(suffix string) (string, bool) {

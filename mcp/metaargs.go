@@ -20,6 +20,9 @@ type MetaArgs struct {
 	// Tool is the string under "tool": the tool mcp_invoke runs ("" when
 	// there is none, or it is not a string, which dispatch refuses).
 	Tool string
+	// Server is the string under "server": the server a call of the shared
+	// set names ("" when there is none, or it is not a string).
+	Server string
 }
 
 // ParseMetaArgs reads the arguments a model sent to meta-function fn. It
@@ -69,8 +72,11 @@ func ParseMetaArgs(fn string, args []byte) (MetaArgs, error) {
 		if err := dec.Decode(&v); err != nil {
 			return MetaArgs{}, refuse("the arguments are not valid JSON (%v)", err)
 		}
-		if folded == "TOOL" {
+		switch folded {
+		case "TOOL":
 			_ = json.Unmarshal(v, &ma.Tool)
+		case "SERVER":
+			_ = json.Unmarshal(v, &ma.Server)
 		}
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace
@@ -125,6 +131,9 @@ func paramsOf(fn string) string {
 	m, _, ok := matchMeta(fn)
 	if !ok {
 		return ""
+	}
+	if fn == m.name() {
+		return ": its parameters are server, " + paramNames(m.params)
 	}
 	return ": its parameters are " + paramNames(m.params)
 }

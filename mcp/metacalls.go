@@ -19,8 +19,8 @@ func (r *Runtime) spillStore() (*render.SpillStore, error) {
 	return render.DefaultSpillStore()
 }
 
-func (r *Runtime) callSearch(ctx context.Context, server string, args MetaArgs) ([]byte, error) {
-	fn := PrefixSearch + FunctionSuffix(server)
+func (r *Runtime) callSearch(ctx context.Context, at callSite, args MetaArgs) ([]byte, error) {
+	fn, server := at.fn(PrefixSearch), at.server
 	var a struct {
 		Query *string      `json:"query"`
 		Limit *json.Number `json:"limit"`
@@ -57,8 +57,8 @@ func intArg(fn, name string, n *json.Number) (int, error) {
 	return int(v), nil
 }
 
-func (r *Runtime) callDescribe(ctx context.Context, server string, args MetaArgs) ([]byte, error) {
-	fn := PrefixDescribe + FunctionSuffix(server)
+func (r *Runtime) callDescribe(ctx context.Context, at callSite, args MetaArgs) ([]byte, error) {
+	fn, server := at.fn(PrefixDescribe), at.server
 	var a struct {
 		Tool string `json:"tool"`
 		ID   string `json:"id"` // accepted as a synonym of tool
@@ -72,7 +72,7 @@ func (r *Runtime) callDescribe(ctx context.Context, server string, args MetaArgs
 		id = a.ID
 	}
 	if id == "" {
-		return nil, callErrorf("%s: tool is required: pass the id mcp_search_%s returned", fn, FunctionSuffix(server))
+		return nil, callErrorf("%s: tool is required: pass the id %s returned", fn, at.ref(PrefixSearch))
 	}
 	kind := KindTool
 	if a.Kind != "" {
@@ -93,8 +93,8 @@ func (r *Runtime) callDescribe(ctx context.Context, server string, args MetaArgs
 	return render.Marshal(d)
 }
 
-func (r *Runtime) callRead(ctx context.Context, server string, args MetaArgs) ([]byte, error) {
-	fn := PrefixRead + FunctionSuffix(server)
+func (r *Runtime) callRead(ctx context.Context, at callSite, args MetaArgs) ([]byte, error) {
+	fn, server := at.fn(PrefixRead), at.server
 	var a struct {
 		URI       string         `json:"uri"`
 		Arguments map[string]any `json:"arguments"`
@@ -106,7 +106,7 @@ func (r *Runtime) callRead(ctx context.Context, server string, args MetaArgs) ([
 		return nil, err
 	}
 	if a.URI == "" {
-		return nil, callErrorf("%s: uri is required: find one with mcp_search_%s", fn, FunctionSuffix(server))
+		return nil, callErrorf("%s: uri is required: find one with %s", fn, at.ref(PrefixSearch))
 	}
 	offset, err := intArg(fn, "offset", a.Offset)
 	if err != nil {
@@ -235,8 +235,8 @@ func withAudience(out []byte, audience []string) []byte {
 	return append(append(a[:len(a)-1:len(a)-1], sep...), out[1:]...)
 }
 
-func (r *Runtime) callInvoke(ctx context.Context, server string, args MetaArgs) ([]byte, error) {
-	fn := PrefixInvoke + FunctionSuffix(server)
+func (r *Runtime) callInvoke(ctx context.Context, at callSite, args MetaArgs) ([]byte, error) {
+	fn, server := at.fn(PrefixInvoke), at.server
 	// The tool that runs is args.Tool, the one the permission decision
 	// judged; a.Tool is decoded only so a wrong type is a teaching error.
 	var a struct {
@@ -248,7 +248,7 @@ func (r *Runtime) callInvoke(ctx context.Context, server string, args MetaArgs) 
 	}
 	tool := args.Tool
 	if tool == "" {
-		return nil, callErrorf("%s: tool is required: find one with mcp_search_%s", fn, FunctionSuffix(server))
+		return nil, callErrorf("%s: tool is required: find one with %s", fn, at.ref(PrefixSearch))
 	}
 	if r.ToolOff(server, tool) {
 		return nil, callErrorf("%s: tool %q is switched off by the person (\"disabledTools\" of server %s): it cannot be called; use another tool mcp_search_%s finds, or ask the person to switch it on", fn, tool, server, FunctionSuffix(server))
@@ -267,7 +267,7 @@ func (r *Runtime) callInvoke(ctx context.Context, server string, args MetaArgs) 
 	if found {
 		// Arguments howl could not check go to the server, which judges them.
 		if err := cat.CheckArguments(it, toolArgs); err != nil && !errors.As(err, new(*UncheckedError)) {
-			return nil, callErrorf("%s: %v; see the schema with mcp_describe_%s {\"tool\": %q}", fn, err, FunctionSuffix(server), tool)
+			return nil, callErrorf("%s: %v; see the schema with %s and tool %q", fn, err, at.ref(PrefixDescribe), tool)
 		}
 	} else if toolsListed(cat) {
 		return nil, callErrorf("%s: %v", fn, notFound(cat, KindTool, tool))
@@ -313,8 +313,8 @@ func decodeJSONNumbers(raw json.RawMessage, v any) error {
 	return dec.Decode(v)
 }
 
-func (r *Runtime) callPrompt(ctx context.Context, server string, args MetaArgs) ([]byte, error) {
-	fn := PrefixPrompt + FunctionSuffix(server)
+func (r *Runtime) callPrompt(ctx context.Context, at callSite, args MetaArgs) ([]byte, error) {
+	fn, server := at.fn(PrefixPrompt), at.server
 	var a struct {
 		Prompt    string         `json:"prompt"`
 		Arguments map[string]any `json:"arguments"`
@@ -323,7 +323,7 @@ func (r *Runtime) callPrompt(ctx context.Context, server string, args MetaArgs) 
 		return nil, err
 	}
 	if a.Prompt == "" {
-		return nil, callErrorf("%s: prompt is required: find one with mcp_search_%s", fn, FunctionSuffix(server))
+		return nil, callErrorf("%s: prompt is required: find one with %s", fn, at.ref(PrefixSearch))
 	}
 	vals := make(map[string]string, len(a.Arguments))
 	var bad []string

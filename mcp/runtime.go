@@ -108,6 +108,9 @@ type RuntimeOptions struct {
 	// closes before it is sent SIGTERM (DefaultShutdownGrace when zero; a
 	// server's own shutdownGrace wins).
 	ShutdownGrace time.Duration
+	// Functions is the shape of the meta-function declarations (auto when
+	// empty; ConfigFunctions reads the config's "functions").
+	Functions FunctionShape
 	// LogLevel, when set, is asked of every server that supports logging
 	// right after its handshake (debug, info, notice, warning, error, ...).
 	LogLevel string

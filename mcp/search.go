@@ -23,6 +23,8 @@ const (
 
 // SearchHit is one ranked item.
 type SearchHit struct {
+	// Server is set in a search of every server (SearchCatalogs).
+	Server      string   `json:"server,omitempty"`
 	Kind        Kind     `json:"kind"`
 	ID          string   `json:"id"`
 	Name        string   `json:"name"`

@@ -154,8 +154,12 @@ func start(ctx context.Context, g *globalFlags, cfg *mcp.Config, names ...string
 	if err != nil {
 		return nil, err
 	}
+	shape, err := mcp.ConfigFunctions(cfg)
+	if err != nil {
+		return nil, err
+	}
 	rt := mcp.NewRuntime(cfg, mcp.RuntimeOptions{ClientName: "howl", ClientVersion: buildVersion(), Elicit: elicit, Sample: sample, OAuth: oauthOptions(g), Roots: configRoots(cfg),
-		OnEvent: traceWriter(g)})
+		OnEvent: traceWriter(g), Functions: shape})
 	rt.SetTracing(g.trace) // before Start: the handshake is traced too
 	rt.SetTraceBodies(g.traceFull)
 	if err := rt.Start(names...); err != nil {

@@ -96,8 +96,12 @@ func runTUI(ctx context.Context, g *globalFlags, rf resumeFlags, stdin io.Reader
 	}
 	oauth := oauthOptions(g)
 	oauth.Notice = relay.Notice // stderr belongs to the full-screen program
+	shape, err := mcp.ConfigFunctions(cfg)
+	if err != nil {
+		return err
+	}
 	rt := mcp.NewRuntime(cfg, mcp.RuntimeOptions{ClientName: "howl", ClientVersion: buildVersion(), OnEvent: relay.Push,
-		Elicit: tuiElicitor(g, relay), Sample: sample, OAuth: oauth, Roots: roots})
+		Elicit: tuiElicitor(g, relay), Sample: sample, OAuth: oauth, Roots: roots, Functions: shape})
 	defer rt.Close()
 	rt.SetTracing(g.trace)  // the log pane shows them (t toggles)
 	rt.SetTraceBodies(true) // kept while tracing, for the protocol view (enter on a traced line)

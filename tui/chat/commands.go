@@ -87,32 +87,32 @@ type hiddenTools struct {
 	hidden map[string]bool
 }
 
-// Declarations leaves out the hidden servers' functions.
+// Declarations leaves out the hidden servers' functions, in either shape.
 func (h hiddenTools) Declarations() []mcp.FunctionDecl {
-	all := h.ModelRuntime.Declarations()
-	if len(h.hidden) == 0 {
-		return all
-	}
-	out := all[:0:0]
-	for _, d := range all {
-		if !h.isHidden(d.Name) {
-			out = append(out, d)
-		}
-	}
-	return out
+	return mcp.WithoutServers(h.ModelRuntime.Declarations(), h.names())
 }
 
-// CallMeta refuses the hidden servers' functions.
+// CallMeta refuses the hidden servers' functions; the shared set's calls
+// do not reach them either (mcp.WithHiddenServers).
 func (h hiddenTools) CallMeta(ctx context.Context, name string, args json.RawMessage) ([]byte, error) {
 	if h.isHidden(name) {
 		return nil, fmt.Errorf("%s belongs to a server the person disabled for this session", name)
 	}
-	return h.ModelRuntime.CallMeta(ctx, name, args)
+	return h.ModelRuntime.CallMeta(mcp.WithHiddenServers(ctx, h.names()), name, args)
 }
 
+func (h hiddenTools) names() []string {
+	out := make([]string, 0, len(h.hidden))
+	for s := range h.hidden {
+		out = append(out, s)
+	}
+	return out
+}
+
+// isHidden reports whether fn is a hidden server's own function.
 func (h hiddenTools) isHidden(fn string) bool {
 	for s := range h.hidden {
-		if strings.HasSuffix(fn, "_"+mcp.FunctionSuffix(s)) {
+		if len(mcp.FunctionsFor([]mcp.FunctionDecl{{Name: fn}}, s)) > 0 {
 			return true
 		}
 	}

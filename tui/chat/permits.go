@@ -93,11 +93,11 @@ func (p *Permits) decider(cats llm.Catalogs, asks chan<- *PermissionRequest) llm
 
 // ask puts one call to the person and waits for the answer or ctx.
 func (p *Permits) ask(ctx context.Context, cats llm.Catalogs, asks chan<- *PermissionRequest, call llm.ToolCall, why string) (string, error) {
-	mc, _ := cats.ParseMetaCall(call.Name)
+	// The decider refused arguments this reading cannot take.
+	ma, _ := mcp.ParseMetaArgs(call.Name, []byte(call.Arguments))
+	mc, _ := cats.ParseMetaCall(call.Name, ma)
 	req := &PermissionRequest{Call: call, Why: why, Server: mc.Server, reply: make(chan permissionReply, 1)}
 	if mc.Prefix == mcp.PrefixInvoke {
-		// The decider refused arguments this reading cannot take.
-		ma, _ := mcp.ParseMetaArgs(call.Name, []byte(call.Arguments))
 		req.Tool = ma.Tool
 	}
 	key := req.Rule()
