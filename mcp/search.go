@@ -1,8 +1,10 @@
 package mcp
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -56,6 +58,9 @@ type searchIndex struct {
 	avgLen float64
 	df     map[string]int
 	terms  []string // every distinct term, sorted, for prefix matches
+	// post lists the items holding each term, in catalog order, so a
+	// query visits only the items that match it.
+	post map[string][]int
 }
 
 // Field weights: a hit in the name says more than one in a description.
@@ -76,7 +81,7 @@ func (c *Catalog) searchIndex() *searchIndex {
 }
 
 func buildSearchIndex(c *Catalog) *searchIndex {
-	idx := &searchIndex{df: map[string]int{}}
+	idx := &searchIndex{df: map[string]int{}, post: map[string][]int{}}
 	total := 0.0
 	for _, it := range c.Items {
 		tf := map[string]float64{}
@@ -95,6 +100,7 @@ func buildSearchIndex(c *Catalog) *searchIndex {
 		l := 0.0
 		for t, f := range tf {
 			idx.df[t]++
+			idx.post[t] = append(idx.post[t], len(idx.docs))
 			l += f
 		}
 		idx.docs = append(idx.docs, tf)
@@ -178,11 +184,8 @@ func Search(cat *Catalog, query string, limit int) (SearchResult, error) {
 			seen := make([]bool, len(cat.Items))
 			for term, credit := range expanded {
 				idf := math.Log(1 + (n-float64(idx.df[term])+0.5)/(float64(idx.df[term])+0.5))
-				for d, tf := range idx.docs {
-					f, ok := tf[term]
-					if !ok {
-						continue
-					}
+				for _, d := range idx.post[term] {
+					f := idx.docs[d][term]
 					norm := f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*idx.length[d]/idx.avgLen))
 					scores[d] += credit * idf * norm
 					if !seen[d] {
@@ -199,11 +202,11 @@ func Search(cat *Catalog, query string, limit int) (SearchResult, error) {
 				hits = append(hits, scored{d, s})
 			}
 		}
-		sort.SliceStable(hits, func(a, b int) bool {
-			if hits[a].score != hits[b].score {
-				return hits[a].score > hits[b].score
+		slices.SortStableFunc(hits, func(a, b scored) int {
+			if a.score != b.score {
+				return cmp.Compare(b.score, a.score)
 			}
-			return cat.Items[hits[a].i].ID < cat.Items[hits[b].i].ID
+			return strings.Compare(cat.Items[a.i].ID, cat.Items[b.i].ID)
 		})
 	}
 	res.Matches = len(hits)

@@ -460,7 +460,7 @@ func newToolsCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
 	var server string
 	cmd := &cobra.Command{
 		Use:   "tools [--server S]",
-		Short: "Print the function declarations a model gets (the gated meta-functions)",
+		Short: "Print the function declarations a model gets (the gated meta-functions) and what they cost in bytes and tokens",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var names []string
@@ -472,14 +472,15 @@ func newToolsCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
 				return err
 			}
 			defer s.close()
-			decls := s.rt.Declarations()
-			if decls == nil {
-				decls = []mcp.FunctionDecl{}
+			shape, err := mcp.ConfigFunctions(s.cfg)
+			if err != nil {
+				return err
 			}
+			rep := declarationCosts(shape, s.rt.ServerFeatures(), s.rt.Declarations(), g.model)
 			if asJSON {
-				return writeJSON(stdout, decls)
+				return writeJSON(stdout, rep)
 			}
-			for _, d := range decls {
+			for _, d := range rep.Declarations {
 				fmt.Fprintf(stdout, "%s\n  %s\n", d.Name, d.Description)
 			}
 			for _, n := range s.rt.Names() {
@@ -487,6 +488,7 @@ func newToolsCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
 					fmt.Fprintf(stdout, "(%s: tools switched off, not found, described or called by the model: %s)\n", clean(n), clean(strings.Join(off, ", ")))
 				}
 			}
+			fmt.Fprintln(stdout, rep.Summary)
 			return nil
 		},
 	}

@@ -304,9 +304,17 @@ func TestExitCodesSayWhoWasWrong(t *testing.T) {
 func TestToolsJSONPrintsTheGatedDeclarations(t *testing.T) {
 	isolate(t)
 	out, _, code := howl(t, "tools", "--server", "demo", "--json")
-	var decls []mcp.FunctionDecl
-	if code != 0 || json.Unmarshal([]byte(out), &decls) != nil || len(decls) != 5 {
+	var rep toolsReport
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || len(rep.Declarations) != 5 {
 		t.Fatalf("exit %d: %.200s", code, out)
+	}
+	decls := rep.Declarations
+	// The costs are the declarations' own: bytes as a provider receives
+	// them, and one server carries all of them.
+	if js := mcp.DeclarationJSON(decls); rep.DeclarationBytes != len(js) || rep.Shape != mcp.FunctionsPerServer ||
+		len(rep.Servers) != 1 || rep.Servers[0].Bytes != len(js) || rep.EstimatedTokens < len(js)/8 || rep.EstimatedTokens > len(js)/2 ||
+		!strings.HasPrefix(out, "{\n  \"summary\": \"5 functions (per-server) for 1 servers: ") {
+		t.Errorf("costs: %.400s", out)
 	}
 	for _, d := range decls {
 		// Each description teaches the workflow: search first, then the rest.
@@ -314,6 +322,36 @@ func TestToolsJSONPrintsTheGatedDeclarations(t *testing.T) {
 			!strings.Contains(d.Description, "mcp_describe_demo") && !strings.HasPrefix(d.Name, "mcp_describe") && !strings.HasPrefix(d.Name, "mcp_read") {
 			t.Errorf("%s: %s", d.Name, d.Description)
 		}
+	}
+}
+
+// TestToolsJSONReportsTheSharedSetAndEachServersShare: with "functions":
+// "shared" two servers share one set; each server's share is what its
+// name adds to the enums, far less than its own five functions, and a
+// shape the config misspells is an error naming the fix.
+func TestToolsJSONReportsTheSharedSetAndEachServersShare(t *testing.T) {
+	home := isolate(t)
+	exe, _ := os.Executable()
+	cfg := filepath.Join(home, "shared.json")
+	os.WriteFile(cfg, []byte(`{"functions":"shared","mcpServers":{
+		"one":{"command":"`+exe+`","args":["demo-server"],"protocol":"legacy"},
+		"two":{"command":"`+exe+`","args":["demo-server"],"protocol":"legacy"}}}`), 0o600)
+	out, errOut, code := howl(t, "--config", cfg, "tools", "--json")
+	var rep toolsReport
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
+		t.Fatalf("exit %d: %.300s %s", code, out, errOut)
+	}
+	if rep.Shape != mcp.FunctionsShared || rep.Functions != 5 || rep.DeclarationBytes != len(mcp.DeclarationJSON(rep.Declarations)) || len(rep.Servers) != 2 {
+		t.Fatalf("shared report: %.500s", out)
+	}
+	for _, sc := range rep.Servers {
+		if sc.Bytes <= 0 || sc.Bytes > 40 || sc.EstimatedTokens <= 0 || len(sc.Functions) != 5 || sc.Functions[0] != "mcp_search" {
+			t.Errorf("%s's share: %+v", sc.Server, sc)
+		}
+	}
+	os.WriteFile(cfg, []byte(`{"functions":"sharde","mcpServers":{}}`), 0o600)
+	if _, errOut, code := howl(t, "--config", cfg, "tools"); code == 0 || !strings.Contains(errOut, `functions: is "sharde"`) || !strings.Contains(errOut, `"per-server", "shared" or "auto"`) {
+		t.Errorf("misspelt shape: exit %d, %s", code, errOut)
 	}
 }
 

@@ -35,6 +35,7 @@ func comparisons() []comparison {
 		bigRead("big-read-blob", "Reading a 50 MiB blob resource (read and spilled / written out)", "demo://big/blob-50m"),
 		bigRead("big-read-text", "Reading a 20 MiB text resource (howl: the first page, bounded; SDK: the whole text written out)", "demo://big/text-20m"),
 		contextEconomy(),
+		functionShapes(),
 		uiFrames(),
 	}
 }
