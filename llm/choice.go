@@ -91,6 +91,8 @@ type Choice struct {
 	// APIKey is never serialized.
 	APIKey   string `json:"-"`
 	MaxSteps int    `json:"max_steps"`
+	// ContextWindow is the configured window in tokens (0: not configured).
+	ContextWindow int `json:"context_window,omitempty"`
 	// Source says how the model was chosen, for a person.
 	Source string `json:"source"`
 	// EndpointFrom says where the endpoint came from ("--base-url",

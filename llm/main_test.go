@@ -54,22 +54,37 @@ func startDemo(t testing.TB, opts mcp.RuntimeOptions) *mcp.Runtime {
 // says which fixture it serves) and waits until it is ready.
 func startFixture(t testing.TB, name string, env map[string]string, opts mcp.RuntimeOptions) *mcp.Runtime {
 	t.Helper()
-	return startEntry(t, mcp.ServerConfig{
+	return startEntry(t, fixtureServer(name, env), opts)
+}
+
+// fixtureServer is this test binary serving the fixture env names, as
+// server name over stdio.
+func fixtureServer(name string, env map[string]string) mcp.ServerConfig {
+	return mcp.ServerConfig{
 		Name: name, Transport: mcp.TransportStdio, Command: os.Args[0],
 		Args: []string{"-test.run=^$"}, Env: env,
 		Era:          mcp.EraLegacy,    // as howl runs its demo
 		StartTimeout: 20 * time.Second, // a loaded CI machine starts the child slowly
-	}, opts)
+	}
 }
 
 // startEntry runs the server of one config entry and waits until it is ready.
 func startEntry(t testing.TB, sc mcp.ServerConfig, opts mcp.RuntimeOptions) *mcp.Runtime {
 	t.Helper()
-	name := sc.Name
-	cfg := &mcp.Config{Servers: []mcp.ServerConfig{sc}}
+	rt := startServers(t, opts, sc)
+	if st, _ := rt.ServerStatus(sc.Name); st.State != mcp.StateReady {
+		t.Fatalf("fixture server %s is %s: %s", sc.Name, st.State, st.Reason)
+	}
+	return rt
+}
+
+// startServers starts a runtime of servers and waits until each is ready
+// or failed.
+func startServers(t testing.TB, opts mcp.RuntimeOptions, servers ...mcp.ServerConfig) *mcp.Runtime {
+	t.Helper()
 	opts.CacheDir = t.TempDir()
 	opts.Spill = render.NewSpillStore(t.TempDir())
-	rt := mcp.NewRuntime(cfg, opts)
+	rt := mcp.NewRuntime(&mcp.Config{Servers: servers}, opts)
 	t.Cleanup(func() { rt.Close() })
 	if err := rt.Start(); err != nil {
 		t.Fatal(err)
@@ -78,9 +93,6 @@ func startEntry(t testing.TB, sc mcp.ServerConfig, opts mcp.RuntimeOptions) *mcp
 	defer cancel()
 	if err := rt.Wait(ctx); err != nil {
 		t.Fatal(err)
-	}
-	if st, _ := rt.ServerStatus(name); st.State != mcp.StateReady {
-		t.Fatalf("fixture server %s is %s: %s", name, st.State, st.Reason)
 	}
 	return rt
 }

@@ -90,6 +90,9 @@ type fantasyModel struct {
 // Name implements Model.
 func (m *fantasyModel) Name() string { return m.choice.Name() }
 
+// ContextWindow is the configured window (see WindowOf).
+func (m *fantasyModel) ContextWindow() int { return m.choice.ContextWindow }
+
 // Stream implements Model.
 func (m *fantasyModel) Stream(ctx context.Context, req Request, emit func(Event)) (*Reply, error) {
 	call := fantasy.Call{Prompt: toPrompt(req), Tools: m.toolsFor(req.Tools)}

@@ -75,6 +75,9 @@ func Resolve(ctx context.Context, o ResolveOptions) (Choice, error) {
 	case o.Config.MaxSteps != 0:
 		c.MaxSteps = o.Config.MaxSteps
 	}
+	if o.Config.Model == "" || o.Config.Model == c.Name() {
+		c.ContextWindow = o.Config.ContextWindow // the config's window is its own model's
+	}
 
 	baseURL := ""
 	if baseAt >= 0 {

@@ -17,9 +17,10 @@ func TestParseSettingsReadsTheModelSectionAndTeachesOnBadValues(t *testing.T) {
 	extra := map[string]json.RawMessage{
 		"model": json.RawMessage(`"anthropic/claude-sonnet-4-5"`), "base_url": json.RawMessage(`"http://127.0.0.1:8080/v1"`),
 		"api_key_env": json.RawMessage(`"MY_KEY"`), "max_steps": json.RawMessage(`40`), "theme": json.RawMessage(`{}`),
+		"context_window": json.RawMessage(`200000`),
 	}
 	s, err := ParseSettings("/home/p/.mcp.json", extra)
-	if err != nil || s != (Settings{"anthropic/claude-sonnet-4-5", "http://127.0.0.1:8080/v1", "MY_KEY", 40}) {
+	if err != nil || s != (Settings{"anthropic/claude-sonnet-4-5", "http://127.0.0.1:8080/v1", "MY_KEY", 40, 200000}) {
 		t.Fatalf("settings %+v, %v", s, err)
 	}
 	bad := []struct {
@@ -31,6 +32,7 @@ func TestParseSettingsReadsTheModelSectionAndTeachesOnBadValues(t *testing.T) {
 		{"max_steps", `0`, []string{`is 0`, "from 1 to 1000"}},
 		{"max_steps", `2.5`, []string{"whole number"}},
 		{"api_key_env", `"${MY_KEY}"`, []string{"not a variable name", "give the name only"}},
+		{"context_window", `"big"`, []string{`"context_window" in /home/p/.mcp.json must be a whole number of tokens, not "big"`, `write "context_window": 200000`}},
 	}
 	for _, b := range bad {
 		_, err := ParseSettings("/home/p/.mcp.json", map[string]json.RawMessage{b.key: json.RawMessage(b.raw)})

@@ -43,7 +43,8 @@ const (
 // key to other endpoints (so an OpenAI key never reaches a local server).
 //
 // max_steps bounds the model requests of one question (DefaultMaxSteps,
-// at most MaxMaxSteps).
+// at most MaxMaxSteps). context_window is the model's window in tokens,
+// for the TUI's context view.
 //
 // Flags (--model, --base-url, --max-steps) win over $HOWL_MODEL,
 // $HOWL_BASE_URL and $HOWL_API_KEY_ENV, which win over the file, which wins
@@ -54,6 +55,10 @@ type Settings struct {
 	BaseURL   string `json:"base_url,omitempty"`
 	APIKeyEnv string `json:"api_key_env,omitempty"`
 	MaxSteps  int    `json:"max_steps,omitempty"`
+	// ContextWindow is the model's context window in tokens, for the
+	// context view (fantasy carries no model metadata): it applies to the
+	// config's own model.
+	ContextWindow int `json:"context_window,omitempty"`
 }
 
 // ParseSettings reads the model section from the raw top-level keys of a
@@ -95,6 +100,13 @@ func ParseSettings(source string, extra map[string]json.RawMessage) (Settings, e
 			return s, err
 		}
 		s.MaxSteps = int(n)
+	}
+	if raw, ok := extra["context_window"]; ok {
+		var n float64
+		if err := json.Unmarshal(raw, &n); err != nil || n != float64(int(n)) || n < 1 {
+			return s, configError(fmt.Sprintf("\"context_window\" in %s must be a whole number of tokens, not %s", source, clampMessage(string(raw))), "write \"context_window\": 200000")
+		}
+		s.ContextWindow = int(n)
 	}
 	return s, nil
 }

@@ -3,16 +3,13 @@ package llm
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/howl-mcp/howl/llm/llmtest"
 	"github.com/howl-mcp/howl/mcp"
-	"github.com/howl-mcp/howl/render"
 )
 
 // startSeveral runs three real servers over stdio: the demo as "demo" and
@@ -20,55 +17,33 @@ import (
 // (tools only, and its own "echo"), declared as the shared set.
 func startSeveral(t testing.TB) *mcp.Runtime {
 	t.Helper()
-	server := func(name string, env map[string]string) mcp.ServerConfig {
-		return mcp.ServerConfig{Name: name, Transport: mcp.TransportStdio, Command: os.Args[0], Args: []string{"-test.run=^$"}, Env: env,
-			Era: mcp.EraLegacy, StartTimeout: 20 * time.Second}
-	}
-	cfg := &mcp.Config{Servers: []mcp.ServerConfig{
-		server("demo", map[string]string{fixtureEnv: "demo"}),
-		server("mirror", map[string]string{fixtureEnv: "demo"}),
-		server("x", map[string]string{fixtureEnv: "guard", guardMarkEnv: filepath.Join(t.TempDir(), "nuke.mark")}),
-	}}
-	rt := mcp.NewRuntime(cfg, mcp.RuntimeOptions{CacheDir: t.TempDir(), Spill: render.NewSpillStore(t.TempDir()), Functions: mcp.FunctionsShared})
-	t.Cleanup(func() { rt.Close() })
-	if err := rt.Start(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := rt.Wait(ctx); err != nil {
-		t.Fatal(err)
-	}
+	rt := startServers(t, mcp.RuntimeOptions{Functions: mcp.FunctionsShared},
+		fixtureServer("demo", map[string]string{fixtureEnv: "demo"}),
+		fixtureServer("mirror", map[string]string{fixtureEnv: "demo"}),
+		fixtureServer("x", map[string]string{fixtureEnv: "guard", guardMarkEnv: filepath.Join(t.TempDir(), "nuke.mark")}))
 	if n := len(rt.ServerFeatures()); n != 3 {
 		t.Fatalf("%d of 3 servers ready: %+v", n, rt.Status())
 	}
 	return rt
 }
 
-// serverEnums reads each declared function's server enum from the body
-// the model received.
-func serverEnums(t *testing.T, body []byte) map[string][]string {
+// serverEnums reads each declared function's server enum from what the
+// model received.
+func serverEnums(t *testing.T, fns []llmtest.Function) map[string][]string {
 	t.Helper()
-	var req struct {
-		Tools []struct {
-			Function struct {
-				Name       string `json:"name"`
-				Parameters struct {
-					Properties struct {
-						Server struct {
-							Enum []string `json:"enum"`
-						} `json:"server"`
-					} `json:"properties"`
-				} `json:"parameters"`
-			} `json:"function"`
-		} `json:"tools"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil {
-		t.Fatal(err)
-	}
 	out := map[string][]string{}
-	for _, tl := range req.Tools {
-		out[tl.Function.Name] = tl.Function.Parameters.Properties.Server.Enum
+	for _, fn := range fns {
+		var p struct {
+			Properties struct {
+				Server struct {
+					Enum []string `json:"enum"`
+				} `json:"server"`
+			} `json:"properties"`
+		}
+		if err := json.Unmarshal(fn.Parameters, &p); err != nil {
+			t.Fatal(err)
+		}
+		out[fn.Name] = p.Properties.Server.Enum
 	}
 	return out
 }
@@ -144,7 +119,7 @@ func TestACapabilityGateRemovesAServerFromTheSharedEnum(t *testing.T) {
 		t.Fatal(err)
 	}
 	reqs := srv.Requests()
-	enums := serverEnums(t, reqs[0].Body)
+	enums := serverEnums(t, reqs[0].Functions)
 	for fn, want := range map[string][]string{
 		"mcp_search": {"demo", "mirror", "x"}, "mcp_invoke": {"demo", "mirror", "x"},
 		"mcp_read": {"demo", "mirror"}, "mcp_prompt": {"demo", "mirror"},

@@ -57,3 +57,29 @@ func BenchmarkDeclarationTokens(b *testing.B) {
 		})
 	}
 }
+
+// TestContextReportRanksThePartsAndWarnsNearTheWindow: the parts come
+// largest first, a bounded result carries its unbounded size, and a
+// total past ContextWarnAt of the window is a warning with the fix.
+func TestContextReportRanksThePartsAndWarnsNearTheWindow(t *testing.T) {
+	msgs := []Message{
+		{Role: RoleUser, Text: "read the log"},
+		{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "1", Name: "mcp_read_demo", Arguments: `{"uri":"demo://logs/app.log"}`}}},
+		{Role: RoleTool, ToolResults: []ToolResult{{CallID: "1", Name: "mcp_read_demo", Content: `{"uri":"demo://logs/app.log","truncated":true,"total_bytes":2097152,"next_offset":51200,"text":"` + strings.Repeat("ERROR x ", 400) + `"}`}}},
+	}
+	tk := TokenizerFor("openai/gpt-4o")
+	rep := MeasureContext("You are howl's assistant.", nil, msgs, tk, 1000, "configured")
+	if rep.Parts[0].What != "mcp_read_demo result" || rep.Parts[0].UnboundedBytes != 2097152 || rep.SavedBytes != 2097152-rep.Parts[0].Bytes {
+		t.Errorf("parts: %+v, saved %d", rep.Parts, rep.SavedBytes)
+	}
+	sum := 0
+	for _, p := range rep.Parts {
+		sum += p.Tokens
+	}
+	if sum != rep.TotalTokens || rep.TotalTokens < 800 || !strings.Contains(rep.Warning, "of the model's 1000 tokens") || !strings.Contains(rep.Warning, ".clear") {
+		t.Errorf("total %d (parts %d), warning %q", rep.TotalTokens, sum, rep.Warning)
+	}
+	if rep := MeasureContext("x", nil, nil, tk, 1_000_000, "configured"); rep.Warning != "" {
+		t.Errorf("warned far from the window: %s", rep.Warning)
+	}
+}

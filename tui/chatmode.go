@@ -260,7 +260,7 @@ func (m *Model) chatStatus() string {
 	if u.InputTokens == 0 && u.OutputTokens == 0 {
 		return render.SanitizeLine(name)
 	}
-	return fmt.Sprintf("%s · %s in %s out", render.SanitizeLine(name), tokens(u.InputTokens), tokens(u.OutputTokens))
+	return fmt.Sprintf("%s · %s in %s out%s", render.SanitizeLine(name), tokens(u.InputTokens), tokens(u.OutputTokens), m.contextStatus())
 }
 
 // tokens writes a token count shortly: 950, 12.3k, 1.2M.

@@ -23,7 +23,7 @@ var runners = map[string]func(m *Model, words []string) tea.Cmd{
 	".prompt": (*Model).cmdPrompt, ".list": (*Model).cmdList, ".read": (*Model).cmdRead, ".call": (*Model).cmdCall,
 	".mcp": (*Model).cmdMCP, ".loglevel": (*Model).cmdLogLevel, ".tasks": (*Model).cmdTasks, ".roots": (*Model).cmdRoots,
 	".model": (*Model).cmdModel, ".clear": (*Model).cmdClear, ".sessions": (*Model).cmdSessions, ".export": (*Model).cmdExport,
-	".help": (*Model).cmdHelp, ".quit": (*Model).cmdQuit,
+	".help": (*Model).cmdHelp, ".quit": (*Model).cmdQuit, ".context": (*Model).cmdContext,
 }
 
 // runLine handles one line from the input: a command when it starts with

@@ -75,32 +75,45 @@ func (s *tmuxSession) waitFor(want string) string {
 	}
 }
 
-// TestTUISmokeInTmux builds howl, runs it on the demo server in a detached
-// tmux session of a fixed size, opens the 2 MiB log, pages forward, quits,
-// and checks the terminal is back to the shell.
-func TestTUISmokeInTmux(t *testing.T) {
+// buildHowl builds the real binary, with the developer's environment
+// (build cache, module cache), before a test isolates its run.
+func buildHowl(t *testing.T) string {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("SKIPPED: tmux is not installed, so the TUI smoke test of the real binary did not run; install tmux to run it")
+		t.Skip("SKIPPED: tmux is not installed, so the TUI test of the real binary did not run; install tmux to run it")
 	}
 	if testing.Short() {
 		t.Skip("skipped with -short: it builds and runs the real binary")
 	}
-	// Build first, with the developer's environment (build cache, module
-	// cache), then isolate the run.
 	bin := filepath.Join(t.TempDir(), "howl")
 	build := exec.Command("go", "build", "-o", bin, ".")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	dir := isolate(t)
-	s := &tmuxSession{t: t, socket: fmt.Sprintf("howl-smoke-%d", os.Getpid())}
+	return bin
+}
+
+// startTmux opens a shell of w x h in a tmux server of the test's own,
+// with the isolated home dir (see isolate), and waits for its prompt.
+func startTmux(t *testing.T, dir string, w, h int) *tmuxSession {
+	t.Helper()
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("howl-smoke-%d-%d", os.Getpid(), time.Now().UnixNano())}
 	env := []string{
 		"HOWL_CACHE_DIR=" + filepath.Join(dir, "cache"), "HOWL_CONFIG=", "HOME=" + dir,
 		"XDG_CONFIG_HOME=" + filepath.Join(dir, "config"), "TERM=xterm-256color", "PS1=smoke$ ",
 	}
-	s.run(append([]string{"new-session", "-d", "-s", "smoke", "-x", "100", "-y", "30", "-c", dir, "env"}, append(env, "sh")...)...)
+	s.run(append([]string{"new-session", "-d", "-s", "smoke", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), "-c", dir, "env"}, append(env, "sh")...)...)
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
 	s.waitFor("smoke$")
+	return s
+}
+
+// TestTUISmokeInTmux builds howl, runs it on the demo server in a detached
+// tmux session of a fixed size, opens the 2 MiB log, pages forward, quits,
+// and checks the terminal is back to the shell.
+func TestTUISmokeInTmux(t *testing.T) {
+	bin := buildHowl(t)
+	s := startTmux(t, isolate(t), 100, 30)
 	s.run("send-keys", "-t", "smoke", bin+"; echo howl-exited-$?", "Enter")
 
 	s.waitFor("Resources 125")

@@ -14,6 +14,8 @@ import (
 	"net/http/httptest"
 	"sync"
 	"time"
+
+	"github.com/howl-mcp/howl/render"
 )
 
 // Turn is what the scripted model does for one request.
@@ -71,8 +73,28 @@ type Request struct {
 	Messages []Message
 	// Tools are the declared function names, in order.
 	Tools []string
+	// Functions are the declarations as received (OpenAI requests only).
+	Functions []Function
 	// Body is the raw request body.
 	Body []byte
+}
+
+// Function is one declaration as a model received it.
+type Function struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// FunctionsJSON is the declarations received, serialized as howl
+// measures its own (mcp.DeclarationJSON: a compact JSON array of name,
+// description, parameters), so the two sizes compare byte for byte.
+func (r Request) FunctionsJSON() []byte {
+	if len(r.Functions) == 0 {
+		return []byte("[]")
+	}
+	b, _ := render.Marshal(r.Functions)
+	return b
 }
 
 // ToolResults returns the tool results of the request's last message.

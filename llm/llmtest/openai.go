@@ -33,9 +33,7 @@ func parseOpenAI(body []byte) (Request, error) {
 			} `json:"tool_calls"`
 		} `json:"messages"`
 		Tools []struct {
-			Function struct {
-				Name string `json:"name"`
-			} `json:"function"`
+			Function Function `json:"function"`
 		} `json:"tools"`
 	}
 	if err := json.Unmarshal(body, &in); err != nil {
@@ -44,6 +42,7 @@ func parseOpenAI(body []byte) (Request, error) {
 	req := Request{Model: in.Model, Stream: in.Stream}
 	for _, t := range in.Tools {
 		req.Tools = append(req.Tools, t.Function.Name)
+		req.Functions = append(req.Functions, t.Function)
 	}
 	for _, m := range in.Messages {
 		text := contentText(m.Content)

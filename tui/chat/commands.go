@@ -44,6 +44,7 @@ func Commands() []Command {
 		{".clear", "", "start a new conversation (the old one stays in its session) and empty the transcript", "no turn running"},
 		{".sessions", "", "list, open, search, rename and delete saved conversations (ctrl+r)", ""},
 		{".export", "<file.md>", "write the current session as Markdown", "a saved turn"},
+		{".context", "", "what the next model request carries (system prompt, functions, conversation, each tool result) in tokens and bytes, and what howl's content policy saved", "no turn running"},
 		{".help", "", "list these commands", ""},
 		{".quit", "", "quit howl", ""},
 	}
