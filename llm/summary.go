@@ -43,7 +43,7 @@ func summarize(name, content string, isErr bool) (string, bool) {
 	if json.Unmarshal([]byte(content), &h) != nil {
 		return oneLine(content), false
 	}
-	invoke := strings.HasPrefix(name, mcp.PrefixInvoke)
+	invoke := mcp.MetaPrefixOf(name) == mcp.PrefixInvoke
 	switch {
 	case h.Coverage != "":
 		return oneLine(h.Coverage), false

@@ -104,6 +104,7 @@ func TestSummariesLeadWithCoverageAndMarkToolErrors(t *testing.T) {
 		{"mcp_read_demo", `{"uri":"x","note":"showing bytes 0-10 of 99","text":"..."}`, "showing bytes 0-10 of 99", false},
 		{"mcp_invoke_demo", `{"content":[{"type":"text","text":"boom\nmore"}],"isError":true}`, "tool error: boom …", true},
 		{"mcp_invoke_demo", `{"content":[{"type":"text","text":"5"}]}`, "5", false},
+		{"mcp_invoke", `{"content":[{"type":"text","text":"boom"}],"isError":true}`, "tool error: boom", true}, // the shared set
 		{"mcp_describe_demo", `{"kind":"tool","server":"demo","id":"echo","name":"echo"}`, "tool echo", false},
 		{"mcp_read_demo", `{"spilled":true,"path":"/tmp/x.png","size_bytes":12}`, "binary, 12 bytes, saved to /tmp/x.png", false},
 	}

@@ -359,6 +359,17 @@ func SearchCatalogs(cats []*Catalog, query string, limit int) (SearchAllResult, 
 	return res, nil
 }
 
+// MetaPrefixOf is the prefix of the meta-function a name calls, in
+// either shape (PrefixInvoke for "mcp_invoke_demo" and "mcp_invoke"), or
+// "" for a name that is none.
+func MetaPrefixOf(name string) string {
+	m, _, ok := matchMeta(name)
+	if !ok {
+		return ""
+	}
+	return m.prefix
+}
+
 // IsShared reports whether ds declare the shared set.
 func IsShared(ds []FunctionDecl) bool {
 	for _, d := range ds {
