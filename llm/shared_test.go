@@ -29,21 +29,10 @@ func startSeveral(t testing.TB) *mcp.Runtime {
 
 // serverEnums reads each declared function's server enum from what the
 // model received.
-func serverEnums(t *testing.T, fns []llmtest.Function) map[string][]string {
-	t.Helper()
+func serverEnums(fns []llmtest.Function) map[string][]string {
 	out := map[string][]string{}
 	for _, fn := range fns {
-		var p struct {
-			Properties struct {
-				Server struct {
-					Enum []string `json:"enum"`
-				} `json:"server"`
-			} `json:"properties"`
-		}
-		if err := json.Unmarshal(fn.Parameters, &p); err != nil {
-			t.Fatal(err)
-		}
-		out[fn.Name] = p.Properties.Server.Enum
+		out[fn.Name] = mcp.ServerEnum(mcp.FunctionDecl{Name: fn.Name, Parameters: fn.Parameters})
 	}
 	return out
 }
@@ -119,7 +108,7 @@ func TestACapabilityGateRemovesAServerFromTheSharedEnum(t *testing.T) {
 		t.Fatal(err)
 	}
 	reqs := srv.Requests()
-	enums := serverEnums(t, reqs[0].Functions)
+	enums := serverEnums(reqs[0].Functions)
 	for fn, want := range map[string][]string{
 		"mcp_search": {"demo", "mirror", "x"}, "mcp_invoke": {"demo", "mirror", "x"},
 		"mcp_read": {"demo", "mirror"}, "mcp_prompt": {"demo", "mirror"},

@@ -146,7 +146,7 @@ func (r *Runtime) CallMeta(ctx context.Context, name string, args json.RawMessag
 			return nil, err
 		}
 		if at.server == "" { // mcp_search without a server: every server
-			return r.searchAll(ctx, ma)
+			return m.call(r, ctx, at, ma)
 		}
 	} else {
 		var found bool
@@ -186,6 +186,9 @@ type callSite struct {
 // fn is the called function's name, with its server when shared:
 // "mcp_read_demo", or `mcp_read (server "demo")`.
 func (c callSite) fn(prefix string) string {
+	if c.shared && c.server == "" {
+		return strings.TrimSuffix(prefix, "_")
+	}
 	if c.shared {
 		return fmt.Sprintf("%s (server %q)", strings.TrimSuffix(prefix, "_"), c.server)
 	}

@@ -138,6 +138,11 @@ func TestSharedSetGatesEachFunctionsServerEnum(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "no server") {
 		t.Errorf("hidden server reached: %v", err)
 	}
+	out, err := rt.CallMeta(WithHiddenServers(context.Background(), []string{"all-three"}), "mcp_search", json.RawMessage(`{"query":""}`))
+	var all SearchAllResult
+	if err != nil || json.Unmarshal(out, &all) != nil || strings.Join(all.Servers, ",") != "no-peer-info,resources-only,tools-only,tools-resources" {
+		t.Errorf("search of every server but the hidden one: %v %.300s", err, out)
+	}
 }
 
 func TestDispatchRefusesUndeclaredNamesAndTeaches(t *testing.T) {

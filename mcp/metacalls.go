@@ -35,6 +35,9 @@ func (r *Runtime) callSearch(ctx context.Context, at callSite, args MetaArgs) ([
 	if err != nil {
 		return nil, err
 	}
+	if at.shared && server == "" {
+		return r.searchAll(ctx, fn, *a.Query, limit)
+	}
 	cat, err := r.ModelCatalog(ctx, server)
 	if err != nil {
 		return nil, callErrorf("%s: %v", fn, err)

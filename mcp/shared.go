@@ -145,7 +145,7 @@ func WithoutServers(ds []FunctionDecl, hidden []string) []FunctionDecl {
 				out = append(out, d)
 			}
 		default:
-			kept := slices.DeleteFunc(enumOf(d), func(s string) bool { return slices.Contains(hidden, s) })
+			kept := slices.DeleteFunc(ServerEnum(d), func(s string) bool { return slices.Contains(hidden, s) })
 			if len(kept) > 0 {
 				out = append(out, sharedDecl(m, kept))
 			}
@@ -226,22 +226,7 @@ func (r *Runtime) sharedServer(ctx context.Context, m metaFunc, ma MetaArgs) (st
 
 // searchAll is mcp_search without a server: every ready server's catalog
 // (less the hidden ones), searched at once.
-func (r *Runtime) searchAll(ctx context.Context, ma MetaArgs) ([]byte, error) {
-	fn := strings.TrimSuffix(PrefixSearch, "_")
-	var a struct {
-		Query *string      `json:"query"`
-		Limit *json.Number `json:"limit"`
-	}
-	if err := decodeArgs(fn, ma.Object, &a, searchParams); err != nil {
-		return nil, err
-	}
-	if a.Query == nil {
-		return nil, callErrorf("%s: query is required (an empty string lists the catalogs)", fn)
-	}
-	limit, err := intArg(fn, "limit", a.Limit)
-	if err != nil {
-		return nil, err
-	}
+func (r *Runtime) searchAll(ctx context.Context, fn, query string, limit int) ([]byte, error) {
 	servers := r.sharedServers(ctx, metaFuncs[0])
 	cats := make([]*Catalog, len(servers))
 	errs := make([]error, len(servers))
@@ -250,7 +235,7 @@ func (r *Runtime) searchAll(ctx context.Context, ma MetaArgs) ([]byte, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cats[i], errs[i] = r.Catalog(ctx, s, false)
+			cats[i], errs[i] = r.ModelCatalog(ctx, s)
 		}()
 	}
 	wg.Wait()
@@ -263,7 +248,7 @@ func (r *Runtime) searchAll(ctx context.Context, ma MetaArgs) ([]byte, error) {
 		}
 		listed = append(listed, c)
 	}
-	res, err := SearchCatalogs(listed, *a.Query, limit)
+	res, err := SearchCatalogs(listed, query, limit)
 	if err != nil {
 		return nil, callErrorf("%s: %v", fn, err)
 	}
@@ -392,15 +377,16 @@ func FunctionsFor(ds []FunctionDecl, server string) []string {
 			if suffix == FunctionSuffix(server) {
 				out = append(out, d.Name)
 			}
-		case slices.Contains(enumOf(d), server):
+		case slices.Contains(ServerEnum(d), server):
 			out = append(out, d.Name)
 		}
 	}
 	return out
 }
 
-// enumOf is the server enum of a shared declaration.
-func enumOf(d FunctionDecl) []string {
+// ServerEnum is the server enum of a shared declaration (nil for a
+// per-server one).
+func ServerEnum(d FunctionDecl) []string {
 	var p struct {
 		Properties struct {
 			Server struct {
