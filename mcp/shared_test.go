@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -74,5 +75,44 @@ func BenchmarkSearchOfEveryServer(b *testing.B) {
 		if _, err := SearchCatalogs(cats, "search issue in a log", 20); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestTheSharedSetNeverFindsDescribesOrCallsASwitchedOffTool: the search
+// of every server, and describe and invoke naming the server, treat a
+// tool the person switched off as the per-server set does.
+func TestTheSharedSetNeverFindsDescribesOrCallsASwitchedOffTool(t *testing.T) {
+	sc := fixture("demo")
+	sc.DisabledTools = []string{"echo"}
+	other := fixture("demo")
+	other.Name = "demo2" // a second demo, its echo on
+	rt := startReady(t, &Config{Servers: []ServerConfig{sc, other}}, RuntimeOptions{Functions: FunctionsShared})
+	ctx := context.Background()
+	for _, q := range []string{`{"query":"echo"}`, `{"query":"","limit":200}`, `{"query":"echo","server":"demo"}`} {
+		out, err := rt.CallMeta(ctx, "mcp_search", json.RawMessage(q))
+		if err != nil {
+			t.Fatalf("search %s: %v", q, err)
+		}
+		var res SearchResult
+		if err := json.Unmarshal(out, &res); err != nil {
+			t.Fatalf("search %s: %v: %s", q, err, out)
+		}
+		for _, h := range res.Results {
+			if h.Server == "demo" && h.Kind == KindTool && h.ID == "echo" {
+				t.Errorf("search %s returned demo's switched-off echo", q)
+			}
+		}
+		if q == `{"query":"echo"}` && !strings.Contains(string(out), `"server":"demo2"`) {
+			t.Errorf("the other server's echo is still found: %.300s", out)
+		}
+	}
+	out, err := rt.CallMeta(ctx, "mcp_invoke", json.RawMessage(`{"server":"demo","tool":"echo","arguments":{"message":"hi"}}`))
+	if err == nil && !strings.Contains(string(out), "switched off") {
+		t.Errorf("invoking demo's switched-off echo: %s", out)
+	} else if err != nil && !strings.Contains(err.Error(), "switched off") {
+		t.Errorf("invoking demo's switched-off echo fails without the reason: %v", err)
+	}
+	if out, err := rt.CallMeta(ctx, "mcp_describe", json.RawMessage(`{"server":"demo","tool":"echo"}`)); err == nil && strings.Contains(string(out), `"input_schema"`) {
+		t.Errorf("describe of demo's switched-off echo: %s", out)
 	}
 }
