@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -80,11 +81,19 @@ func (c *Conn) rawResult(ctx context.Context, method string, call func(context.C
 
 // asksForInput reports whether a raw result is a 2026-07-28
 // input-required result rather than the answer.
+// It reads the result's members without copying them, and stops at
+// resultType: a 67 MiB blob result is not decoded for one short field.
 func asksForInput(raw json.RawMessage) bool {
-	var r struct {
-		ResultType mcpgo.ResultType `json:"resultType"`
-	}
-	return json.Unmarshal(raw, &r) == nil && r.ResultType == mcpgo.ResultTypeInputRequired
+	asks := false
+	_ = render.ObjectMembers(raw, func(k string, v []byte) bool {
+		if k != "resultType" {
+			return true
+		}
+		var rt mcpgo.ResultType
+		asks = json.Unmarshal(v, &rt) == nil && rt == mcpgo.ResultTypeInputRequired
+		return false
+	})
+	return asks
 }
 
 // ReadRaw reads a resource and returns the raw items of its contents array.
@@ -99,13 +108,32 @@ func (c *Conn) ReadRaw(ctx context.Context, uri string) ([]json.RawMessage, erro
 	if err != nil {
 		return nil, err
 	}
-	var res struct {
-		Contents []json.RawMessage `json:"contents"`
-	}
-	if err := json.Unmarshal(raw, &res); err != nil {
+	contents, err := rawContents(raw)
+	if err != nil {
 		return nil, &ServerError{Server: c.name, Method: "resources/read", Err: fmt.Errorf("the result's contents is not an array of objects: %v", err)}
 	}
-	return res.Contents, nil
+	return contents, nil
+}
+
+// rawContents returns the items of a read result's contents array as
+// subslices of raw: a 67 MiB blob item is not copied to be handed on.
+func rawContents(raw json.RawMessage) ([]json.RawMessage, error) {
+	var list []byte
+	err := render.ObjectMembers(raw, func(k string, v []byte) bool {
+		if strings.EqualFold(k, "contents") {
+			list = v // the last one wins, as in encoding/json
+		}
+		return true
+	})
+	if err != nil || list == nil {
+		return nil, err
+	}
+	var contents []json.RawMessage
+	err = render.ArrayElements(list, func(e []byte) bool {
+		contents = append(contents, e)
+		return true
+	})
+	return contents, err
 }
 
 // CallRaw calls a tool and returns the raw CallToolResult JSON.

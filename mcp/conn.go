@@ -71,20 +71,21 @@ func tap(ctx context.Context, resp *transport.JSONRPCResponse) {
 // raw JSON itself, item by item) and to trace the request; and
 // SetRequestHandler, to bound the server's own requests (requestGate).
 type stdioTap struct {
-	*transport.Stdio
+	*lineTransport
 	trace traceFunc
 	gate  requestGate
 }
 
 // SetRequestHandler bounds the server's requests before mcp-go sees them.
 func (t *stdioTap) SetRequestHandler(h transport.RequestHandler) {
-	t.Stdio.SetRequestHandler(t.gate.wrap(h))
+	t.lineTransport.SetRequestHandler(t.gate.wrap(h))
 }
 
 func (t *stdioTap) SendRequest(ctx context.Context, r transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
 	start := time.Now()
-	resp, err := t.Stdio.SendRequest(ctx, r)
+	resp, err := t.lineTransport.SendRequest(ctx, r)
 	tapped(ctx, t.trace, r, resp, err, start)
+	standIn(ctx, resp)
 	return resp, err
 }
 
@@ -205,6 +206,8 @@ type dialOptions struct {
 	sample     client.SamplingHandler
 	// gate bounds the server's own requests (MaxPendingServerRequests).
 	gate requestGate
+	// spoolDir is where a stdio server's long messages are spooled.
+	spoolDir string
 }
 
 // dial opens the transport, runs the handshake and returns a ready Conn.
@@ -220,18 +223,15 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 	case TransportStdio:
 		// howl starts the child and owns its pipes: writes are queued by
 		// stdioPipe, so a server that stops reading its stdin costs bytes,
-		// not goroutines; its stdout goes through a replyGuard, because
-		// mcp-go drops a line it cannot parse, which left a call answered
-		// by one waiting for the no-progress timeout.
+		// not goroutines; its stdout is read by howl's lineTransport
+		// (linetransport.go says why).
 		c.cmd = stdioCommand(sc, o.stderr)
 		pipe, proc, err := startStdio(c.cmd, sc.Name, o.notice)
 		if err != nil {
 			return nil, fmt.Errorf("starting %s: %w", describeTarget(sc), startError(err))
 		}
 		c.pipe, c.proc = pipe, proc
-		st := transport.NewIO(guardLines(pipe), pipe, nil)
-		transport.WithCommandLogger(libLogger(o.libLog))(st)
-		tr = &stdioTap{Stdio: st, trace: o.trace, gate: o.gate}
+		tr = &stdioTap{lineTransport: newLineTransport(pipe, pipe, libLogger(o.libLog), o.spoolDir), trace: o.trace, gate: o.gate}
 	case TransportHTTP:
 		opts := []transport.StreamableHTTPCOption{transport.WithHTTPLogger(libLogger(o.libLog))}
 		if o.era == EraLegacy {

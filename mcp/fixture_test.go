@@ -131,6 +131,8 @@ func serveFixture(name string) int {
 		})
 	case "hostile":
 		return serveHostile()
+	case "long-lines":
+		return serveLongLines()
 	case "token-writer":
 		return writeTokensFixture()
 	case "endless-tools", "endless-big-tools":

@@ -423,9 +423,10 @@ func (r *Runtime) connectAuth(name string, gen int, sc ServerConfig, ring *stder
 		libLog: func(line string) {
 			r.emit(Event{Kind: EventStderr, Server: name, Line: "howl (mcp-go): " + line})
 		},
-		notice: func(line string) { r.emit(Event{Kind: EventStderr, Server: name, Line: line}) },
-		elicit: r.holdingElicitor(r.opts.Elicit),
-		gate:   func() (func(), bool) { return r.admit(name) },
+		notice:   func(line string) { r.emit(Event{Kind: EventStderr, Server: name, Line: line}) },
+		elicit:   r.holdingElicitor(r.opts.Elicit),
+		gate:     func() (func(), bool) { return r.admit(name) },
+		spoolDir: spoolDir(r.opts.CacheDir),
 	}
 	if auth != nil {
 		opts.httpClient = &http.Client{Transport: auth}

@@ -1,0 +1,433 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/howl-mcp/howl/render"
+)
+
+// howl reads a stdio server's messages with a transport of its own, under
+// mcp-go's client, because mcp-go's stdio transport holds each line many
+// times: it reads a line as a string, converts it to bytes once to see what
+// it is and again to decode it, and copies the result out of it, and the
+// client then parses a typed copy of the result that howl throws away
+// (howl reads the raw result, item by item). On a 50 MiB blob that was the
+// 67 MiB line eight times over (381 MiB), and on a 100,000-item listing
+// most of the time. lineTransport reads each line once, spooling a long
+// one to a temp file so that it is held in memory once, at its exact size;
+// it checks the line with one pass of render's JSON scanner and hands out
+// the result as a subslice of the line. It is mcp-go's transport in every
+// other way: same routing by id, same handling of notifications and of
+// the server's own requests, same errors.
+
+// MaxMessageBytes bounds one message a stdio server sends. A 50 MiB blob
+// (render.MaxDecodedBlob, the largest howl decodes) is 67 MiB of base64;
+// a longer message is dropped as it is read, and a request it answers
+// fails with a message saying so.
+const MaxMessageBytes = 96 << 20
+
+// spoolLineBytes is the size past which a line being read goes to a temp
+// file instead of a growing buffer, to be read back at its exact size
+// once it ends: a growing buffer holds a line about twice at its peak.
+const spoolLineBytes = 1 << 20
+
+// peekLineBytes is how much of a line over MaxMessageBytes is kept to
+// find the id of the request it answers.
+const peekLineBytes = 64 << 10
+
+type lineTransport struct {
+	in       *bufio.Reader  // the server's stdout
+	out      io.WriteCloser // the server's stdin
+	logger   *slog.Logger
+	spoolDir string // where long lines are spooled ("" keeps them in memory)
+
+	mu        sync.Mutex
+	pending   map[string]chan *transport.JSONRPCResponse
+	onNotify  func(mcpgo.JSONRPCNotification)
+	onRequest transport.RequestHandler
+	ctx       context.Context
+
+	startOnce sync.Once
+	done      chan struct{} // closed when reading stopped or Close was called
+	doneOnce  sync.Once
+	closeOnce sync.Once
+}
+
+// newLineTransport reads the server's messages from in and writes howl's
+// to out. Long lines are spooled under spoolDir (created if need be).
+func newLineTransport(in io.Reader, out io.WriteCloser, logger *slog.Logger, spoolDir string) *lineTransport {
+	return &lineTransport{
+		in: bufio.NewReaderSize(in, 64<<10), out: out, logger: logger, spoolDir: spoolDir,
+		pending: map[string]chan *transport.JSONRPCResponse{}, ctx: context.Background(),
+		done: make(chan struct{}),
+	}
+}
+
+// Start starts reading; ctx is the context the server's requests are
+// handled in. The reader ends when the server's stdout ends (the child
+// exits, or Close's reaping closes it).
+func (t *lineTransport) Start(ctx context.Context) error {
+	t.startOnce.Do(func() {
+		t.mu.Lock()
+		t.ctx = ctx
+		t.mu.Unlock()
+		go t.readLoop()
+	})
+	return nil
+}
+
+func (t *lineTransport) closeDone() { t.doneOnce.Do(func() { close(t.done) }) }
+
+// Close stops every request waiting and closes the server's stdin.
+func (t *lineTransport) Close() error {
+	t.closeDone()
+	var err error
+	t.closeOnce.Do(func() { err = t.out.Close() })
+	return err
+}
+
+// GetSessionId is empty: stdio has no sessions.
+func (t *lineTransport) GetSessionId() string { return "" }
+
+// SetNotificationHandler sets who gets the server's notifications.
+func (t *lineTransport) SetNotificationHandler(h func(mcpgo.JSONRPCNotification)) {
+	t.mu.Lock()
+	t.onNotify = h
+	t.mu.Unlock()
+}
+
+// SetRequestHandler sets who answers the server's own requests.
+func (t *lineTransport) SetRequestHandler(h transport.RequestHandler) {
+	t.mu.Lock()
+	t.onRequest = h
+	t.mu.Unlock()
+}
+
+// SendRequest writes a request and waits for its answer, ctx's end, or
+// the end of the connection.
+func (t *lineTransport) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	select {
+	case <-t.done:
+		return nil, transport.ErrTransportClosed
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	default:
+	}
+	b, err := json.Marshal(req)
+	if err != nil {
+		return nil, fmt.Errorf("failed to marshal request: %w", err)
+	}
+	key := req.ID.String()
+	ch := make(chan *transport.JSONRPCResponse, 1)
+	t.mu.Lock()
+	t.pending[key] = ch
+	t.mu.Unlock()
+	forget := func() {
+		t.mu.Lock()
+		delete(t.pending, key)
+		t.mu.Unlock()
+	}
+	if _, err := t.out.Write(append(b, '\n')); err != nil {
+		forget()
+		return nil, fmt.Errorf("failed to write request: %w", err)
+	}
+	select {
+	case resp := <-ch:
+		return resp, nil
+	case <-t.done:
+		select { // an answer that came just before the end still counts
+		case resp := <-ch:
+			return resp, nil
+		default:
+		}
+		forget()
+		return nil, transport.ErrTransportClosed
+	case <-ctx.Done():
+		forget()
+		return nil, ctx.Err()
+	}
+}
+
+// SendNotification writes a notification.
+func (t *lineTransport) SendNotification(ctx context.Context, n mcpgo.JSONRPCNotification) error {
+	select {
+	case <-t.done:
+		return transport.ErrTransportClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	default:
+	}
+	b, err := json.Marshal(n)
+	if err != nil {
+		return fmt.Errorf("failed to marshal notification: %w", err)
+	}
+	if _, err := t.out.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("failed to write notification: %w", err)
+	}
+	return nil
+}
+
+func (t *lineTransport) readLoop() {
+	defer t.closeDone() // requests still waiting fail with ErrTransportClosed
+	for {
+		line, err := t.readLine()
+		if err != nil {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) {
+				t.logger.Error("Error reading from stdout", "err", err)
+			}
+			return
+		}
+		if len(line) > 0 {
+			t.dispatch(line)
+		}
+	}
+}
+
+// readLine reads one line, without its line ending, into a slice of its
+// own. A line over spoolLineBytes is spooled to a temp file and read back
+// at its exact size; one over MaxMessageBytes is dropped, and the
+// request it answers (if its id is near its start) fails with a message
+// saying so.
+func (t *lineTransport) readLine() ([]byte, error) {
+	var line, head []byte
+	var spool *os.File
+	n := 0
+	dropSpool := func() {
+		if spool != nil {
+			spool.Close()
+			os.Remove(spool.Name())
+			spool = nil
+		}
+	}
+	defer dropSpool()
+	for {
+		piece, err := t.in.ReadSlice('\n')
+		if len(head) < peekLineBytes && n < peekLineBytes {
+			head = append(head, piece[:min(len(piece), peekLineBytes-len(head))]...)
+		}
+		n += len(piece)
+		switch {
+		case n > MaxMessageBytes:
+			line = nil
+			dropSpool()
+		case spool != nil:
+			if _, werr := spool.Write(piece); werr != nil {
+				return nil, fmt.Errorf("spooling a %s message to %s: %w", render.HumanBytes(int64(n)), spool.Name(), werr)
+			}
+		case line == nil && err != bufio.ErrBufferFull:
+			line = bytes.Clone(piece) // the usual case: the whole line at once
+		case len(line)+len(piece) > spoolLineBytes && t.spoolDir != "":
+			if spool = t.startSpool(line, piece); spool == nil {
+				line = append(line, piece...) // no spool: keep it in memory
+			} else {
+				line = nil
+			}
+		default:
+			line = append(line, piece...)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil {
+			return nil, err // a last line without its newline is dropped, as mcp-go does
+		}
+		break
+	}
+	if n > MaxMessageBytes {
+		t.tooLong(head, n)
+		return nil, nil
+	}
+	if spool != nil {
+		line = make([]byte, n)
+		if m, err := spool.ReadAt(line, 0); m < n {
+			return nil, fmt.Errorf("reading back a spooled %s message: %w", render.HumanBytes(int64(n)), err)
+		}
+	}
+	return bytes.TrimRight(line, "\r\n"), nil
+}
+
+// startSpool moves a line being read to a new temp file; nil when the
+// file cannot be made (the line then stays in memory).
+func (t *lineTransport) startSpool(head, piece []byte) *os.File {
+	if err := os.MkdirAll(t.spoolDir, 0o700); err != nil {
+		return nil
+	}
+	f, err := os.CreateTemp(t.spoolDir, "line-*.tmp") // 0600
+	if err != nil {
+		return nil
+	}
+	if _, err := f.Write(head); err == nil {
+		if _, err = f.Write(piece); err == nil {
+			return f
+		}
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
+}
+
+// tooLong fails the request a dropped message answered, when its head
+// names one.
+func (t *lineTransport) tooLong(head []byte, n int) {
+	id, isRequest := peekID(head)
+	var rid mcpgo.RequestId
+	if id == nil || isRequest || json.Unmarshal(id, &rid) != nil {
+		t.logger.Warn("dropped a message over MaxMessageBytes", "bytes", n, "max", MaxMessageBytes)
+		return
+	}
+	t.deliver(transport.NewJSONRPCErrorResponse(rid, mcpgo.INTERNAL_ERROR, fmt.Sprintf(
+		"the server's answer is %s, over the %d-byte MaxMessageBytes bound on one message, and was dropped: ask for less (a smaller resource, a page, a narrower call)",
+		render.HumanBytes(int64(n)), MaxMessageBytes), nil))
+}
+
+// members are the members of one JSON-RPC message, as subslices of its line.
+type members struct {
+	id, method, result, errDetail []byte
+}
+
+// dispatch routes one line: a notification to the handler, a request to
+// the request handler, an answer to the request waiting for it. A line
+// that does not parse is dropped, unless it answers a request: then a
+// parse error stands in for it, so the call fails at once with the reason.
+func (t *lineTransport) dispatch(line []byte) {
+	var m members
+	err := render.ObjectMembers(line, func(k string, v []byte) bool {
+		switch k {
+		case "id":
+			m.id = v
+		case "method":
+			m.method = v
+		case "result":
+			m.result = v
+		case "error":
+			m.errDetail = v
+		}
+		return true
+	})
+	if err != nil {
+		fail := parseFailure(line)
+		if fail == nil {
+			return // a notification, a request or garbage: mcp-go drops it too
+		}
+		t.dispatch(fail)
+		return
+	}
+	if string(m.id) == "null" {
+		m.id = nil
+	}
+	switch {
+	case m.method != nil && m.id == nil:
+		var n mcpgo.JSONRPCNotification
+		if json.Unmarshal(line, &n) != nil {
+			return
+		}
+		t.mu.Lock()
+		h := t.onNotify
+		t.mu.Unlock()
+		if h != nil {
+			h(n)
+		}
+	case m.method != nil:
+		var req transport.JSONRPCRequest
+		if json.Unmarshal(line, &req) == nil {
+			t.handleRequest(req)
+		}
+	default:
+		resp := &transport.JSONRPCResponse{JSONRPC: mcpgo.JSONRPC_VERSION, Result: m.result}
+		if json.Unmarshal(m.id, &resp.ID) != nil {
+			return
+		}
+		if m.errDetail != nil && string(m.errDetail) != "null" {
+			resp.Error = &mcpgo.JSONRPCErrorDetails{}
+			if json.Unmarshal(m.errDetail, resp.Error) != nil {
+				return
+			}
+		}
+		t.deliver(resp)
+	}
+}
+
+// deliver hands an answer to the request waiting for it.
+func (t *lineTransport) deliver(resp *transport.JSONRPCResponse) {
+	key := resp.ID.String()
+	t.mu.Lock()
+	ch, ok := t.pending[key]
+	delete(t.pending, key)
+	t.mu.Unlock()
+	if ok {
+		ch <- resp // buffered: never blocks
+	}
+}
+
+// handleRequest answers a request of the server's on a goroutine of its
+// own, as mcp-go's transport does (the request gate bounds how many).
+func (t *lineTransport) handleRequest(req transport.JSONRPCRequest) {
+	t.mu.Lock()
+	h, ctx := t.onRequest, t.ctx
+	t.mu.Unlock()
+	if h == nil {
+		t.respond(*transport.NewJSONRPCErrorResponse(req.ID, mcpgo.METHOD_NOT_FOUND, "No request handler configured", nil))
+		return
+	}
+	go func() {
+		if err := ctx.Err(); err != nil {
+			t.respond(*transport.NewJSONRPCErrorResponse(req.ID, mcpgo.INTERNAL_ERROR, err.Error(), nil))
+			return
+		}
+		resp, err := h(ctx, req)
+		switch {
+		case err != nil:
+			t.respond(*transport.NewJSONRPCErrorResponse(req.ID, mcpgo.INTERNAL_ERROR, err.Error(), nil))
+		case resp != nil:
+			t.respond(*resp)
+		}
+	}()
+}
+
+func (t *lineTransport) respond(resp transport.JSONRPCResponse) {
+	b, err := json.Marshal(resp)
+	if err != nil {
+		t.logger.Error("Error marshaling response", "err", err)
+		return
+	}
+	if _, err := t.out.Write(append(b, '\n')); err != nil {
+		t.logger.Error("Error writing response", "err", err)
+	}
+}
+
+// standIn replaces the result of an answer whose raw result howl keeps
+// (rawSink) with an empty object before mcp-go's client parses it: howl
+// discards the client's typed parse of such a result, which on a big
+// answer cost a full decode and a copy of every string in it. A result
+// that asks for input (2026-07-28) is the client's to act on, and stays.
+func standIn(ctx context.Context, resp *transport.JSONRPCResponse) {
+	if resp == nil || resp.Error != nil || len(resp.Result) == 0 {
+		return
+	}
+	if _, ok := ctx.Value(rawSinkKey{}).(*rawSink); ok && !asksForInput(resp.Result) {
+		resp.Result = json.RawMessage(`{}`)
+	}
+}
+
+// spoolDir is where long stdio lines are spooled: under the cache
+// directory, private to the person, or the system's temp directory when
+// there is none.
+func spoolDir(cacheDir string) string {
+	if cacheDir == "" {
+		return os.TempDir()
+	}
+	return filepath.Join(cacheDir, "spool")
+}

@@ -1,0 +1,172 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/howl-mcp/howl/render"
+)
+
+// The long-lines fixture serves resources whose answers are longer than
+// spoolLineBytes, so howl's stdio transport spools them, and one whose
+// answer is longer than MaxMessageBytes.
+const (
+	longBlobURI = "long://blob"
+	longTextURI = "long://text"
+	overMaxURI  = "long://over-max"
+	longSize    = 3 << 20
+)
+
+// longBytes is the fixture's deterministic binary content.
+func longBytes() []byte {
+	b := make([]byte, longSize)
+	rand.New(rand.NewSource(20)).Read(b)
+	b[0] = 0 // not text
+	return b
+}
+
+// longText is the fixture's text: numbered lines, with escapes in JSON.
+func longText() string {
+	var b strings.Builder
+	for i := 0; b.Len() < longSize; i++ {
+		fmt.Fprintf(&b, "line %d: \"quoted\" \\ tab\tend\n", i)
+	}
+	return b.String()
+}
+
+func serveLongLines() int {
+	s := server.NewMCPServer("long-lines", "1.0", server.WithResourceCapabilities(false, false))
+	s.AddResource(mcpgo.NewResource(longBlobURI, "blob"), func(context.Context, mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
+		return []mcpgo.ResourceContents{mcpgo.BlobResourceContents{URI: longBlobURI, MIMEType: "application/octet-stream", Blob: base64Std(longBytes())}}, nil
+	})
+	s.AddResource(mcpgo.NewResource(longTextURI, "text"), func(context.Context, mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
+		return []mcpgo.ResourceContents{mcpgo.TextResourceContents{URI: longTextURI, MIMEType: "text/plain", Text: longText()}}, nil
+	})
+	s.AddResource(mcpgo.NewResource(overMaxURI, "over"), func(context.Context, mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
+		return nil, nil // answered by the proxy below
+	})
+	return proxyStdio(s, func(method string, id, params json.RawMessage) []byte {
+		if method != "resources/read" || !bytes.Contains(params, []byte(overMaxURI)) {
+			return nil
+		}
+		head := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"contents":[{"uri":%q,"blob":"`, id, overMaxURI)
+		line := make([]byte, 0, MaxMessageBytes+64)
+		line = append(line, head...)
+		line = append(line, bytes.Repeat([]byte("QUFB"), (MaxMessageBytes-len(head))/4+1)...)
+		return append(line, `"}]}}`...)
+	}, nil)
+}
+
+// longRuntime starts the long-lines fixture in the given era.
+func longRuntime(t *testing.T, era Era) (*Runtime, string) {
+	t.Helper()
+	sc := fixture("long-lines")
+	sc.Era = era
+	cache := t.TempDir()
+	rt := NewRuntime(&Config{Servers: []ServerConfig{sc}}, RuntimeOptions{CacheDir: cache, Spill: render.NewSpillStore(filepath.Join(cache, "spill"))})
+	t.Cleanup(func() { rt.Close() })
+	if err := rt.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return rt, cache
+}
+
+func TestLongAnswersArriveWholeOverStdioInBothEras(t *testing.T) {
+	for _, era := range []Era{EraLegacy, EraModern} {
+		t.Run(string(era), func(t *testing.T) {
+			rt, cache := longRuntime(t, era)
+			out, err := rt.CallMeta(context.Background(), "mcp_read_long-lines", json.RawMessage(`{"uri":"`+longBlobURI+`"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var spill render.SpillResult
+			if err := json.Unmarshal(out, &spill); err != nil || !spill.Spilled {
+				t.Fatalf("not a spill: %s (%v)", out, err)
+			}
+			sum := sha256.Sum256(longBytes())
+			if spill.SHA256 != hex.EncodeToString(sum[:]) || spill.SizeBytes != longSize {
+				t.Errorf("spilled %d bytes, sha256 %s; want %d, %x", spill.SizeBytes, spill.SHA256, longSize, sum)
+			}
+
+			out, err = rt.CallMeta(context.Background(), "mcp_read_long-lines", json.RawMessage(`{"uri":"`+longTextURI+`","offset":1000000,"max_bytes":200000}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var page render.TextResult
+			if err := json.Unmarshal(out, &page); err != nil {
+				t.Fatal(err)
+			}
+			text := longText()
+			if page.TotalBytes != len(text) || len(page.Text) < 100000 || page.Text != text[1000000:1000000+len(page.Text)] {
+				t.Errorf("a page of %d bytes of %d that does not match the text at offset 1000000", len(page.Text), page.TotalBytes)
+			}
+			spooled, err := os.ReadDir(filepath.Join(cache, "spool"))
+			if err != nil {
+				t.Errorf("the %d-byte answers were not spooled: %v", longSize, err)
+			}
+			if len(spooled) != 0 {
+				t.Errorf("spool files left behind: %v", spooled)
+			}
+		})
+	}
+}
+
+func TestAnswerOverMaxMessageBytesFailsItsCallSayingSo(t *testing.T) {
+	rt, _ := longRuntime(t, EraLegacy)
+	_, err := rt.CallMeta(context.Background(), "mcp_read_long-lines", json.RawMessage(`{"uri":"`+overMaxURI+`"}`))
+	if err == nil || !strings.Contains(err.Error(), "MaxMessageBytes") || !strings.Contains(err.Error(), fmt.Sprint(MaxMessageBytes)) {
+		t.Fatalf("a %d-byte answer: %v", MaxMessageBytes, err)
+	}
+	// The connection is fine after it: the next line is read as usual.
+	if _, err := rt.CallMeta(context.Background(), "mcp_read_long-lines", json.RawMessage(`{"uri":"`+longTextURI+`","max_bytes":10}`)); err != nil {
+		t.Errorf("after the dropped answer: %v", err)
+	}
+}
+
+func TestTraceCountsTheAnswerHowlReadNotTheStandInMcpGoParsed(t *testing.T) {
+	var mu sync.Mutex
+	var traces []RPCTrace
+	sc := fixture("long-lines")
+	sc.Era = EraLegacy
+	rt := NewRuntime(&Config{Servers: []ServerConfig{sc}}, RuntimeOptions{CacheDir: t.TempDir(), OnEvent: func(e Event) {
+		if e.Kind == EventTrace {
+			mu.Lock()
+			traces = append(traces, *e.Trace)
+			mu.Unlock()
+		}
+	}})
+	t.Cleanup(func() { rt.Close() })
+	_ = rt.Start()
+	_ = rt.Wait(context.Background())
+	rt.SetTracing(true)
+	if _, err := rt.CallMeta(context.Background(), "mcp_read_long-lines", json.RawMessage(`{"uri":"`+longTextURI+`","max_bytes":10}`)); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, tr := range traces {
+		if tr.Method == "resources/read" && tr.Bytes > longSize {
+			return
+		}
+	}
+	t.Errorf("no resources/read trace of more than %d bytes: %+v", longSize, traces)
+}
+
+func base64Std(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
