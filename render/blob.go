@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -61,13 +62,21 @@ const blobChunk = 64 << 10
 // tool content item it came from). Text is kept in memory, since it is going
 // to be shown; from the first byte that rules text out, the bytes go to a
 // temp file in the server's spill directory instead, which is then committed.
-func decodeBlob(store *SpillStore, server, label, mimeType, b64 string) (decodedBlob, error) {
+// b64 is a string or, read from a server's answer without a copy, bytes.
+func decodeBlob[B string | []byte](store *SpillStore, server, label, mimeType string, b64 B) (decodedBlob, error) {
 	if err := checkDecodedSize(label, b64); err != nil {
 		return decodedBlob{}, err
 	}
 	d := blobDecoder{store: store, server: server, label: label, hash: sha256.New()}
 	defer d.cleanup()
-	if err := d.run(b64); err != nil {
+	var src io.Reader
+	switch b := any(b64).(type) {
+	case string:
+		src = strings.NewReader(b)
+	case []byte:
+		src = bytes.NewReader(b)
+	}
+	if err := d.run(src, len(b64)); err != nil {
 		return decodedBlob{}, err
 	}
 	if d.file == nil && d.sniff.text() {
@@ -93,8 +102,15 @@ func decodeBlob(store *SpillStore, server, label, mimeType, b64 string) (decoded
 
 // checkDecodedSize rejects, before decoding anything, base64 that must
 // decode to more than MaxDecodedBlob bytes.
-func checkDecodedSize(label, b64 string) error {
-	chars := len(b64) - strings.Count(b64, "\n") - strings.Count(b64, "\r")
+func checkDecodedSize[B string | []byte](label string, b64 B) error {
+	breaks := 0
+	switch b := any(b64).(type) {
+	case string:
+		breaks = strings.Count(b, "\n") + strings.Count(b, "\r")
+	case []byte:
+		breaks = bytes.Count(b, []byte("\n")) + bytes.Count(b, []byte("\r"))
+	}
+	chars := len(b64) - breaks
 	if minDecoded := int64(chars)/4*3 - 2; minDecoded > MaxDecodedBlob {
 		return tooLarge(label, fmt.Sprintf("about %d bytes", minDecoded))
 	}
@@ -118,8 +134,8 @@ type blobDecoder struct {
 	size   int64
 }
 
-func (d *blobDecoder) run(b64 string) error {
-	dec := base64.NewDecoder(base64.StdEncoding, strings.NewReader(b64))
+func (d *blobDecoder) run(b64 io.Reader, b64Len int) error {
+	dec := base64.NewDecoder(base64.StdEncoding, b64)
 	buf := make([]byte, blobChunk)
 	for {
 		n, err := fill(dec, buf)
@@ -127,7 +143,7 @@ func (d *blobDecoder) run(b64 string) error {
 			if d.size += int64(n); d.size > MaxDecodedBlob {
 				return tooLarge(d.label, fmt.Sprintf("more than %d bytes", MaxDecodedBlob))
 			}
-			if werr := d.write(buf[:n], len(b64)); werr != nil {
+			if werr := d.write(buf[:n], b64Len); werr != nil {
 				return werr
 			}
 		}

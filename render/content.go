@@ -1,8 +1,10 @@
 package render
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // content is one resource content item parsed by field presence.
@@ -14,21 +16,30 @@ type content struct {
 }
 
 // jsonString records whether a member was present (and not null), whether it
-// was a string, and its value. Its UnmarshalJSON sees the member's bytes
-// without copying them, so a large text or blob is decoded exactly once.
+// was a string, and its value. It sees the member's bytes without copying
+// them; a blob keeps them that way (raw), so a large blob is never copied
+// before it is decoded.
 type jsonString struct {
 	present bool
 	kind    string // JSON kind when not a string
 	s       string
+	raw     []byte // the string's JSON, for a member read with keepRaw
 }
 
-func (j *jsonString) UnmarshalJSON(b []byte) error {
+// set reads a member's value; keepRaw keeps a string's JSON instead of
+// decoding it.
+func (j *jsonString) set(b []byte, keepRaw bool) error {
 	switch b[0] {
 	case '"':
 		j.present = true
+		if keepRaw {
+			j.raw = b
+			return nil
+		}
 		return json.Unmarshal(b, &j.s)
 	case 'n':
-		return nil // null counts as absent
+		*j = jsonString{} // null counts as absent
+		return nil
 	case '{':
 		j.kind = "an object"
 	case '[':
@@ -42,17 +53,23 @@ func (j *jsonString) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// bytes is the blob's base64: a subslice of the server's answer unless
+// its JSON has escapes.
+func (j jsonString) bytes() ([]byte, error) {
+	if j.raw == nil {
+		return []byte(j.s), nil
+	}
+	return StringBytes(j.raw)
+}
+
 // parseContent parses resource content item i defensively: it must be an
 // object; "text" or "blob", exactly one, decides its kind; "uri" and
 // "mimeType" must be strings when present. A violation is an *ItemError
-// for this item only.
+// for this item only. Its members are read in one pass without copying
+// (keys match as encoding/json matches them, case-insensitively), so a
+// blob of tens of megabytes costs one scan, not a decode and a copy.
 func parseContent(i int, raw json.RawMessage) (content, *ItemError) {
-	var f struct {
-		URI      jsonString `json:"uri"`
-		MimeType jsonString `json:"mimeType"`
-		Text     jsonString `json:"text"`
-		Blob     jsonString `json:"blob"`
-	}
+	var f struct{ URI, MimeType, Text, Blob jsonString }
 	fail := func(uri, format string, args ...any) (content, *ItemError) {
 		return content{}, &ItemError{
 			Message: fmt.Sprintf("content item %d ", i) + fmt.Sprintf(format, args...) +
@@ -60,7 +77,21 @@ func parseContent(i int, raw json.RawMessage) (content, *ItemError) {
 			Code: CodeInvalidContent, Index: i, URI: clampMeta(uri),
 		}
 	}
-	if err := json.Unmarshal(raw, &f); err != nil {
+	var serr error
+	err := ObjectMembers(raw, func(k string, v []byte) bool {
+		switch {
+		case strings.EqualFold(k, "uri"):
+			serr = f.URI.set(v, false)
+		case strings.EqualFold(k, "mimeType"):
+			serr = f.MimeType.set(v, false)
+		case strings.EqualFold(k, "text"):
+			serr = f.Text.set(v, false)
+		case strings.EqualFold(k, "blob"):
+			serr = f.Blob.set(v, true)
+		}
+		return serr == nil
+	})
+	if err != nil && string(bytes.TrimSpace(raw)) != "null" || serr != nil {
 		return fail("", "is not a JSON object (%s)", jsonKind(raw))
 	}
 	for _, m := range []struct {

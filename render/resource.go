@@ -115,7 +115,11 @@ func contentPart(store *SpillStore, p *pager, server string, i int, raw json.Raw
 		s := p.lazy(c.text.s)
 		return textPart(p.maxBytes, func(page int) Item { return p.page(s(), uri, mimeType, page) })
 	}
-	b, err := decodeBlob(store, server, c.uri, c.mimeType, c.blob.s)
+	b64, err := c.blob.bytes()
+	if err != nil {
+		return fixedPart(itemError(i, uri, err))
+	}
+	b, err := decodeBlob(store, server, c.uri, c.mimeType, b64)
 	switch {
 	case err != nil:
 		return fixedPart(itemError(i, uri, err))

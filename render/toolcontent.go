@@ -173,7 +173,11 @@ func embeddedResourcePart(store *SpillStore, server string, i int, raw []byte, m
 			return nil, itemWith(members, at, "resource", mustMarshal(tr), "embedded text resource bounded: "+tr.Note)
 		}}
 	}
-	b, err := decodeBlob(store, server, c.uri, c.mimeType, c.blob.s)
+	b64, err := c.blob.bytes()
+	var b decodedBlob
+	if err == nil {
+		b, err = decodeBlob(store, server, c.uri, c.mimeType, b64)
+	}
 	switch {
 	case err != nil:
 		e := itemError(i, uri, err)
