@@ -210,6 +210,38 @@ var kindList = map[Kind]struct{ method, key string }{
 // concurrently. A kind whose listing fails becomes a warning; the others
 // still come back. A malformed item is skipped with a warning of its own.
 func (c *Conn) ListCatalog(ctx context.Context) *Catalog {
+	want := c.listedKinds()
+	results := make([]*kindListing, len(want))
+	var wg sync.WaitGroup
+	for i, k := range want {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l := &kindListing{kind: k}
+			c.listMore(ctx, l, nil)
+			results[i] = l
+		}()
+	}
+	wg.Wait()
+	cat := &Catalog{Server: c.name, Listed: want}
+	n := 0
+	for _, l := range results {
+		n += len(l.items)
+	}
+	cat.Items = make([]CatalogItem, 0, n)
+	for i, l := range results {
+		cat.Items = append(cat.Items, l.items...)
+		cat.Warnings = append(cat.Warnings, l.warns...)
+		if l.failed {
+			cat.Failed = append(cat.Failed, want[i])
+		}
+	}
+	cat.dedupe()
+	return cat
+}
+
+// listedKinds are the kinds the server advertises, in catalog order.
+func (c *Conn) listedKinds() []Kind {
 	f := c.features
 	want := []Kind{}
 	if f.ToolsCapable() {
@@ -221,54 +253,7 @@ func (c *Conn) ListCatalog(ctx context.Context) *Catalog {
 	if f.Prompts {
 		want = append(want, KindPrompt)
 	}
-	type listed struct {
-		items  []CatalogItem
-		warns  []Warning
-		failed bool
-	}
-	results := make([]listed, len(want))
-	var wg sync.WaitGroup
-	for i, k := range want {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			raws, warns, err := c.listRaw(ctx, k)
-			var ws []Warning
-			for _, w := range warns {
-				ws = append(ws, Warning{Kind: k, Reason: w})
-			}
-			if err != nil {
-				if errors.Is(err, mcpgo.ErrMethodNotFound) && (k == KindTemplate || !f.PeerInfoKnown) {
-					// Advertised resources without templates, or an unknown
-					// peer without tools: an absent kind, not a failure.
-					results[i] = listed{warns: ws}
-					return
-				}
-				ws = append(ws, Warning{Kind: k, Reason: fmt.Sprintf("listing %s failed: %s", kindList[k].key, oneLine(err.Error()))})
-			}
-			var items []CatalogItem
-			for j, raw := range raws {
-				it, perr := parseItem(c.name, k, raw)
-				if perr != nil {
-					ws = append(ws, Warning{Kind: k, Reason: fmt.Sprintf("%s[%d] skipped: %s", kindList[k].key, j, perr)})
-					continue
-				}
-				items = append(items, it)
-			}
-			results[i] = listed{items: items, warns: ws, failed: err != nil}
-		}()
-	}
-	wg.Wait()
-	cat := &Catalog{Server: c.name, Listed: want}
-	for i, r := range results {
-		cat.Items = append(cat.Items, r.items...)
-		cat.Warnings = append(cat.Warnings, r.warns...)
-		if r.failed {
-			cat.Failed = append(cat.Failed, want[i])
-		}
-	}
-	cat.dedupe()
-	return cat
+	return want
 }
 
 // dedupe keeps the first item of each key and warns about the rest.
@@ -289,74 +274,140 @@ func (c *Catalog) dedupe() {
 	c.buildIndex()
 }
 
-// listRaw follows every page of one kind and returns the raw items. A page
-// that fails after the first keeps what came before, with a warning.
-func (c *Conn) listRaw(ctx context.Context, k Kind) ([]json.RawMessage, []string, error) {
-	var items []json.RawMessage
-	var warns []string
-	bytes := 0 // of the items kept
-	seen := map[string]bool{}
-	cursor := ""
-	for page := 0; ; page++ {
-		if page >= MaxListPages {
-			warns = append(warns, fmt.Sprintf("stopped after %d pages (MaxListPages): the server kept sending new cursors; %d items listed", MaxListPages, len(items)))
-			return items, warns, nil
+// kindListing is one kind's listing, as far as it has gone: the items of
+// the pages read so far and where the next page starts. A listing that
+// stopped early (Runtime.Item found what it looked for) goes on from
+// there when more is wanted.
+type kindListing struct {
+	kind  Kind
+	items []CatalogItem
+	warns []Warning
+	// cursor is the next page's; page counts the pages read.
+	cursor string
+	page   int
+	seen   map[string]bool
+	// raws and bytes count the items kept and their JSON, for the bounds.
+	raws, bytes int
+	// done: the listing reached its end, a bound, or a failure.
+	done bool
+	// failed: the listing failed (its first page, or a page that was not
+	// a JSON object), so how many items of the kind there are is unknown.
+	failed bool
+}
+
+// listMore reads pages of l's kind until the listing ends or until stop
+// returns true for an item (the rest of its page is still taken in). Each
+// page is decoded once, its items parsed as it arrives: no page's bytes
+// outlive it. A page that fails after the first keeps what came before,
+// with a warning; a first page that fails is a warning too, or nothing
+// when the server merely lacks the method (templates, or tools of a peer
+// that said nothing of itself).
+func (c *Conn) listMore(ctx context.Context, l *kindListing, stop func(CatalogItem) bool) {
+	k := l.kind
+	key := kindList[k].key
+	warn := func(format string, args ...any) {
+		l.warns = append(l.warns, Warning{Kind: k, Reason: fmt.Sprintf(format, args...)})
+		l.done = true
+	}
+	for !l.done {
+		if l.page >= MaxListPages {
+			warn("stopped after %d pages (MaxListPages): the server kept sending new cursors; %d items listed", MaxListPages, l.raws)
+			return
 		}
-		pctx, sink := withRawSink(ctx)
-		var err error
-		p := mcpgo.PaginatedRequest{Params: mcpgo.PaginatedParams{Cursor: mcpgo.Cursor(cursor)}}
-		switch k {
-		case KindTool:
-			_, err = c.client.ListToolsByPage(pctx, mcpgo.ListToolsRequest{PaginatedRequest: p})
-		case KindResource:
-			_, err = c.client.ListResourcesByPage(pctx, mcpgo.ListResourcesRequest{PaginatedRequest: p})
-		case KindTemplate:
-			_, err = c.client.ListResourceTemplatesByPage(pctx, mcpgo.ListResourceTemplatesRequest{PaginatedRequest: p})
-		case KindPrompt:
-			_, err = c.client.ListPromptsByPage(pctx, mcpgo.ListPromptsRequest{PaginatedRequest: p})
-		}
-		raw := sink.get()
+		raw, err := c.listPage(ctx, k, l.cursor)
 		if raw == nil {
 			if err == nil {
 				err = errors.New("the server sent no result")
 			}
-			if page == 0 {
-				return nil, nil, err
+			switch {
+			case l.page > 0:
+				warn("page %d failed (%s); the %d items of the pages before are kept", l.page+1, oneLine(err.Error()), l.raws)
+			case errors.Is(err, mcpgo.ErrMethodNotFound) && (k == KindTemplate || !c.features.PeerInfoKnown):
+				l.done = true // an absent kind, not a failure
+			default:
+				l.failed = true
+				warn("listing %s failed: %s", key, oneLine(err.Error()))
 			}
-			warns = append(warns, fmt.Sprintf("page %d failed (%s); the %d items of the pages before are kept", page+1, oneLine(err.Error()), len(items)))
-			return items, warns, nil
+			return
 		}
-		var env map[string]json.RawMessage
-		if jerr := json.Unmarshal(raw, &env); jerr != nil {
-			return items, warns, fmt.Errorf("page %d is not a JSON object: %v", page+1, jerr)
+		l.page++
+		var list, next []byte
+		if err := render.ObjectMembers(raw, func(m string, v []byte) bool {
+			switch m {
+			case key:
+				list = v
+			case "nextCursor":
+				next = v
+			}
+			return true
+		}); err != nil {
+			l.failed = true
+			warn("listing %s failed: page %d is not a JSON object (%v)", key, l.page, err)
+			return
 		}
-		var pageItems []json.RawMessage
-		if a, ok := env[kindList[k].key]; ok && string(a) != "null" {
-			if jerr := json.Unmarshal(a, &pageItems); jerr != nil {
-				warns = append(warns, fmt.Sprintf("page %d: %q is not an array (%v); page skipped", page+1, kindList[k].key, jerr))
+		found := false
+		if list != nil && string(list) != "null" {
+			err := render.ArrayElements(list, func(it []byte) bool {
+				if full := listingFull(k, l.raws, l.bytes, len(it)); full != "" {
+					warn("%s", full)
+					return false
+				}
+				l.raws++
+				l.bytes += len(it)
+				item, perr := parseItem(c.name, k, it)
+				if perr != nil {
+					l.warns = append(l.warns, Warning{Kind: k, Reason: fmt.Sprintf("%s[%d] skipped: %s", key, l.raws-1, perr)})
+					return true
+				}
+				l.items = append(l.items, item)
+				found = found || stop != nil && stop(item)
+				return true
+			})
+			if err != nil && !l.done {
+				l.warns = append(l.warns, Warning{Kind: k, Reason: fmt.Sprintf("page %d: %q is not an array (%v); page skipped", l.page, key, err)})
 			}
 		}
-		for _, it := range pageItems {
-			if full := listingFull(k, len(items), bytes, len(it)); full != "" {
-				return items, append(warns, full), nil
+		if l.done {
+			return
+		}
+		var cursor string
+		if next != nil {
+			_ = json.Unmarshal(next, &cursor)
+		}
+		switch {
+		case cursor == "":
+			l.done = true
+		case l.seen[cursor] || cursor == l.cursor:
+			warn("the server repeated cursor %q after page %d; stopped with %d items", render.Ellipsize(cursor, 64), l.page, l.raws)
+		default:
+			if l.seen == nil {
+				l.seen = map[string]bool{}
 			}
-			items = append(items, it)
-			bytes += len(it)
+			l.seen[cursor] = true
+			l.cursor = cursor
 		}
-		var next string
-		if nc, ok := env["nextCursor"]; ok {
-			_ = json.Unmarshal(nc, &next)
+		if found {
+			return
 		}
-		if next == "" {
-			return items, warns, nil
-		}
-		if seen[next] || next == cursor {
-			warns = append(warns, fmt.Sprintf("the server repeated cursor %q after page %d; stopped with %d items", render.Ellipsize(next, 64), page+1, len(items)))
-			return items, warns, nil
-		}
-		seen[next] = true
-		cursor = next
 	}
+}
+
+// listPage asks for one page of kind k and returns its raw result.
+func (c *Conn) listPage(ctx context.Context, k Kind, cursor string) (json.RawMessage, error) {
+	pctx, sink := withRawSink(ctx)
+	var err error
+	p := mcpgo.PaginatedRequest{Params: mcpgo.PaginatedParams{Cursor: mcpgo.Cursor(cursor)}}
+	switch k {
+	case KindTool:
+		_, err = c.client.ListToolsByPage(pctx, mcpgo.ListToolsRequest{PaginatedRequest: p})
+	case KindResource:
+		_, err = c.client.ListResourcesByPage(pctx, mcpgo.ListResourcesRequest{PaginatedRequest: p})
+	case KindTemplate:
+		_, err = c.client.ListResourceTemplatesByPage(pctx, mcpgo.ListResourceTemplatesRequest{PaginatedRequest: p})
+	case KindPrompt:
+		_, err = c.client.ListPromptsByPage(pctx, mcpgo.ListPromptsRequest{PaginatedRequest: p})
+	}
+	return sink.get(), err
 }
 
 // listingFull says why one more item of size next does not fit in a
@@ -480,6 +531,114 @@ func (r *Runtime) Catalog(ctx context.Context, name string, refresh bool) (*Cata
 	}
 	r.mu.Unlock()
 	return cat, nil
+}
+
+// Item finds one item of a server without listing more than the answer
+// needs: in the catalog when it is cached; else in that kind's listing,
+// read page by page only until the item turns up, and kept, so the next
+// lookup goes on from where this one stopped. The Catalog returned is
+// what the item was looked up in, for CheckArguments and for the
+// suggestions of a not-found error: the whole catalog, the one item when
+// it was found in a partial listing, or the whole kind when it was not
+// found (a name that is not there lists its kind to the end, once).
+func (r *Runtime) Item(ctx context.Context, server string, kind Kind, id string) (CatalogItem, bool, *Catalog, error) {
+	conn, err := r.Conn(server)
+	if err != nil {
+		return CatalogItem{}, false, nil, err
+	}
+	r.mu.Lock()
+	slot := r.servers[server]
+	full := slot.catalog
+	var kc *kindCache
+	if full == nil && slot.conn == conn {
+		if slot.kinds == nil {
+			slot.kinds = map[Kind]*kindCache{}
+		}
+		if kc = slot.kinds[kind]; kc == nil {
+			kc = &kindCache{l: kindListing{kind: kind}}
+			slot.kinds[kind] = kc
+		}
+	}
+	r.mu.Unlock()
+	if full != nil {
+		it, ok := full.Lookup(kind, id)
+		return it, ok, full, nil
+	}
+	if kc == nil { // the connection changed under us: look up without keeping
+		kc = &kindCache{l: kindListing{kind: kind}}
+	}
+	return kc.lookup(ctx, conn, id)
+}
+
+// cachedItem finds an item in what is already listed, asking nothing.
+func (r *Runtime) cachedItem(server string, kind Kind, id string) (CatalogItem, bool) {
+	r.mu.Lock()
+	slot, ok := r.servers[server]
+	var full *Catalog
+	var kc *kindCache
+	if ok {
+		full, kc = slot.catalog, slot.kinds[kind]
+	}
+	r.mu.Unlock()
+	switch {
+	case full != nil:
+		return full.Lookup(kind, id)
+	case kc != nil:
+		kc.mu.Lock()
+		defer kc.mu.Unlock()
+		return kc.find(id, 0)
+	}
+	return CatalogItem{}, false
+}
+
+// kindCache is one kind of a server's items, listed alone by Item as far
+// as a lookup needed.
+type kindCache struct {
+	mu  sync.Mutex
+	l   kindListing
+	cat *Catalog // the whole kind, once listed to its end
+}
+
+func (kc *kindCache) lookup(ctx context.Context, conn *Conn, id string) (CatalogItem, bool, *Catalog, error) {
+	kc.mu.Lock()
+	defer kc.mu.Unlock()
+	if kc.cat != nil {
+		it, ok := kc.cat.Lookup(kc.l.kind, id)
+		return it, ok, kc.cat, nil
+	}
+	if it, ok := kc.find(id, 0); ok {
+		return it, true, &Catalog{Server: conn.name, Items: []CatalogItem{it}}, nil
+	}
+	if !slices.Contains(conn.listedKinds(), kc.l.kind) {
+		kc.cat = &Catalog{Server: conn.name, Listed: []Kind{}}
+		return CatalogItem{}, false, kc.cat, nil
+	}
+	from := len(kc.l.items)
+	conn.listMore(ctx, &kc.l, func(it CatalogItem) bool { return it.ID == id })
+	if err := ctx.Err(); err != nil {
+		kc.l = kindListing{kind: kc.l.kind} // a cancelled page is not the end of the kind
+		return CatalogItem{}, false, nil, fmt.Errorf("listing %s of %s: %w", kindList[kc.l.kind].key, conn.name, err)
+	}
+	if it, ok := kc.find(id, from); ok {
+		return it, true, &Catalog{Server: conn.name, Items: []CatalogItem{it}}, nil
+	}
+	cat := &Catalog{Server: conn.name, Listed: []Kind{kc.l.kind}, Items: slices.Clone(kc.l.items), Warnings: kc.l.warns}
+	cat.dedupe()
+	kc.cat = cat
+	return CatalogItem{}, false, cat, nil
+}
+
+// find looks for id among the listed items from index from on.
+func (kc *kindCache) find(id string, from int) (CatalogItem, bool) {
+	if kc.cat != nil {
+		return kc.cat.Lookup(kc.l.kind, id)
+	}
+	for _, it := range kc.l.items[from:] {
+		if it.ID == id {
+			return it, true
+		}
+	}
+	return CatalogItem{}, false
 }
 
 // SortItems orders items by kind (catalog order), then server, then name.

@@ -50,13 +50,13 @@ func (e *MissingArgumentsError) Error() string {
 }
 
 // GetPrompt checks the arguments against the prompt's declared ones (from
-// the catalog), gets it from the server and flattens it.
+// the catalog, or a listing of prompts only as far as this one: see
+// Runtime.Item), gets it from the server and flattens it.
 func (r *Runtime) GetPrompt(ctx context.Context, server, name string, args map[string]string) (*PromptResult, error) {
-	cat, err := r.Catalog(ctx, server, false)
+	it, ok, cat, err := r.Item(ctx, server, KindPrompt, name)
 	if err != nil {
 		return nil, err
 	}
-	it, ok := cat.Lookup(KindPrompt, name)
 	if !ok {
 		return nil, callErrorf("%v", notFound(cat, KindPrompt, name))
 	}

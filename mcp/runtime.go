@@ -175,6 +175,8 @@ type serverSlot struct {
 	gen     int // bumps on every (re)start; stale starts drop their result
 	settled chan struct{}
 	catalog *Catalog
+	// kinds are kinds listed alone, as far as Item needed (until catalog).
+	kinds map[Kind]*kindCache
 	// auth is the OAuth authorizer of the latest start of a url server;
 	// a restart shuts the previous one down.
 	auth *authorizer
@@ -307,7 +309,7 @@ func (r *Runtime) Reconnect(name string) error {
 	if ok {
 		old = slot.conn
 		slot.conn = nil
-		slot.catalog = nil
+		slot.catalog, slot.kinds = nil, nil
 		slot.gen++ // a start still in flight drops its result
 		slot.status.State = StateStopped
 	}
@@ -551,7 +553,7 @@ func (r *Runtime) serverExited(name string, gen int, conn *Conn, reason string) 
 		return
 	}
 	slot.conn = nil
-	slot.catalog = nil
+	slot.catalog, slot.kinds = nil, nil
 	st := slot.status
 	st.State = StateFailed
 	st.Reason = reason + ": reconnect it to try again"
@@ -601,7 +603,7 @@ func (r *Runtime) notifier(name string) func(mcpgo.JSONRPCNotification) {
 			var old *Catalog
 			if slot, ok := r.servers[name]; ok {
 				old = slot.catalog
-				slot.catalog = nil
+				slot.catalog, slot.kinds = nil, nil
 				slot.catGen++
 			}
 			r.mu.Unlock()

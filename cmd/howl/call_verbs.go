@@ -264,13 +264,9 @@ func toolArguments(ctx context.Context, s *session, server, tool, argsJSON strin
 // arguments against the tool's schema (the call still goes ahead, as it
 // does for the model: the server checks them).
 func warnUnchecked(ctx context.Context, s *session, server, tool string, raw json.RawMessage, stderr io.Writer) {
-	cat, err := s.rt.Catalog(ctx, server, false)
-	if err != nil {
-		return
-	}
-	it, ok := cat.Lookup(mcp.KindTool, tool)
+	it, ok, cat, err := s.rt.Item(ctx, server, mcp.KindTool, tool)
 	var args map[string]any
-	if !ok || json.Unmarshal(raw, &args) != nil {
+	if err != nil || !ok || json.Unmarshal(raw, &args) != nil {
 		return
 	}
 	var ue *mcp.UncheckedError
@@ -284,10 +280,8 @@ func warnUnchecked(ctx context.Context, s *session, server, tool string, raw jso
 // string (the schema check then names the problem).
 func coercePairs(ctx context.Context, s *session, server, tool string, pairs map[string]string) map[string]any {
 	var schema json.RawMessage
-	if cat, err := s.rt.Catalog(ctx, server, false); err == nil {
-		if it, ok := cat.Lookup(mcp.KindTool, tool); ok {
-			schema = it.Schema
-		}
+	if it, ok, _, err := s.rt.Item(ctx, server, mcp.KindTool, tool); err == nil && ok {
+		schema = it.Schema
 	}
 	return mcp.TypeKeyValues(schema, pairs)
 }
@@ -428,11 +422,10 @@ func isTerminal(r io.Reader) bool {
 
 // askMissing asks, one by one, for required arguments not given.
 func askMissing(ctx context.Context, s *session, t *terminal, server, prompt string, vals map[string]string) error {
-	cat, err := s.rt.Catalog(ctx, server, false)
+	it, ok, _, err := s.rt.Item(ctx, server, mcp.KindPrompt, prompt)
 	if err != nil {
 		return err
 	}
-	it, ok := cat.Lookup(mcp.KindPrompt, prompt)
 	if !ok {
 		return nil // the call names the problem
 	}
