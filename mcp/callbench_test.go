@@ -38,3 +38,20 @@ func BenchmarkCallMetaEcho(b *testing.B) {
 		})
 	})
 }
+
+// BenchmarkListCatalog100k lists the demo server with 100,000 generated
+// resources and 10,000 generated tools and prompts (120,000 items, pages
+// of 100) over stdio: the pages are read, checked and parsed once each.
+func BenchmarkListCatalog100k(b *testing.B) {
+	rt := NewRuntime(&Config{Servers: []ServerConfig{fixture("demo-scale-100k")}}, RuntimeOptions{CacheDir: b.TempDir()})
+	defer rt.Close()
+	_ = rt.Start()
+	_ = rt.Wait(context.Background())
+	b.ReportAllocs()
+	for b.Loop() {
+		cat, err := rt.Catalog(context.Background(), "demo-scale-100k", true)
+		if err != nil || len(cat.Items) < 120_000 {
+			b.Fatalf("%v, %d items", err, len(cat.Items))
+		}
+	}
+}

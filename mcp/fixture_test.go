@@ -53,8 +53,12 @@ func serveFixture(name string) int {
 			return 1
 		}
 		return 0
-	case "demo-scale":
-		if err := demo.ServeStdio(ctx, demo.New(demo.Options{Scale: 2000}), os.Stdin, os.Stdout); err != nil {
+	case "demo-scale", "demo-scale-100k":
+		scale := 2000
+		if name == "demo-scale-100k" {
+			scale = 100_000
+		}
+		if err := demo.ServeStdio(ctx, demo.New(demo.Options{Scale: scale}), os.Stdin, os.Stdout); err != nil {
 			return 1
 		}
 		return 0

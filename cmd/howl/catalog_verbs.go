@@ -1,16 +1,21 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/render"
 )
 
 // serverView is one server in `howl servers`.
@@ -157,11 +162,11 @@ type serverListing struct {
 }
 
 // listing is `howl ls --json`: coverage first, then per-server counts and
-// warnings, then every item.
+// warnings, then every item. Items point into the runtime's catalogs.
 type listing struct {
-	Coverage string            `json:"coverage"`
-	Servers  []serverListing   `json:"servers"`
-	Items    []mcp.CatalogItem `json:"items"`
+	Coverage string             `json:"coverage"`
+	Servers  []serverListing    `json:"servers"`
+	Items    []*mcp.CatalogItem `json:"items"`
 }
 
 func newLsCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
@@ -190,7 +195,7 @@ func newLsCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
 			defer s.close()
 			l, failed := buildListing(cmd.Context(), s, names, k)
 			if asJSON {
-				if err := writeJSON(stdout, l); err != nil {
+				if err := writeListing(stdout, l); err != nil {
 					return err
 				}
 			} else {
@@ -238,17 +243,24 @@ func buildListing(ctx context.Context, s *session, names []string, k mcp.Kind) (
 			}
 		}
 		sl.Warnings = cat.Warnings
-		for _, it := range cat.Items {
-			if k == "" || it.Kind == k {
-				it.Off = it.Kind == mcp.KindTool && s.rt.ToolOff(st.Name, it.ID)
-				l.Items = append(l.Items, it)
+		l.Items = slices.Grow(l.Items, len(cat.Items))
+		for i := range cat.Items {
+			it := &cat.Items[i]
+			if k != "" && it.Kind != k {
+				continue
 			}
+			if it.Kind == mcp.KindTool && s.rt.ToolOff(st.Name, it.ID) {
+				off := *it // the runtime's catalog is shared: mark a copy
+				off.Off = true
+				it = &off
+			}
+			l.Items = append(l.Items, it)
 		}
 		l.Servers = append(l.Servers, sl)
 	}
 	mcp.SortItems(l.Items)
 	if l.Items == nil {
-		l.Items = []mcp.CatalogItem{}
+		l.Items = []*mcp.CatalogItem{}
 	}
 	what := "items"
 	if k != "" {
@@ -266,6 +278,44 @@ func buildListing(ctx context.Context, s *session, names []string, k mcp.Kind) (
 		l.Coverage += fmt.Sprintf("; %d servers failed", failed)
 	}
 	return l, failed
+}
+
+// writeListing writes l exactly as writeJSON would, an item at a time,
+// through one buffer: the listing of a server with 120,000 items is 45 MB
+// of JSON, which writeJSON built whole, indented whole and escaped whole.
+func writeListing(w io.Writer, l listing) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	head, err := indentJSON(struct {
+		Coverage string          `json:"coverage"`
+		Servers  []serverListing `json:"servers"`
+	}{l.Coverage, l.Servers}, "")
+	if err != nil {
+		return err
+	}
+	bw.Write(head[:len(head)-len("\n}\n")])
+	bw.WriteString(",\n  \"items\": [")
+	// One encoder and buffer for every item: 120,000 of each was most of
+	// the garbage the listing made.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("    ", "  ")
+	for i, it := range l.Items {
+		buf.Reset()
+		if err := enc.Encode(it); err != nil {
+			return err
+		}
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString("\n    ")
+		bw.Write(render.EscapeTerminalControls(buf.Bytes()[:buf.Len()-1]))
+	}
+	if len(l.Items) > 0 {
+		bw.WriteString("\n  ")
+	}
+	bw.WriteString("]\n}\n")
+	return bw.Flush()
 }
 
 func printListing(w io.Writer, l listing) {

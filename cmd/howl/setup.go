@@ -216,15 +216,25 @@ func (s *session) close() { s.rt.Close() }
 // writeJSON prints v as indented JSON in field order, without HTML
 // escaping, with every character a terminal could act on escaped.
 func writeJSON(w io.Writer, v any) error {
+	b, err := indentJSON(v, "")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// indentJSON is v as writeJSON writes it, at an indentation of prefix
+// (for a value nested in one written in pieces), ending in a newline.
+func indentJSON(v any, prefix string) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
+	enc.SetIndent(prefix, "  ")
 	if err := enc.Encode(v); err != nil {
-		return err
+		return nil, err
 	}
-	_, err := w.Write(render.EscapeTerminalControls(b.Bytes()))
-	return err
+	return render.EscapeTerminalControls(b.Bytes()), nil
 }
 
 // clean makes a server string safe to print on a terminal, on one line.
