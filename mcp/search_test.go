@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -235,5 +236,70 @@ func TestFunctionSuffixIsSafeUniqueAndStable(t *testing.T) {
 	}
 	if FunctionSuffix("demo") != "demo" || FunctionSuffix("my-server_2") != "my-server_2" {
 		t.Error("clean names must map to themselves")
+	}
+}
+
+func TestTokenizeWithoutRunesSplitsAsTokenizeDoes(t *testing.T) {
+	for _, s := range []string{"listTools_v2", "HTTPServer9Go", "a-b c.d", "", "  ", "ABC", "x1Y2z3", "MCP read_resource2Now", "café crème", "Ünïcode Words", "demo://scale/000123"} {
+		var got []string
+		tokenize(s, func(w string) { got = append(got, w) })
+		if want := Tokenize(s); !slices.Equal(got, want) {
+			t.Errorf("tokenize(%q) = %q, Tokenize says %q", s, got, want)
+		}
+	}
+}
+
+func FuzzTokenize(f *testing.F) {
+	f.Add("listTools_v2")
+	f.Fuzz(func(t *testing.T, s string) {
+		var got []string
+		tokenize(s, func(w string) { got = append(got, w) })
+		if want := Tokenize(s); !slices.Equal(got, want) {
+			t.Fatalf("tokenize(%q) = %q, Tokenize says %q", s, got, want)
+		}
+	})
+}
+
+func TestSearchIndexIsBuiltOncePerCatalog(t *testing.T) {
+	cat := &Catalog{Server: "s", Items: []CatalogItem{{Kind: KindTool, ID: "echo", Name: "echo"}, {Kind: KindTool, ID: "add", Name: "add"}}}
+	if _, err := Search(cat, "echo", 0); err != nil {
+		t.Fatal(err)
+	}
+	first := cat.searchIndex()
+	if _, err := Search(cat, "add", 0); err != nil {
+		t.Fatal(err)
+	}
+	if cat.searchIndex() != first {
+		t.Error("a second search on the same catalog built the index again")
+	}
+}
+
+// scaleCatalog is a catalog shaped like the demo's --scale n: n resources,
+// n/10 tools and n/10 prompts.
+func scaleCatalog(n int) *Catalog {
+	cat := &Catalog{Server: "scale"}
+	words := []string{"note", "retry", "alpha", "ledger", "orbit", "signal", "quartz", "harbor"}
+	for i := range n {
+		num := fmt.Sprintf("%06d", i+1)
+		cat.Items = append(cat.Items, CatalogItem{Kind: KindResource, ID: "demo://scale/" + num, Name: "scale-" + num, URI: "demo://scale/" + num,
+			Title: "Generated item " + num, MIMEType: "text/plain", Description: "Generated item about " + words[i%8] + ", " + words[(i/8)%8] + " and " + words[(i/64)%8] + ", for catalog-scale benchmarks."})
+	}
+	for i := range n / 10 {
+		cat.Items = append(cat.Items, CatalogItem{Kind: KindTool, ID: fmt.Sprintf("gen_tool_%05d", i+1), Name: fmt.Sprintf("gen_tool_%05d", i+1), Description: "Generated tool about " + words[i%8]},
+			CatalogItem{Kind: KindPrompt, ID: fmt.Sprintf("gen_prompt_%05d", i+1), Name: fmt.Sprintf("gen_prompt_%05d", i+1), Description: "Generated prompt about " + words[i%8]})
+	}
+	return cat
+}
+
+// BenchmarkSearch100k builds the index of a 120,000-item catalog and
+// ranks one query (the first search of a catalog: later ones reuse it).
+func BenchmarkSearch100k(b *testing.B) {
+	base := scaleCatalog(100_000)
+	b.ReportAllocs()
+	for b.Loop() {
+		cat := &Catalog{Server: base.Server, Items: base.Items}
+		if res, err := Search(cat, "note retry", 0); err != nil || res.Shown == 0 {
+			b.Fatal(err, res.Coverage)
+		}
 	}
 }
