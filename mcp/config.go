@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -93,6 +94,10 @@ type ServerConfig struct {
 	// Untrusted, when set, is why the entry does not start: it comes from a
 	// project file the person has not trusted. Runtime.Trust clears it.
 	Untrusted string `json:"untrusted,omitempty"`
+	// Serve, when set, runs a stdio server in howl's own process on two
+	// pipes (inprocess.go); Command and Args still say what it is. howl
+	// sets it for its embedded demo; no config file can.
+	Serve func(ctx context.Context, in io.Reader, out io.Writer) error `json:"-"`
 }
 
 // Origin says whose file a config entry came from.

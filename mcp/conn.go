@@ -167,6 +167,7 @@ type Conn struct {
 	cmd      *exec.Cmd // stdio only
 	proc     serverProcess
 	pipe     *stdioPipe
+	inproc   *inProcess // a server in howl's process (ServerConfig.Serve)
 	grace    time.Duration
 	init     *mcpgo.InitializeResult
 	features Features
@@ -221,6 +222,15 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 	var tr transport.Interface
 	switch sc.Transport {
 	case TransportStdio:
+		if sc.Serve != nil {
+			in, out, p, err := startInProcess(lifetime, sc)
+			if err != nil {
+				return nil, fmt.Errorf("starting %s in process: %w", describeTarget(sc), err)
+			}
+			c.inproc = p
+			tr = &stdioTap{lineTransport: newLineTransport(out, in, libLogger(o.libLog), o.spoolDir), trace: o.trace, gate: o.gate}
+			break
+		}
 		// howl starts the child and owns its pipes: writes are queued by
 		// stdioPipe, so a server that stops reading its stdin costs bytes,
 		// not goroutines; its stdout is read by howl's lineTransport
@@ -370,6 +380,9 @@ func (c *Conn) Close() {
 	c.closing.Store(true)
 	c.closed.Do(func() {
 		_ = c.client.Close() // for stdio: closes the child's stdin
+		if c.inproc != nil {
+			c.inproc.stop(c.grace)
+		}
 		if c.proc == nil {
 			return
 		}

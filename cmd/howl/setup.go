@@ -19,8 +19,9 @@ import (
 // verbStartWait bounds how long a headless verb waits for its servers.
 const verbStartWait = 60 * time.Second
 
-// demoServerConfig is the entry used when no config file exists: this same
-// executable, run as `howl demo-server`, over stdio.
+// demoServerConfig is the entry used when no config file exists: what
+// `howl demo-server` runs, served in this process over stdio's framing on
+// two pipes, so the demo does not pay a second howl start-up.
 func demoServerConfig() mcp.ServerConfig {
 	exe, err := os.Executable()
 	if err != nil {
@@ -28,6 +29,9 @@ func demoServerConfig() mcp.ServerConfig {
 	}
 	return mcp.ServerConfig{
 		Name: demo.Name, Transport: mcp.TransportStdio, Command: exe, Args: []string{"demo-server"},
+		Serve: func(ctx context.Context, in io.Reader, out io.Writer) error {
+			return demo.ServeStdio(ctx, demo.New(demo.Options{}), in, out)
+		},
 		// The demo speaks both eras; on 2025-11-25 a call costs ~175 us
 		// instead of ~245 us, because mcp-go re-marshals every 2026-07-28
 		// request to add its _meta (measured: BenchmarkCallMetaEcho).
