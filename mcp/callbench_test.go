@@ -1,10 +1,15 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/howl-mcp/howl/mcp/demo"
+	"github.com/howl-mcp/howl/render"
 )
 
 // BenchmarkCallMetaEcho is one mcp_invoke round trip to the demo server over
@@ -52,6 +57,50 @@ func BenchmarkListCatalog100k(b *testing.B) {
 		cat, err := rt.Catalog(context.Background(), "demo-scale-100k", true)
 		if err != nil || len(cat.Items) < 120_000 {
 			b.Fatalf("%v, %d items", err, len(cat.Items))
+		}
+	}
+}
+
+// forget drops what the runtime has listed of server, so the next call
+// looks its tool up from nothing, as a fresh `howl call` does.
+func (r *Runtime) forget(server string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.servers[server].catalog, r.servers[server].kinds = nil, nil
+}
+
+// BenchmarkCallWithoutListing100k is one `howl call echo` on a server of
+// 120,000 items with nothing listed yet: the tool's schema comes from
+// the first page of tools alone (it took a listing of every kind).
+func BenchmarkCallWithoutListing100k(b *testing.B) {
+	rt := NewRuntime(&Config{Servers: []ServerConfig{fixture("demo-scale-100k")}}, RuntimeOptions{CacheDir: b.TempDir()})
+	defer rt.Close()
+	_ = rt.Start()
+	_ = rt.Wait(context.Background())
+	args := json.RawMessage(`{"tool":"echo","arguments":{"message":"hello"}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		rt.forget("demo-scale-100k")
+		if _, err := rt.CallMeta(context.Background(), "mcp_invoke_demo-scale-100k", args); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkReadBlob50MiB reads the demo's 50 MiB blob over stdio and
+// spills it: B/op is what holding the 67 MiB answer costs (about once).
+func BenchmarkReadBlob50MiB(b *testing.B) {
+	dir := b.TempDir()
+	rt := NewRuntime(&Config{Servers: []ServerConfig{fixture("demo-big")}}, RuntimeOptions{CacheDir: dir, Spill: render.NewSpillStore(filepath.Join(dir, "spill"))})
+	defer rt.Close()
+	_ = rt.Start()
+	_ = rt.Wait(context.Background())
+	args := json.RawMessage(`{"uri":"` + demo.BigBlobURI + `"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		out, err := rt.CallMeta(context.Background(), "mcp_read_demo-big", args)
+		if err != nil || !bytes.Contains(out, []byte(`"spilled":true`)) {
+			b.Fatalf("%s %v", out, err)
 		}
 	}
 }

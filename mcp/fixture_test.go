@@ -137,6 +137,11 @@ func serveFixture(name string) int {
 		return serveHostile()
 	case "long-lines":
 		return serveLongLines()
+	case "demo-big":
+		if err := demo.ServeStdio(ctx, demo.New(demo.Options{Big: true}), os.Stdin, os.Stdout); err != nil {
+			return 1
+		}
+		return 0
 	case "token-writer":
 		return writeTokensFixture()
 	case "endless-tools", "endless-big-tools":
