@@ -1,16 +1,20 @@
 // The TypeScript SDK client side of howlbench's comparisons: what a user
 // would otherwise write. Usage:
 //   node sdk-client.mjs list <command> [args...]            every kind, every page, then close
-//   node sdk-client.mjs calls <n> <inflight> <command> [args...]   n echo calls, prints calls/s
-//   node sdk-client.mjs read <uri> <outfile> <command> [args...]   read one resource, write its bytes
+//   node sdk-client.mjs calls <n> <inflight> <warm> <command> [args...]
+//       <warm> untimed echo calls (so the process is warm, as howl's runtime
+//       is), then n timed ones; prints calls/s
+//   node sdk-client.mjs read <uri> <outfile> <max> <command> [args...]
+//       read one resource and write its bytes, or (max > 0) the first max
+//       characters of its text: the page howl shows
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { writeFileSync } from "node:fs";
 
 const [mode, ...rest] = process.argv.slice(2);
-let n = 0, inflight = 1, uri = "", out = "";
-if (mode === "calls") { n = Number(rest.shift()); inflight = Number(rest.shift()); }
-if (mode === "read") { uri = rest.shift(); out = rest.shift(); }
+let n = 0, inflight = 1, warm = 0, uri = "", out = "", max = 0;
+if (mode === "calls") { n = Number(rest.shift()); inflight = Number(rest.shift()); warm = Number(rest.shift()); }
+if (mode === "read") { uri = rest.shift(); out = rest.shift(); max = Number(rest.shift()); }
 const [command, ...args] = rest;
 
 const client = new Client({ name: "sdk-bench", version: "1.0.0" });
@@ -40,22 +44,29 @@ if (mode === "list") {
   if (caps.prompts) counts.prompts = await all(client.listPrompts, "prompts");
   console.log(JSON.stringify(counts));
 } else if (mode === "calls") {
-  const start = performance.now();
-  let next = 0;
-  async function worker() {
-    while (next < n) {
-      next++;
-      await client.callTool({ name: "echo", arguments: { message: "hello" } });
+  async function round(count) {
+    let next = 0;
+    async function worker() {
+      while (next < count) {
+        next++;
+        await client.callTool({ name: "echo", arguments: { message: "hello" } });
+      }
     }
+    await Promise.all(Array.from({ length: inflight }, worker));
   }
-  await Promise.all(Array.from({ length: inflight }, worker));
+  await round(warm);
+  const start = performance.now();
+  await round(n);
   const secs = (performance.now() - start) / 1000;
   console.log(JSON.stringify({ calls: n, inflight, seconds: secs, calls_per_second: n / secs }));
 } else if (mode === "read") {
-  const res = await client.readResource({ uri });
+  // A big line takes the SDK long to buffer: wait up to 110 s (howlbench
+  // gives a run 120 s), not the default 60 s.
+  const res = await client.readResource({ uri }, { timeout: 110000 });
   const c = res.contents[0];
-  writeFileSync(out, c.blob !== undefined ? Buffer.from(c.blob, "base64") : c.text);
-  console.log(JSON.stringify({ bytes: c.blob !== undefined ? Buffer.from(c.blob, "base64").length : c.text.length }));
+  const data = c.blob !== undefined ? Buffer.from(c.blob, "base64") : (max > 0 ? c.text.slice(0, max) : c.text);
+  writeFileSync(out, data);
+  console.log(JSON.stringify({ bytes: data.length }));
 } else {
   console.error(`unknown mode ${mode}`);
   process.exit(2);

@@ -15,12 +15,24 @@ import (
 	"time"
 
 	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/mcp/demo"
 	"github.com/howl-mcp/howl/render"
 )
 
 // runTimeout bounds every measured process: a hung peer fails its run, it
 // does not hang the benchmark.
 const runTimeout = 2 * time.Minute
+
+// The regimes: whether each side starts from nothing or runs warm. Every
+// comparison is one or the other for all its subjects.
+const (
+	cold = "both cold: a fresh process (and server) each run"
+	warm = "both warm: one open connection, warmed up before the timed calls"
+)
+
+// The demo's scale: --scale N serves N resources and N/10 tools and
+// prompts, 1.2 N items with the demo's own.
+const bigScale = 100_000
 
 func comparisons() []comparison {
 	return []comparison{
@@ -29,39 +41,26 @@ func comparisons() []comparison {
 			"howl's time above the floor at most one third of the SDK script's time above the floor", true),
 		coldStart("cold-start-everything-2025", "Cold start to a full catalog: server-everything 2025.11.25, which never exits on stdin EOF",
 			"server-everything-2025", "howl at least 2x faster than the SDK script, whole process", false),
+		startupVersion(),
 		coldStartDemo(),
+		oneItem("one-read", "read", "Read one small resource", "read", "s", demo.WelcomeURI),
+		oneItem("one-call", "call", "Call echo (first page of tools)", "call", "s", demo.EchoTool, "message=hi"),
+		oneItem("one-prompt", "prompt", "Get prompt code_review (first page of prompts)", "prompt", "s", demo.CodeReviewPrompt, "language=go"),
+		oneItem("one-prompt-last", "prompt", "Get prompt greeting (last page of 10,000 prompts)", "prompt", "s", demo.GreetingPrompt),
 		throughput(1), throughput(8),
 		catalogScale(),
-		bigRead("big-read-blob", "Reading a 50 MiB blob resource (read and spilled / written out)", "demo://big/blob-50m"),
-		bigRead("big-read-text", "Reading a 20 MiB text resource (howl: the first page, bounded; SDK: the whole text written out)", "demo://big/text-20m"),
+		bigRead("big-read-blob", "Read a 50 MiB blob resource (howl: read and spilled; floor: streamed to a file; SDK: read, written out)", demo.BigBlobURI, 0),
+		bigRead("big-read-text", "Read a 20 MiB text resource, both showing its first page of 51,200 bytes", demo.BigTextURI, render.DefaultMaxBytes),
+		tuiFilter(),
 		contextEconomy(),
 		functionShapes(),
 		uiFrames(),
 	}
 }
 
-// measure runs a command to completion and reports its wall time and peak RSS.
-func measure(ctx context.Context, dir string, env []string, name string, args ...string) (sample, error) {
-	ctx, cancel := context.WithTimeout(ctx, runTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	cmd.Stdout = nil
-	start := time.Now()
-	err := cmd.Run()
-	took := time.Since(start)
-	if err != nil {
-		return sample{}, fmt.Errorf("%s %s: %v: %s", filepath.Base(name), strings.Join(args, " "), err, firstLine(stderr.String()))
-	}
-	return sample{seconds: took.Seconds(), rssMB: peakRSSMB(cmd.ProcessState)}, nil
-}
-
-// floor spawns a server, does one initialize round trip and kills it: no
-// client can beat it.
-func floor(ctx context.Context, name string, args ...string) (sample, error) {
+// floorInit spawns a server, does one initialize round trip and kills it:
+// no client can beat it.
+func floorInit(ctx context.Context, name string, args ...string) (sample, error) {
 	ctx, cancel := context.WithTimeout(ctx, runTimeout)
 	defer cancel()
 	start := time.Now()
@@ -94,12 +93,26 @@ func (e *env) sdkReady() bool {
 
 const sdkMissing = "TypeScript SDK script: .ci/bench is not installed (run: cd .ci/bench && npm ci)"
 
-// writeConfig writes a one-server howl config and returns its path.
+// writeConfig writes a config of one server, named as the file, and
+// returns its path.
 func (e *env) writeConfig(name, command string, args ...string) string {
-	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{name: map[string]any{"command": command, "args": args}}})
-	p := filepath.Join(e.tmp, name+".json")
+	return e.writeServerConfig(name, name, command, args...)
+}
+
+func (e *env) writeServerConfig(file, server, command string, args ...string) string {
+	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{server: map[string]any{"command": command, "args": args}}})
+	p := filepath.Join(e.tmp, file+".json")
 	_ = os.WriteFile(p, b, 0o644)
 	return p
+}
+
+// demoConfig writes a config (file.json) with one server running howl
+// demo-server with args under detach (its memory reported apart), and
+// returns it and the pid file.
+func (e *env) demoConfig(file, server string, args ...string) (cfg, pidfile string) {
+	pidfile = filepath.Join(e.tmp, file+".pid")
+	cmd, argv := e.detached(pidfile, e.howl, append([]string{"demo-server"}, args...)...)
+	return e.writeServerConfig(file, server, cmd, argv...), pidfile
 }
 
 // howlEnv isolates howl's cache (spills, learned eras, logs) per comparison.
@@ -107,24 +120,31 @@ func (e *env) howlEnv(tag string) []string {
 	return []string{"HOWL_CACHE_DIR=" + filepath.Join(e.tmp, "cache-"+tag)}
 }
 
+// howlRun runs howl with a config, as a subject.
+func (e *env) howlRun(tag, cfg, pidfile string, args ...string) func(context.Context) (sample, error) {
+	return func(ctx context.Context) (sample, error) {
+		return measure(ctx, proc{dir: e.cwd, env: e.howlEnv(tag), name: e.howl, args: append([]string{"--config", cfg}, args...), pidfile: pidfile})
+	}
+}
+
 func coldStart(name, title, pkg, goal string, withInspector bool) comparison {
-	return comparison{name: name, title: title, goal: goal,
+	return comparison{name: name, title: title, goal: goal, regime: cold,
 		prepare: func(e *env) ([]subject, []string, func()) {
 			script, ok := e.peerScript(pkg)
 			if !ok {
 				return nil, []string{pkg + ": not installed (run: cd .ci/interop && npm ci)"}, nil
 			}
-			cfg := e.writeConfig("everything", "node", script, "stdio")
+			pid := filepath.Join(e.tmp, name+".pid")
+			server, serverArgs := e.detached(pid, "node", script, "stdio")
+			cfg := e.writeConfig(name, server, serverArgs...)
 			subs := []subject{
-				{"howl ls --json", func(ctx context.Context) (sample, error) {
-					return measure(ctx, e.tmp, e.howlEnv(name), e.howl, "--config", cfg, "ls", "--json")
-				}},
-				{"floor (spawn, initialize, kill)", func(ctx context.Context) (sample, error) { return floor(ctx, "node", script, "stdio") }},
+				{name: "howl ls --json", role: roleHowl, run: e.howlRun(name, cfg, pid, "ls", "--json")},
+				{name: "floor (spawn, initialize, kill)", role: roleFloor, run: func(ctx context.Context) (sample, error) { return floorInit(ctx, "node", script, "stdio") }},
 			}
 			var skipped []string
 			if e.sdkReady() {
-				subs = append(subs, subject{"TypeScript SDK script", func(ctx context.Context) (sample, error) {
-					return measure(ctx, e.bench, nil, "node", "sdk-client.mjs", "list", "node", script, "stdio")
+				subs = append(subs, subject{name: "TypeScript SDK script", role: rolePeer, run: func(ctx context.Context) (sample, error) {
+					return measure(ctx, proc{dir: e.bench, name: "node", args: append([]string{"sdk-client.mjs", "list", server}, serverArgs...), pidfile: pid})
 				}})
 			} else {
 				skipped = append(skipped, sdkMissing)
@@ -134,8 +154,8 @@ func coldStart(name, title, pkg, goal string, withInspector bool) comparison {
 				if _, err := os.Stat(filepath.Join(build, "cli.js")); err == nil {
 					// Run from its build dir: inspector-cli 1.0.3 finds its own
 					// package.json relative to the working directory.
-					subs = append(subs, subject{"inspector-cli (resources/list only: one kind, one page per process)", func(ctx context.Context) (sample, error) {
-						return measure(ctx, build, nil, "node", "index.js", "node", script, "stdio", "--method", "resources/list")
+					subs = append(subs, subject{name: "inspector-cli (resources/list only: one kind, one page per process)", role: rolePeer, run: func(ctx context.Context) (sample, error) {
+						return measure(ctx, proc{dir: build, name: "node", args: append(append([]string{"index.js", server}, serverArgs...), "--method", "resources/list"), pidfile: pid})
 					}})
 				} else {
 					skipped = append(skipped, "@modelcontextprotocol/inspector-cli: not installed")
@@ -144,53 +164,100 @@ func coldStart(name, title, pkg, goal string, withInspector bool) comparison {
 			return subs, skipped, nil
 		},
 		notes: func(rows []Row) []string {
-			var howl, fl, sdk float64 = math.NaN(), math.NaN(), math.NaN()
-			for _, r := range rows {
-				switch {
-				case strings.HasPrefix(r.Subject, "howl"):
-					howl = r.Median
-				case strings.HasPrefix(r.Subject, "floor"):
-					fl = r.Median
-				case strings.HasPrefix(r.Subject, "TypeScript"):
-					sdk = r.Median
-				}
-			}
-			if math.IsNaN(howl) || math.IsNaN(fl) || math.IsNaN(sdk) {
+			howl, fl, sdk := rowOf(rows, "howl"), rowOf(rows, "floor"), rowOf(rows, "TypeScript")
+			if howl == nil || fl == nil || sdk == nil || math.IsNaN(howl.Median+fl.Median+sdk.Median) {
 				return nil
 			}
-			above := fmt.Sprintf("above the floor: howl %.0f ms, SDK script %.0f ms: howl/SDK = %.2f", (howl-fl)*1000, (sdk-fl)*1000, (howl-fl)/(sdk-fl))
-			whole := fmt.Sprintf("whole process: SDK script / howl = %.2fx", sdk/howl)
+			above := fmt.Sprintf("above the floor: howl %.0f ms, SDK script %.0f ms: howl/SDK = %.2f", (howl.Median-fl.Median)*1000, (sdk.Median-fl.Median)*1000, (howl.Median-fl.Median)/(sdk.Median-fl.Median))
+			whole := fmt.Sprintf("whole process: SDK script / howl = %.2fx", sdk.Median/howl.Median)
+			split := fmt.Sprintf("answer, then shutdown: howl %s + %s, SDK script %s + %s (the answer is the last byte written; the rest is closing the server)",
+				fmtVal(howl.Work, "s"), fmtVal(howl.Median-howl.Work, "s"), fmtVal(sdk.Work, "s"), fmtVal(sdk.Median-sdk.Work, "s"))
 			if withInspector { // the current server: the goal is above the floor
-				return []string{above + met((howl-fl)/(sdk-fl) <= 1.0/3, " (goal <= 0.33)"), whole}
+				return []string{above + met((howl.Median-fl.Median)/(sdk.Median-fl.Median) <= 1.0/3, " (goal <= 0.33)"), whole, split}
 			}
-			return []string{above, whole + met(sdk/howl >= 2, " (goal >= 2x)")}
+			return []string{above, whole + met(sdk.Median/howl.Median >= 2, " (goal >= 2x)"), split,
+				fmt.Sprintf("the answer alone: SDK script / howl = %.2fx", sdk.Work/howl.Work)}
+		},
+	}
+}
+
+// startupVersion is howl's start-up against a Go program's.
+func startupVersion() comparison {
+	return comparison{name: "startup-version", title: "Start-up: howl --version against a Go program that prints a line",
+		goal: "howl --version within 20 ms", regime: cold,
+		prepare: func(e *env) ([]subject, []string, func()) {
+			return []subject{
+				{name: "howl --version", role: roleHowl, run: func(ctx context.Context) (sample, error) {
+					return measure(ctx, proc{dir: e.tmp, name: e.howl, args: []string{"--version"}})
+				}},
+				{name: "floor (a Go program printing a line)", role: roleFloor, run: func(ctx context.Context) (sample, error) {
+					return measure(ctx, proc{dir: e.tmp, name: e.floor, args: []string{"version"}})
+				}},
+			}, nil, nil
+		},
+		notes: func(rows []Row) []string {
+			if h := rowOf(rows, "howl"); h != nil {
+				return []string{fmt.Sprintf("howl --version %s", fmtVal(h.Median, "s")) + met(h.Median <= 0.020, " (goal <= 20 ms)")}
+			}
+			return nil
 		},
 	}
 }
 
 func coldStartDemo() comparison {
 	return comparison{name: "cold-start-demo", title: "Cold start to a full catalog: howl's embedded demo server (no config)",
-		goal: "the whole `howl ls --json` under 100 ms",
+		goal: "the whole `howl ls --json` within 40 ms, or half the time before", regime: cold,
 		prepare: func(e *env) ([]subject, []string, func()) {
 			home := filepath.Join(e.tmp, "home")
 			_ = os.MkdirAll(home, 0o755)
 			env := append(e.howlEnv("demo"), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "HOWL_CONFIG=")
 			return []subject{
-				{"howl ls --json", func(ctx context.Context) (sample, error) { return measure(ctx, home, env, e.howl, "ls", "--json") }},
-				{"floor (spawn howl demo-server, initialize, kill)", func(ctx context.Context) (sample, error) {
-					return floor(ctx, e.howl, "demo-server")
+				{name: "howl ls --json", role: roleHowl, run: func(ctx context.Context) (sample, error) {
+					return measure(ctx, proc{dir: home, env: env, name: e.howl, args: []string{"ls", "--json"}})
+				}},
+				{name: "floor (spawn howl demo-server, initialize, kill)", role: roleFloor, run: func(ctx context.Context) (sample, error) {
+					return floorInit(ctx, e.howl, "demo-server")
 				}},
 			}, nil, nil
+		},
+		notes: func(rows []Row) []string {
+			if h := rowOf(rows, "howl"); h != nil {
+				return []string{fmt.Sprintf("howl ls --json on the demo %s", fmtVal(h.Median, "s")) + met(h.Median <= 0.040, " (goal <= 40 ms)")}
+			}
+			return nil
+		},
+	}
+}
+
+// oneItem compares one verb on one item of the plain demo (the
+// reference) and of the demo with 120,000 items.
+func oneItem(name, verb, title string, args ...string) comparison {
+	return comparison{name: name, title: title + ": the demo with 120,000 items against the plain demo",
+		goal: "at most 1.2x the plain demo: one item does not list the catalog", regime: cold,
+		prepare: func(e *env) ([]subject, []string, func()) {
+			plain, plainPid := e.demoConfig(name+"-plain", "s")
+			big, bigPid := e.demoConfig(name+"-big", "s", "--scale", fmt.Sprint(bigScale))
+			argv := append(append([]string{}, args...), "--json")
+			return []subject{
+				{name: fmt.Sprintf("howl %s, plain demo", verb), role: roleRef, run: e.howlRun(name, plain, plainPid, argv...)},
+				{name: fmt.Sprintf("howl %s, demo --scale %d", verb, bigScale), role: roleHowl, run: e.howlRun(name, big, bigPid, argv...)},
+			}, nil, nil
+		},
+		notes: func(rows []Row) []string {
+			if len(rows) == 2 && rows[1].Ratio != nil {
+				return []string{fmt.Sprintf("120,000 items / plain demo = %.2fx", *rows[1].Ratio) + met(*rows[1].Ratio <= 1.2, " (goal <= 1.2x)")}
+			}
+			return nil
 		},
 	}
 }
 
 // throughput compares calls per second of 2,000 echo calls on one stdio
-// connection to howl's demo server.
+// connection to howl's demo server, both sides warm.
 func throughput(inflight int) comparison {
 	const calls = 2000
 	name := fmt.Sprintf("throughput-%d", inflight)
-	return comparison{name: name, byValue: true, valueUnit: "calls/s",
+	return comparison{name: name, byValue: true, valueUnit: "calls/s", regime: warm,
 		title: fmt.Sprintf("Request throughput: %d tools/call echo requests, %d in flight, one stdio connection (howl demo-server)", calls, inflight),
 		goal:  "howl at least as fast as the TypeScript SDK client",
 		prepare: func(e *env) ([]subject, []string, func()) {
@@ -198,15 +265,16 @@ func throughput(inflight int) comparison {
 			rt := mcp.NewRuntime(cfg, mcp.RuntimeOptions{CacheDir: filepath.Join(e.tmp, "cache-rt"), Spill: render.NewSpillStore(filepath.Join(e.tmp, "spill"))})
 			_ = rt.Start()
 			_ = rt.Wait(context.Background())
-			subs := []subject{{"howl runtime (mcp_invoke_demo: schema check, call, bounding)", func(ctx context.Context) (sample, error) {
+			subs := []subject{{name: "howl runtime (mcp_invoke_demo: schema check, call, bounding)", role: roleHowl, run: func(ctx context.Context) (sample, error) {
 				return howlCalls(ctx, rt, calls, inflight)
 			}}}
 			var skipped []string
 			if e.sdkReady() {
-				subs = append(subs, subject{"TypeScript SDK client", func(ctx context.Context) (sample, error) {
+				subs = append(subs, subject{name: "TypeScript SDK client", role: rolePeer, run: func(ctx context.Context) (sample, error) {
 					ctx, cancel := context.WithTimeout(ctx, runTimeout)
 					defer cancel()
-					cmd := exec.CommandContext(ctx, "node", "sdk-client.mjs", "calls", fmt.Sprint(calls), fmt.Sprint(inflight), e.howl, "demo-server")
+					// Warm as howl's runtime is: the same number of calls first, untimed.
+					cmd := exec.CommandContext(ctx, "node", "sdk-client.mjs", "calls", fmt.Sprint(calls), fmt.Sprint(inflight), fmt.Sprint(calls), e.howl, "demo-server")
 					cmd.Dir = e.bench
 					out, err := cmd.Output()
 					if err != nil {
@@ -265,45 +333,66 @@ func howlCalls(ctx context.Context, rt *mcp.Runtime, calls, inflight int) (sampl
 	return sample{seconds: secs, value: float64(calls) / secs}, nil
 }
 
+// scaleSizes are the catalog sizes of catalogScale: --scale N is 1.2 N items.
+var scaleSizes = []int{10_000, 30_000, bigScale}
+
 func catalogScale() comparison {
-	sizes := []int{1000, 10000, 100000}
-	return comparison{name: "catalog-scale", title: "Catalog scale: howl demo-server --scale N (N resources, N/10 tools and prompts, pages of 100)",
-		goal: "time and memory to list everything and to search grow linearly or better in N",
+	return comparison{name: "catalog-scale", regime: cold,
+		title: "Catalog scale: howl demo-server --scale N (N resources, N/10 tools and prompts, pages of 100); floor: each page decoded once, items printed",
+		goal:  "at N = 100,000: ls --json within 1.5x the floor's time and 2x its client memory; search's own work (search - ls) within 1.5 s",
 		prepare: func(e *env) ([]subject, []string, func()) {
 			var subs []subject
-			for _, n := range sizes {
-				cfg := e.writeConfig(fmt.Sprintf("scale%d", n), e.howl, "demo-server", "--scale", fmt.Sprint(n))
+			for _, n := range scaleSizes {
 				name := fmt.Sprintf("scale%d", n)
+				cfg, pid := e.demoConfig(name, name, "--scale", fmt.Sprint(n))
 				subs = append(subs,
-					subject{fmt.Sprintf("howl ls --json, N=%d", n), func(ctx context.Context) (sample, error) {
-						return measure(ctx, e.tmp, e.howlEnv("scale"), e.howl, "--config", cfg, "ls", "--json")
+					subject{name: fmt.Sprintf("howl ls --json, N=%d", n), role: roleHowl, run: e.howlRun("scale", cfg, pid, "ls", "--json")},
+					subject{name: fmt.Sprintf("floor (list every page, print), N=%d", n), role: roleFloor, run: func(ctx context.Context) (sample, error) {
+						cmd, argv := e.detached(pid, e.howl, "demo-server", "--scale", fmt.Sprint(n))
+						return measure(ctx, proc{dir: e.tmp, name: e.floor, args: append([]string{"list", cmd}, argv...), pidfile: pid})
 					}},
-					subject{fmt.Sprintf("howl search (list + rank), N=%d", n), func(ctx context.Context) (sample, error) {
-						return measure(ctx, e.tmp, e.howlEnv("scale"), e.howl, "--config", cfg, "search", name, "note retry", "--json")
-					}})
+					subject{name: fmt.Sprintf("howl search (list + rank), N=%d", n), role: roleHowl, run: e.howlRun("scale", cfg, pid, "search", name, "note retry", "--json")})
 			}
 			return subs, nil, nil
 		},
 		notes: func(rows []Row) []string {
 			var out []string
-			for _, kind := range []string{"howl ls", "howl search"} {
+			at := func(kind string, n int) *Row { return rowOf(rows, fmt.Sprintf("%s, N=%d", kind, n)) }
+			for _, kind := range []string{"howl ls --json", "floor (list every page, print)", "howl search (list + rank)"} {
 				var xs, ys, ms []float64
-				for i, r := range rows {
-					if strings.HasPrefix(r.Subject, kind) && !math.IsNaN(r.Median) {
-						xs = append(xs, math.Log(float64(sizes[i/2])))
+				for _, n := range scaleSizes {
+					if r := at(kind, n); r != nil && !math.IsNaN(r.Median) {
+						xs = append(xs, math.Log(float64(n)))
 						ys = append(ys, math.Log(r.Median))
 						if r.PeakMB != nil {
 							ms = append(ms, math.Log(*r.PeakMB))
 						}
 					}
 				}
-				if len(xs) >= 2 {
-					line := fmt.Sprintf("%s: time grows as N^%.2f", kind, slope(xs, ys))
-					if len(ms) == len(xs) {
-						line += fmt.Sprintf(", peak RSS as N^%.2f", slope(xs, ms))
-					}
-					out = append(out, line+" (fitted over N = 1,000 to 100,000; 1.00 is linear)")
+				lo, hi := at(kind, scaleSizes[0]), at(kind, bigScale)
+				if len(xs) < 2 || lo == nil || hi == nil {
+					continue
 				}
+				items := 1.2 * float64(bigScale-scaleSizes[0])
+				line := fmt.Sprintf("%s: time grows as N^%.2f, %.1f µs an item", kind, slope(xs, ys), (hi.Median-lo.Median)/items*1e6)
+				if len(ms) == len(xs) && hi.PeakMB != nil && lo.PeakMB != nil {
+					line += fmt.Sprintf("; client peak RSS as N^%.2f, %.0f bytes an item", slope(xs, ms), (*hi.PeakMB-*lo.PeakMB)*(1<<20)/items)
+				}
+				out = append(out, line+fmt.Sprintf(" (fitted over N = %d to %d; the per-item cost is the difference of the two ends)", scaleSizes[0], bigScale))
+			}
+			ls, fl, search := at("howl ls --json", bigScale), at("floor (list every page, print)", bigScale), at("howl search (list + rank)", bigScale)
+			if ls != nil && fl != nil && !math.IsNaN(ls.Median+fl.Median) {
+				t := ls.Median / fl.Median
+				line := fmt.Sprintf("N=%d: ls --json / floor = %.2fx in time", bigScale, t) + met(t <= 1.5, " (goal <= 1.5x)")
+				if ls.PeakMB != nil && fl.PeakMB != nil {
+					m := *ls.PeakMB / *fl.PeakMB
+					line += fmt.Sprintf("; %.2fx in client peak RSS (%.0f MB against %.0f MB)", m, *ls.PeakMB, *fl.PeakMB) + met(m <= 2, " (goal <= 2x)")
+				}
+				out = append(out, line)
+			}
+			if ls != nil && search != nil && !math.IsNaN(ls.Median+search.Median) {
+				own := search.Median - ls.Median
+				out = append(out, fmt.Sprintf("N=%d: search %s, of which beyond the listing (index and ranking) %s", bigScale, fmtVal(search.Median, "s"), fmtVal(own, "s"))+met(own <= 1.5, " (goal <= 1.5 s)"))
 			}
 			return out
 		},
@@ -334,23 +423,55 @@ func slope(xs, ys []float64) float64 {
 	return num / den
 }
 
-func bigRead(name, title, uri string) comparison {
-	return comparison{name: name, title: title, goal: "report time and peak RSS of each client process",
+// base64Size is the base64 length of n bytes.
+func base64Size(n int) float64 { return float64((n + 2) / 3 * 4) }
+
+// bigRead reads a big resource: with page > 0 both sides keep its first
+// page of text; with 0, the blob is decoded and written out (the floor
+// streams it without holding the answer).
+func bigRead(name, title, uri string, page int) comparison {
+	goal := "report time and peak RSS of each client, its server's apart"
+	if page == 0 {
+		goal = "howl's client peak RSS within 2x the blob's base64 size, and its time within 2x the streaming floor's"
+	}
+	return comparison{name: name, title: title, goal: goal, regime: cold,
 		prepare: func(e *env) ([]subject, []string, func()) {
-			cfg := e.writeConfig("big", e.howl, "demo-server", "--big")
-			subs := []subject{{"howl read --json", func(ctx context.Context) (sample, error) {
-				return measure(ctx, e.tmp, e.howlEnv(name), e.howl, "--config", cfg, "read", "big", uri, "--json")
-			}}}
+			cfg, pid := e.demoConfig(name, name, "--big")
+			subs := []subject{{name: "howl read --json", role: roleHowl, run: e.howlRun(name, cfg, pid, "read", name, uri, "--json")}}
+			out := filepath.Join(e.tmp, name+".out")
+			if page == 0 {
+				subs = append(subs, subject{name: "floor (stream the base64 to a file)", role: roleFloor, run: func(ctx context.Context) (sample, error) {
+					cmd, argv := e.detached(pid, e.howl, "demo-server", "--big")
+					return measure(ctx, proc{dir: e.tmp, name: e.floor, args: append([]string{"read", uri, out, cmd}, argv...), pidfile: pid})
+				}})
+			}
 			var skipped []string
 			if e.sdkReady() {
-				out := filepath.Join(e.tmp, name+".out")
-				subs = append(subs, subject{"TypeScript SDK client (read, write out)", func(ctx context.Context) (sample, error) {
-					return measure(ctx, e.bench, nil, "node", "sdk-client.mjs", "read", uri, out, e.howl, "demo-server", "--big")
-				}})
+				sdk := subject{name: "TypeScript SDK client (read, write out)", role: rolePeer, run: func(ctx context.Context) (sample, error) {
+					cmd, argv := e.detached(pid, e.howl, "demo-server", "--big")
+					return measure(ctx, proc{dir: e.bench, name: "node", args: append([]string{"sdk-client.mjs", "read", uri, out, fmt.Sprint(page), cmd}, argv...), pidfile: pid})
+				}}
+				if page == 0 {
+					// The SDK's read buffer is quadratic in a line's length:
+					// a minute or more a run, so once.
+					sdk.name, sdk.once = "TypeScript SDK client (read, write out; one run)", true
+				}
+				subs = append(subs, sdk)
 			} else {
 				skipped = append(skipped, sdkMissing)
 			}
 			return subs, skipped, nil
+		},
+		notes: func(rows []Row) []string {
+			howl, fl := rowOf(rows, "howl"), rowOf(rows, "floor")
+			if page != 0 || howl == nil || fl == nil || howl.PeakMB == nil || math.IsNaN(howl.Median+fl.Median) {
+				return nil
+			}
+			b64 := base64Size(demo.BigBlobSize) / (1 << 20)
+			return []string{
+				fmt.Sprintf("howl's client peak %.0f MB = %.2fx the %.1f MiB of base64", *howl.PeakMB, *howl.PeakMB/b64, b64) + met(*howl.PeakMB <= 2*b64, " (goal <= 2x)"),
+				fmt.Sprintf("howl / streaming floor = %.2fx in time", howl.Median/fl.Median) + met(howl.Median <= 2*fl.Median, " (goal <= 2x)"),
+			}
 		},
 	}
 }

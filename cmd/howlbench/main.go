@@ -7,6 +7,14 @@
 //	go run ./cmd/howlbench            # every comparison, 5 counted runs
 //	go run ./cmd/howlbench --quick    # one run each (CI: keeps the harness alive)
 //	go run ./cmd/howlbench --json     # machine-readable
+//	go run ./cmd/howlbench --markdown # the README's table
+//	go run ./cmd/howlbench --howl OLD # another howl binary (a "before" run)
+//
+// Each comparison says whether its subjects run cold (a fresh process and
+// server each run) or warm (one connection, warmed up), the same for all
+// of them. A client's peak RSS is its own: servers run under detach, so
+// their memory is reported apart (Linux). Floors (cmd/howlbench/floor)
+// do the least the work takes, on the same server.
 //
 // Peers come from .ci/interop (npm ci) and the TypeScript SDK scripts from
 // .ci/bench (npm ci); a comparison whose peer is missing is skipped, and
@@ -35,12 +43,17 @@ func main() {
 type env struct {
 	repo   string // the howl repository root
 	howl   string // a howl binary built from it
+	floor  string // cmd/howlbench/floor, built
+	detach string // cmd/howlbench/detach, built ("" when servers' memory cannot be told apart)
 	peers  string // .ci/interop/node_modules
 	bench  string // .ci/bench (with node_modules)
 	node   string // node on PATH
 	runs   int
 	warmup int
 	tmp    string
+	// cwd is where howl runs: not above its configs, which would make them
+	// a project's (untrusted) configs.
+	cwd string
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -49,6 +62,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	runs := fs.Int("runs", 5, "counted runs per subject (at least 5 for the report)")
 	quick := fs.Bool("quick", false, "one run each, no warm-up: checks the harness, not the numbers")
 	asJSON := fs.Bool("json", false, "print JSON instead of tables")
+	asMarkdown := fs.Bool("markdown", false, "print the README's table (one line a comparison) instead of tables")
 	only := fs.String("only", "", "comma-separated comparison names to run (default: all)")
 	howlBin := fs.String("howl", "", "howl binary to measure (default: build ./cmd/howl)")
 	if err := fs.Parse(args); err != nil {
@@ -79,11 +93,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		res := c.run(context.Background(), e)
 		rep.Results = append(rep.Results, res)
 	}
-	if *asJSON {
+	switch {
+	case *asJSON:
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(rep)
-	} else {
+	case *asMarkdown:
+		rep.markdown(stdout)
+	default:
 		rep.print(stdout)
 	}
 	return 0
@@ -99,13 +116,32 @@ func setup(howlBin string) (*env, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &env{repo: repo, tmp: tmp, howl: howlBin}
+	e := &env{repo: repo, tmp: tmp, howl: howlBin, cwd: filepath.Join(tmp, "cwd")}
+	if err := os.MkdirAll(e.cwd, 0o755); err != nil {
+		return nil, err
+	}
+	build := func(out, pkg string) error {
+		cmd := exec.Command("go", "build", "-o", out, pkg)
+		cmd.Dir = repo
+		if b, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("building %s: %v\n%s", pkg, err, b)
+		}
+		return nil
+	}
 	if e.howl == "" {
 		e.howl = filepath.Join(tmp, "howl")
-		build := exec.Command("go", "build", "-o", e.howl, "./cmd/howl")
-		build.Dir = repo
-		if out, err := build.CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("building howl: %v\n%s", err, out)
+		if err := build(e.howl, "./cmd/howl"); err != nil {
+			return nil, err
+		}
+	}
+	e.floor = filepath.Join(tmp, "floor")
+	if err := build(e.floor, "./cmd/howlbench/floor"); err != nil {
+		return nil, err
+	}
+	if becomeSubreaper() {
+		e.detach = filepath.Join(tmp, "detach")
+		if err := build(e.detach, "./cmd/howlbench/detach"); err != nil {
+			return nil, err
 		}
 	}
 	e.peers = os.Getenv("HOWL_INTEROP_DIR")

@@ -10,23 +10,32 @@ import (
 	"text/tabwriter"
 )
 
-// sample is one measured run of a subject.
-type sample struct {
-	seconds float64 // wall time
-	rssMB   float64 // peak RSS of the measured process, 0 if unknown
-	value   float64 // a rate (calls/s) or size, for value comparisons
-}
-
 // subject is one thing being measured in a comparison.
 type subject struct {
 	name string
+	role role
 	run  func(ctx context.Context) (sample, error)
+	// once: measured in the first round only, without a warm-up, for a
+	// peer too slow to repeat (the report says it ran once).
+	once bool
 }
+
+// role says what a subject is to howl in the report's table.
+type role string
+
+const (
+	roleHowl  role = "howl"
+	roleFloor role = "floor" // the least the work costs
+	rolePeer  role = "peer"  // what a user would otherwise pick
+	roleRef   role = "ref"   // howl on a reference workload
+)
 
 // comparison is a set of subjects measured in alternation. The first
 // subject is the reference the ratios are taken against.
 type comparison struct {
 	name, title, goal string
+	// regime says whether every subject runs cold or warm (cold, warm).
+	regime string
 	// byValue: compare sample.value (higher is better) instead of time.
 	byValue   bool
 	valueUnit string
@@ -40,14 +49,21 @@ type comparison struct {
 // Row is one subject's summary.
 type Row struct {
 	Subject string  `json:"subject"`
+	Role    role    `json:"role,omitempty"`
 	Median  float64 `json:"median"`
 	Min     float64 `json:"min"`
 	Max     float64 `json:"max"`
 	Unit    string  `json:"unit"`
 	// Ratio is the median of the per-run ratios subject/reference (time) or
 	// reference/subject (value), so above 1 means the reference (howl) is better.
-	Ratio  *float64 `json:"ratio_vs_first,omitempty"`
-	PeakMB *float64 `json:"peak_rss_mb,omitempty"`
+	Ratio *float64 `json:"ratio_vs_first,omitempty"`
+	// PeakMB is the client process's own peak RSS (the most of its runs);
+	// ServerPeakMB its server's, measured apart (see detach).
+	PeakMB       *float64 `json:"peak_rss_mb,omitempty"`
+	ServerPeakMB *float64 `json:"server_peak_rss_mb,omitempty"`
+	// Work is the median time to the last byte written (the answer);
+	// Median - Work is the shutdown.
+	Work   float64  `json:"answer_seconds,omitempty"`
 	Runs   int      `json:"runs"`
 	Errors []string `json:"errors,omitempty"`
 }
@@ -57,6 +73,7 @@ type Result struct {
 	Name    string   `json:"name"`
 	Title   string   `json:"title"`
 	Goal    string   `json:"goal,omitempty"`
+	Regime  string   `json:"regime,omitempty"`
 	Skipped []string `json:"skipped,omitempty"`
 	Rows    []Row    `json:"rows"`
 	Notes   []string `json:"notes,omitempty"`
@@ -72,7 +89,7 @@ type report struct {
 // run measures the comparison: a warm-up of each subject, then e.runs
 // rounds, the order rotating each round so no subject always goes first.
 func (c comparison) run(ctx context.Context, e *env) Result {
-	res := Result{Name: c.name, Title: c.title, Goal: c.goal}
+	res := Result{Name: c.name, Title: c.title, Goal: c.goal, Regime: c.regime}
 	subjects, skipped, cleanup := c.prepare(e)
 	if cleanup != nil {
 		defer cleanup()
@@ -88,12 +105,17 @@ func (c comparison) run(ctx context.Context, e *env) Result {
 	errs := make([][]string, len(subjects))
 	for w := 0; w < e.warmup; w++ {
 		for _, s := range subjects {
-			_, _ = s.run(ctx)
+			if !s.once {
+				_, _ = s.run(ctx)
+			}
 		}
 	}
 	for r := 0; r < e.runs; r++ {
 		for k := range subjects {
 			i := (k + r) % len(subjects)
+			if subjects[i].once && r > 0 {
+				continue
+			}
 			sm, err := subjects[i].run(ctx)
 			if err != nil {
 				errs[i] = append(errs[i], err.Error())
@@ -104,7 +126,7 @@ func (c comparison) run(ctx context.Context, e *env) Result {
 		}
 	}
 	for i, s := range subjects {
-		row := Row{Subject: s.name, Runs: e.runs, Errors: errs[i], Unit: "s"}
+		row := Row{Subject: s.name, Role: s.role, Runs: len(samples[i]), Errors: errs[i], Unit: "s"}
 		vals := pick(samples[i], c.byValue)
 		if c.byValue {
 			row.Unit = c.valueUnit
@@ -127,15 +149,16 @@ func (c comparison) run(ctx context.Context, e *env) Result {
 				row.Ratio = &m
 			}
 		}
-		var rss []float64
+		row.PeakMB = peakOf(samples[i], func(s sample) float64 { return s.rssMB })
+		row.ServerPeakMB = peakOf(samples[i], func(s sample) float64 { return s.serverMB })
+		var work []float64
 		for _, sm := range samples[i] {
-			if sm.rssMB > 0 {
-				rss = append(rss, sm.rssMB)
+			if sm.work > 0 {
+				work = append(work, sm.work)
 			}
 		}
-		if len(rss) > 0 {
-			_, _, peak := stats(rss)
-			row.PeakMB = &peak
+		if len(work) > 0 {
+			row.Work, _, _ = stats(work)
 		}
 		res.Rows = append(res.Rows, row)
 	}
@@ -143,6 +166,31 @@ func (c comparison) run(ctx context.Context, e *env) Result {
 		res.Notes = c.notes(res.Rows)
 	}
 	return res
+}
+
+// peakOf is the largest of a measure over the runs, nil when never known.
+func peakOf(ss []sample, f func(sample) float64) *float64 {
+	var v []float64
+	for _, s := range ss {
+		if x := f(s); x > 0 {
+			v = append(v, x)
+		}
+	}
+	if len(v) == 0 {
+		return nil
+	}
+	_, _, peak := stats(v)
+	return &peak
+}
+
+// rowOf is the first row whose subject starts with prefix, or nil.
+func rowOf(rows []Row, prefix string) *Row {
+	for i := range rows {
+		if strings.HasPrefix(rows[i].Subject, prefix) {
+			return &rows[i]
+		}
+	}
+	return nil
 }
 
 func pick(ss []sample, byValue bool) []float64 {
@@ -182,21 +230,21 @@ func (r report) print(w io.Writer) {
 		if res.Goal != "" {
 			fmt.Fprintf(w, "goal: %s\n", res.Goal)
 		}
+		if res.Regime != "" {
+			fmt.Fprintf(w, "%s\n", res.Regime)
+		}
 		for _, s := range res.Skipped {
 			fmt.Fprintf(w, "SKIPPED: %s\n", s)
 		}
 		if len(res.Rows) > 0 {
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "subject\tmedian\tmin\tmax\tratio vs first\tpeak RSS\terrors")
+			fmt.Fprintln(tw, "subject\tmedian\tmin\tmax\tratio vs first\tclient peak RSS\tserver peak RSS\terrors")
 			for _, row := range res.Rows {
-				ratio, peak := "-", "-"
+				ratio := "-"
 				if row.Ratio != nil {
 					ratio = fmt.Sprintf("%.2fx", *row.Ratio)
 				}
-				if row.PeakMB != nil {
-					peak = fmt.Sprintf("%.0f MB", *row.PeakMB)
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\n", row.Subject, fmtVal(row.Median, row.Unit), fmtVal(row.Min, row.Unit), fmtVal(row.Max, row.Unit), ratio, peak, len(row.Errors))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", row.Subject, fmtVal(row.Median, row.Unit), fmtVal(row.Min, row.Unit), fmtVal(row.Max, row.Unit), ratio, fmtMB(row.PeakMB), fmtMB(row.ServerPeakMB), len(row.Errors))
 			}
 			tw.Flush()
 		}
@@ -213,6 +261,13 @@ func (r report) print(w io.Writer) {
 			fmt.Fprintf(w, "- %s\n", n)
 		}
 	}
+}
+
+func fmtMB(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f MB", *v)
 }
 
 func fmtVal(v float64, unit string) string {

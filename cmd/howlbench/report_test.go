@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestSlowPeerRunsOnceAndSaysSo pins the once subject: measured in the
+// first round only, no warm-up, and its row counts the one run.
+func TestSlowPeerRunsOnceAndSaysSo(t *testing.T) {
+	var howl, peer int
+	c := comparison{name: "c", title: "t", regime: cold,
+		prepare: func(*env) ([]subject, []string, func()) {
+			return []subject{
+				{name: "howl", role: roleHowl, run: func(context.Context) (sample, error) { howl++; return sample{seconds: 1}, nil }},
+				{name: "peer", role: rolePeer, once: true, run: func(context.Context) (sample, error) { peer++; return sample{seconds: 2}, nil }},
+			}, nil, nil
+		}}
+	res := c.run(context.Background(), &env{runs: 5, warmup: 1})
+	if howl != 6 || peer != 1 {
+		t.Fatalf("howl ran %d times (want 6: a warm-up and 5), the once peer %d (want 1)", howl, peer)
+	}
+	if res.Rows[0].Runs != 5 || res.Rows[1].Runs != 1 {
+		t.Fatalf("rows count %d and %d runs, want 5 and 1", res.Rows[0].Runs, res.Rows[1].Runs)
+	}
+	if res.Rows[1].Ratio == nil || *res.Rows[1].Ratio != 2 {
+		t.Fatalf("the once peer's ratio is %v, want 2 (its one run against howl's same round)", res.Rows[1].Ratio)
+	}
+}
+
+// TestMarkdownSetsFloorAndPeerBesideHowl pins the README table's shape: one
+// line a comparison, its regime named, howl, floor and peer in their own
+// columns with client and server memory apart.
+func TestMarkdownSetsFloorAndPeerBesideHowl(t *testing.T) {
+	client, server := 50.0, 300.0
+	r := report{Runs: 5, Machine: "m", Date: "d", Results: []Result{{
+		Name: "big-read", Title: "Read a blob", Regime: cold, Notes: []string{"goal: met"},
+		Rows: []Row{
+			{Subject: "howl read", Role: roleHowl, Median: 2, Unit: "s", PeakMB: &client, ServerPeakMB: &server},
+			{Subject: "floor", Role: roleFloor, Median: 1, Unit: "s"},
+			{Subject: "SDK", Role: rolePeer, Median: 9, Unit: "s"},
+		}}}}
+	var b strings.Builder
+	r.markdown(&b)
+	var line string
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(l, "| Read a blob") {
+			line = l
+		}
+	}
+	cells := strings.Split(line, " | ")
+	if len(cells) != 5 {
+		t.Fatalf("want 5 cells in the comparison's line, got %d: %q\n%s", len(cells), line, b.String())
+	}
+	for i, want := range []string{"(both cold)", "howl read: 2.00 s (client 50 MB, server 300 MB)", "floor: 1.00 s", "SDK: 9.00 s", "goal: met"} {
+		if !strings.Contains(cells[i], want) {
+			t.Errorf("cell %d is %q, want it to hold %q", i, cells[i], want)
+		}
+	}
+}
