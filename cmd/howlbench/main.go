@@ -8,6 +8,7 @@
 //	go run ./cmd/howlbench --quick    # one run each (CI: keeps the harness alive)
 //	go run ./cmd/howlbench --json     # machine-readable
 //	go run ./cmd/howlbench --markdown # the README's table
+//	go run ./cmd/howlbench --markdown --save-json r.json  # and the whole report
 //	go run ./cmd/howlbench --howl OLD # another howl binary (a "before" run)
 //
 // Each comparison says whether its subjects run cold (a fresh process and
@@ -63,6 +64,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	quick := fs.Bool("quick", false, "one run each, no warm-up: checks the harness, not the numbers")
 	asJSON := fs.Bool("json", false, "print JSON instead of tables")
 	asMarkdown := fs.Bool("markdown", false, "print the README's table (one line a comparison) instead of tables")
+	saveJSON := fs.String("save-json", "", "also write the JSON report to this file (one run, both forms)")
 	only := fs.String("only", "", "comma-separated comparison names to run (default: all)")
 	howlBin := fs.String("howl", "", "howl binary to measure (default: build ./cmd/howl)")
 	if err := fs.Parse(args); err != nil {
@@ -92,6 +94,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "howlbench: %s ...\n", c.name)
 		res := c.run(context.Background(), e)
 		rep.Results = append(rep.Results, res)
+	}
+	if *saveJSON != "" {
+		b, _ := json.MarshalIndent(rep, "", "  ")
+		if err := os.WriteFile(*saveJSON, append(b, '\n'), 0o644); err != nil {
+			fmt.Fprintln(stderr, "howlbench:", err)
+			return 1
+		}
 	}
 	switch {
 	case *asJSON:
