@@ -392,7 +392,14 @@ func catalogScale() comparison {
 			}
 			if ls != nil && search != nil && !math.IsNaN(ls.Median+search.Median) {
 				own := search.Median - ls.Median
-				out = append(out, fmt.Sprintf("N=%d: search %s, of which beyond the listing (index and ranking) %s", bigScale, fmtVal(search.Median, "s"), fmtVal(own, "s"))+met(own <= 1.5, " (goal <= 1.5 s)"))
+				line := fmt.Sprintf("N=%d: search %s, of which beyond the listing (index and ranking) %s", bigScale, fmtVal(search.Median, "s"), fmtVal(own, "s"))
+				if own < 0 {
+					// Two noisy medians: the difference says nothing.
+					line = fmt.Sprintf("N=%d: search %s, below ls --json's %s: its own work is within this run's noise (BenchmarkSearch100k measures it)", bigScale, fmtVal(search.Median, "s"), fmtVal(ls.Median, "s"))
+				} else {
+					line += met(own <= 1.5, " (goal <= 1.5 s)")
+				}
+				out = append(out, line)
 			}
 			return out
 		},

@@ -86,7 +86,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			want[n] = true
 		}
 	}
-	rep := report{Machine: machine(), Runs: e.runs, Date: time.Now().UTC().Format("2006-01-02 15:04 UTC")}
+	rep := report{Machine: machine(), Runs: e.runs, Date: time.Now().UTC().Format("2006-01-02 15:04 UTC"), LoadBefore: loadAverage()}
 	for _, c := range comparisons() {
 		if len(want) > 0 && !want[c.name] {
 			continue
@@ -95,6 +95,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		res := c.run(context.Background(), e)
 		rep.Results = append(rep.Results, res)
 	}
+	rep.LoadAfter = loadAverage()
 	if *saveJSON != "" {
 		b, _ := json.MarshalIndent(rep, "", "  ")
 		if err := os.WriteFile(*saveJSON, append(b, '\n'), 0o644); err != nil {
@@ -191,4 +192,15 @@ func machine() string {
 		}
 	}
 	return fmt.Sprintf("%s, %d cores (%s), %s, %s", runtime.GOOS+"/"+runtime.GOARCH, runtime.NumCPU(), cpu, runtime.Version(), host)
+}
+
+// loadAverage is the machine's load over the last minute, from
+// /proc/loadavg ("" where there is none): a shared machine's other work
+// moves both sides of a pair, and the report says how busy it was.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	return strings.Fields(string(b) + " ")[0]
 }

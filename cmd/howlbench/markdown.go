@@ -10,7 +10,7 @@ import (
 // comparison, with howl, the floor and the peers side by side and the
 // verdicts of its goals.
 func (r report) markdown(w io.Writer) {
-	fmt.Fprintf(w, "howlbench, %d counted runs a subject after a warm-up, subjects alternating; %s; %s.\n\n", r.Runs, r.Machine, r.Date)
+	fmt.Fprintf(w, "howlbench, %d counted runs a subject after a warm-up, subjects alternating; %s; %s%s.\n\n", r.Runs, r.Machine, r.Date, r.load())
 	fmt.Fprintln(w, "| comparison | howl | floor | peer(s) | result |")
 	fmt.Fprintln(w, "|---|---|---|---|---|")
 	for _, res := range r.Results {

@@ -80,10 +80,14 @@ type Result struct {
 }
 
 type report struct {
-	Machine string   `json:"machine"`
-	Date    string   `json:"date"`
-	Runs    int      `json:"runs"`
-	Results []Result `json:"results"`
+	Machine string `json:"machine"`
+	Date    string `json:"date"`
+	// LoadBefore and LoadAfter are the 1-minute load average at the start
+	// and the end of the run ("" when unknown).
+	LoadBefore string   `json:"load_before,omitempty"`
+	LoadAfter  string   `json:"load_after,omitempty"`
+	Runs       int      `json:"runs"`
+	Results    []Result `json:"results"`
 }
 
 // run measures the comparison: a warm-up of each subject, then e.runs
@@ -224,7 +228,7 @@ func stats(xs []float64) (median, lo, hi float64) {
 }
 
 func (r report) print(w io.Writer) {
-	fmt.Fprintf(w, "howlbench on %s, %s, %d counted runs per subject (after a warm-up), subjects alternating\n", r.Machine, r.Date, r.Runs)
+	fmt.Fprintf(w, "howlbench on %s, %s, %d counted runs per subject (after a warm-up), subjects alternating%s\n", r.Machine, r.Date, r.Runs, r.load())
 	for _, res := range r.Results {
 		fmt.Fprintf(w, "\n## %s\n", res.Title)
 		if res.Goal != "" {
@@ -291,4 +295,12 @@ func firstLine(s string) string {
 		s = s[:200] + "…"
 	}
 	return s
+}
+
+// load says how busy the machine was, when known.
+func (r report) load() string {
+	if r.LoadBefore == "" {
+		return ""
+	}
+	return fmt.Sprintf("; load average %s at the start, %s at the end", r.LoadBefore, r.LoadAfter)
 }
