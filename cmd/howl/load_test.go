@@ -45,11 +45,25 @@ func checkLoad(t *testing.T, rep loadReport, n, c int) {
 }
 
 func TestLoadCallsTheDemoNTimesAndReportsPercentilesThroughputAndMemory(t *testing.T) {
-	isolate(t)
-	checkLoad(t, loadJSON(t, exitOK, "demo", "echo", "message=load", "--n", "60", "--concurrency", "4"), 60, 4)
-	out, _, code := howl(t, "load", "demo", "echo", "message=load", "--n", "5")
+	home := isolate(t)
+	// The demo as a process of its own: the built-in one runs inside howl.
+	exe, _ := os.Executable()
+	cfg := filepath.Join(home, "demo.json")
+	os.WriteFile(cfg, []byte(`{"mcpServers":{"demo":{"command":"`+exe+`","args":["demo-server"]}}}`), 0o600)
+	checkLoad(t, loadJSON(t, exitOK, "--config", cfg, "demo", "echo", "message=load", "--n", "60", "--concurrency", "4"), 60, 4)
+	out, _, code := howl(t, "--config", cfg, "load", "demo", "echo", "message=load", "--n", "5")
 	if code != exitOK || !strings.Contains(out, "latency ms: min ") || !strings.Contains(out, " · p99 ") || !strings.Contains(out, "calls/s") || !strings.Contains(out, "server memory: ") {
 		t.Errorf("the text report: exit %d\n%s", code, out)
+	}
+}
+
+// The built-in demo runs inside howl's process: its memory is not told
+// apart, and the report says why instead of measuring howl's own.
+func TestLoadOnTheBuiltInDemoSaysItsMemoryIsHowls(t *testing.T) {
+	isolate(t)
+	rep := loadJSON(t, exitOK, "demo", "echo", "message=load", "--n", "5")
+	if rep.Memory != nil || !strings.Contains(rep.MemoryNote, "runs inside howl's own process") {
+		t.Errorf("memory %+v, note %q", rep.Memory, rep.MemoryNote)
 	}
 }
 
