@@ -744,8 +744,8 @@ func parseServer(file string, data []byte, key, name string, raw json.RawMessage
 		if sc.Transport == TransportStdio {
 			return sc, bad("oauth", "only remote (url) servers log in with OAuth", "drop oauth from this command entry")
 		}
-		if g := rs.OAuth.Grant; g != "" && g != GrantAuthorizationCode && g != GrantClientCredentials && g != GrantEnterprise {
-			return sc, bad("oauth", fmt.Sprintf("unknown grant %q", g), `use "authorization_code" (a browser login, the default), "client_credentials" or "enterprise"`)
+		if g := rs.OAuth.Grant; g != "" && g != GrantAuthorizationCode && g != GrantClientCredentials && g != GrantEnterprise && g != GrantJWTBearer {
+			return sc, bad("oauth", fmt.Sprintf("unknown grant %q", g), `use "authorization_code" (a browser login, the default), "client_credentials", "enterprise" or "jwt_bearer"`)
 		}
 		o := *rs.OAuth
 		sc.OAuth = &o

@@ -98,6 +98,8 @@ func expandServer(sc *ServerConfig, getenv func(string) (string, bool)) error {
 		sc.OAuth.ClientSecret = exp("oauth.clientSecret", sc.OAuth.ClientSecret)
 		sc.OAuth.PrivateKeyPEM = exp("oauth.privateKeyPem", sc.OAuth.PrivateKeyPEM)
 		sc.OAuth.IDToken = exp("oauth.idToken", sc.OAuth.IDToken)
+		sc.OAuth.Assertion = exp("oauth.assertion", sc.OAuth.Assertion)
+		sc.OAuth.AssertionFile = exp("oauth.assertionFile", sc.OAuth.AssertionFile)
 	}
 	return firstErr
 }

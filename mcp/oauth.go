@@ -15,9 +15,12 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/howl-mcp/howl/render"
 )
 
 // OAuthSettings are the "oauth" keys of a url entry in the config. All are
@@ -49,6 +52,15 @@ type OAuthSettings struct {
 	IDToken          string `json:"idToken,omitempty"`
 	IdPTokenEndpoint string `json:"idpTokenEndpoint,omitempty"`
 	IdPClientID      string `json:"idpClientId,omitempty"`
+	// For grant "jwt_bearer" (RFC 7523, workload identity): the JWT howl
+	// presents as its grant, given as is (Assertion, usually "${VAR}") or
+	// read from a file at each token request (AssertionFile, for tokens a
+	// platform rotates on disk).
+	Assertion     string `json:"assertion,omitempty"`
+	AssertionFile string `json:"assertionFile,omitempty"`
+	// DPoP false keeps howl from asking for DPoP-bound tokens even when
+	// the authorization server offers them (default: ask when offered).
+	DPoP *bool `json:"dpop,omitempty"`
 }
 
 // The OAuth grants howl can run.
@@ -58,7 +70,39 @@ const (
 	// GrantEnterprise exchanges an enterprise IdP's ID token for an ID-JAG
 	// (RFC 8693) and the ID-JAG for an access token (RFC 7523 JWT bearer).
 	GrantEnterprise = "enterprise"
+	// GrantJWTBearer presents a workload's own JWT as the grant (RFC 7523,
+	// workload identity federation).
+	GrantJWTBearer = "jwt_bearer"
+	// jwtBearerGrantType is the RFC 7523 grant_type both JWT grants send.
+	jwtBearerGrantType = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 )
+
+// MaxAssertionBytes bounds the JWT howl reads from oauth.assertionFile.
+const MaxAssertionBytes = 64 << 10
+
+// assertion is the workload JWT for grant "jwt_bearer": oauth.assertion,
+// else the current content of oauth.assertionFile.
+func (s OAuthSettings) assertion() (string, error) {
+	if s.Assertion != "" {
+		return strings.TrimSpace(s.Assertion), nil
+	}
+	if s.AssertionFile == "" {
+		return "", errors.New(`oauth.grant "jwt_bearer" needs oauth.assertion (the workload's JWT, e.g. "${TOKEN}") or oauth.assertionFile on the server's entry`)
+	}
+	f, err := os.Open(s.AssertionFile)
+	if err != nil {
+		return "", fmt.Errorf("oauth.assertionFile: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxAssertionBytes+1))
+	if err != nil {
+		return "", fmt.Errorf("oauth.assertionFile: %w", err)
+	}
+	if len(data) > MaxAssertionBytes {
+		return "", fmt.Errorf("oauth.assertionFile %s is over %d bytes (MaxAssertionBytes): it should hold one JWT", s.AssertionFile, MaxAssertionBytes)
+	}
+	return strings.TrimSpace(string(data)), nil
+}
 
 // exchangeIDToken trades the configured ID token at the IdP for an
 // identity assertion authorization grant aimed at the authorization server.
@@ -207,6 +251,12 @@ type AuthServerMetadata struct {
 	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported,omitempty"`
 	CodeChallengeMethodsSupported     []string `json:"code_challenge_methods_supported,omitempty"`
 	ClientIDMetadataDocumentSupported bool     `json:"client_id_metadata_document_supported,omitempty"`
+	// IssParameterSupported: the server puts iss in its authorization
+	// responses (RFC 9207), so one without it is refused.
+	IssParameterSupported bool `json:"authorization_response_iss_parameter_supported,omitempty"`
+	// DPoPSigningAlgValuesSupported: the server binds tokens to a key
+	// (RFC 9449 §5.1).
+	DPoPSigningAlgValuesSupported []string `json:"dpop_signing_alg_values_supported,omitempty"`
 }
 
 // AuthDiscovery is what discovery found for one server.
@@ -279,6 +329,9 @@ func DiscoverAuth(ctx context.Context, hc *http.Client, serverURL string, ch Cha
 		if ok, err := getJSON(ctx, hc, u, &m); err != nil {
 			return nil, err
 		} else if ok && m.AuthorizationEndpoint != "" && m.TokenEndpoint != "" {
+			if !sameIssuer(m.Issuer, d.AuthServer) {
+				return nil, fmt.Errorf("the metadata of authorization server %s names another issuer, %q: not used (RFC 8414 §3.3; a misconfigured or impersonating server)", d.AuthServer, render.Ellipsize(m.Issuer, 80))
+			}
 			d.Metadata = m
 			return d, nil
 		}
@@ -287,6 +340,37 @@ func DiscoverAuth(ctx context.Context, hc *http.Client, serverURL string, ch Cha
 	d.Fallback = true
 	d.Metadata = AuthServerMetadata{Issuer: base, AuthorizationEndpoint: base + "/authorize", TokenEndpoint: base + "/token", RegistrationEndpoint: base + "/register"}
 	return d, nil
+}
+
+// sameIssuer reports whether metadata's issuer is the issuer identifier
+// its well-known URL was built from (RFC 8414 §3.3): the same string, or
+// the same but for one trailing slash, which builds the same URL.
+func sameIssuer(metadata, asked string) bool {
+	return metadata == asked || metadata == asked+"/" || metadata+"/" == asked
+}
+
+// issuer is the recorded issuer of the discovered authorization server:
+// what its metadata names, else (with no metadata) its URL.
+func (d *AuthDiscovery) issuer() string {
+	if d.Metadata.Issuer != "" {
+		return d.Metadata.Issuer
+	}
+	return d.AuthServer
+}
+
+// checkIssuer applies RFC 9207 to an authorization response: an iss that
+// is there must be the recorded issuer, compared as strings with no
+// normalization; one that is missing is refused when the server said it
+// sends it.
+func (d *AuthDiscovery) checkIssuer(got url.Values) error {
+	iss, present := got["iss"]
+	switch {
+	case present && (len(iss) != 1 || iss[0] != d.issuer()):
+		return fmt.Errorf("the login came back from issuer %q, not %s where howl sent you: refused (RFC 9207; a mix-up attack or a misconfigured server)", render.Ellipsize(strings.Join(iss, ","), 80), d.issuer())
+	case !present && d.Metadata.IssParameterSupported:
+		return fmt.Errorf("the login came back without the iss %s promised to send: refused (RFC 9207)", d.issuer())
+	}
+	return nil
 }
 
 // resourceCovers reports whether a protected resource identifier covers
@@ -378,7 +462,7 @@ func resolveClient(ctx context.Context, hc *http.Client, d *AuthDiscovery, s OAu
 	if s.ClientID != "" {
 		return oauthClientID{id: s.ClientID, secret: s.ClientSecret, method: pickAuthMethod(d.Metadata, s.ClientSecret, s.PrivateKeyPEM)}, nil
 	}
-	if prev != nil && prev.ClientID != "" && prev.TokenEndpoint == d.Metadata.TokenEndpoint {
+	if prev != nil && prev.ClientID != "" && prev.TokenEndpoint == d.Metadata.TokenEndpoint && (prev.Issuer == "" || prev.Issuer == d.issuer()) {
 		return oauthClientID{id: prev.ClientID, secret: prev.ClientSecret, method: prev.AuthMethod}, nil
 	}
 	if d.Metadata.ClientIDMetadataDocumentSupported && s.ClientMetadataURL != "" {
@@ -397,6 +481,9 @@ func resolveClient(ctx context.Context, hc *http.Client, d *AuthDiscovery, s OAu
 		"grant_types":                []string{"authorization_code", "refresh_token"},
 		"response_types":             []string{"code"},
 		"token_endpoint_auth_method": method,
+		// A program on the person's machine with a loopback redirect
+		// (OpenID Connect registration; MCP asks for it, SEP-837).
+		"application_type": "native",
 	})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.Metadata.RegistrationEndpoint, strings.NewReader(string(body)))
 	if err != nil {
@@ -453,8 +540,10 @@ type tokenResponse struct {
 }
 
 // requestToken posts a grant to the token endpoint with the client's
-// authentication and returns the stored form of the answer.
-func requestToken(ctx context.Context, hc *http.Client, endpoint, issuer string, c oauthClientID, key string, form url.Values) (StoredToken, error) {
+// authentication and returns the stored form of the answer. With a DPoP
+// key, each attempt carries a fresh proof, and a use_dpop_nonce answer is
+// retried once with the server's nonce (RFC 9449 §8).
+func requestToken(ctx context.Context, hc *http.Client, endpoint, issuer string, c oauthClientID, key string, form url.Values, dp *dpopKey) (StoredToken, error) {
 	switch c.method {
 	case "client_secret_post":
 		form.Set("client_id", c.id)
@@ -469,25 +558,43 @@ func requestToken(ctx context.Context, hc *http.Client, endpoint, issuer string,
 		form.Set("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
 		form.Set("client_assertion", a)
 	default:
-		form.Set("client_id", c.id)
+		if c.id != "" {
+			form.Set("client_id", c.id)
+		}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
-	if err != nil {
-		return StoredToken{}, err
+	var status int
+	var data []byte
+	for attempt := 0; ; attempt++ {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
+		if err != nil {
+			return StoredToken{}, err
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Accept", "application/json")
+		if c.method == "client_secret_basic" {
+			req.SetBasicAuth(url.QueryEscape(c.id), url.QueryEscape(c.secret))
+		}
+		if dp != nil {
+			p, err := dp.proof(http.MethodPost, endpoint, "", dp.nonce(false))
+			if err != nil {
+				return StoredToken{}, err
+			}
+			req.Header.Set("DPoP", p)
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			return StoredToken{}, fmt.Errorf("token request to %s: %w", endpoint, err)
+		}
+		data, _ = io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		resp.Body.Close()
+		status = resp.StatusCode
+		if dp != nil && dp.noteNonce(false, resp.Header) && status == http.StatusBadRequest && attempt == 0 && oauthError(data) == "use_dpop_nonce" {
+			continue
+		}
+		break
 	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Accept", "application/json")
-	if c.method == "client_secret_basic" {
-		req.SetBasicAuth(url.QueryEscape(c.id), url.QueryEscape(c.secret))
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return StoredToken{}, fmt.Errorf("token request to %s: %w", endpoint, err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if resp.StatusCode != http.StatusOK {
-		return StoredToken{}, fmt.Errorf("token request (%s) to %s: HTTP %d %s", form.Get("grant_type"), endpoint, resp.StatusCode, oneLine(string(data)))
+	if status != http.StatusOK {
+		return StoredToken{}, fmt.Errorf("token request (%s) to %s: HTTP %d %s", form.Get("grant_type"), endpoint, status, oneLine(string(data)))
 	}
 	var tr tokenResponse
 	if err := json.Unmarshal(data, &tr); err != nil || tr.AccessToken == "" {
@@ -497,10 +604,22 @@ func requestToken(ctx context.Context, hc *http.Client, endpoint, issuer string,
 		AccessToken: tr.AccessToken, TokenType: tr.TokenType, RefreshToken: tr.RefreshToken,
 		ClientID: c.id, ClientSecret: c.secret, AuthMethod: c.method, TokenEndpoint: endpoint, Issuer: issuer,
 	}
+	if dp != nil {
+		t.DPoPKey = dp.marshal()
+	}
 	if tr.ExpiresIn > 0 {
 		t.Expiry = time.Now().Add(time.Duration(tr.ExpiresIn) * time.Second)
 	}
 	return t, nil
+}
+
+// oauthError is the "error" code of an OAuth error answer.
+func oauthError(body []byte) string {
+	var e struct {
+		Error string `json:"error"`
+	}
+	_ = json.Unmarshal(body, &e)
+	return e.Error
 }
 
 // clientAssertion signs an RFC 7523 client assertion (ES256) for private_key_jwt.
@@ -584,5 +703,5 @@ func (l *loopback) close() {
 
 // interactive reports whether the grant needs a person (a browser login).
 func (s OAuthSettings) interactive() bool {
-	return s.Grant != GrantClientCredentials && s.Grant != GrantEnterprise
+	return s.Grant != GrantClientCredentials && s.Grant != GrantEnterprise && s.Grant != GrantJWTBearer
 }

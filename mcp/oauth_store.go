@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,6 +34,14 @@ type StoredToken struct {
 	TokenEndpoint string `json:"token_endpoint,omitempty"`
 	Issuer        string `json:"issuer,omitempty"`
 	Resource      string `json:"resource,omitempty"`
+	// DPoPKey is the private key (a JWK) the access token is bound to,
+	// when the server issued a DPoP-bound token (RFC 9449).
+	DPoPKey string `json:"dpop_key,omitempty"`
+}
+
+// dpopBound reports whether the token must be presented with a DPoP proof.
+func (t StoredToken) dpopBound() bool {
+	return t.DPoPKey != "" && strings.EqualFold(t.TokenType, "DPoP")
 }
 
 // Expired reports whether the access token is past (or within 30 s of) its expiry.

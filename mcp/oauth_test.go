@@ -88,6 +88,19 @@ type authFixture struct {
 	n         int
 	// authEndpoint replaces the metadata's authorization_endpoint when set.
 	authEndpoint string
+	// metaIssuer replaces the metadata's issuer when set; issSupported
+	// advertises iss in authorization responses; iss, when set, is the
+	// iss the authorization response carries.
+	metaIssuer   string
+	issSupported bool
+	iss          string
+	// registrations are the bodies of the registration requests.
+	registrations []map[string]any
+	// dpop advertises DPoP (ES256 proofs) in the metadata.
+	dpop bool
+	// resource, when set, is the resource authorization requests must
+	// name (default: this server's /mcp).
+	resource string
 }
 
 func newAuthFixture(t *testing.T) *authFixture {
@@ -119,19 +132,33 @@ func newAuthFixture(t *testing.T) *authFixture {
 		if f.authEndpoint != "" {
 			authorize = f.authEndpoint
 		}
+		issuer := base() + "/as"
+		if f.metaIssuer != "" {
+			issuer = f.metaIssuer
+		}
 		_ = json.NewEncoder(w).Encode(AuthServerMetadata{
-			Issuer: base() + "/as", AuthorizationEndpoint: authorize, TokenEndpoint: base() + "/as/token",
+			Issuer: issuer, AuthorizationEndpoint: authorize, TokenEndpoint: base() + "/as/token",
 			RegistrationEndpoint: base() + "/as/register", TokenEndpointAuthMethodsSupported: []string{"none"},
-			CodeChallengeMethodsSupported: []string{"S256"},
+			CodeChallengeMethodsSupported: []string{"S256"}, IssParameterSupported: f.issSupported,
+			DPoPSigningAlgValuesSupported: map[bool][]string{true: {"ES256"}}[f.dpop],
 		})
 	})
 	mux.HandleFunc("/as/register", func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		f.mu.Lock()
+		f.registrations = append(f.registrations, body)
+		f.mu.Unlock()
 		w.WriteHeader(http.StatusCreated)
 		_, _ = w.Write([]byte(`{"client_id":"client-1"}`))
 	})
 	mux.HandleFunc("/as/authorize", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
-		if q.Get("code_challenge_method") != "S256" || q.Get("client_id") != "client-1" || q.Get("resource") != base()+"/mcp" {
+		resource := base() + "/mcp"
+		if f.resource != "" {
+			resource = f.resource
+		}
+		if q.Get("code_challenge_method") != "S256" || q.Get("client_id") != "client-1" || q.Get("resource") != resource {
 			http.Error(w, "bad authorization request: "+r.URL.RawQuery, http.StatusBadRequest)
 			return
 		}
@@ -143,6 +170,9 @@ func newAuthFixture(t *testing.T) *authFixture {
 		v := to.Query()
 		v.Set("code", "code-1")
 		v.Set("state", q.Get("state"))
+		if f.iss != "" {
+			v.Set("iss", f.iss)
+		}
 		to.RawQuery = v.Encode()
 		http.Redirect(w, r, to.String(), http.StatusFound)
 	})

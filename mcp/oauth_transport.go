@@ -36,6 +36,9 @@ type authorizer struct {
 	needLogin error // set when a login was needed but not allowed or failed
 	loggedIn  bool  // a login ran on this authorizer
 	closed    bool  // the runtime closed: no more refreshes, logins or token writes
+	// dpop is the key the current token is bound to (dpopOf its DPoPKey).
+	dpop    *dpopKey
+	dpopJWK string
 }
 
 // errAuthorizerClosed refuses token work after the runtime closed.
@@ -92,6 +95,31 @@ func (a *authorizer) current() *StoredToken {
 	return a.tok
 }
 
+// dpopOf returns the key a DPoP-bound token is bound to (nil for a bearer
+// token), keeping the nonces already learned while the key stays the same.
+func (a *authorizer) dpopOf(t *StoredToken) *dpopKey {
+	if t == nil || t.DPoPKey == "" {
+		return nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.dpopOfLocked(t)
+}
+
+func (a *authorizer) dpopOfLocked(t *StoredToken) *dpopKey {
+	if t == nil || t.DPoPKey == "" {
+		return nil
+	}
+	if a.dpop == nil || a.dpopJWK != t.DPoPKey {
+		k, err := loadDPoPKey(t.DPoPKey)
+		if err != nil {
+			return nil
+		}
+		a.dpop, a.dpopJWK = k, t.DPoPKey
+	}
+	return a.dpop
+}
+
 // RoundTrip implements http.RoundTripper.
 func (a *authorizer) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Body != nil && req.GetBody == nil {
@@ -106,7 +134,9 @@ func (a *authorizer) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if !a.settings.interactive() && a.current() == nil {
 		a.mu.Lock()
-		_ = a.loginLocked(req.Context(), Challenge{}, "")
+		if err := a.loginLocked(req.Context(), Challenge{}, ""); err != nil {
+			a.needLogin = err
+		}
 		a.mu.Unlock()
 	}
 	tok := a.current()
@@ -114,7 +144,22 @@ func (a *authorizer) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return resp, err
 	}
+	nonceRetried := false
 	for attempt := 0; attempt < 1+maxStepUps; attempt++ {
+		if k := a.dpopOf(tok); k != nil {
+			k.noteNonce(true, resp.Header)
+			if !nonceRetried && isDPoPNonceChallenge(resp) {
+				// A fresh proof with the server's nonce (RFC 9449 §9).
+				nonceRetried = true
+				attempt--
+				_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+				resp.Body.Close()
+				if resp, err = a.send(req, tok); err != nil {
+					return resp, err
+				}
+				continue
+			}
+		}
 		var next *StoredToken
 		switch resp.StatusCode {
 		case http.StatusUnauthorized:
@@ -147,7 +192,11 @@ func (a *authorizer) send(req *http.Request, tok *StoredToken) (*http.Response, 
 		}
 		r.Body = body
 	}
-	if tok != nil {
+	if k := a.dpopOf(tok); k != nil && tok.dpopBound() {
+		if err := k.sign(r, tok.AccessToken); err != nil {
+			return nil, err
+		}
+	} else if tok != nil {
 		r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
 	}
 	return a.base.RoundTrip(r)
@@ -161,13 +210,21 @@ func (a *authorizer) recover(ctx context.Context, sent *StoredToken, ch Challeng
 	if a.tok != nil && a.tok != sent {
 		return a.tok
 	}
-	if a.tok != nil && a.tok.RefreshToken != "" {
+	if a.needLogin != nil && !errors.Is(a.needLogin, errLoginNotAllowed) {
+		// A login already failed on this connection attempt (refused,
+		// or a grant the server turned down): another would fail the
+		// same way, open the browser again, or resend a workload's
+		// assertion. The reason stands; howl auth tries again.
+		return nil
+	}
+	moved := a.serverMovedLocked(ctx, ch)
+	if !moved && a.tok != nil && a.tok.RefreshToken != "" {
 		if t, err := a.refreshLocked(ctx); err == nil {
 			a.tok = &t
 			return a.tok
 		}
 	}
-	if a.loggedIn && sent != nil {
+	if a.loggedIn && sent != nil && !moved {
 		// A token howl just got is refused: logging in again would loop.
 		a.needLogin = fmt.Errorf("%s refused the token its authorization server just issued", a.url)
 		return nil
@@ -177,6 +234,25 @@ func (a *authorizer) recover(ctx context.Context, sent *StoredToken, ch Challeng
 		return nil
 	}
 	return a.tok
+}
+
+// serverMovedLocked reports whether the server now names another
+// authorization server than the one that issued the current token: its
+// token (and client registration) then mean nothing there, and howl must
+// register with the new one and log in anew (MCP SEP-2352).
+func (a *authorizer) serverMovedLocked(ctx context.Context, ch Challenge) bool {
+	if a.closed || a.tok == nil || a.tok.Issuer == "" {
+		return false
+	}
+	d, err := DiscoverAuth(ctx, a.hc, a.url, ch)
+	if err != nil || d.issuer() == a.tok.Issuer {
+		return false
+	}
+	if a.opts.Notice != nil {
+		a.opts.Notice(a.server, fmt.Sprintf("%s moved from authorization server %s to %s: logging in there", a.url, a.tok.Issuer, d.issuer()))
+	}
+	a.disc = d
+	return true
 }
 
 // stepUp answers a 403 insufficient_scope with a login for the wider
@@ -218,7 +294,7 @@ func (a *authorizer) refreshLocked(ctx context.Context) (StoredToken, error) {
 	if old.Resource != "" {
 		form.Set("resource", old.Resource)
 	}
-	t, err := requestToken(ctx, a.hc, old.TokenEndpoint, old.Issuer, oauthClientID{id: old.ClientID, secret: old.ClientSecret, method: old.AuthMethod}, a.settings.PrivateKeyPEM, form)
+	t, err := requestToken(ctx, a.hc, old.TokenEndpoint, old.Issuer, oauthClientID{id: old.ClientID, secret: old.ClientSecret, method: old.AuthMethod}, a.settings.PrivateKeyPEM, form, a.dpopOfLocked(&old))
 	if err != nil {
 		return StoredToken{}, err
 	}
@@ -260,29 +336,40 @@ func (a *authorizer) loginLocked(reqCtx context.Context, ch Challenge, previousS
 	if d.Resource != nil && d.Resource.Resource != "" {
 		resource = d.Resource.Resource
 	}
-	issuer := d.Metadata.Issuer
-	if issuer == "" {
-		issuer = d.AuthServer
+	issuer := d.issuer()
+	var dp *dpopKey
+	if dpopWanted(a.settings, d.Metadata) {
+		var err error
+		if dp, err = newDPoPKey(); err != nil {
+			return err
+		}
 	}
 	var t StoredToken
 	if !interactive {
-		if a.settings.ClientID == "" {
+		if a.settings.ClientID == "" && a.settings.Grant != GrantJWTBearer {
 			return fmt.Errorf("oauth.grant %s needs oauth.clientId on %s's entry", a.settings.Grant, a.server)
 		}
 		c := oauthClientID{id: a.settings.ClientID, secret: a.settings.ClientSecret, method: pickAuthMethod(d.Metadata, a.settings.ClientSecret, a.settings.PrivateKeyPEM)}
 		form := url.Values{"grant_type": {GrantClientCredentials}, "resource": {resource}}
-		if a.settings.Grant == GrantEnterprise {
+		switch a.settings.Grant {
+		case GrantEnterprise:
 			jag, err := exchangeIDToken(ctx, a.hc, a.settings, issuer, resource, scope)
 			if err != nil {
 				return err
 			}
-			form = url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:jwt-bearer"}, "assertion": {jag}, "resource": {resource}}
+			form = url.Values{"grant_type": {jwtBearerGrantType}, "assertion": {jag}, "resource": {resource}}
+		case GrantJWTBearer:
+			jwt, err := a.settings.assertion()
+			if err != nil {
+				return err
+			}
+			form = url.Values{"grant_type": {jwtBearerGrantType}, "assertion": {jwt}, "resource": {resource}}
 		}
 		if scope != "" {
 			form.Set("scope", scope)
 		}
 		var err error
-		if t, err = requestToken(ctx, a.hc, d.Metadata.TokenEndpoint, issuer, c, a.settings.PrivateKeyPEM, form); err != nil {
+		if t, err = requestToken(ctx, a.hc, d.Metadata.TokenEndpoint, issuer, c, a.settings.PrivateKeyPEM, form, dp); err != nil {
 			return err
 		}
 	} else {
@@ -349,11 +436,14 @@ func (a *authorizer) loginLocked(reqCtx context.Context, ch Challenge, previousS
 		if got.Get("state") != state {
 			return errors.New("the login came back with a wrong state (a forged callback?): run howl auth again")
 		}
+		if err := d.checkIssuer(got); err != nil {
+			return err
+		}
 		form := url.Values{
 			"grant_type": {GrantAuthorizationCode}, "code": {got.Get("code")}, "redirect_uri": {lb.redirectURI()},
 			"code_verifier": {verifier}, "resource": {resource},
 		}
-		if t, err = requestToken(ctx, a.hc, d.Metadata.TokenEndpoint, issuer, c, a.settings.PrivateKeyPEM, form); err != nil {
+		if t, err = requestToken(ctx, a.hc, d.Metadata.TokenEndpoint, issuer, c, a.settings.PrivateKeyPEM, form, dp); err != nil {
 			return err
 		}
 	}

@@ -734,6 +734,11 @@ func (r *Runtime) Conn(name string) (*Conn, error) {
 	case StateFailed:
 		return nil, fmt.Errorf("server %s failed: %s", name, s.status.Reason)
 	case StateAuthRequired:
+		// A login that failed says why (an issuer refused, a grant turned down).
+		why := strings.TrimPrefix(s.status.Reason, errAuthRequired.Error()+": ")
+		if why, ok := strings.CutSuffix(why, ": run howl auth "+name+" to try again"); ok {
+			return nil, fmt.Errorf("server %s needs authorization: run howl auth %s (%s)", name, name, why)
+		}
 		return nil, fmt.Errorf("server %s needs authorization: run howl auth %s", name, name)
 	default:
 		if s.cfg.Disabled {
