@@ -126,6 +126,9 @@ type Warning struct {
 	// every server).
 	Server string `json:"server,omitempty"`
 	Kind   Kind   `json:"kind"`
+	// Item names the item a warning leaves out on purpose (the listing is
+	// otherwise whole), such as a tool whose definition cannot be used.
+	Item   string `json:"item,omitempty"`
 	Reason string `json:"reason"`
 }
 
@@ -383,6 +386,12 @@ func (c *Conn) listMore(ctx context.Context, l *kindListing, stop func(CatalogIt
 			if perr != nil {
 				l.warns = append(l.warns, Warning{Kind: k, Reason: fmt.Sprintf("%s[%d] skipped: %s", key, l.raws-1, perr)})
 				continue
+			}
+			if k == KindTool {
+				if herr := c.toolHeaderProblem(it); herr != nil {
+					l.warns = append(l.warns, Warning{Kind: k, Item: item.ID, Reason: herr.Error()})
+					continue
+				}
 			}
 			page = append(page, item)
 			found = found || stop != nil && stop(item)

@@ -103,6 +103,9 @@ func (t *httpTap) SetRequestHandler(h transport.RequestHandler) {
 func (t *httpTap) SendRequest(ctx context.Context, r transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
 	start := time.Now()
 	resp, err := t.StreamableHTTP.SendRequest(ctx, r)
+	if again, ok := versionRetry(r, resp); ok && err == nil {
+		resp, err = t.StreamableHTTP.SendRequest(ctx, again)
+	}
 	tapped(ctx, t.trace, r, resp, err, start)
 	return resp, err
 }
@@ -311,7 +314,8 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 	if o.era == EraLegacy {
 		req.Params.ProtocolVersion = mcpgo.LATEST_LEGACY_PROTOCOL_VERSION
 	}
-	res, err := c.client.Initialize(ctx, req)
+	hctx, handshake := withRawSink(ctx)
+	res, err := c.client.Initialize(hctx, req)
 	if err != nil {
 		// A child that went away says why, before Close ends it for good.
 		gone := ""
@@ -329,6 +333,7 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 	}
 	c.init = res
 	c.features = featuresFrom(sc.Name, res)
+	c.noteDiscovered(handshake.get())
 	return c, nil
 }
 

@@ -268,10 +268,13 @@ func (r *Runtime) callInvoke(ctx context.Context, at callSite, args MetaArgs) ([
 		return nil, callErrorf("%s: %v", fn, err)
 	}
 	if found {
+		toolArgs = DropNullOptionals(it, toolArgs)
 		// Arguments howl could not check go to the server, which judges them.
 		if err := cat.CheckArguments(it, toolArgs); err != nil && !errors.As(err, new(*UncheckedError)) {
 			return nil, callErrorf("%s: %v; see the schema with %s and tool %q", fn, err, at.ref(PrefixDescribe), tool)
 		}
+	} else if why := leftOut(cat, KindTool, tool); why != "" {
+		return nil, callErrorf("%s: %s", fn, why)
 	} else if toolsListed(cat) {
 		return nil, callErrorf("%s: %v", fn, notFound(cat, KindTool, tool))
 	}
@@ -303,11 +306,21 @@ func toolsListed(cat *Catalog) bool {
 		listed = listed || k == KindTool
 	}
 	for _, w := range cat.Warnings {
-		if w.Kind == KindTool {
+		if w.Kind == KindTool && w.Item == "" {
 			return false
 		}
 	}
 	return listed
+}
+
+// leftOut is why the catalog left a listed item out on purpose, or "".
+func leftOut(cat *Catalog, kind Kind, id string) string {
+	for _, w := range cat.Warnings {
+		if w.Kind == kind && w.Item == id {
+			return w.Reason
+		}
+	}
+	return ""
 }
 
 func decodeJSONNumbers(raw json.RawMessage, v any) error {

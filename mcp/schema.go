@@ -20,8 +20,10 @@ import (
 // reader of JSON Schema properties in howl. Properties keep the schema's
 // order.
 type SchemaProp struct {
-	Name        string
-	Type        string // string, number, integer, boolean, array, object, or "" (any)
+	Name string
+	Type string // string, number, integer, boolean, array, object, or "" (any)
+	// Nullable is whether "type" allows null ("null", or a list naming it).
+	Nullable    bool
 	Description string
 	Enum        []string
 	// EnumRaw are the enum values as JSON, in Enum's order.
@@ -157,6 +159,7 @@ func SchemaProps(raw json.RawMessage) []SchemaProp {
 			p.DefaultRaw = d.Default
 		}
 		p.Type = SchemaType(d.Type)
+		p.Nullable = p.Type == "null" || bytes.Contains(d.Type, []byte(`"null"`))
 		p.Description = d.Description
 		if p.Description == "" {
 			p.Description = d.Title

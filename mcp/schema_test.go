@@ -70,3 +70,17 @@ func TestTypeKeyValuesTypesByTheSchema(t *testing.T) {
 		t.Errorf("values that are not their type stay strings (the check names them): %#v", bad)
 	}
 }
+
+func TestANullOptionalIsDroppedOnlyWhereTheSchemaRefusesNull(t *testing.T) {
+	tool := CatalogItem{ID: "t", Schema: json.RawMessage(`{"type":"object","properties":{
+		"plain":{"type":"string"},"either":{"type":["string","null"]},"none":{"type":"null"},
+		"untyped":{},"needed":{"type":"integer"}},"required":["needed"]}`)}
+	args := map[string]any{"plain": nil, "either": nil, "none": nil, "untyped": nil, "needed": nil, "undeclared": nil}
+	got := DropNullOptionals(tool, args)
+	if _, ok := got["plain"]; ok || len(got) != 5 {
+		t.Fatalf("only the optional string's null must go, got %v", got)
+	}
+	if len(args) != 6 {
+		t.Fatal("the caller's map was changed")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 
@@ -187,6 +188,39 @@ func leafErrors(ve *jsonschema.ValidationError) []string {
 	sort.Strings(out)
 	if len(out) > 10 {
 		out = append(out[:10], fmt.Sprintf("and %d more", len(out)-10))
+	}
+	return out
+}
+
+// DropNullOptionals removes the arguments that are null where the tool's
+// schema neither requires them nor allows null: a caller's way of saying
+// "not given" (models told every parameter is nullable say it so), which
+// the server must then not see as a value of the wrong type. A required
+// argument's null, or one the schema allows, stays for the check.
+func DropNullOptionals(tool CatalogItem, args map[string]any) map[string]any {
+	var nulls []string
+	for k, v := range args {
+		if v == nil {
+			nulls = append(nulls, k)
+		}
+	}
+	if len(nulls) == 0 {
+		return args
+	}
+	props := map[string]SchemaProp{}
+	for _, p := range SchemaProps(tool.Schema) {
+		props[p.Name] = p
+	}
+	out := args
+	for _, k := range nulls {
+		p, declared := props[k]
+		if !declared || p.Type == "" || p.Nullable || p.Required {
+			continue
+		}
+		if len(out) == len(args) { // copy before the first removal: the caller's map stays
+			out = maps.Clone(args)
+		}
+		delete(out, k)
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -47,6 +48,11 @@ func main() {
 // (which draws its own, sanitized screen) and the demo server's protocol
 // stream get the raw stdout.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// mcp-go writes some warnings (a tool it leaves out, say) to slog's
+	// default logger, that is the terminal: unsanitized, and through the
+	// TUI's screen. howl reports what matters itself (catalog warnings,
+	// the server log), so the libraries' default logger says nothing.
+	slog.SetDefault(slog.New(slog.DiscardHandler))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	counted := &countingWriter{w: stdout}
