@@ -329,7 +329,9 @@ func DiscoverAuth(ctx context.Context, hc *http.Client, serverURL string, ch Cha
 		if ok, err := getJSON(ctx, hc, u, &m); err != nil {
 			return nil, err
 		} else if ok && m.AuthorizationEndpoint != "" && m.TokenEndpoint != "" {
-			if !sameIssuer(m.Issuer, d.AuthServer) {
+			// A 2025-03-26 server (no resource metadata) serves its own
+			// metadata from its origin, whose issuer may carry a path.
+			if d.Resource != nil && !sameIssuer(m.Issuer, d.AuthServer) {
 				return nil, fmt.Errorf("the metadata of authorization server %s names another issuer, %q: not used (RFC 8414 §3.3; a misconfigured or impersonating server)", d.AuthServer, render.Ellipsize(m.Issuer, 80))
 			}
 			d.Metadata = m
