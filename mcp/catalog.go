@@ -26,10 +26,13 @@ const (
 	KindResource Kind = "resource"
 	KindTemplate Kind = "resource_template"
 	KindPrompt   Kind = "prompt"
+	// KindSkill is a skill of a server that declares the skills extension
+	// (SEP-2640): listed by its entry, its files read only when loaded.
+	KindSkill Kind = "skill"
 )
 
 // Kinds lists every kind in catalog order.
-var Kinds = []Kind{KindTool, KindResource, KindTemplate, KindPrompt}
+var Kinds = []Kind{KindTool, KindResource, KindTemplate, KindPrompt, KindSkill}
 
 // ParseKind accepts a kind's name and a few plural or short spellings.
 func ParseKind(s string) (Kind, error) {
@@ -42,8 +45,10 @@ func ParseKind(s string) (Kind, error) {
 		return KindTemplate, nil
 	case "prompt", "prompts":
 		return KindPrompt, nil
+	case "skill", "skills":
+		return KindSkill, nil
 	}
-	return "", fmt.Errorf("unknown kind %q: use tool, resource, resource_template or prompt", s)
+	return "", fmt.Errorf("unknown kind %q: use tool, resource, resource_template, prompt or skill", s)
 }
 
 // Bounds on one kind's listing, so a server whose cursor never ends cannot
@@ -106,6 +111,8 @@ type CatalogItem struct {
 	// listings shown to the person (howl ls); the model's catalog
 	// (ModelCatalog) leaves such tools out instead.
 	Off bool `json:"off,omitempty"`
+	// Skill is a skill's entry: its frontmatter and files.
+	Skill *SkillEntry `json:"skill,omitempty"`
 }
 
 // Key is the catalog key "{kind}:{id}", so a tool and a resource with the
@@ -215,6 +222,7 @@ var kindList = map[Kind]struct{ method, key string }{
 	KindResource: {"resources/list", "resources"},
 	KindTemplate: {"resources/templates/list", "resourceTemplates"},
 	KindPrompt:   {"prompts/list", "prompts"},
+	KindSkill:    {"skills/list", "skills"},
 }
 
 // ListCatalog lists every kind the server advertises, every page of each,
@@ -266,6 +274,9 @@ func (c *Conn) listedKinds() []Kind {
 	}
 	if f.Prompts {
 		want = append(want, KindPrompt)
+	}
+	if f.Skills {
+		want = append(want, KindSkill)
 	}
 	return want
 }
@@ -439,6 +450,12 @@ func (c *Conn) listPage(ctx context.Context, k Kind, cursor string) (json.RawMes
 		_, err = c.client.ListResourceTemplatesByPage(pctx, mcpgo.ListResourceTemplatesRequest{PaginatedRequest: p})
 	case KindPrompt:
 		_, err = c.client.ListPromptsByPage(pctx, mcpgo.ListPromptsRequest{PaginatedRequest: p})
+	case KindSkill: // skills/list is howl's own request, not mcp-go's
+		params := map[string]any{}
+		if cursor != "" {
+			params["cursor"] = cursor
+		}
+		return c.request(pctx, "skills/list", params)
 	}
 	return sink.get(), err
 }
@@ -556,6 +573,9 @@ type resourceAnnotations struct {
 }
 
 func parseItem(server string, k Kind, raw json.RawMessage) (CatalogItem, error) {
+	if k == KindSkill {
+		return parseSkill(server, raw)
+	}
 	var ri rawItem
 	if err := ri.read(raw); err != nil {
 		return CatalogItem{}, fmt.Errorf("not a valid %s: %v", k, err)
@@ -775,6 +795,8 @@ func kindRank(k Kind) int {
 		return 2
 	case KindPrompt:
 		return 3
+	case KindSkill:
+		return 4
 	}
-	return 4
+	return 5
 }

@@ -174,6 +174,7 @@ type Conn struct {
 	grace    time.Duration
 	init     *mcpgo.InitializeResult
 	features Features
+	meta     map[string]any // the _meta of requests howl sends itself (rawrequest.go)
 	closed   sync.Once
 	closing  atomic.Bool
 }
@@ -334,6 +335,7 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 	c.init = res
 	c.features = featuresFrom(sc.Name, res)
 	c.noteDiscovered(handshake.get())
+	c.meta = requestMeta(c, o)
 	return c, nil
 }
 

@@ -45,6 +45,11 @@ type DescribeResult struct {
 	// Arguments is set (possibly empty) for prompts: names, descriptions and
 	// required flags. Prompt arguments are strings; there is no schema.
 	Arguments *[]PromptArgument `json:"arguments,omitempty"`
+
+	// A skill's frontmatter and files, from its listing (none is read).
+	Frontmatter json.RawMessage `json:"frontmatter,omitempty"`
+	Files       []SkillFile     `json:"files,omitempty"`
+	Dynamic     bool            `json:"dynamic,omitempty"`
 }
 
 // Describe returns the description of the item of kind (default tool) with id.
@@ -55,9 +60,16 @@ func Describe(cat *Catalog, kind Kind, id string) (DescribeResult, error) {
 		kind = KindTool
 	}
 	if _, ok := kindList[kind]; !ok {
-		return DescribeResult{}, fmt.Errorf("unknown kind %q: use tool, resource, resource_template or prompt", kind)
+		return DescribeResult{}, fmt.Errorf("unknown kind %q: use tool, resource, resource_template, prompt or skill", kind)
 	}
 	it, ok := cat.Lookup(kind, id)
+	if !ok && kind == KindSkill {
+		var err error
+		if it, err = FindSkill(cat, id); err != nil {
+			return DescribeResult{}, err
+		}
+		ok = true
+	}
 	if !ok {
 		return DescribeResult{}, notFound(cat, kind, id)
 	}
@@ -92,6 +104,10 @@ func Describe(cat *Catalog, kind Kind, id string) (DescribeResult, error) {
 		}
 		d.Arguments = &args
 		d.Usage = fmt.Sprintf("get it with mcp_prompt_%s {\"prompt\": %q, \"arguments\": {...}} (string values; required ones must be given)", s, it.ID)
+	case KindSkill:
+		d.URI, d.MIMEType, d.Size = it.URI, it.MIMEType, it.Size
+		d.Frontmatter, d.Files, d.Dynamic = it.Skill.Frontmatter, it.Skill.Files, it.Skill.Dynamic
+		d.Usage = fmt.Sprintf("load it with mcp_read_%s {\"skill\": %q}: its SKILL.md, checked against this listing; then a file of it with \"file\"", s, it.URI)
 	}
 	return d, nil
 }

@@ -13,6 +13,8 @@ type Features struct {
 	Logging     bool   `json:"logging"`
 	// Subscribe: the server accepts resources/subscribe.
 	Subscribe bool `json:"subscribe"`
+	// Skills: the server declares the skills extension (SEP-2640).
+	Skills bool `json:"skills,omitempty"`
 	// PeerInfoKnown is false when the handshake told nothing about the
 	// server (no server info and no capabilities). Such a server counts as
 	// tools-capable: a handshake hiccup must not strip working tools.
@@ -35,6 +37,7 @@ func featuresFrom(name string, res *mcpgo.InitializeResult) Features {
 	f.Prompts = caps.Prompts != nil
 	f.Completions = caps.Completions != nil
 	f.Logging = caps.Logging != nil
+	_, f.Skills = caps.Extensions[SkillsExtension]
 	f.PeerInfoKnown = res.ServerInfo.Name != "" || f.Tools || f.Resources || f.Prompts ||
 		f.Completions || f.Logging || caps.Experimental != nil || caps.Extensions != nil
 	return f

@@ -38,7 +38,10 @@ type metaFunc struct {
 	// gate says whether a server with these features gets the function.
 	gate   func(Features) bool
 	params string
-	desc   func(server, suffix string) string
+	// paramsFor, when set, replaces params for a server with skills: the
+	// skill parameters cost bytes only where there are skills to load.
+	paramsFor func(Features) string
+	desc      func(server, suffix string) string
 	// shared describes the shared set's function (no server in its name).
 	shared string
 	call   func(r *Runtime, ctx context.Context, at callSite, args MetaArgs) ([]byte, error)
@@ -53,11 +56,11 @@ var metaFuncs []metaFunc
 
 func init() {
 	metaFuncs = []metaFunc{
-		{PrefixSearch, func(Features) bool { return true }, searchParams, searchDesc, sharedSearchDesc, (*Runtime).callSearch},
-		{PrefixDescribe, func(Features) bool { return true }, describeParams, describeDesc, sharedDescribeDesc, (*Runtime).callDescribe},
-		{PrefixInvoke, Features.ToolsCapable, invokeParams, invokeDesc, sharedInvokeDesc, (*Runtime).callInvoke},
-		{PrefixRead, func(f Features) bool { return f.Resources }, readParams, readDesc, sharedReadDesc, (*Runtime).callRead},
-		{PrefixPrompt, func(f Features) bool { return f.Prompts }, promptParams, promptDesc, sharedPromptDesc, (*Runtime).callPrompt},
+		{PrefixSearch, func(Features) bool { return true }, searchParams, nil, searchDesc, sharedSearchDesc, (*Runtime).callSearch},
+		{PrefixDescribe, func(Features) bool { return true }, describeParams, withSkills(describeParams, describeSkillParams), describeDesc, sharedDescribeDesc, (*Runtime).callDescribe},
+		{PrefixInvoke, Features.ToolsCapable, invokeParams, nil, invokeDesc, sharedInvokeDesc, (*Runtime).callInvoke},
+		{PrefixRead, func(f Features) bool { return f.Resources }, readParams, withSkills(readParams, readSkillParams), readDesc, sharedReadDesc, (*Runtime).callRead},
+		{PrefixPrompt, func(f Features) bool { return f.Prompts }, promptParams, nil, promptDesc, sharedPromptDesc, (*Runtime).callPrompt},
 	}
 }
 
@@ -100,7 +103,11 @@ func DeclarationsFor(f Features) []FunctionDecl {
 	var out []FunctionDecl
 	for _, m := range metaFuncs {
 		if m.gate(f) {
-			out = append(out, FunctionDecl{Name: m.prefix + suffix, Description: m.desc(f.Name, suffix), Parameters: json.RawMessage(m.params)})
+			params := m.params
+			if m.paramsFor != nil {
+				params = m.paramsFor(f)
+			}
+			out = append(out, FunctionDecl{Name: m.prefix + suffix, Description: m.desc(f.Name, suffix), Parameters: json.RawMessage(params)})
 		}
 	}
 	return out
@@ -291,7 +298,23 @@ const (
 	readParams = `{"type":"object","properties":{"uri":{"type":"string","description":"URI, or template with {var}"},"arguments":{"type":"object","description":"template values"},"pattern":{"type":"string","description":"regex: matching lines + 2 of context"},"offset":{"type":"integer","description":"byte offset (of the filtered text if pattern)"},"max_bytes":{"type":"integer","description":"default 51200, max 204800"}},"required":["uri"]}`
 
 	promptParams = `{"type":"object","properties":{"prompt":{"type":"string"},"arguments":{"type":"object","description":"string values"}},"required":["prompt"]}`
+
+	// For servers with skills (SEP-2640): describe takes kind skill, and
+	// read loads a skill (its checked SKILL.md) or reads one of its files.
+	describeSkillParams = `{"type":"object","properties":{"tool":{"type":"string","description":"id from search"},"kind":{"type":"string","enum":["tool","resource","resource_template","prompt","skill"],"description":"default tool"}},"required":["tool"]}`
+
+	readSkillParams = `{"type":"object","properties":{"uri":{"type":"string","description":"URI, or template with {var}"},"arguments":{"type":"object","description":"template values"},"skill":{"type":"string","description":"load a skill (name or uri) instead of uri"},"file":{"type":"string","description":"a file of that skill"},"pattern":{"type":"string","description":"regex: matching lines + 2 of context"},"offset":{"type":"integer","description":"byte offset (of the filtered text if pattern)"},"max_bytes":{"type":"integer","description":"default 51200, max 204800"}}}`
 )
+
+// withSkills picks the skill parameters for a server with skills.
+func withSkills(plain, skills string) func(Features) string {
+	return func(f Features) string {
+		if f.Skills {
+			return skills
+		}
+		return plain
+	}
+}
 
 // The descriptions teach the workflow: search, then describe, then
 // invoke, read or prompt. Only search names the server (its name as

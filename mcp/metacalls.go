@@ -104,9 +104,14 @@ func (r *Runtime) callRead(ctx context.Context, at callSite, args MetaArgs) ([]b
 		Pattern   string         `json:"pattern"`
 		Offset    *json.Number   `json:"offset"`
 		MaxBytes  *json.Number   `json:"max_bytes"`
+		Skill     string         `json:"skill"`
+		File      string         `json:"file"`
 	}
 	if err := decodeArgs(fn, args.Object, &a, readParams); err != nil {
 		return nil, err
+	}
+	if a.Skill != "" || a.File != "" {
+		return r.readSkill(ctx, fn, server, a.URI, a.Skill, a.File, a.Pattern, a.Offset, a.MaxBytes)
 	}
 	if a.URI == "" {
 		return nil, callErrorf("%s: uri is required: find one with %s", fn, at.ref(PrefixSearch))
@@ -365,6 +370,39 @@ func (r *Runtime) callPrompt(ctx context.Context, at callSite, args MetaArgs) ([
 			return nil, callErrorf("%s: %v", fn, err)
 		}
 		return nil, err
+	}
+	return render.Marshal(res)
+}
+
+// readSkill is mcp_read with "skill": load the skill (its SKILL.md) or
+// read one of its files, each checked against the skill's listing.
+func (r *Runtime) readSkill(ctx context.Context, fn, server, uri, skill, file, pattern string, off, max *json.Number) ([]byte, error) {
+	switch {
+	case uri != "":
+		return nil, callErrorf("%s: give uri or skill, not both: a skill's files are read with \"skill\" and \"file\"", fn)
+	case skill == "":
+		return nil, callErrorf("%s: file needs skill: the skill (name or uri) the file belongs to", fn)
+	}
+	offset, err := intArg(fn, "offset", off)
+	if err != nil {
+		return nil, err
+	}
+	maxBytes, err := intArg(fn, "max_bytes", max)
+	if err != nil {
+		return nil, err
+	}
+	opts := render.PageOptions{Pattern: pattern, Offset: offset, MaxBytes: maxBytes}
+	if _, err := render.PageText("", "", "", opts); err != nil {
+		return nil, callErrorf("%s: %v", fn, err)
+	}
+	res, err := r.LoadSkill(ctx, server, skill, file, opts)
+	if err != nil {
+		var se *ServerError
+		var ce *SkillCheckError
+		if errors.As(err, &se) || errors.As(err, &ce) {
+			return nil, err
+		}
+		return nil, callErrorf("%s: %v", fn, err)
 	}
 	return render.Marshal(res)
 }

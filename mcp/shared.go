@@ -89,22 +89,30 @@ func SharedDeclarations(fs []Features) []FunctionDecl {
 	var out []FunctionDecl
 	for _, m := range metaFuncs {
 		var servers []string
+		skills := false
 		for _, f := range fs {
 			if m.gate(f) {
 				servers = append(servers, f.Name)
+				skills = skills || f.Skills
 			}
 		}
 		if len(servers) > 0 {
-			out = append(out, sharedDecl(m, servers))
+			out = append(out, sharedDecl(m, servers, skills))
 		}
 	}
 	return out
 }
 
-func sharedDecl(m metaFunc, servers []string) FunctionDecl {
+// sharedDecl is m's shared declaration for servers; skills says one of
+// them has skills, so the skill parameters are declared (as the
+// per-server set declares them only where there are skills).
+func sharedDecl(m metaFunc, servers []string, skills bool) FunctionDecl {
 	enum, _ := json.Marshal(servers)
 	prop := `"server":{"type":"string","enum":` + string(enum)
 	params := m.params
+	if m.paramsFor != nil {
+		params = m.paramsFor(Features{Skills: skills})
+	}
 	if m.prefix != PrefixSearch { // search's description says what no server means
 		params = strings.Replace(params, `"required":[`, `"required":["server",`, 1)
 	}
@@ -147,7 +155,9 @@ func WithoutServers(ds []FunctionDecl, hidden []string) []FunctionDecl {
 		default:
 			kept := slices.DeleteFunc(ServerEnum(d), func(s string) bool { return slices.Contains(hidden, s) })
 			if len(kept) > 0 {
-				out = append(out, sharedDecl(m, kept))
+				// Skill parameters stay as declared: a kept server may have skills.
+				skills := m.paramsFor != nil && strings.Contains(string(d.Parameters), `"skill"`)
+				out = append(out, sharedDecl(m, kept, skills))
 			}
 		}
 	}

@@ -30,6 +30,7 @@ func TestGolden(t *testing.T) {
 		{"detail_resource", func(h *harness) { h.keys("2"); h.selectItem(demo.WelcomeURI); h.keys("tab") }},
 		{"detail_template", func(h *harness) { h.keys("3"); h.selectItem(demo.UserTemplate); h.keys("tab") }},
 		{"detail_prompt", func(h *harness) { h.keys("4"); h.selectItem(demo.CodeReviewPrompt); h.keys("tab") }},
+		{"detail_skill", func(h *harness) { h.keys("4", "]"); h.selectItem("skill://log-triage/SKILL.md"); h.keys("tab") }},
 		{"viewer_log", func(h *harness) { h.keys("2"); h.selectItem(demo.LogURI); h.keys("enter") }},
 		{"hex_png", func(h *harness) { h.keys("2"); h.selectItem(demo.PNGURI); h.keys("enter", "x") }},
 		{"image_png", func(h *harness) { h.keys("2"); h.selectItem(demo.PNGURI); h.keys("enter") }},

@@ -74,7 +74,10 @@ func New(opts Options) *server.MCPServer {
 		server.WithRecovery(),
 		server.WithResourceRecovery(),
 		server.WithHooks(hooks),
+		// Two skills (skills.go), served before mcp-go sees the messages.
+		server.WithExtensions(map[string]any{SkillsExtension: map[string]any{}}),
 	)
+	offersSkills.Store(d.srv, struct{}{})
 	d.addTools()
 	d.addQuestionTools()
 	d.addResources()

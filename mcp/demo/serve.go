@@ -199,6 +199,9 @@ func (c *stdioConn) handle(ctx context.Context, rawID json.RawMessage, line []by
 			}
 		}
 	}()
+	if resp, ok := skillAnswer(c.srv, line); ok {
+		return json.RawMessage(resp)
+	}
 	return c.srv.HandleMessage(ctx, bytes.TrimSpace(line))
 }
 
@@ -288,7 +291,7 @@ func ServeHTTP(ctx context.Context, s *server.MCPServer, addr string, ready func
 		server.WithStreamableHTTPLogger(slog.New(slog.NewTextHandler(os.Stderr, nil))),
 	)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcpHandler)
+	mux.Handle("/mcp", skillsHTTP(s, mcpHandler))
 	hs := &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,

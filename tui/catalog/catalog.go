@@ -20,8 +20,11 @@ import (
 	"github.com/howl-mcp/howl/tui/common"
 )
 
+// numKinds is len(mcp.Kinds), as a constant for the per-tab arrays.
+const numKinds = 5
+
 // TabTitles name the catalog tabs, in mcp.Kinds order.
-var TabTitles = [4]string{"Tools", "Resources", "Templates", "Prompts"}
+var TabTitles = [numKinds]string{"Tools", "Resources", "Templates", "Prompts", "Skills"}
 
 // kindIndex is the tab of a kind.
 func kindIndex(k mcp.Kind) int {
@@ -102,21 +105,21 @@ type Server struct {
 	// pending is the id of the listing in flight; cancel ends it.
 	pending common.RequestID
 	cancel  context.CancelFunc
-	entries [4][]*Entry
+	entries [numKinds][]*Entry
 	listed  map[mcp.Kind]bool
-	warns   [4][]string
+	warns   [numKinds][]string
 	// failed marks the kinds whose listing failed: their count is unknown.
-	failed  [4]bool
+	failed  [numKinds]bool
 	loadErr string
 }
 
 // catalogLoadedMsg is a finished listing of one server.
 type catalogLoadedMsg struct {
 	server  string
-	entries [4][]*Entry
+	entries [numKinds][]*Entry
 	listed  map[mcp.Kind]bool
-	warns   [4][]string
-	failed  [4]bool
+	warns   [numKinds][]string
+	failed  [numKinds]bool
 	err     error
 }
 
@@ -199,7 +202,7 @@ type Pane struct {
 
 	tab int
 	// all holds each kind's entries across servers, in server order.
-	all [4][]*Entry
+	all [numKinds][]*Entry
 	// version bumps whenever all is rebuilt, so late filter results over
 	// an older catalog are recognised and dropped.
 	version int
@@ -209,16 +212,16 @@ type Pane struct {
 	query     string
 	filterID  common.RequestID
 	// matches is the filter's result per kind; nil means no filter.
-	matches *[4][]match
+	matches *[numKinds][]match
 	// matched is the query matches answer; a result for a new query puts
 	// the cursor on its best match, one for the same query (the catalog
 	// changed under it) keeps the cursor where it was.
 	matched string
 
-	rows   [4][]row
-	nameW  [4]int
-	cursor [4]int
-	offset [4]int
+	rows   [numKinds][]row
+	nameW  [numKinds]int
+	cursor [numKinds]int
+	offset [numKinds]int
 
 	width, height int
 	focused       bool
@@ -432,9 +435,9 @@ func (c *Pane) ApplyStatus(st mcp.Status) tea.Cmd {
 	case st.State != mcp.StateReady:
 		c.cancelLoad(sv)
 		sv.loaded = false
-		sv.entries = [4][]*Entry{}
-		sv.warns = [4][]string{}
-		sv.failed = [4]bool{}
+		sv.entries = [numKinds][]*Entry{}
+		sv.warns = [numKinds][]string{}
+		sv.failed = [numKinds]bool{}
 	}
 	c.rebuildAll()
 	return cmd
@@ -960,7 +963,7 @@ func (sv *Server) CountText(long bool) string {
 
 // kindNoun is the plural or singular noun of a kind.
 func kindNoun(k mcp.Kind, n int) string {
-	noun := map[mcp.Kind]string{mcp.KindTool: "tool", mcp.KindResource: "resource", mcp.KindTemplate: "template", mcp.KindPrompt: "prompt"}[k]
+	noun := map[mcp.Kind]string{mcp.KindTool: "tool", mcp.KindResource: "resource", mcp.KindTemplate: "template", mcp.KindPrompt: "prompt", mcp.KindSkill: "skill"}[k]
 	if n != 1 {
 		noun += "s"
 	}

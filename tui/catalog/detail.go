@@ -353,6 +353,27 @@ func renderDetail(com *common.Common, e *Entry, w int) []string {
 		} else {
 			wrapped("enter: fill in the arguments and get the prompt", st.Subtle)
 		}
+	case mcp.KindSkill:
+		if desc := strings.TrimSpace(render.Sanitize(it.Description)); desc != "" {
+			add("")
+			wrapped(desc, st.Text)
+		}
+		add("")
+		field("uri", render.SanitizeLine(it.URI))
+		if it.Size != nil {
+			field("size", common.SizeText(*it.Size))
+		}
+		heading("Files")
+		if it.Skill != nil && it.Skill.Dynamic {
+			add(pad + st.Muted.Render("dynamic: no digests, its content cannot be checked"))
+		}
+		if it.Skill != nil {
+			for _, f := range it.Skill.Files {
+				add(pad + st.Strong.Render(common.Truncate(render.SanitizeLine(strings.TrimPrefix(f.URI, strings.TrimSuffix(it.URI, "SKILL.md"))), max(inner-12, 8))) + st.Muted.Render("  "+common.SizeText(f.Size)))
+			}
+		}
+		add("")
+		wrapped("nothing is read until the skill is loaded: the chat's model loads it, checked against this listing; from a shell: howl skill "+render.SanitizeLine(it.Server)+" "+render.SanitizeLine(it.Name), st.Subtle)
 	}
 	return out
 }

@@ -20,13 +20,13 @@ type match struct {
 // filterDoneMsg is the result of one filter run over every kind.
 type filterDoneMsg struct {
 	version int
-	matches [4][]match
+	matches [numKinds][]match
 }
 
 // filterCmd matches query against every kind's entries, off the update
 // path, best first (see rank.go). The entries are captured as they are;
 // the catalog never mutates a published slice, it replaces it.
-func filterCmd(id common.RequestID, version int, query string, all [4][]*Entry) tea.Cmd {
+func filterCmd(id common.RequestID, version int, query string, all [numKinds][]*Entry) tea.Cmd {
 	return common.Deliver(common.OwnerCatalog, id, func() tea.Msg {
 		msg := filterDoneMsg{version: version}
 		terms := queryTerms(query)
