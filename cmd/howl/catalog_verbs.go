@@ -209,7 +209,7 @@ func newLsCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().StringVar(&server, "server", "", "list only this server")
-	cmd.Flags().StringVar(&kind, "kind", "", "list only this kind: tool, resource, resource_template or prompt")
+	cmd.Flags().StringVar(&kind, "kind", "", "list only this kind: tool, resource, resource_template, prompt or skill")
 	return cmd
 }
 
@@ -441,7 +441,7 @@ func newDescribeCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.Flags().StringVar(&kind, "kind", "tool", "tool, resource, resource_template or prompt")
+	cmd.Flags().StringVar(&kind, "kind", "tool", "tool, resource, resource_template, prompt or skill")
 	return cmd
 }
 
@@ -485,6 +485,18 @@ func printDescribe(w io.Writer, d mcp.DescribeResult) error {
 		if err := writeJSON(w, d.InputSchema); err != nil {
 			return err
 		}
+	}
+	if len(d.Frontmatter) > 0 {
+		fmt.Fprintln(w, "frontmatter:")
+		if err := writeJSON(w, d.Frontmatter); err != nil {
+			return err
+		}
+	}
+	if d.Dynamic {
+		fmt.Fprintln(w, "files: dynamic (the server publishes no digests: its content cannot be checked)")
+	}
+	for _, f := range d.Files {
+		fmt.Fprintf(w, "  %s  %s  %s\n", clean(f.URI), render.HumanBytes(f.Size), clean(f.Digest))
 	}
 	fmt.Fprintf(w, "\n%s\n", d.Usage)
 	return nil

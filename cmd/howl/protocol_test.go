@@ -66,3 +66,28 @@ func TestALeftOutToolIsAListingWarningNotALibraryLogLine(t *testing.T) {
 		t.Fatalf("mcp-go logged to the terminal through slog's default logger: %q", leaked.String())
 	}
 }
+
+func TestSkillVerbsListDescribeAndLoadTheDemosSkills(t *testing.T) {
+	isolate(t)
+	out, _, code := howl(t, "ls", "--kind", "skill")
+	if code != 0 || !strings.Contains(out, "2 skill items") || !strings.Contains(out, "skill://log-triage/SKILL.md") {
+		t.Fatalf("ls --kind skill: exit %d\n%s", code, out)
+	}
+	out, _, code = howl(t, "describe", "demo", "--kind", "skill", "demo-tour")
+	if code != 0 || !strings.Contains(out, "skill://demo-tour/references/KINDS.md") || !strings.Contains(out, `"license": "MIT"`) {
+		t.Fatalf("describe --kind skill: exit %d\n%s", code, out)
+	}
+	out, errOut, code := howl(t, "skill", "demo", "demo-tour")
+	if code != 0 || !strings.Contains(out, "# A tour of the demo server") || !strings.Contains(errOut, "its frontmatter matches field by field") ||
+		!strings.Contains(errOut, "file of the skill: skill://demo-tour/references/KINDS.md") {
+		t.Fatalf("skill: exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	out, _, code = howl(t, "skill", "demo", "demo-tour", "references/KINDS.md", "--json")
+	if code != 0 || !strings.HasPrefix(out, `{"verified":"size `) {
+		t.Fatalf("skill FILE --json: exit %d\n%s", code, out)
+	}
+	_, errOut, code = howl(t, "skill", "demo", "no-such-skill")
+	if code != exitUsage || !strings.Contains(errOut, "no-such-skill") {
+		t.Fatalf("unknown skill: exit %d, stderr %s", code, errOut)
+	}
+}
