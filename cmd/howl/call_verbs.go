@@ -62,8 +62,7 @@ func parsePairs(pairs []string) (map[string]string, error) {
 func newReadCmd(g *globalFlags, stdout, stderr io.Writer) *cobra.Command {
 	var asJSON bool
 	var pairs []string
-	var pattern string
-	var offset, maxBytes int
+	var pg paging
 	cmd := &cobra.Command{
 		Use:   "read SERVER URI [--arg k=v]... [--pattern RE] [--offset N] [--max-bytes N]",
 		Short: "Read a resource (or expand a template) through the content policy the model gets",
@@ -91,15 +90,7 @@ With --json it prints the exact bytes the model would receive.`,
 			if len(vals) > 0 {
 				req["arguments"] = vals
 			}
-			if pattern != "" {
-				req["pattern"] = pattern
-			}
-			if cmd.Flags().Changed("offset") {
-				req["offset"] = offset
-			}
-			if cmd.Flags().Changed("max-bytes") {
-				req["max_bytes"] = maxBytes
-			}
+			pg.put(cmd, req)
 			out, err := callMeta(cmd.Context(), s, mcp.PrefixRead, args[0], req)
 			if err != nil {
 				return err
@@ -122,10 +113,34 @@ With --json it prints the exact bytes the model would receive.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print exactly what the model would receive")
 	cmd.Flags().StringArrayVar(&pairs, "arg", nil, "template variable, k=v (repeatable)")
-	cmd.Flags().StringVar(&pattern, "pattern", "", "RE2 regex: keep matching lines with 2 lines of context")
-	cmd.Flags().IntVar(&offset, "offset", 0, "byte offset to page from (of the filtered text with --pattern)")
-	cmd.Flags().IntVar(&maxBytes, "max-bytes", render.DefaultMaxBytes, fmt.Sprintf("page size in bytes (clamped to %d)", render.MaxSliceBytes))
+	pg.flags(cmd)
 	return cmd
+}
+
+// paging is the --pattern, --offset and --max-bytes of the verbs that read
+// through mcp_read (read, skill).
+type paging struct {
+	pattern          string
+	offset, maxBytes int
+}
+
+func (p *paging) flags(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&p.pattern, "pattern", "", "RE2 regex: keep matching lines with 2 lines of context")
+	cmd.Flags().IntVar(&p.offset, "offset", 0, "byte offset to page from (of the filtered text with --pattern)")
+	cmd.Flags().IntVar(&p.maxBytes, "max-bytes", render.DefaultMaxBytes, fmt.Sprintf("page size in bytes (clamped to %d)", render.MaxSliceBytes))
+}
+
+// put adds the paging flags given to a mcp_read request.
+func (p *paging) put(cmd *cobra.Command, req map[string]any) {
+	if p.pattern != "" {
+		req["pattern"] = p.pattern
+	}
+	if cmd.Flags().Changed("offset") {
+		req["offset"] = p.offset
+	}
+	if cmd.Flags().Changed("max-bytes") {
+		req["max_bytes"] = p.maxBytes
+	}
 }
 
 // printRead renders a read for a person: text on stdout, coverage on

@@ -18,8 +18,7 @@ import (
 // shown.
 func newSkillCmd(g *globalFlags, stdout, stderr io.Writer) *cobra.Command {
 	var asJSON bool
-	var pattern string
-	var offset, maxBytes int
+	var pg paging
 	cmd := &cobra.Command{
 		Use:   "skill SERVER SKILL [FILE] [--pattern RE] [--offset N] [--max-bytes N]",
 		Short: "Load a skill (its SKILL.md) or read one of its files, each checked against the skill's listing",
@@ -46,15 +45,7 @@ gives the model.`,
 			if len(args) == 3 {
 				req["file"] = args[2]
 			}
-			if pattern != "" {
-				req["pattern"] = pattern
-			}
-			if cmd.Flags().Changed("offset") {
-				req["offset"] = offset
-			}
-			if cmd.Flags().Changed("max-bytes") {
-				req["max_bytes"] = maxBytes
-			}
+			pg.put(cmd, req)
 			out, err := callMeta(cmd.Context(), s, mcp.PrefixRead, args[0], req)
 			if err != nil {
 				return err
@@ -80,8 +71,6 @@ gives the model.`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print exactly what the model would receive")
-	cmd.Flags().StringVar(&pattern, "pattern", "", "RE2 regex: keep matching lines with 2 lines of context")
-	cmd.Flags().IntVar(&offset, "offset", 0, "byte offset to page from (of the filtered text with --pattern)")
-	cmd.Flags().IntVar(&maxBytes, "max-bytes", render.DefaultMaxBytes, fmt.Sprintf("page size in bytes (clamped to %d)", render.MaxSliceBytes))
+	pg.flags(cmd)
 	return cmd
 }
