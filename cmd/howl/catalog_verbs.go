@@ -136,7 +136,7 @@ func featureList(f mcp.Features) string {
 	for _, x := range []struct {
 		on   bool
 		name string
-	}{{f.Tools, "tools"}, {f.Resources, "resources"}, {f.Prompts, "prompts"}, {f.Completions, "completions"}, {f.Logging, "logging"}} {
+	}{{f.Tools, "tools"}, {f.Resources, "resources"}, {f.Prompts, "prompts"}, {f.Completions, "completions"}, {f.Logging, "logging"}, {f.Skills, "skills"}} {
 		if x.on {
 			out = append(out, x.name)
 		}
