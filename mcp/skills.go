@@ -12,6 +12,7 @@ import (
 	"path"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -258,7 +259,7 @@ func skillTarget(it CatalogItem, file string) (string, *SkillFile, error) {
 		target = file
 		if !strings.Contains(file, "://") {
 			clean := path.Clean("/" + file)
-			if clean == "/" || strings.Contains(file, "..") {
+			if clean == "/" || slices.Contains(strings.Split(file, "/"), "..") {
 				return "", nil, fmt.Errorf("file %q of skill %q: give a path under its directory, like references/GUIDE.md", file, it.Name)
 			}
 			target = skillRoot(it.URI) + clean

@@ -60,6 +60,10 @@ func TestDemoSkillsAreListedAndNoFileIsReadUntilOneIsLoaded(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), "path under its directory") {
 				t.Fatalf("a path out of the skill: %v", err)
 			}
+			_, err = rt.CallMeta(ctx, "mcp_read_demo", json.RawMessage(`{"skill":"log-triage","file":"notes..md"}`))
+			if err == nil || !strings.Contains(err.Error(), `lists no file "notes..md"`) {
+				t.Fatalf("a name with two dots is a file name, not a way out: %v", err)
+			}
 		})
 	}
 }
