@@ -40,10 +40,19 @@ type rawSinkKey struct{}
 type rawSink struct {
 	mu     sync.Mutex
 	result json.RawMessage
+	// typed: the caller reads mcp-go's typed result too (the handshake),
+	// so the stdio transport must not stand in for it (standIn).
+	typed bool
 }
 
 func withRawSink(ctx context.Context) (context.Context, *rawSink) {
 	s := &rawSink{}
+	return context.WithValue(ctx, rawSinkKey{}, s), s
+}
+
+// withTypedRawSink keeps the raw result beside mcp-go's typed parse of it.
+func withTypedRawSink(ctx context.Context) (context.Context, *rawSink) {
+	s := &rawSink{typed: true}
 	return context.WithValue(ctx, rawSinkKey{}, s), s
 }
 
@@ -315,7 +324,7 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 	if o.era == EraLegacy {
 		req.Params.ProtocolVersion = mcpgo.LATEST_LEGACY_PROTOCOL_VERSION
 	}
-	hctx, handshake := withRawSink(ctx)
+	hctx, handshake := withTypedRawSink(ctx)
 	res, err := c.client.Initialize(hctx, req)
 	if err != nil {
 		// A child that went away says why, before Close ends it for good.

@@ -417,7 +417,7 @@ func standIn(ctx context.Context, resp *transport.JSONRPCResponse) {
 	if resp == nil || resp.Error != nil || len(resp.Result) == 0 {
 		return
 	}
-	if _, ok := ctx.Value(rawSinkKey{}).(*rawSink); ok && !asksForInput(resp.Result) {
+	if s, ok := ctx.Value(rawSinkKey{}).(*rawSink); ok && !s.typed && !asksForInput(resp.Result) {
 		resp.Result = json.RawMessage(`{}`)
 	}
 }
