@@ -7,7 +7,6 @@ package catalog
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -47,6 +46,8 @@ type Entry struct {
 	hay string
 	// idx is hay indexed for matching.
 	idx hayIndex
+	// nameCells is the name's width in cells.
+	nameCells int
 	// changed, for a tool the person approved by name, says what the
 	// server changed since ("" when nothing did).
 	changed string
@@ -92,6 +93,7 @@ func newEntry(it mcp.CatalogItem) *Entry {
 	}
 	e.hay = e.name + "  " + render.SanitizeLine(it.Title) + "  " + render.SanitizeLine(it.ID)
 	e.idx = newHayIndex(e.hay, len(e.name))
+	e.nameCells = common.WidthOf(e.name)
 	return e
 }
 
@@ -217,6 +219,7 @@ type Pane struct {
 	// the cursor on its best match, one for the same query (the catalog
 	// changed under it) keeps the cursor where it was.
 	matched string
+	filt    filterState
 
 	rows   [numKinds][]row
 	nameW  [numKinds]int
@@ -576,58 +579,58 @@ func (c *Pane) handleFilterKey(msg tea.KeyMsg) tea.Cmd {
 	return tea.Batch(cmd, c.setQuery(c.filter.Value()))
 }
 
-// setQuery changes the filter. An empty query clears it at once; any
-// other runs the match off the update path.
+// setQuery changes the filter. An empty query clears it at once (the
+// rows before the filter come back); any other runs the match off the
+// update path.
 func (c *Pane) setQuery(q string) tea.Cmd {
 	if q == c.query {
 		return nil
 	}
 	c.query = q
 	if q == "" {
+		c.filt.stop()
 		c.filterID = 0
 		c.matches, c.matched = nil, ""
-		c.rebuild()
+		if c.filt.plainOK {
+			c.setRows(c.filt.plain, c.filt.plainW, nil)
+		} else {
+			c.rebuild()
+		}
 		return nil
 	}
 	return c.runFilter()
 }
 
+// runFilter starts a filter run, cancelling the one in flight; a query
+// that extends the last one shown searches only its candidates.
 func (c *Pane) runFilter() tea.Cmd {
+	c.filt.stop()
 	c.filterID = c.com.NewID()
-	return filterCmd(c.filterID, c.version, c.query, c.all)
+	ctx, cancel := context.WithCancel(c.com.Ctx)
+	c.filt.cancel = cancel
+	job := filterJob{id: c.filterID, version: c.version, query: c.query, all: c.all, byName: c.byName}
+	if last := c.filt.last; last != nil && last.version == c.version && strings.HasPrefix(c.query, last.query) {
+		job.base = last
+	}
+	return filterCmd(ctx, job)
 }
 
-// handleFilter takes a filter result; one for an older query or an older
-// catalog is dropped.
+// handleFilter takes a filter result, rows and all; one for an older
+// query or an older catalog is dropped. A result for a new query puts
+// the cursor on its best match.
 func (c *Pane) handleFilter(id common.RequestID, msg filterDoneMsg) {
 	if id != c.filterID || msg.version != c.version {
 		return
 	}
-	m := msg.matches
-	c.matches = &m
-	c.rebuild()
+	c.filt.stop()
+	c.filt.last = &msg
+	c.matches = &msg.matches
+	var best *[numKinds]int
 	if c.matched != c.query {
 		c.matched = c.query
-		for t := range c.rows {
-			c.cursor[t] = c.bestRow(t)
-		}
-		c.ensureVisible()
+		best = &msg.best
 	}
-}
-
-// bestRow is the row of tab t's best match (the cursor's row when there
-// is none).
-func (c *Pane) bestRow(t int) int {
-	if c.matches == nil || len(c.matches[t]) == 0 {
-		return c.cursor[t]
-	}
-	best := c.matches[t][0].e
-	for i, r := range c.rows[t] {
-		if r.kind == rowItem && r.e == best {
-			return i
-		}
-	}
-	return c.cursor[t]
+	c.setRows(msg.rows, msg.nameW, best)
 }
 
 // move moves the cursor by delta rows, landing on items only.
@@ -713,21 +716,35 @@ func (c *Pane) ensureVisible() {
 // the filter, keeping each tab's selection on the same item when it is
 // still there.
 func (c *Pane) rebuild() {
+	var rows [numKinds][]row
+	var w [numKinds]int
+	for t := range rows {
+		rows[t] = c.buildRows(t)
+		w[t] = nameWidth(rows[t])
+	}
+	// The rows without a filter are kept, so clearing one is a swap; a
+	// rebuild while one is shown may follow any change, so they are not.
+	c.filt.plain, c.filt.plainW, c.filt.plainOK = rows, w, c.matches == nil
+	c.setRows(rows, w, nil)
+}
+
+// setRows shows rows (whose name columns are nameW wide), putting each
+// tab's cursor on its best row when best gives one, else on the same item
+// when it is still there.
+func (c *Pane) setRows(rows [numKinds][]row, nameW [numKinds]int, best *[numKinds]int) {
 	for t := range c.rows {
 		var keep *Entry
 		if i := c.cursor[t]; i >= 0 && i < len(c.rows[t]) {
 			keep = c.rows[t][i].e
 		}
-		c.rows[t] = c.buildRows(t)
-		c.nameW[t] = 0
-		for _, r := range c.rows[t] {
-			if r.kind == rowItem {
-				c.nameW[t] = max(c.nameW[t], common.WidthOf(r.e.name)) // cells, not bytes
-			}
-		}
+		c.rows[t], c.nameW[t] = rows[t], nameW[t]
 		c.cursor[t] = -1
+		if best != nil && best[t] >= 0 {
+			c.cursor[t] = best[t]
+			continue
+		}
 		for i, r := range c.rows[t] {
-			if r.kind == rowItem && (keep == nil || r.e == keep || (r.e.item.Key() == keep.item.Key() && r.e.item.Server == keep.item.Server)) {
+			if r.kind == rowItem && (keep == nil || r.e == keep || r.e.item.ID == keep.item.ID && r.e.item.Kind == keep.item.Kind && r.e.item.Server == keep.item.Server) {
 				c.cursor[t] = i
 				break
 			}
@@ -748,40 +765,12 @@ func (c *Pane) rebuild() {
 }
 
 func (c *Pane) buildRows(t int) []row {
+	if c.matches != nil {
+		return c.filt.last.rows[t] // built with the matches, off the update path
+	}
 	kind := mcp.Kinds[t]
-	var rows []row
-	var byServer map[*Server][]match
-	if c.matches != nil {
-		byServer = map[*Server][]match{}
-		for _, m := range c.matches[t] {
-			sv := c.byName[m.e.item.Server]
-			byServer[sv] = append(byServer[sv], m)
-		}
-	}
-	shown := 0
-	servers := c.servers
-	if c.matches != nil {
-		// The server with the best match first.
-		servers = nil
-		for _, m := range c.matches[t] {
-			if sv := c.byName[m.e.item.Server]; !slices.Contains(servers, sv) {
-				servers = append(servers, sv)
-			}
-		}
-	}
-	for _, sv := range servers {
-		if c.matches != nil {
-			ms := byServer[sv]
-			if len(ms) == 0 {
-				continue
-			}
-			rows = append(rows, row{kind: rowHeader, server: sv})
-			for _, m := range ms {
-				rows = append(rows, row{kind: rowItem, server: sv, e: m.e, pos: m.pos})
-			}
-			shown += len(ms)
-			continue
-		}
+	rows := make([]row, 0, len(c.all[t])+2*len(c.servers))
+	for _, sv := range c.servers {
 		rows = append(rows, row{kind: rowHeader, server: sv})
 		notice := func(text string, isErr, spin bool) {
 			stop := sv.status.State == mcp.StateFailed || sv.status.State == mcp.StateAuthRequired
@@ -834,9 +823,6 @@ func (c *Pane) buildRows(t int) []row {
 		if len(sv.entries[t]) == 0 && len(sv.warns[t]) == 0 {
 			notice("no "+strings.ToLower(TabTitles[t]), false, false)
 		}
-	}
-	if c.matches != nil && shown == 0 {
-		rows = append(rows, row{kind: rowNotice, text: fmt.Sprintf("nothing matches %q", c.query)})
 	}
 	return rows
 }

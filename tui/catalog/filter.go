@@ -1,14 +1,32 @@
 package catalog
 
 import (
+	"cmp"
+	"context"
+	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/howl-mcp/howl/tui/common"
 )
+
+// The catalog filter keeps up at 120,000 items (issue 20). The ranking
+// is rank.go's; around it:
+//   - a run is split across the cores, checks its context between
+//     chunks, and is cancelled when the next key starts another;
+//   - a query that extends the last one shown searches only the entries
+//     that run kept as candidates: those holding every term's letters in
+//     order, which every match of a longer query does (a match itself is
+//     not enough: "res12" matches resource-0012, "res1" does not);
+//   - it returns the rows to show (with their name column's width and the
+//     best match's row), built off the update path, so the update path
+//     only swaps them in; and the rows without a filter are kept while
+//     one is shown, so clearing it is a swap too.
 
 // match is one Entry a filter kept, with the byte positions it matched in
 // the Entry's hay.
@@ -20,44 +38,232 @@ type match struct {
 // filterDoneMsg is the result of one filter run over every kind.
 type filterDoneMsg struct {
 	version int
+	query   string
 	matches [numKinds][]match
+	// cands are the indexes in each kind's entries that hold every term's
+	// letters in order, in entry order: a superset of the matches of any
+	// query that extends this one.
+	cands [numKinds][]int32
+	// rows are the rows to show per kind, nameW their name column's width
+	// and best the row of the best match (-1 when there is none).
+	rows  [numKinds][]row
+	nameW [numKinds]int
+	best  [numKinds]int
 }
 
-// filterCmd matches query against every kind's entries, off the update
-// path, best first (see rank.go). The entries are captured as they are;
-// the catalog never mutates a published slice, it replaces it.
-func filterCmd(id common.RequestID, version int, query string, all [numKinds][]*Entry) tea.Cmd {
-	return common.Deliver(common.OwnerCatalog, id, func() tea.Msg {
-		msg := filterDoneMsg{version: version}
-		terms := queryTerms(query)
-		for k, entries := range all {
-			type ranked struct {
-				m match
-				r rank
+// filterState is the pane's filter bookkeeping.
+type filterState struct {
+	cancel context.CancelFunc // the run in flight
+	// last is the newest run shown, for narrowing the next one.
+	last *filterDoneMsg
+	// plain are the rows without a filter (and their name width), valid
+	// while plainOK.
+	plain   [numKinds][]row
+	plainW  [numKinds]int
+	plainOK bool
+}
+
+// stop cancels the run in flight, if any.
+func (f *filterState) stop() {
+	if f.cancel != nil {
+		f.cancel()
+		f.cancel = nil
+	}
+}
+
+// filterJob is what one run needs, captured on the update path: the
+// catalog never mutates a published entry slice, it replaces it.
+type filterJob struct {
+	id      common.RequestID
+	version int
+	query   string
+	all     [numKinds][]*Entry
+	// base, when set, is the run for a prefix of query over the same
+	// entries: only its candidates can match.
+	base   *filterDoneMsg
+	byName map[string]*Server
+}
+
+// filterCmd runs job off the update path, best first (see rank.go); its
+// answer travels to the catalog in the result envelope. A run cancelled
+// by ctx (a newer key) answers nothing.
+func filterCmd(ctx context.Context, job filterJob) tea.Cmd {
+	return common.Deliver(common.OwnerCatalog, job.id, func() tea.Msg {
+		msg := &filterDoneMsg{version: job.version, query: job.query}
+		terms := queryTerms(job.query)
+		for k, entries := range job.all {
+			var cands []int32
+			if job.base != nil {
+				cands = job.base.cands[k]
 			}
-			var found []ranked
-			for _, e := range entries {
-				if r, pos, ok := matchEntry(&e.idx, terms); ok {
-					found = append(found, ranked{match{e: e, pos: pos}, r})
-				}
+			msg.matches[k], msg.cands[k] = matchEntries(ctx, terms, entries, cands, job.base != nil)
+			if ctx.Err() != nil {
+				return nil
 			}
-			slices.SortStableFunc(found, func(a, b ranked) int {
-				switch {
-				case a.r.less(b.r):
-					return -1
-				case b.r.less(a.r):
-					return 1
-				}
-				return 0
-			})
-			out := make([]match, len(found))
-			for i, f := range found {
-				out[i] = f.m
-			}
-			msg.matches[k] = out
+			msg.rows[k], msg.best[k] = filteredRows(job.byName, msg.matches[k], job.query)
+			msg.nameW[k] = nameWidth(msg.rows[k])
 		}
-		return msg
+		return *msg
 	})
+}
+
+// filterChunk is how many entries a worker matches between checks of
+// its context.
+const filterChunk = 4096
+
+// found is one match of a run: its entry, rank, and where its positions
+// sit in its chunk's arena.
+type found struct {
+	at       int32
+	r        rank
+	from, to int32
+}
+
+// matchEntries matches terms against entries (only those at cands when
+// narrow), in parallel, and returns the matches best first (ties in entry
+// order) and the candidates for a longer query.
+func matchEntries(ctx context.Context, terms [][]rune, entries []*Entry, cands []int32, narrow bool) ([]match, []int32) {
+	n := len(entries)
+	if narrow {
+		n = len(cands)
+	}
+	// Each chunk's matches, with one arena of positions per chunk, not a
+	// slice per match.
+	type chunk struct {
+		found []found
+		pos   []int
+		cands []int32
+	}
+	chunks := (n + filterChunk - 1) / filterChunk
+	results := make([]chunk, chunks)
+	var mu sync.Mutex
+	claimed := 0
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(chunks, 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var m matcher
+			for {
+				mu.Lock()
+				c := claimed
+				claimed++
+				mu.Unlock()
+				if c >= chunks || ctx.Err() != nil {
+					return
+				}
+				var out chunk
+				for j := c * filterChunk; j < min(n, (c+1)*filterChunk); j++ {
+					i := int32(j)
+					if narrow {
+						i = cands[j]
+					}
+					ix := &entries[i].idx
+					if !holdsEveryTerm(ix, terms) {
+						continue
+					}
+					out.cands = append(out.cands, i)
+					from := len(out.pos)
+					var r rank
+					var ok bool
+					if r, out.pos, ok = m.matchEntry(out.pos, ix, terms); ok {
+						out.found = append(out.found, found{i, r, int32(from), int32(len(out.pos))})
+					}
+				}
+				results[c] = out
+			}
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return nil, nil
+	}
+	var nf, nc int
+	for _, r := range results {
+		nf, nc = nf+len(r.found), nc+len(r.cands)
+	}
+	// Sort small keys (the rank, then the place in entry order), not
+	// the matches themselves.
+	type key struct {
+		r     rank
+		place int32
+	}
+	keys := make([]key, 0, nf)
+	refs := make([]found, 0, nf)
+	chunkOf := make([]int32, 0, nf)
+	next := make([]int32, 0, nc)
+	for c, r := range results {
+		for _, f := range r.found {
+			keys = append(keys, key{f.r, int32(len(refs))})
+			refs = append(refs, f)
+			chunkOf = append(chunkOf, int32(c))
+		}
+		next = append(next, r.cands...)
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		switch {
+		case a.r.less(b.r):
+			return -1
+		case b.r.less(a.r):
+			return 1
+		}
+		return cmp.Compare(a.place, b.place)
+	})
+	out := make([]match, len(keys))
+	for o, k := range keys {
+		f := refs[k.place]
+		arena := results[chunkOf[k.place]].pos
+		out[o] = match{e: entries[f.at], pos: arena[f.from:f.to:f.to]}
+	}
+	return out, next
+}
+
+// holdsEveryTerm reports whether every term's runes appear in ix in order.
+func holdsEveryTerm(ix *hayIndex, terms [][]rune) bool {
+	for _, q := range terms {
+		if !isSubsequence(q, ix.low) {
+			return false
+		}
+	}
+	return true
+}
+
+// filteredRows are the rows of one kind under a filter: each server with
+// a match under its header, the server with the best match first, or a
+// notice that nothing matches; and the row of the best match (-1 when
+// there is none).
+func filteredRows(byName map[string]*Server, matches []match, query string) ([]row, int) {
+	if len(matches) == 0 {
+		return []row{{kind: rowNotice, text: fmt.Sprintf("nothing matches %q", query)}}, -1
+	}
+	byServer := map[*Server][]match{}
+	var order []*Server
+	for _, m := range matches {
+		sv := byName[m.e.item.Server]
+		if _, ok := byServer[sv]; !ok {
+			order = append(order, sv)
+		}
+		byServer[sv] = append(byServer[sv], m)
+	}
+	rows := make([]row, 0, len(matches)+len(order))
+	for _, sv := range order {
+		rows = append(rows, row{kind: rowHeader, server: sv})
+		for _, m := range byServer[sv] {
+			rows = append(rows, row{kind: rowItem, server: sv, e: m.e, pos: m.pos})
+		}
+	}
+	return rows, 1 // the best match leads the first server's rows
+}
+
+// nameWidth is the name column's width over rows, in cells.
+func nameWidth(rows []row) int {
+	w := 0
+	for _, r := range rows {
+		if r.kind == rowItem {
+			w = max(w, r.e.nameCells)
+		}
+	}
+	return w
 }
 
 // highlightPositions styles s with base, and the bytes at pos (which index

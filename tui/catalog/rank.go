@@ -91,29 +91,43 @@ func queryTerms(query string) [][]rune {
 	return terms
 }
 
+// matcher is one goroutine's scratch for matching many entries: the
+// word-starts search's memory of dead ends, reused from entry to entry.
+type matcher struct {
+	failed []uint32 // gen where a state led nowhere
+	gen    uint32
+	run    []int
+}
+
 // matchEntry ranks ix against every term; ok is false when one of them
-// does not match. pos are the matched byte positions in the hay.
-func matchEntry(ix *hayIndex, terms [][]rune) (r rank, pos []int, ok bool) {
+// does not match. The matched byte positions in the hay are appended to
+// dst, sorted and without repeats.
+func (m *matcher) matchEntry(dst []int, ix *hayIndex, terms [][]rune) (r rank, out []int, ok bool) {
 	r.nameLen = ix.nameN
 	r.first = len(ix.low)
+	start := len(dst)
 	for _, q := range terms {
-		tier, at := matchTerm(ix, q)
+		tier, at := m.matchTerm(ix, q)
 		if tier == noMatch {
-			return rank{}, nil, false
+			return rank{}, dst[:start], false
 		}
 		r.worst = max(r.worst, tier)
 		r.sum += tier
 		r.first = min(r.first, at[0])
 		for _, i := range at {
-			pos = append(pos, ix.off[i])
+			dst = append(dst, ix.off[i])
 		}
 	}
-	slices.Sort(pos)
-	return r, slices.Compact(pos), true
+	if len(terms) > 1 {
+		slices.Sort(dst[start:])
+		dst = append(dst[:start], slices.Compact(dst[start:])...)
+	}
+	return r, dst, true
 }
 
-// matchTerm is the best tier of q in ix and the runes it matched.
-func matchTerm(ix *hayIndex, q []rune) (int, []int) {
+// matchTerm is the best tier of q in ix and the runes it matched (valid
+// until the next call).
+func (m *matcher) matchTerm(ix *hayIndex, q []rune) (int, []int) {
 	best, at := noMatch, -1
 	if !isSubsequence(q, ix.low) {
 		return noMatch, nil
@@ -127,13 +141,13 @@ func matchTerm(ix *hayIndex, q []rune) (int, []int) {
 		}
 	}
 	if best != noMatch {
-		run := make([]int, len(q))
-		for k := range run {
-			run[k] = at + k
+		m.run = m.run[:0]
+		for k := range q {
+			m.run = append(m.run, at+k)
 		}
-		return best, run
+		return best, m.run
 	}
-	if run := wordStarts(ix, q); run != nil {
+	if run := m.wordStarts(ix, q); run != nil {
 		return tierWordStarts, run
 	}
 	return noMatch, nil
@@ -174,26 +188,37 @@ const maxPieces = 6
 // wordStarts matches q as pieces that each begin a word (the last may
 // instead sit anywhere after the others, when it is two or more runes),
 // the longest piece first. It returns the matched runes, or nil.
-func wordStarts(ix *hayIndex, q []rune) []int {
-	w := wordSearch{ix: ix, q: q}
+func (m *matcher) wordStarts(ix *hayIndex, q []rune) []int {
+	m.gen++
+	if m.gen == 0 { // wrapped: every old mark would read as new
+		clear(m.failed)
+		m.gen = 1
+	}
+	if n := (len(q) + 1) * (len(ix.low) + 1) * maxPieces; len(m.failed) < n {
+		m.failed = make([]uint32, n)
+	}
+	w := wordSearch{ix: ix, q: q, m: m}
 	return w.next(0, 0, 0, nil)
 }
 
-// wordSearch is one word-starts search; failed remembers the states
+// wordSearch is one word-starts search; m.failed remembers the states
 // (runes of q matched, rune of the hay, pieces so far) that lead nowhere,
 // so the search is polynomial in the hay's length.
 type wordSearch struct {
-	ix     *hayIndex
-	q      []rune
-	failed map[[3]int]bool
+	ix *hayIndex
+	q  []rune
+	m  *matcher
 }
 
 func (w *wordSearch) next(qi, from, pieces int, got []int) []int {
 	if qi == len(w.q) {
 		return got
 	}
-	state := [3]int{qi, from, pieces}
-	if pieces >= maxPieces || w.failed[state] {
+	if pieces >= maxPieces {
+		return nil
+	}
+	state := (qi*(len(w.ix.low)+1)+from)*maxPieces + pieces
+	if w.m.failed[state] == w.m.gen {
 		return nil
 	}
 	ix, q := w.ix, w.q[qi:]
@@ -217,10 +242,7 @@ func (w *wordSearch) next(qi, from, pieces int, got []int) []int {
 			}
 		}
 	}
-	if w.failed == nil {
-		w.failed = map[[3]int]bool{}
-	}
-	w.failed[state] = true
+	w.m.failed[state] = w.m.gen
 	return nil
 }
 

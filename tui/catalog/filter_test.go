@@ -1,0 +1,172 @@
+package catalog
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"slices"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/tui/common"
+	"github.com/howl-mcp/howl/tui/common/commontest"
+)
+
+func sameMatches(a, b []match) bool {
+	return slices.EqualFunc(a, b, func(x, y match) bool { return x.e == y.e && slices.Equal(x.pos, y.pos) })
+}
+
+func names(ms []match) []string {
+	var out []string
+	for _, m := range ms {
+		out = append(out, fmt.Sprintf("%s%v", m.e.item.Name, m.pos))
+	}
+	return out
+}
+
+// A query that extends the last one searches only that run's candidates,
+// and finds what a run over every entry finds, in the same order, even
+// where a shorter query matches less ("res1" does not match resource-0012,
+// "res12" does).
+func TestNarrowingTheQueryFindsWhatAFullRunFinds(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	var items []mcp.CatalogItem
+	for i := range 3000 {
+		n := fmt.Sprintf("%04d", rng.Intn(10000))
+		name := []string{"resource-" + n, "list_roots_" + n, "get_tiny_image", "echo", "alpha beta " + n}[rng.Intn(5)]
+		items = append(items, mcp.CatalogItem{Kind: mcp.KindResource, ID: fmt.Sprintf("x://%d", i), Name: name, Title: []string{"Alpha beta", "gamma Delta", "", "eps_ilon"}[rng.Intn(4)]})
+	}
+	c := newBench(t, items...).c
+	for _, typed := range []string{"res0012", "lr", "getim", "alpha b", "al be 1"} {
+		var base *filterDoneMsg
+		for i := 1; i <= len(typed); i++ {
+			q := typed[:i]
+			job := filterJob{id: 1, version: c.version, query: q, all: c.all, byName: c.byName}
+			full := filterCmd(context.Background(), job)().(common.Result).Msg.(filterDoneMsg)
+			job.base = base
+			narrowed := filterCmd(context.Background(), job)().(common.Result).Msg.(filterDoneMsg)
+			if !sameMatches(narrowed.matches[1], full.matches[1]) {
+				t.Fatalf("%q narrowed from %q: %v\na full run: %v", q, typed[:i-1], names(narrowed.matches[1]), names(full.matches[1]))
+			}
+			base = &narrowed
+		}
+	}
+}
+
+func TestAFilterRunCancelledByTheNextKeyDeliversNothing(t *testing.T) {
+	c := newBench(t, commontest.BigCatalog()...).c
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if r := filterCmd(ctx, filterJob{id: 1, version: c.version, query: "e", all: c.all, byName: c.byName})().(common.Result); r.Msg != nil {
+		t.Errorf("a cancelled run delivered %T", r.Msg)
+	}
+}
+
+// The next key cancels the run in flight: the run for "r", still waiting
+// when "e" is typed, answers nothing, and the one for "re" is shown.
+func TestTheNextKeyCancelsTheFilterRunInFlight(t *testing.T) {
+	b := newBench(t, commontest.BigCatalog()...)
+	b.c.SetTab(1)
+	b.run(b.key("/"))
+	stale := b.key("r")
+	fresh := b.key("e")
+	for _, r := range b.results(stale) {
+		if r.Msg != nil {
+			t.Errorf("the superseded run for \"r\" delivered %T", r.Msg)
+		}
+	}
+	b.run(fresh)
+	if b.c.matched != "re" || len(b.c.matches[1]) == 0 {
+		t.Errorf("the run for \"re\" is not shown: matched %q, %d matches", b.c.matched, len(b.c.matches[1]))
+	}
+}
+
+func TestClearingTheFilterShowsTheRowsBuiltBeforeIt(t *testing.T) {
+	b := newBench(t, commontest.BigCatalog()...)
+	b.c.SetTab(1)
+	before := b.c.rows[1]
+	b.run(b.key("/"))
+	for _, k := range "res12" {
+		b.run(b.key(string(k)))
+	}
+	if n := len(b.c.matches[1]); n == 0 || n == len(b.c.all[1]) {
+		t.Fatalf("the filter kept %d of %d", n, len(b.c.all[1]))
+	}
+	cmd, _ := b.c.HandleKey(tea.KeyMsg{Type: tea.KeyEsc})
+	b.run(cmd)
+	if after := b.c.rows[1]; len(after) != len(before) || &after[0] != &before[0] {
+		t.Errorf("clearing the filter rebuilt the rows (%d rows, was %d)", len(after), len(before))
+	}
+	if got := b.c.TabTitle(1); got != "Resources 2500" {
+		t.Errorf("after clearing the tab says %q:\n%s", got, b.view())
+	}
+}
+
+// scaleEntries is a catalog shaped like demo-server --scale 100000: 100,000
+// resources, 10,000 tools and 10,000 prompts.
+func scaleEntries() []mcp.CatalogItem {
+	var items []mcp.CatalogItem
+	for i := 1; i <= 100_000; i++ {
+		n := fmt.Sprintf("%06d", i)
+		items = append(items, mcp.CatalogItem{Kind: mcp.KindResource, ID: "demo://scale/" + n, Name: "scale-" + n, Title: fmt.Sprintf("Generated item %d", i), URI: "demo://scale/" + n})
+	}
+	for i := 1; i <= 10_000; i++ {
+		n := fmt.Sprintf("%05d", i)
+		items = append(items, mcp.CatalogItem{Kind: mcp.KindTool, ID: "gen_tool_" + n, Name: "gen_tool_" + n, Title: fmt.Sprintf("Generated tool %d", i)},
+			mcp.CatalogItem{Kind: mcp.KindPrompt, ID: "gen_prompt_" + n, Name: "gen_prompt_" + n, Title: fmt.Sprintf("Generated prompt %d", i)})
+	}
+	return items
+}
+
+// filterBench is the catalog over the 120,000-item scale catalog, on the
+// Resources tab with the filter line open.
+func filterBench(tb testing.TB) *bench {
+	b := newBench(tb, scaleEntries()...)
+	b.c.SetTab(1)
+	b.run(b.key("/"))
+	return b
+}
+
+// BenchmarkFilter120k is a first key over 120,000 items, from the key to
+// its rows: "s" matches all 100,000 resources.
+func BenchmarkFilter120k(b *testing.B) {
+	c := filterBench(b).c
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = filterCmd(context.Background(), filterJob{id: 1, version: c.version, query: "s", all: c.all, byName: c.byName})()
+	}
+}
+
+// BenchmarkFilter120kTyping types "scale-0001" a key at a time, each run
+// narrowing the last: the time from a key to its rows, per key.
+func BenchmarkFilter120kTyping(b *testing.B) {
+	c := filterBench(b).c
+	const q = "scale-0001"
+	b.ReportAllocs()
+	for b.Loop() {
+		var base *filterDoneMsg
+		for i := 1; i <= len(q); i++ {
+			msg := filterCmd(context.Background(), filterJob{id: 1, version: c.version, query: q[:i], all: c.all, base: base, byName: c.byName})().(common.Result).Msg.(filterDoneMsg)
+			base = &msg
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(q))/1e6, "ms/key")
+}
+
+// BenchmarkFilterUpdate120k is the update path's share of a key over
+// 120,000 items: the key itself (echo, new run started) and then its
+// result swapped in, with 100,000 rows, then the clear.
+func BenchmarkFilterUpdate120k(b *testing.B) {
+	c := filterBench(b).c
+	msg := filterCmd(context.Background(), filterJob{version: c.version, query: "s", all: c.all, byName: c.byName})().(common.Result).Msg
+	key := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("s")}
+	back := tea.KeyMsg{Type: tea.KeyBackspace}
+	b.ReportAllocs()
+	for b.Loop() {
+		_, _ = c.HandleKey(key)
+		_ = c.HandleResult(common.Result{Owner: common.OwnerCatalog, ID: c.filterID, Msg: msg})
+		_, _ = c.HandleKey(back) // clears: the rows before the filter come back
+	}
+}
