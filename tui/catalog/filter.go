@@ -236,21 +236,29 @@ func filteredRows(byName map[string]*Server, matches []match, query string) ([]r
 	if len(matches) == 0 {
 		return []row{{kind: rowNotice, text: fmt.Sprintf("nothing matches %q", query)}}, -1
 	}
-	byServer := map[*Server][]match{}
+	// Each server's matches go under its header in one pass: count them,
+	// then place each where its server's rows start.
 	var order []*Server
+	count := map[*Server]int{}
 	for _, m := range matches {
 		sv := byName[m.e.item.Server]
-		if _, ok := byServer[sv]; !ok {
+		if _, ok := count[sv]; !ok {
 			order = append(order, sv)
 		}
-		byServer[sv] = append(byServer[sv], m)
+		count[sv]++
 	}
-	rows := make([]row, 0, len(matches)+len(order))
+	rows := make([]row, len(matches)+len(order))
+	next := make(map[*Server]int, len(order))
+	at := 0
 	for _, sv := range order {
-		rows = append(rows, row{kind: rowHeader, server: sv})
-		for _, m := range byServer[sv] {
-			rows = append(rows, row{kind: rowItem, server: sv, e: m.e, pos: m.pos})
-		}
+		rows[at] = row{kind: rowHeader, server: sv}
+		next[sv] = at + 1
+		at += 1 + count[sv]
+	}
+	for _, m := range matches {
+		sv := byName[m.e.item.Server]
+		rows[next[sv]] = row{kind: rowItem, server: sv, e: m.e, pos: m.pos}
+		next[sv]++
 	}
 	return rows, 1 // the best match leads the first server's rows
 }

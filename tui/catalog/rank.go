@@ -97,6 +97,7 @@ type matcher struct {
 	failed []uint32 // gen where a state led nowhere
 	gen    uint32
 	run    []int
+	path   []int // the runes the word-starts search has matched so far
 }
 
 // matchEntry ranks ix against every term; ok is false when one of them
@@ -198,7 +199,11 @@ func (m *matcher) wordStarts(ix *hayIndex, q []rune) []int {
 		m.failed = make([]uint32, n)
 	}
 	w := wordSearch{ix: ix, q: q, m: m}
-	return w.next(0, 0, 0, nil)
+	m.path = m.path[:0]
+	if w.next(0, 0, 0) {
+		return m.path
+	}
+	return nil
 }
 
 // wordSearch is one word-starts search; m.failed remembers the states
@@ -210,16 +215,18 @@ type wordSearch struct {
 	m  *matcher
 }
 
-func (w *wordSearch) next(qi, from, pieces int, got []int) []int {
+// next extends w.m.path from q's rune qi and the hay's rune from, and
+// reports whether it reached q's end (on false the path is as it was).
+func (w *wordSearch) next(qi, from, pieces int) bool {
 	if qi == len(w.q) {
-		return got
+		return true
 	}
 	if pieces >= maxPieces {
-		return nil
+		return false
 	}
 	state := (qi*(len(w.ix.low)+1)+from)*maxPieces + pieces
 	if w.m.failed[state] == w.m.gen {
-		return nil
+		return false
 	}
 	ix, q := w.ix, w.q[qi:]
 	for i := from; i < len(ix.low); i++ {
@@ -232,24 +239,27 @@ func (w *wordSearch) next(qi, from, pieces int, got []int) []int {
 		}
 		if !ix.word[i] {
 			if pieces > 0 && n == len(q) && n >= 2 {
-				return appendRun(got, i, n)
+				w.push(i, n)
+				return true
 			}
 			continue
 		}
 		for k := n; k >= 1; k-- {
-			if run := w.next(qi+k, i+k, pieces+1, appendRun(got, i, k)); run != nil {
-				return run
+			l := len(w.m.path)
+			w.push(i, k)
+			if w.next(qi+k, i+k, pieces+1) {
+				return true
 			}
+			w.m.path = w.m.path[:l]
 		}
 	}
 	w.m.failed[state] = w.m.gen
-	return nil
+	return false
 }
 
-func appendRun(got []int, i, n int) []int {
-	out := append(append([]int(nil), got...), make([]int, n)...)
-	for k := 0; k < n; k++ {
-		out[len(got)+k] = i + k
+// push adds the n runes from i to the path.
+func (w *wordSearch) push(i, n int) {
+	for k := range n {
+		w.m.path = append(w.m.path, i+k)
 	}
-	return out
 }
