@@ -237,28 +237,41 @@ func filteredRows(byName map[string]*Server, matches []match, query string) ([]r
 		return []row{{kind: rowNotice, text: fmt.Sprintf("nothing matches %q", query)}}, -1
 	}
 	// Each server's matches go under its header in one pass: count them,
-	// then place each where its server's rows start.
+	// then place each where its server's rows start. Matches of one rank
+	// keep entry order, which is server order, so they come in runs of one
+	// server: the last server looked up is kept.
 	var order []*Server
-	count := map[*Server]int{}
-	for _, m := range matches {
-		sv := byName[m.e.item.Server]
-		if _, ok := count[sv]; !ok {
-			order = append(order, sv)
+	place := map[*Server]int{} // index in order
+	var count []int
+	serverOf := make([]int32, len(matches))
+	lastName, last := "", -1
+	for i, m := range matches {
+		if last < 0 || m.e.item.Server != lastName {
+			sv := byName[m.e.item.Server]
+			k, ok := place[sv]
+			if !ok {
+				k = len(order)
+				place[sv] = k
+				order = append(order, sv)
+				count = append(count, 0)
+			}
+			lastName, last = m.e.item.Server, k
 		}
-		count[sv]++
+		serverOf[i] = int32(last)
+		count[last]++
 	}
 	rows := make([]row, len(matches)+len(order))
-	next := make(map[*Server]int, len(order))
+	next := make([]int, len(order))
 	at := 0
-	for _, sv := range order {
+	for k, sv := range order {
 		rows[at] = row{kind: rowHeader, server: sv}
-		next[sv] = at + 1
-		at += 1 + count[sv]
+		next[k] = at + 1
+		at += 1 + count[k]
 	}
-	for _, m := range matches {
-		sv := byName[m.e.item.Server]
-		rows[next[sv]] = row{kind: rowItem, server: sv, e: m.e, pos: m.pos}
-		next[sv]++
+	for i, m := range matches {
+		k := serverOf[i]
+		rows[next[k]] = row{kind: rowItem, server: order[k], e: m.e, pos: m.pos}
+		next[k]++
 	}
 	return rows, 1 // the best match leads the first server's rows
 }

@@ -127,12 +127,10 @@ func (m *matcher) matchEntry(dst []int, ix *hayIndex, terms [][]rune) (r rank, o
 }
 
 // matchTerm is the best tier of q in ix and the runes it matched (valid
-// until the next call).
+// until the next call). The caller has checked that ix holds q's runes in
+// order (holdsEveryTerm), which every match needs.
 func (m *matcher) matchTerm(ix *hayIndex, q []rune) (int, []int) {
 	best, at := noMatch, -1
-	if !isSubsequence(q, ix.low) {
-		return noMatch, nil
-	}
 	for i := 0; i+len(q) <= len(ix.low) && best > tierExact; i++ {
 		if ix.low[i] != q[0] || !slices.Equal(ix.low[i:i+len(q)], q) {
 			continue
@@ -159,7 +157,10 @@ func (m *matcher) matchTerm(ix *hayIndex, q []rune) (int, []int) {
 func isSubsequence(q, s []rune) bool {
 	k := 0
 	for _, r := range s {
-		if k < len(q) && r == q[k] {
+		if k == len(q) {
+			break
+		}
+		if r == q[k] {
 			k++
 		}
 	}
