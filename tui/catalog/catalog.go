@@ -442,8 +442,7 @@ func (c *Pane) ApplyStatus(st mcp.Status) tea.Cmd {
 		sv.warns = [numKinds][]string{}
 		sv.failed = [numKinds]bool{}
 	}
-	c.rebuildAll()
-	return cmd
+	return tea.Batch(cmd, c.rebuildAll())
 }
 
 // Reload lists a server again: refresh asks the server rather than the
@@ -519,6 +518,7 @@ func (c *Pane) rebuildAll() tea.Cmd {
 	}
 	c.version++
 	if c.query != "" {
+		c.filt.plainOK = false // the rows without the filter are out of date
 		return c.runFilter()
 	}
 	c.rebuild()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"slices"
+	"strings"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -101,6 +102,48 @@ func TestClearingTheFilterShowsTheRowsBuiltBeforeIt(t *testing.T) {
 	}
 	if got := b.c.TabTitle(1); got != "Resources 2500" {
 		t.Errorf("after clearing the tab says %q:\n%s", got, b.view())
+	}
+}
+
+// Rows kept from before a filter are not brought back once the catalog
+// changed under the filter: clearing it shows what the server lists now.
+func TestClearingTheFilterAfterANewListingShowsTheNewListing(t *testing.T) {
+	b := newBench(t, sampleItems()...)
+	b.run(b.key("/"))
+	b.run(b.key("e"))
+	items := append(sampleItems(), mcp.CatalogItem{Kind: mcp.KindTool, ID: "fresh", Name: "fresh", Server: "mem"})
+	for i := range items {
+		items[i].Server = "mem"
+	}
+	b.rt.catalogs["mem"] = &mcp.Catalog{Server: "mem", Listed: mcp.Kinds, Items: items}
+	b.run(b.c.Reload("mem", true))
+	cmd, _ := b.c.HandleKey(tea.KeyMsg{Type: tea.KeyEsc})
+	b.run(cmd)
+	if got := b.c.TabTitle(0); got != "Tools 3" {
+		t.Fatalf("after clearing the tab says %q", got)
+	}
+	if v := b.view(); !strings.Contains(v, "fresh") {
+		t.Errorf("clearing the filter brought back the rows from before the new listing:\n%s", v)
+	}
+}
+
+// A server that fails while a filter is shown loses its matches at once,
+// and clearing the filter shows it failed, not the rows from before.
+func TestAServerThatFailsUnderTheFilterLeavesItAndTheRowsAfterIt(t *testing.T) {
+	b := newBench(t, sampleItems()...)
+	b.run(b.key("/"))
+	b.run(b.key("e"))
+	if got := b.c.TabTitle(0); got != "Tools 2/2" {
+		t.Fatalf("the filter shows %q", got)
+	}
+	b.run(b.c.ApplyStatus(mcp.Status{Name: "mem", State: mcp.StateFailed, Reason: "crashed"}))
+	if v := b.view(); strings.Contains(v, "echo") {
+		t.Errorf("the failed server's matches are still shown:\n%s", v)
+	}
+	cmd, _ := b.c.HandleKey(tea.KeyMsg{Type: tea.KeyEsc})
+	b.run(cmd)
+	if v := b.view(); !strings.Contains(v, "crashed") || strings.Contains(v, "echo") {
+		t.Errorf("clearing the filter brought back the rows from before the failure:\n%s", v)
 	}
 }
 
