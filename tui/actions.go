@@ -92,6 +92,9 @@ func (m *Model) applyAction(d dialog.Dialog, a dialog.Action) tea.Cmd {
 		m.dialogs.Remove(d)
 		m.setChatMode(true)
 		return m.chat.Submit(a.Text)
+	case dialog.OpenResource:
+		m.dialogs.Remove(d)
+		return m.openViewer(viewer.Read(a.Server, a.URI, nil), "reading")
 	case dialog.Reconnect:
 		m.dialogs.Remove(d)
 		return reconnectCmd(m.com.RT, a.Server)

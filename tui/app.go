@@ -199,7 +199,7 @@ func New(o Options) *Model {
 	com := &common.Common{Ctx: ctx, RT: o.Runtime, Theme: th, Styles: th.Styles, Keys: keys, Images: o.Images,
 		Clipboard: o.Clipboard, DisplayPath: o.DisplayPath, Tick: o.Tick, Clock: o.Now, Log: o.Log,
 		ModelRT: o.ModelRuntime, Hidden: map[string]bool{}, CompletionTimeout: o.CompletionTimeout, SwitchModel: o.SwitchModel, Editor: o.Editor,
-		Store: o.Store, StoreErr: o.StoreError, Location: o.Location, Writes: &common.WriteGate{}, Progress: &common.ProgressBoard{}}
+		Store: o.Store, StoreErr: o.StoreError, Location: o.Location, Writes: &common.WriteGate{}, Progress: &common.ProgressBoard{}, Subs: &common.Subscriptions{}}
 	if com.DisplayPath == nil {
 		com.DisplayPath = func(s string) string { return s }
 	}
@@ -289,6 +289,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.frame++
 		m.spinning = false
 		m.chat.Tick(m.frame)
+	case common.SubscribeMsg:
+		cmd = m.handleSubscribe(msg)
 	case askMsg:
 		cmd = m.handleAsk(msg)
 	case askGoneMsg:
@@ -373,6 +375,8 @@ func (m *Model) handleResult(r common.Result) tea.Cmd {
 		return m.handleURLOpened(msg)
 	case sampledMsg:
 		return m.handleSampled(msg)
+	case subscribedMsg:
+		return m.handleSubscribed(msg)
 	}
 	return nil
 }

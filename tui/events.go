@@ -37,7 +37,9 @@ func (m *Model) handleEvents(msg EventsMsg) tea.Cmd {
 		case mcp.EventCatalogChanged:
 			cmds = append(cmds, m.catalog.HandleCatalogChanged(e.Server, e.Change))
 		case mcp.EventResourceUpdated:
-			cmds = append(cmds, m.viewer.HandleResourceUpdated(e))
+			if m.com.Subs.Updated(e.Server, e.URI, m.com.Now()) {
+				cmds = append(cmds, m.viewer.HandleResourceUpdated())
+			}
 		}
 	}
 	if msg.Dropped > 0 {

@@ -127,6 +127,8 @@ func (m *Model) handlePaneKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		return m.mentionSelected(), true
 	case key.Matches(msg, k.SwitchOff) && m.focus == focusList:
 		return m.switchSelectedTool(), true
+	case key.Matches(msg, k.Subscribe) && m.focus == focusList:
+		return m.subscribeSelected(), true
 	case key.Matches(msg, k.Filter):
 		// From the detail pane: the filter belongs to the list.
 		m.setFocus(focusList)
@@ -150,6 +152,8 @@ func (m *Model) handleGlobalKey(msg tea.KeyMsg) tea.Cmd {
 		return d.Open()
 	case key.Matches(msg, k.Sessions):
 		return m.openSessionsDialog()
+	case key.Matches(msg, k.Subscriptions):
+		m.dialogs.Push(dialog.NewSubscriptions(m.com))
 	case key.Matches(msg, k.FocusNext), key.Matches(msg, k.FocusPrev):
 		m.cycleFocus()
 	case key.Matches(msg, k.Tab1):
@@ -267,8 +271,9 @@ func (m *Model) updateKeys() {
 	common.SetEnabled(vk.Hex, &k.HexToggle)
 	common.SetEnabled(vk.Attachments, &k.OpenAttachment)
 	common.SetEnabled(vk.Doc, &k.Copy)
-	common.SetEnabled(vk.Subscribable, &k.Subscribe)
-	if m.viewer.Keys().Subscribed {
+	sel := m.selectedResource()
+	common.SetEnabled(vk.Subscribable || (m.focus == focusList && sel != nil), &k.Subscribe)
+	if (inViewer && vk.Subscribed) || (!inViewer && sel != nil && m.com.Subs.Get(sel.Server, sel.URI) != nil) {
 		k.Subscribe.SetHelp(k.Subscribe.Help().Key, "unsubscribe")
 	} else {
 		k.Subscribe.SetHelp(k.Subscribe.Help().Key, "subscribe")

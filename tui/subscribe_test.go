@@ -12,12 +12,13 @@ import (
 	"github.com/howl-mcp/howl/mcp/demo"
 )
 
-// TestViewerSubscriptionRereadsOnUpdateKeepsTheScrollAndEndsOnClose opens
-// the demo's log, scrolls, subscribes with s, has the server report
+// TestViewerSubscriptionRereadsOnUpdateKeepsTheScrollAndOutlivesTheViewer
+// opens the demo's log, scrolls, subscribes with s, has the server report
 // changes (its touch tool sends notifications/resources/updated), and
-// checks the viewer counted them, re-read the page where it was, and that
-// closing the viewer unsubscribed at the server, on both protocol eras.
-func TestViewerSubscriptionRereadsOnUpdateKeepsTheScrollAndEndsOnClose(t *testing.T) {
+// checks the viewer counted them and re-read the page where it was, that
+// closing the viewer kept the subscription, and that d in the
+// subscriptions dialog ended it at the server, on both protocol eras.
+func TestViewerSubscriptionRereadsOnUpdateKeepsTheScrollAndOutlivesTheViewer(t *testing.T) {
 	for _, era := range []mcp.Era{mcp.EraLegacy, mcp.EraModern} {
 		t.Run(string(era), func(t *testing.T) {
 			relay := NewRelay()
@@ -59,13 +60,23 @@ func TestViewerSubscriptionRereadsOnUpdateKeepsTheScrollAndEndsOnClose(t *testin
 			wait("● live · 2 updates")
 			tm.Send(keyMsg("esc"))
 			wait("Resources 125")
+			tm.Send(keyMsg("U"))
+			wait("2 updates · last ")
+			if got := rt.Subscriptions("demo"); len(got) != 1 {
+				t.Errorf("closing the viewer ended the subscription: the runtime follows %v", got)
+			}
+			touch() // counted while the dialog is open
+			wait("3 updates · last ")
+			tm.Send(keyMsg("d"))
+			wait("Subscriptions (0)")
 			deadline = time.Now().Add(10 * time.Second)
 			for len(rt.Subscriptions("demo")) > 0 && time.Now().Before(deadline) {
 				time.Sleep(20 * time.Millisecond)
 			}
 			if got := rt.Subscriptions("demo"); len(got) != 0 {
-				t.Errorf("closing the viewer left subscriptions %v", got)
+				t.Errorf("d in the subscriptions dialog left subscriptions %v", got)
 			}
+			tm.Send(keyMsg("esc"))
 			tm.Send(keyMsg("q"))
 			final := tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*Model)
 			if final.viewer.Open() {

@@ -64,6 +64,9 @@ type Common struct {
 	// the chat's tool blocks, the viewer and the status bar draw from it.
 	// Only Update changes it.
 	Progress *ProgressBoard
+	// Subs are the resources the person follows (every server's). Only
+	// Update changes them.
+	Subs *Subscriptions
 	// Writes lets Close wait for the turns being written.
 	Writes *WriteGate
 

@@ -15,9 +15,12 @@ import (
 type KeyMap struct {
 	// Global.
 	Quit, ForceQuit, Help, Servers, Sessions key.Binding
-	FocusNext, FocusPrev                     key.Binding
-	Tab1, Tab2, Tab3, Tab4                   key.Binding
-	NextTab, PrevTab                         key.Binding
+	// Subscriptions lists the followed resources; EndSubscription (in
+	// that dialog) ends the chosen one.
+	Subscriptions, EndSubscription key.Binding
+	FocusNext, FocusPrev           key.Binding
+	Tab1, Tab2, Tab3, Tab4         key.Binding
+	NextTab, PrevTab               key.Binding
 
 	// Moving in any pane.
 	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
@@ -94,14 +97,17 @@ func DefaultKeyMap() *KeyMap {
 		Help:      b([]string{"?"}, "?", "help"),
 		Servers:   b([]string{"S"}, "S", "servers"),
 		Sessions:  b([]string{"ctrl+r"}, "ctrl+r", "sessions"),
-		FocusNext: b([]string{"tab"}, "tab", "next pane"),
-		FocusPrev: b([]string{"shift+tab"}, "shift+tab", "previous pane"),
-		Tab1:      b([]string{"1"}, "1", "tools"),
-		Tab2:      b([]string{"2"}, "2", "resources"),
-		Tab3:      b([]string{"3"}, "3", "templates"),
-		Tab4:      b([]string{"4"}, "4", "prompts"),
-		NextTab:   b([]string{"]", "right", "l"}, "]/→", "next tab"),
-		PrevTab:   b([]string{"[", "left", "h"}, "[/←", "previous tab"),
+
+		Subscriptions:   b([]string{"U"}, "U", "subscriptions"),
+		EndSubscription: b([]string{"d", "delete"}, "d", "end subscription"),
+		FocusNext:       b([]string{"tab"}, "tab", "next pane"),
+		FocusPrev:       b([]string{"shift+tab"}, "shift+tab", "previous pane"),
+		Tab1:            b([]string{"1"}, "1", "tools"),
+		Tab2:            b([]string{"2"}, "2", "resources"),
+		Tab3:            b([]string{"3"}, "3", "templates"),
+		Tab4:            b([]string{"4"}, "4", "prompts"),
+		NextTab:         b([]string{"]", "right", "l"}, "]/→", "next tab"),
+		PrevTab:         b([]string{"[", "left", "h"}, "[/←", "previous tab"),
 
 		Up:       b([]string{"up", "k"}, "↑/k", "up"),
 		Down:     b([]string{"down", "j"}, "↓/j", "down"),
@@ -186,6 +192,7 @@ func DefaultKeyMap() *KeyMap {
 func (k *KeyMap) bindingsByName() map[string]*key.Binding {
 	return map[string]*key.Binding{
 		"quit": &k.Quit, "force_quit": &k.ForceQuit, "help": &k.Help, "servers": &k.Servers, "sessions": &k.Sessions,
+		"subscriptions": &k.Subscriptions, "end_subscription": &k.EndSubscription,
 		"session_filter": &k.SessionFilter, "session_search": &k.SessionSearch, "session_rename": &k.SessionRename,
 		"session_delete": &k.SessionDelete, "confirm": &k.Confirm,
 		"focus_next": &k.FocusNext, "focus_prev": &k.FocusPrev,
@@ -351,6 +358,8 @@ func (k *KeyMap) FullHelp(s HelpState) []HelpGroup {
 		list = append(list, k.Refresh)
 		if s.Tools {
 			list = append(list, k.SwitchOff)
+		} else {
+			list = append(list, k.Subscribe) // a resource
 		}
 		if s.Mention {
 			list = append(list, k.Mention)
@@ -360,9 +369,9 @@ func (k *KeyMap) FullHelp(s HelpState) []HelpGroup {
 	if !s.Chat && !s.ViewerFocused && !s.Logs {
 		add("Tabs", k.Tab1, k.Tab2, k.Tab3, k.Tab4, k.NextTab, k.PrevTab)
 	}
-	anywhere := []key.Binding{k.Help, k.Servers, k.Sessions, k.Logs}
+	anywhere := []key.Binding{k.Help, k.Servers, k.Sessions, k.Subscriptions, k.Logs}
 	if s.Chat {
-		anywhere = []key.Binding{k.Sessions, k.Logs}
+		anywhere = []key.Binding{k.Sessions, k.Subscriptions, k.Logs}
 	} else {
 		anywhere = append(anywhere, k.Chat)
 	}

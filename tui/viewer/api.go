@@ -86,7 +86,7 @@ func (v *Pane) Keys() KeyState {
 		Hex:          d.spill != nil && (d.img != nil || looksLikeImageDoc(d)),
 		Attachments:  len(d.atts) > 0,
 		Subscribable: subscribable(d),
-		Subscribed:   d.sub != nil,
+		Subscribed:   v.sub(d) != nil,
 	}
 }
 

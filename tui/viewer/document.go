@@ -96,8 +96,9 @@ type document struct {
 	// copyText is what y copies when the document has no file path.
 	copyText string
 
-	// sub is the resource subscription (s), when there is one.
-	sub *docSub
+	// read is how many of its followed resource's changes (see
+	// common.Subscriptions) what is shown covers: fewer means stale.
+	read int
 	// raw is the exact JSON the server sent for this read, call or
 	// prompt (R shows it); rawView marks the document that shows it.
 	raw     *rawResult

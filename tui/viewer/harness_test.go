@@ -73,16 +73,6 @@ func (f *fakeRuntime) Catalog(ctx context.Context, server string, refresh bool) 
 	return &mcp.Catalog{Server: server}, nil
 }
 
-func (f *fakeRuntime) Subscribe(ctx context.Context, server, uri string) error {
-	f.log("subscribe " + uri)
-	return nil
-}
-
-func (f *fakeRuntime) Unsubscribe(ctx context.Context, server, uri string) error {
-	f.log("unsubscribe " + uri)
-	return nil
-}
-
 // callCount counts logged calls that start with prefix.
 func (f *fakeRuntime) callCount(prefix string) int {
 	f.mu.Lock()
@@ -106,13 +96,15 @@ type bench struct {
 	v    *Pane
 	rt   *fakeRuntime
 	info []string
+	// subscribeMsgs are the subscribes and unsubscribes asked of the root.
+	subscribeMsgs []common.SubscribeMsg
 }
 
 func newBench(t testing.TB, w, h int) *bench {
 	th := testTheme()
 	com := &common.Common{Ctx: context.Background(), Theme: th, Styles: th.Styles, Keys: common.DefaultKeyMap(),
 		DisplayPath: func(s string) string { return s }, Tick: func(time.Duration, tea.Msg) tea.Cmd { return nil },
-		Log: common.DiscardLogger(), Progress: &common.ProgressBoard{}}
+		Log: common.DiscardLogger(), Progress: &common.ProgressBoard{}, Subs: &common.Subscriptions{}}
 	rt := newFakeRuntime()
 	b := &bench{t: t, v: New(com, rt), rt: rt}
 	b.run(b.v.SetSize(w, h))
@@ -131,9 +123,27 @@ func (b *bench) run(cmd tea.Cmd) {
 			b.run(b.v.HandleResult(msg))
 		case common.InfoMsg:
 			b.info = append(b.info, msg.Msg)
+		case common.SubscribeMsg: // the root's part: the server accepts at once
+			b.subscribeMsgs = append(b.subscribeMsgs, msg)
+			if msg.On {
+				b.v.com.Subs.Add(msg.Server, msg.URI, time.Time{})
+			} else {
+				b.v.com.Subs.Remove(msg.Server, msg.URI)
+			}
 		}
 	}
 }
+
+// update is the root's part of a server's change report: it counts the
+// change for a followed resource, then tells the viewer.
+func (b *bench) update(server, uri string) {
+	if b.v.com.Subs.Updated(server, uri, time.Time{}) {
+		b.run(b.v.HandleResourceUpdated())
+	}
+}
+
+// sub is the subscription to mem's uri, or nil.
+func (b *bench) sub(uri string) *common.Subscription { return b.v.com.Subs.Get("mem", uri) }
 
 // open reads uri from the fake runtime into the
 func (b *bench) open(uri string) {

@@ -1,62 +1,12 @@
 package viewer
 
 import (
-	"context"
 	"fmt"
-	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/howl-mcp/howl/mcp"
-	"github.com/howl-mcp/howl/render"
 	"github.com/howl-mcp/howl/tui/common"
 )
-
-// unsubscribeTimeout bounds the unsubscribe sent when a document closes:
-// nobody waits for it, but it must end.
-const unsubscribeTimeout = 5 * time.Second
-
-// docSub is a viewer document's resource subscription (s in the viewer):
-// the server reports changes, each re-reads the page on screen.
-type docSub struct {
-	server, uri string
-	// updates counts the changes the server reported; read is the count
-	// the last re-read covered (updates > read: what is shown is stale).
-	updates, read int
-	// refs counts the open documents sharing this subscription (the same
-	// resource open twice): the server is told to stop with the last.
-	refs int
-	// rt and ctx send the unsubscribe when the document closes.
-	rt  Runtime
-	ctx context.Context
-}
-
-// release drops one document's hold; the last one unsubscribes.
-func (s *docSub) release() tea.Cmd {
-	s.refs--
-	if s.refs > 0 {
-		return nil
-	}
-	return s.unsubscribeCmd()
-}
-
-// unsubscribeCmd ends a subscription at its server, off the update path.
-func (s *docSub) unsubscribeCmd() tea.Cmd {
-	rt, ctx, server, uri := s.rt, context.WithoutCancel(s.ctx), s.server, s.uri
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(ctx, unsubscribeTimeout)
-		defer cancel()
-		_ = rt.Unsubscribe(ctx, server, uri) // best effort: the server may be gone
-		return nil
-	}
-}
-
-// subscribedMsg is the answer to a subscribe or unsubscribe from the viewer.
-type subscribedMsg struct {
-	server, uri string
-	on          bool
-	err         error
-}
 
 // subscribable reports whether the document is a resource the viewer can
 // subscribe to: a read of a concrete URI (not a template with arguments).
@@ -64,47 +14,27 @@ func subscribable(d *document) bool {
 	return d != nil && d.src != nil && len(d.src.args) == 0 && d.src.uri != ""
 }
 
-// toggleSubscribe subscribes the open resource, or ends its subscription.
+// toggleSubscribe asks the root to follow the open resource, or to end
+// its subscription. The subscription is the person's, not the
+// document's: it outlives this view (the subscriptions dialog lists it).
 func (v *Pane) toggleSubscribe() tea.Cmd {
 	d := v.doc
 	if !subscribable(d) {
 		return common.ReportWarn("only a resource read by its URI can be subscribed to (not a tool result, prompt, template or file)")
 	}
-	rt, ctx, id, server, uri := v.rt, v.com.Ctx, d.id, d.src.server, d.src.uri
-	if d.sub != nil {
-		sub := d.sub
-		d.sub = nil
-		return tea.Batch(sub.release(), common.ReportInfo("unsubscribed from "+render.SanitizeLine(uri)))
+	on := v.sub(d) == nil
+	if on {
+		d.read = 0 // what is shown precedes every change of the new subscription
 	}
-	for _, o := range v.docs() {
-		if o.sub != nil && o.sub.server == server && o.sub.uri == uri {
-			// Open twice: share the subscription the server already has.
-			d.sub = o.sub
-			d.sub.refs++
-			return common.ReportInfo("subscribed to " + render.SanitizeLine(uri) + " (already followed in another view)")
-		}
-	}
-	return common.Deliver(common.OwnerViewer, id, func() tea.Msg {
-		err := rt.Subscribe(ctx, server, uri)
-		return subscribedMsg{server: server, uri: uri, on: true, err: err}
-	})
+	return common.RequestSubscribe(d.src.server, d.src.uri, on)
 }
 
-// HandleSubscribed takes the answer to a subscribe: the document (if it is
-// still open) now follows the resource; if it closed meanwhile, the
-// subscription is ended at once.
-func (v *Pane) handleSubscribed(docID common.RequestID, msg subscribedMsg) tea.Cmd {
-	if msg.err != nil {
-		return common.ReportError(fmt.Errorf("subscribing to %s: %w", render.SanitizeLine(msg.uri), msg.err))
+// sub is the live subscription to the document's resource, or nil.
+func (v *Pane) sub(d *document) *common.Subscription {
+	if d == nil || d.src == nil || d.src.uri == "" || len(d.src.args) > 0 {
+		return nil
 	}
-	sub := &docSub{server: msg.server, uri: msg.uri, rt: v.rt, ctx: v.com.Ctx, refs: 1}
-	for _, d := range v.docs() {
-		if d.id == docID && d.sub == nil {
-			d.sub = sub
-			return common.ReportInfo("subscribed to " + render.SanitizeLine(msg.uri) + ": changes re-read it · s unsubscribes")
-		}
-	}
-	return sub.unsubscribeCmd() // closed (or subscribed) meanwhile
+	return v.com.Subs.Get(d.src.server, d.src.uri)
 }
 
 // docs are the open documents, the one on screen last.
@@ -118,62 +48,56 @@ func (v *Pane) docs() []*document {
 	return out
 }
 
-// HandleResourceUpdated counts a change to a subscribed resource and, when
-// its document is on screen, re-reads the page shown, keeping the scroll
-// position. A change that lands while a load runs is re-read when it ends
-// (HandleLoaded calls rereadIfStale); a document under another one is
-// re-read when it comes back (back).
-func (v *Pane) HandleResourceUpdated(e mcp.Event) tea.Cmd {
-	seen := map[*docSub]bool{} // a shared subscription counts a change once
-	for _, d := range v.docs() {
-		if d.sub == nil || d.sub.server != e.Server || d.sub.uri != e.URI || seen[d.sub] {
-			continue
-		}
-		seen[d.sub] = true
-		d.sub.updates++
-	}
-	return v.rereadIfStale()
-}
+// HandleResourceUpdated re-reads the document on screen when the root
+// counted a change to its followed resource (common.Subscriptions),
+// keeping the scroll position. A change that lands while a load runs is
+// re-read when it ends (HandleLoaded calls rereadIfStale); a document
+// under another one is re-read when it comes back (back).
+func (v *Pane) HandleResourceUpdated() tea.Cmd { return v.rereadIfStale() }
 
 // rereadIfStale re-reads the document on screen when its resource changed
 // since it was last read, unless a load is already running.
 func (v *Pane) rereadIfStale() tea.Cmd {
 	d := v.doc
-	if d == nil || d.sub == nil || d.src == nil || d.sub.updates <= d.sub.read || v.Loading() {
+	s := v.sub(d)
+	if s == nil || s.Updates <= d.read || v.Loading() {
 		return nil
 	}
-	d.sub.read = d.sub.updates
+	d.read = s.Updates
 	req := d.rereadReq()
 	req.offset, req.firstLine, req.continued, req.history, req.refresh = d.src.offset, d.src.firstLine, d.src.continued, d.src.history, true
 	return v.Request(req, "re-reading")
 }
 
 // carryOver moves what a re-read or a new page keeps from the document it
-// replaces: the subscription (same resource), and for a re-read the
-// scroll position and wrapping.
-func carryOver(old, cur *document, refresh bool) {
-	if old == nil || cur == nil || old.sub == nil || cur.src == nil || cur.src.uri != old.sub.uri || cur.src.server != old.sub.server {
+// replaces: the changes it covered (same resource), and for a re-read the
+// scroll position and wrapping. A fresh document covers every change so far.
+func (v *Pane) carryOver(old, cur *document, refresh bool) {
+	if cur == nil || cur.src == nil {
 		return
 	}
-	if cur.sub != nil { // the new page subscribed on its own meanwhile
+	if s := v.sub(cur); s != nil {
+		cur.read = s.Updates
+	}
+	if old == nil || old.src == nil || cur.src.uri != old.src.uri || cur.src.server != old.src.server {
 		return
 	}
-	cur.sub, old.sub = old.sub, nil
+	cur.read = old.read
 	if refresh {
 		cur.top, cur.xoff, cur.wrap = old.top, old.xoff, old.wrap
 	}
 }
 
 // subTitle is the title's subscription mark: "live" and the update count.
-func subTitle(d *document) string {
-	if d == nil || d.sub == nil {
+func (v *Pane) subTitle(d *document) string {
+	s := v.sub(d)
+	switch {
+	case s == nil:
 		return ""
-	}
-	switch d.sub.updates {
-	case 0:
+	case s.Updates == 0:
 		return "● live"
-	case 1:
+	case s.Updates == 1:
 		return "● live · 1 update"
 	}
-	return fmt.Sprintf("● live · %d updates", d.sub.updates)
+	return fmt.Sprintf("● live · %d updates", s.Updates)
 }

@@ -66,13 +66,12 @@ type hit struct{ line, start, end int }
 
 // Runtime is what the viewer asks of the MCP side, from commands only:
 // the reads, calls and prompt gets the model's meta-functions make, the
-// catalog (to type a .call's key=value arguments), and subscriptions.
+// catalog (to type a .call's key=value arguments). Subscriptions are the
+// root's (common.Subscriptions): they outlive any document.
 type Runtime interface {
 	CallMeta(ctx context.Context, name string, args json.RawMessage) ([]byte, error)
 	GetPrompt(ctx context.Context, server, name string, args map[string]string) (*mcp.PromptResult, error)
 	Catalog(ctx context.Context, server string, refresh bool) (*mcp.Catalog, error)
-	Subscribe(ctx context.Context, server, uri string) error
-	Unsubscribe(ctx context.Context, server, uri string) error
 }
 
 // New builds the viewer, closed.
@@ -183,10 +182,6 @@ func closeDoc(d *document) tea.Cmd {
 		return nil
 	}
 	var cmds []tea.Cmd
-	if d.sub != nil {
-		cmds = append(cmds, d.sub.release())
-		d.sub = nil
-	}
 	if d.hex != nil && d.hex.file != nil {
 		f := d.hex.file
 		d.hex.file = nil
@@ -205,8 +200,6 @@ func (v *Pane) HandleResult(r common.Result) tea.Cmd {
 		return v.handleHexBlocks(r.ID, msg)
 	case imageRenderedMsg:
 		v.handleImage(r.ID, msg)
-	case subscribedMsg:
-		return v.handleSubscribed(r.ID, msg)
 	}
 	return nil
 }
@@ -230,8 +223,9 @@ func (v *Pane) handleLoaded(id common.RequestID, msg docLoadedMsg) tea.Cmd {
 	msg.doc.wrap = msg.doc.kind == docRich || msg.doc.kind == docError
 	if msg.req.mode == openPush && v.doc != nil {
 		v.stack = append(v.stack, v.doc)
+		v.carryOver(nil, msg.doc, false)
 	} else {
-		carryOver(v.doc, msg.doc, msg.req.refresh)
+		v.carryOver(v.doc, msg.doc, msg.req.refresh)
 		cmd = closeDoc(v.doc)
 	}
 	v.doc = msg.doc
@@ -670,7 +664,7 @@ func (v *Pane) Render(frame int) []string {
 		lines = append(lines, f)
 	}
 	title := d.title
-	if live := subTitle(d); live != "" {
+	if live := v.subTitle(d); live != "" {
 		title += " · " + live
 	}
 	if mark := common.ScrollMark(d.top, v.rowCount(), v.bodyH()); mark != "" {

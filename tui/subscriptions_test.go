@@ -1,0 +1,111 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/mcp/demo"
+	"github.com/howl-mcp/howl/tui/common"
+)
+
+// subsHarness is the chat (120x40) on a live demo server whose events the
+// pump delivers, with the runtime itself for asking what it follows.
+func subsHarness(t *testing.T) (*harness, *eventPump, *mcp.Runtime) {
+	t.Helper()
+	pump := &eventPump{}
+	rt := newRuntime(t, pump.push, demoServer("demo"))
+	t.Cleanup(func() { rt.Close() })
+	hs := newChatHarness(t, rt, []string{"demo"}, 120, 40, Options{})
+	t.Cleanup(hs.dumpOnFailure)
+	pump.deliver(hs)
+	return hs, pump, rt
+}
+
+// A subscription is the person's: a .call from the chat that replaces the
+// viewer's document (it used to unsubscribe the resource on screen), and
+// closing the viewer, keep it; the subscriptions dialog (U) counts its
+// updates live, enter opens the current content, d ends it at the server.
+func TestSubscriptionOutlivesTheViewersDocumentAndEndsOnlyWhenThePersonEndsIt(t *testing.T) {
+	hs, pump, rt := subsHarness(t)
+	hs.line(".read demo " + demo.LogURI)
+	if !hs.m.viewer.Open() {
+		t.Fatalf("the read did not open the viewer:\n%s", hs.view())
+	}
+	hs.keys("s")
+	if got := rt.Subscriptions("demo"); len(got) != 1 || got[0] != demo.LogURI {
+		t.Fatalf("s in the viewer: the runtime follows %v, want [%s]", got, demo.LogURI)
+	}
+	hs.send(tea.KeyMsg{Type: tea.KeyCtrlT}) // back to the chat, the log still in the viewer
+	hs.line(".call demo " + demo.TouchTool + " uri=" + demo.LogURI)
+	if v := hs.view(); !strings.Contains(v, "Sent notifications/resources/updated") {
+		t.Fatalf("the .call did not reach a subscribed session:\n%s", v)
+	}
+	if got := rt.Subscriptions("demo"); len(got) != 1 {
+		t.Fatalf("the .call's result replaced the viewer's document and ended the subscription (the runtime follows %v)", got)
+	}
+	hs.keys("esc")
+	if got := rt.Subscriptions("demo"); len(got) != 1 {
+		t.Fatalf("closing the viewer ended the subscription (the runtime follows %v)", got)
+	}
+	sub := func() *common.Subscription { return hs.m.com.Subs.Get("demo", demo.LogURI) }
+	pump.waitFor(hs, "the touch's update to be counted", func() bool { return sub() != nil && sub().Updates >= 1 })
+
+	hs.send(tea.KeyMsg{Type: tea.KeyCtrlT}) // the chat's input would take the U
+	hs.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("U")})
+	v := hs.view()
+	for _, want := range []string{"Subscriptions (1)", "demo  " + demo.LogURI, "1 update · last ", "at most 32 a server"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the subscriptions dialog lacks %q:\n%s", want, v)
+		}
+	}
+	hs.keys("enter")
+	if v := hs.view(); !hs.m.viewer.Open() || !strings.Contains(v, "● live · 1 update") {
+		t.Fatalf("enter did not open the followed resource, live:\n%s", v)
+	}
+	hs.keys("esc")
+	hs.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("U")})
+	hs.keys("d")
+	if v := hs.view(); !strings.Contains(v, "Subscriptions (0)") || !strings.Contains(v, "No subscriptions") {
+		t.Errorf("d did not end the subscription:\n%s", v)
+	}
+	if got := rt.Subscriptions("demo"); len(got) != 0 {
+		t.Errorf("d left the runtime following %v", got)
+	}
+}
+
+// s on a resource in the catalog follows it without opening it; s again
+// ends it. The bound per server is refused with its constant named.
+func TestSubscribeFromTheCatalogAndTheBoundPerServer(t *testing.T) {
+	hs, _, rt := subsHarness(t)
+	hs.send(tea.KeyMsg{Type: tea.KeyCtrlT}) // to the catalog
+	hs.keys("2")
+	it := hs.m.selectedResource()
+	if it == nil {
+		t.Fatalf("no resource chosen on the resources tab:\n%s", hs.view())
+	}
+	hs.keys("s")
+	if got := rt.Subscriptions("demo"); len(got) != 1 || got[0] != it.URI || hs.m.viewer.Open() {
+		t.Fatalf("s in the catalog: the runtime follows %v (viewer open %v), want [%s]", got, hs.m.viewer.Open(), it.URI)
+	}
+	if !strings.Contains(hs.view(), "subscribed to "+it.URI) {
+		t.Errorf("the status does not say it subscribed:\n%s", hs.view())
+	}
+	hs.keys("s")
+	if got := rt.Subscriptions("demo"); len(got) != 0 {
+		t.Errorf("s again left the runtime following %v", got)
+	}
+
+	for i := range common.MaxSubscriptionsPerServer {
+		hs.m.com.Subs.Add("demo", "demo://filler/"+string(rune('a'+i)), hs.m.com.Now())
+	}
+	hs.keys("s")
+	if v := hs.view(); !strings.Contains(v, "MaxSubscriptionsPerServer = 32") {
+		t.Errorf("the bound is not named:\n%s", v)
+	}
+	if got := rt.Subscriptions("demo"); len(got) != 0 {
+		t.Errorf("a subscription past the bound reached the server: %v", got)
+	}
+}
