@@ -473,6 +473,7 @@ func (r *Runtime) connectAuth(name string, gen int, sc ServerConfig, ring *stder
 		lcancel()
 	}
 	if err == nil {
+		r.resubscribe(name, conn)
 		ms := time.Since(began).Milliseconds()
 		r.settleReady(name, gen, conn, ms)
 		return

@@ -97,6 +97,30 @@ func (r *Runtime) Subscribe(ctx context.Context, server, uri string) error {
 	return r.relisten(conn, server)
 }
 
+// resubscribeTimeout bounds each resources/subscribe sent again after a
+// reconnect.
+const resubscribeTimeout = 5 * time.Second
+
+// resubscribe asks a (re)connected 2025-11-25 server again for the
+// resources subscribed on the connection it replaces: a subscription lasts
+// until the person ends it, and a new connection starts with none. (A
+// 2026-07-28 connection's listen stream names them when it opens.) Best
+// effort: a refusal is reported on the server's log, the rest still go.
+func (r *Runtime) resubscribe(server string, conn *Conn) {
+	if mcpgo.IsModernProtocol(conn.ProtocolVersion()) || !conn.features.Subscribe {
+		return
+	}
+	for _, uri := range r.Subscriptions(server) {
+		ctx, cancel := context.WithTimeout(r.lifetime, resubscribeTimeout)
+		//lint:ignore SA1019 legacy connections only, where resources/subscribe exists
+		err := conn.client.Subscribe(ctx, mcpgo.SubscribeRequest{Params: mcpgo.SubscribeParams{URI: uri}})
+		cancel()
+		if err != nil {
+			r.emit(Event{Kind: EventStderr, Server: server, Line: "howl: subscribing again to " + uri + " after the reconnect: " + err.Error()})
+		}
+	}
+}
+
 // Unsubscribe stops reports for uri.
 func (r *Runtime) Unsubscribe(ctx context.Context, server, uri string) error {
 	conn, err := r.Conn(server)

@@ -81,6 +81,50 @@ func TestSubscribedResourceUpdatesArriveAsEventsOnBothEras(t *testing.T) {
 	}
 }
 
+// A subscription lasts until it is ended: after a reconnect (a new
+// connection starts with none) the runtime asks the server again, so its
+// changes still arrive, on both eras.
+func TestSubscriptionsSurviveAReconnect(t *testing.T) {
+	for _, era := range []Era{EraLegacy, EraModern} {
+		t.Run(string(era), func(t *testing.T) {
+			var log eventLog
+			rt := startDemo(t, era, RuntimeOptions{OnEvent: log.add})
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if err := rt.Subscribe(ctx, "demo", demo.LogURI); err != nil {
+				t.Fatal(err)
+			}
+			old, _ := rt.Conn("demo")
+			if err := rt.Reconnect("demo"); err != nil {
+				t.Fatal(err)
+			}
+			if err := rt.Wait(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if cur, _ := rt.Conn("demo"); cur == old {
+				t.Fatal("Reconnect kept the old connection")
+			}
+			args, _ := json.Marshal(map[string]any{"tool": demo.TouchTool, "arguments": map[string]any{"uri": demo.LogURI}})
+			var out []byte
+			// A modern listen stream opens asynchronously: touch until it lands.
+			for i := 0; i < 100; i++ {
+				var err error
+				if out, err = rt.CallMeta(ctx, "mcp_invoke_demo", args); err != nil {
+					t.Fatal(err)
+				}
+				if strings.Contains(string(out), "Sent notifications/resources/updated") {
+					break
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			if !strings.Contains(string(out), "Sent notifications/resources/updated") {
+				t.Fatalf("after the reconnect the server does not know the subscription: %s", out)
+			}
+			log.waitFor(t, "resource-updated", func(e Event) bool { return e.Kind == EventResourceUpdated && e.URI == demo.LogURI })
+		})
+	}
+}
+
 func TestListChangedRefreshesTheCatalogAndReportsWhatWasAdded(t *testing.T) {
 	var log eventLog
 	rt := startDemo(t, EraLegacy, RuntimeOptions{OnEvent: log.add})
