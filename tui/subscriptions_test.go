@@ -1,8 +1,12 @@
 package tui
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -107,5 +111,70 @@ func TestSubscribeFromTheCatalogAndTheBoundPerServer(t *testing.T) {
 	}
 	if got := rt.Subscriptions("demo"); len(got) != 0 {
 		t.Errorf("a subscription past the bound reached the server: %v", got)
+	}
+}
+
+// TestInteropEverythingKeepsTwoSubscriptionsWhileTheChatCallsTools runs the
+// real server-everything: two of its documents followed (one from the
+// viewer, one from the catalog), its toggle-subscriber-updates tool called
+// from the chat (which shows the call's result in the viewer), and both
+// subscriptions' updates counted in U until d ends each at the server.
+func TestInteropEverythingKeepsTwoSubscriptionsWhileTheChatCallsTools(t *testing.T) {
+	dir := os.Getenv("HOWL_INTEROP_DIR")
+	if dir == "" {
+		t.Skip("SKIPPED: interop peers not installed. To run: (cd .ci/interop && npm ci) && HOWL_INTEROP_DIR=$PWD/.ci/interop/node_modules go test ./tui -run Interop")
+	}
+	sc := mcp.ServerConfig{Name: "everything", Transport: mcp.TransportStdio, Command: "node",
+		Args: []string{filepath.Join(dir, "@modelcontextprotocol/server-everything/dist/index.js"), "stdio"}, StartTimeout: 30 * time.Second}
+	pump := &eventPump{}
+	rt := newRuntime(t, pump.push, sc)
+	t.Cleanup(func() { rt.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cat, err := rt.Catalog(ctx, "everything", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []mcp.CatalogItem
+	for _, it := range cat.Items {
+		if it.Kind == mcp.KindResource && strings.HasPrefix(it.URI, "demo://resource/static/document/") {
+			docs = append(docs, it)
+		}
+	}
+	if len(docs) < 2 {
+		t.Fatalf("server-everything lists %d static documents, want 2 or more", len(docs))
+	}
+	hs := newChatHarness(t, rt, []string{"everything"}, 140, 40, Options{})
+	t.Cleanup(hs.dumpOnFailure)
+	pump.deliver(hs)
+
+	hs.line(".read everything " + docs[0].URI)
+	hs.keys("s")
+	hs.keys("esc") // back to the chat
+	hs.send(tea.KeyMsg{Type: tea.KeyCtrlT})
+	hs.keys("2")
+	hs.selectItem(docs[1].ID)
+	hs.keys("s")
+	if got := rt.Subscriptions("everything"); len(got) != 2 {
+		t.Fatalf("the runtime follows %v, want the two documents", got)
+	}
+	hs.send(tea.KeyMsg{Type: tea.KeyCtrlT})
+	hs.line(".call everything toggle-subscriber-updates")
+	if !strings.Contains(hs.view(), "Started simulated resource updated notifications") {
+		t.Fatalf("the tool did not start the updates:\n%s", hs.view())
+	}
+	counted := func(uri string) bool { s := hs.m.com.Subs.Get("everything", uri); return s != nil && s.Updates >= 1 }
+	pump.waitFor(hs, "an update of each document", func() bool { return counted(docs[0].URI) && counted(docs[1].URI) })
+	hs.keys("esc")
+	hs.line(".call everything toggle-subscriber-updates") // stops them
+	hs.keys("esc")
+	hs.send(tea.KeyMsg{Type: tea.KeyCtrlT})
+	hs.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("U")})
+	if v := hs.view(); !strings.Contains(v, "Subscriptions (2)") || strings.Count(v, "· last ") != 2 || strings.Contains(v, "none yet") {
+		t.Fatalf("the dialog does not count both documents' updates:\n%s", v)
+	}
+	hs.keys("d", "d")
+	if got := rt.Subscriptions("everything"); len(got) != 0 || !strings.Contains(hs.view(), "Subscriptions (0)") {
+		t.Errorf("d twice left the runtime following %v:\n%s", got, hs.view())
 	}
 }
