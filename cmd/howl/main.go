@@ -55,11 +55,28 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	slog.SetDefault(slog.New(slog.DiscardHandler))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if rest, ok := sessionFlag(args); ok {
+		safeOut, safeErr := render.NewSafeWriter(stdout), render.NewSafeWriter(stderr)
+		defer safeErr.Flush()
+		defer safeOut.Flush()
+		return runInSession(ctx, rest, safeOut, safeErr)
+	}
+	return execute(ctx, args, stdin, stdout, stdout, stderr, nil)
+}
+
+// runShared runs a verb inside howl serve-session: its servers are the
+// session's (shared), it reads nothing, and the TUI is not offered.
+func runShared(ctx context.Context, args []string, shared *session, stdout, stderr io.Writer) int {
+	return execute(ctx, args, strings.NewReader(""), io.Discard, stdout, stderr, shared)
+}
+
+// execute runs one verb (shared: the serve-session's servers, else nil).
+func execute(ctx context.Context, args []string, stdin io.Reader, raw, stdout, stderr io.Writer, shared *session) int {
 	counted := &countingWriter{w: stdout}
 	safeOut, safeErr := render.NewSafeWriter(counted), render.NewSafeWriter(stderr)
 	defer safeErr.Flush()
 	defer safeOut.Flush()
-	root := newRootCmd(stdin, stdout, safeOut, safeErr)
+	root := newRootCmdIn(stdin, raw, safeOut, safeErr, shared)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
@@ -176,13 +193,21 @@ type globalFlags struct {
 	// (--trust-project); warnOut is where a verb says what it did not use.
 	trustProject bool
 	warnOut      io.Writer
+	// shared is howl serve-session's session, when the verb runs inside
+	// it (--session): open and start lend it instead of starting servers.
+	shared *session
 }
 
 // newRootCmd builds the command tree. raw is the process's own stdout, for
 // the TUI and the demo server's protocol; stdout and stderr are what every
 // verb prints on (sanitizing writers, see run).
 func newRootCmd(stdin io.Reader, raw, stdout, stderr io.Writer) *cobra.Command {
-	g := &globalFlags{term: newTerminal(stdin, stderr), traceOut: stderr, warnOut: stderr}
+	return newRootCmdIn(stdin, raw, stdout, stderr, nil)
+}
+
+// newRootCmdIn is newRootCmd whose verbs use shared's servers (nil: their own).
+func newRootCmdIn(stdin io.Reader, raw, stdout, stderr io.Writer, shared *session) *cobra.Command {
+	g := &globalFlags{term: newTerminal(stdin, stderr), traceOut: stderr, warnOut: stderr, shared: shared}
 	root := &cobra.Command{
 		Use:   "howl",
 		Short: "A terminal client for MCP servers",
@@ -246,7 +271,9 @@ Exit codes: 0 ok, 1 server or tool error, 2 usage error.`,
 		newApproveCmd(g, stdout),
 		newManCmd(stdout),
 		newMCPCmd(g, stdin, stdout),
+		newServeSessionCmd(g, stdout, stderr),
 	)
+	root.PersistentFlags().Bool("session", false, "run the verb inside the session howl serve-session holds open (its servers, already connected)")
 	return root
 }
 

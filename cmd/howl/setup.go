@@ -77,11 +77,25 @@ func loadConfig(g *globalFlags) (*mcp.Config, error) {
 type session struct {
 	cfg *mcp.Config
 	rt  *mcp.Runtime
+	// borrowed: the session belongs to howl serve-session, which closes it.
+	borrowed bool
+}
+
+// shared is the serve-session's session lent to one verb (nil outside one),
+// the names checked against its config.
+func shared(g *globalFlags, names ...string) (*session, error) {
+	if err := checkNames(g.shared.cfg, names...); err != nil {
+		return nil, err
+	}
+	return &session{cfg: g.shared.cfg, rt: g.shared.rt, borrowed: true}, nil
 }
 
 // open loads the config and starts the named servers (all enabled ones when
 // none are named), waiting until each is ready or failed.
 func open(ctx context.Context, g *globalFlags, names ...string) (*session, error) {
+	if g.shared != nil {
+		return shared(g, names...)
+	}
 	cfg, err := loadConfig(g)
 	if err != nil {
 		return nil, err
@@ -146,6 +160,9 @@ func warnConfig(w io.Writer, cfg *mcp.Config) {
 
 // start is open for a verb that has loaded the config already.
 func start(ctx context.Context, g *globalFlags, cfg *mcp.Config, names ...string) (*session, error) {
+	if g.shared != nil {
+		return shared(g, names...)
+	}
 	warnConfig(g.warnOut, cfg)
 	if err := checkNames(cfg, names...); err != nil {
 		return nil, err
@@ -215,7 +232,11 @@ func configSource(cfg *mcp.Config) string {
 
 // close flushes nothing itself: callers print their output first, so a slow
 // server exit never delays what the person reads.
-func (s *session) close() { s.rt.Close() }
+func (s *session) close() {
+	if !s.borrowed {
+		s.rt.Close()
+	}
+}
 
 // writeJSON prints v as indented JSON in field order, without HTML
 // escaping, with every character a terminal could act on escaped.

@@ -1,0 +1,332 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+// A session that stays open for scripts: `howl serve-session` starts every
+// configured server once and holds the connections; a verb given --session
+// runs inside it (same code, same output, same exit code) instead of
+// starting the servers again. It listens only on a Unix socket in a
+// directory only its owner can enter; never on a network port.
+
+// MaxSessionRequestBytes bounds one request line a session reads: a verb's
+// arguments, never more.
+const MaxSessionRequestBytes = 1 << 20
+
+// DefaultSessionIdle is how long a session waits for its next request
+// before it ends on its own.
+const DefaultSessionIdle = 30 * time.Minute
+
+// sessionSocketName is the socket's file name in the session directory.
+const sessionSocketName = "session.sock"
+
+// sessionRequest is one line a client sends: a verb's arguments, or stop.
+type sessionRequest struct {
+	Args []string `json:"args,omitempty"`
+	Stop bool     `json:"stop,omitempty"`
+}
+
+// sessionFrame is one line a session answers: output on stdout (Out) or
+// stderr (Err) as the verb writes it, then the exit code (Done).
+type sessionFrame struct {
+	Out  string `json:"o,omitempty"`
+	Err  string `json:"e,omitempty"`
+	Done bool   `json:"done,omitempty"`
+	Code int    `json:"code,omitempty"`
+}
+
+// sessionSocket is the socket's path, the directory made (0700) and
+// checked (owned by this user, no access for others) first.
+func sessionSocket() (string, error) {
+	dir, err := sessionDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, sessionSocketName), nil
+}
+
+func newServeSessionCmd(g *globalFlags, stdout, stderr io.Writer) *cobra.Command {
+	var idle time.Duration
+	var stop bool
+	cmd := &cobra.Command{
+		Use:   "serve-session",
+		Short: "Hold the servers' connections open for verbs run with --session",
+		Long: `Start every configured server once and keep the connections open; a verb
+run with --session (howl call --session demo add a=1 b=2) runs inside this
+session instead of starting its servers again, with the same output and
+exit code. The session listens on a Unix socket in <runtime dir>/howl
+($XDG_RUNTIME_DIR, else the temp dir with your uid), a directory only you
+may enter, never on a network port. It ends after --idle without a
+request, on Ctrl+C, or with howl serve-session --stop. Servers' questions
+are answered as --elicit and --sample say (decline by default: nobody sits
+at the session's terminal). Not available on Windows.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			path, err := sessionSocket()
+			if err != nil {
+				return err
+			}
+			if stop {
+				return stopSession(path, stdout)
+			}
+			if idle <= 0 {
+				return usagef("--idle %s: give a positive duration like 30m", idle)
+			}
+			return serveSession(cmd.Context(), g, path, idle, stdout, stderr)
+		},
+	}
+	cmd.Flags().DurationVar(&idle, "idle", DefaultSessionIdle, "end after this long without a request")
+	cmd.Flags().BoolVar(&stop, "stop", false, "stop the running session")
+	return cmd
+}
+
+// serveSession starts the servers, then answers requests until stopped.
+func serveSession(ctx context.Context, g *globalFlags, path string, idle time.Duration, stdout, stderr io.Writer) error {
+	if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
+		c.Close()
+		return usagef("a session is already running at %s: use it with --session, or stop it with howl serve-session --stop", path)
+	}
+	_ = os.Remove(path) // a stale socket of a session that died
+	s, err := open(ctx, g)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w", path, err)
+	}
+	defer os.Remove(path)
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		return err
+	}
+	fmt.Fprintf(stdout, "howl session at %s holds %s; run verbs with --session; ends after %s idle or with howl serve-session --stop\n",
+		path, strings.Join(s.cfg.Names(), ", "), idle)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	srv := &sessionServer{s: s, g: g, idle: idle, stop: cancel, activity: make(chan struct{}, 1)}
+	go func() { // ends when the listener closes
+		<-ctx.Done()
+		ln.Close()
+	}()
+	go srv.idleTimer(ctx)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil {
+				fmt.Fprintln(stderr, "howl: session ended")
+				return nil
+			}
+			return err
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			srv.handle(ctx, c)
+		}()
+	}
+}
+
+// sessionServer answers a session's requests over one shared runtime.
+type sessionServer struct {
+	s        *session
+	g        *globalFlags
+	idle     time.Duration
+	stop     context.CancelFunc
+	activity chan struct{}
+	// busy counts the verbs running: the idle timer never ends one.
+	busy atomic.Int32
+}
+
+// sessionReadWait bounds how long a session waits for a connection's
+// request line, so a client that sends nothing holds nothing.
+const sessionReadWait = 10 * time.Second
+
+// idleTimer ends the session after idle without a request.
+func (v *sessionServer) idleTimer(ctx context.Context) {
+	t := time.NewTimer(v.idle)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-v.activity:
+			if !t.Stop() {
+				<-t.C
+			}
+			t.Reset(v.idle)
+		case <-t.C:
+			if v.busy.Load() > 0 {
+				t.Reset(v.idle)
+				continue
+			}
+			v.stop()
+			return
+		}
+	}
+}
+
+// touch restarts the idle timer.
+func (v *sessionServer) touch() {
+	select {
+	case v.activity <- struct{}{}:
+	default:
+	}
+}
+
+// handle runs one request: a verb inside the session, its output streamed back.
+func (v *sessionServer) handle(ctx context.Context, c net.Conn) {
+	defer c.Close()
+	v.busy.Add(1)
+	defer v.busy.Add(-1)
+	defer v.touch()
+	v.touch()
+	_ = c.SetReadDeadline(time.Now().Add(sessionReadWait))
+	line, err := bufio.NewReaderSize(io.LimitReader(c, MaxSessionRequestBytes+1), 64<<10).ReadBytes('\n')
+	var req sessionRequest
+	if err == nil {
+		err = json.Unmarshal(line, &req)
+	}
+	enc := &frameWriter{enc: json.NewEncoder(c)}
+	if err != nil {
+		enc.send(sessionFrame{Err: fmt.Sprintf("howl: a session request is one JSON line of at most %d bytes (MaxSessionRequestBytes): %v\n", MaxSessionRequestBytes, err), Done: true, Code: exitUsage})
+		return
+	}
+	if req.Stop {
+		enc.send(sessionFrame{Out: "howl: session stopped\n", Done: true})
+		v.stop()
+		return
+	}
+	if len(req.Args) > 0 && req.Args[0] == "serve-session" {
+		enc.send(sessionFrame{Err: "howl: serve-session cannot run inside a session\n", Done: true, Code: exitUsage})
+		return
+	}
+	code := runShared(ctx, req.Args, v.s, &frameOut{w: enc}, &frameOut{w: enc, err: true})
+	enc.send(sessionFrame{Done: true, Code: code})
+}
+
+// frameWriter sends frames one at a time (stdout and stderr write at once).
+type frameWriter struct {
+	mu  sync.Mutex
+	enc *json.Encoder
+}
+
+func (f *frameWriter) send(fr sessionFrame) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.enc.Encode(fr)
+}
+
+// frameOut is a verb's stdout or stderr inside a session.
+type frameOut struct {
+	w   *frameWriter
+	err bool
+}
+
+func (o *frameOut) Write(p []byte) (int, error) {
+	fr := sessionFrame{Out: string(p)}
+	if o.err {
+		fr = sessionFrame{Err: string(p)}
+	}
+	if err := o.w.send(fr); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// sessionFlag reports whether args ask for the session (--session before
+// any "--"), and returns them without it.
+func sessionFlag(args []string) ([]string, bool) {
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "--session" || a == "--session=true" {
+			return append(append([]string(nil), args[:i]...), args[i+1:]...), true
+		}
+	}
+	return args, false
+}
+
+// runInSession sends a verb to the running session and prints what it
+// prints; the exit code is the verb's.
+func runInSession(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	path, err := sessionSocket()
+	if err != nil {
+		fmt.Fprintln(stderr, "howl:", err)
+		return exitUsage
+	}
+	code, err := sessionCall(ctx, path, sessionRequest{Args: args}, stdout, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "howl:", err)
+		return code
+	}
+	return code
+}
+
+// sessionCall sends one request and copies the answer's frames.
+func sessionCall(ctx context.Context, path string, req sessionRequest, stdout, stderr io.Writer) (int, error) {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		return exitUsage, fmt.Errorf("no session at %s (%v): start one with howl serve-session", path, errors.Unwrap(err))
+	}
+	defer c.Close()
+	go func() { // a Ctrl+C ends the wait
+		<-ctx.Done()
+		c.Close()
+	}()
+	b, _ := json.Marshal(req)
+	if _, err := c.Write(append(b, '\n')); err != nil {
+		return exitServer, err
+	}
+	dec := json.NewDecoder(bufio.NewReader(c))
+	for {
+		var fr sessionFrame
+		if err := dec.Decode(&fr); err != nil {
+			return exitServer, fmt.Errorf("the session at %s ended before the verb did: %v", path, err)
+		}
+		if fr.Out != "" {
+			io.WriteString(stdout, fr.Out)
+		}
+		if fr.Err != "" {
+			io.WriteString(stderr, fr.Err)
+		}
+		if fr.Done {
+			return fr.Code, nil
+		}
+	}
+}
+
+// stopSession asks the running session to end.
+func stopSession(path string, stdout io.Writer) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var errb strings.Builder
+	code, err := sessionCall(ctx, path, sessionRequest{Stop: true}, stdout, &errb)
+	if err != nil {
+		return usageError{err}
+	}
+	if code != exitOK {
+		return errors.New(strings.TrimSpace(errb.String()))
+	}
+	return nil
+}

@@ -1,0 +1,138 @@
+//go:build !windows
+
+package main
+
+import (
+	"bytes"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/howl-mcp/howl/mcp/demo"
+)
+
+// lockedBuffer is a buffer two goroutines may use.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// startSession runs howl serve-session with args in the background and
+// waits until its socket answers; the returned channel gets its exit code.
+func startSession(t *testing.T, args ...string) (sock string, done <-chan int, out *lockedBuffer) {
+	t.Helper()
+	rtDir := filepath.Join(isolate(t), "run")
+	if err := os.Mkdir(rtDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_RUNTIME_DIR", rtDir)
+	sock = filepath.Join(rtDir, "howl", sessionSocketName)
+	ch := make(chan int, 1)
+	out = &lockedBuffer{}
+	go func() {
+		ch <- run(append([]string{"serve-session"}, args...), strings.NewReader(""), out, out)
+	}()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if c, err := net.Dial("unix", sock); err == nil {
+			c.Close()
+			break
+		}
+		select {
+		case code := <-ch:
+			t.Fatalf("serve-session ended (exit %d) before it listened: %s", code, out)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve-session did not listen within 60s: %s", out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return sock, ch, out
+}
+
+// waitExit waits for the session to end.
+func waitExit(t *testing.T, done <-chan int) int {
+	t.Helper()
+	select {
+	case code := <-done:
+		return code
+	case <-time.After(60 * time.Second):
+		t.Fatal("the session did not end within 60s")
+		return -1
+	}
+}
+
+// A session holds the demo's connection for every --session verb: a note
+// one call adds is readable by the next (a fresh demo process would not
+// have it), usage errors keep their exit code, and --stop ends it and
+// removes the socket, whose directory only its owner may enter.
+func TestServeSessionKeepsTheServersConnectedAcrossVerbs(t *testing.T) {
+	sock, done, _ := startSession(t, "--idle", "10m")
+	fi, err := os.Stat(filepath.Dir(sock))
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("the session directory: %v, %v", fi.Mode(), err)
+	}
+	out, errOut, code := howl(t, "call", "--session", "demo", demo.AddNoteTool, "title=kept")
+	if code != 0 {
+		t.Fatalf("call --session: exit %d: %s", code, errOut)
+	}
+	uri := regexp.MustCompile(`demo://notes/extra-\d+`).FindString(out)
+	if uri == "" {
+		t.Fatalf("the added note's URI is not in %q", out)
+	}
+	if out, errOut, code := howl(t, "read", "--session", "demo", uri); code != 0 || !strings.Contains(out, "kept") {
+		t.Fatalf("read --session %s: exit %d: %s %s", uri, code, out, errOut)
+	}
+	if _, _, code := howl(t, "read", "demo", uri); code == 0 {
+		t.Errorf("a read without --session found %s: the test proves nothing", uri)
+	}
+	if _, errOut, code := howl(t, "call", "--session", "nosuch", "add"); code != exitUsage || !strings.Contains(errOut, `no server named "nosuch"`) {
+		t.Errorf("an unknown server in the session: exit %d: %s", code, errOut)
+	}
+	if out, errOut, code := howl(t, "serve-session", "--stop"); code != 0 || !strings.Contains(out, "session stopped") {
+		t.Fatalf("--stop: exit %d: %s %s", code, out, errOut)
+	}
+	if code := waitExit(t, done); code != 0 {
+		t.Errorf("the session ended with exit %d", code)
+	}
+	if _, err := os.Stat(sock); !os.IsNotExist(err) {
+		t.Errorf("the socket outlived the session: %v", err)
+	}
+	if _, errOut, code := howl(t, "call", "--session", "demo", "add", "a=1", "b=2"); code != exitUsage || !strings.Contains(errOut, "start one with howl serve-session") {
+		t.Errorf("--session without a session: exit %d: %s", code, errOut)
+	}
+}
+
+// A session ends on its own after --idle without a request, and a
+// session directory others may enter is refused with the fix.
+func TestServeSessionEndsWhenIdleAndRefusesAnOpenDirectory(t *testing.T) {
+	sock, done, out := startSession(t, "--idle", "300ms")
+	if code := waitExit(t, done); code != 0 || !strings.Contains(out.String(), "session ended") {
+		t.Fatalf("the idle session ended with exit %d: %s", code, out)
+	}
+	if err := os.Chmod(filepath.Dir(sock), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := howl(t, "call", "--session", "demo", "add", "a=1", "b=2")
+	if code != exitUsage || !strings.Contains(errOut, "is open to others (mode -rwxr-xr-x): chmod 700 it") {
+		t.Errorf("an open session directory: exit %d: %s", code, errOut)
+	}
+}
