@@ -24,8 +24,13 @@ func elicitor(g *globalFlags) (mcp.Elicitor, error) {
 		return mcp.ElicitDeclineAll, nil
 	case "ask":
 		return g.term.elicit, nil
+	case "park":
+		if g.parked != nil {
+			return g.parked.elicit, nil
+		}
+		return nil, usagef("--elicit park holds questions for howl answer: only howl serve-session takes it")
 	}
-	return nil, usagef("--elicit %q: use ask, defaults or decline", g.elicit)
+	return nil, usagef("--elicit %q: use ask, defaults or decline (or park, for howl serve-session)", g.elicit)
 }
 
 // questionMode is how a --elicit or --sample flag answers: as given, else

@@ -196,6 +196,9 @@ type globalFlags struct {
 	// shared is howl serve-session's session, when the verb runs inside
 	// it (--session): open and start lend it instead of starting servers.
 	shared *session
+	// parked holds servers' questions for howl answer (--elicit park,
+	// serve-session's default).
+	parked *parkedQuestions
 }
 
 // newRootCmd builds the command tree. raw is the process's own stdout, for
@@ -272,6 +275,7 @@ Exit codes: 0 ok, 1 server or tool error, 2 usage error.`,
 		newManCmd(stdout),
 		newMCPCmd(g, stdin, stdout),
 		newServeSessionCmd(g, stdout, stderr),
+		newAnswerCmd(g, stdout),
 	)
 	root.PersistentFlags().Bool("session", false, "run the verb inside the session howl serve-session holds open (its servers, already connected)")
 	return root

@@ -72,9 +72,10 @@ session instead of starting its servers again, with the same output and
 exit code. The session listens on a Unix socket in <runtime dir>/howl
 ($XDG_RUNTIME_DIR, else the temp dir with your uid), a directory only you
 may enter, never on a network port. It ends after --idle without a
-request, on Ctrl+C, or with howl serve-session --stop. Servers' questions
-are answered as --elicit and --sample say (decline by default: nobody sits
-at the session's terminal). Not available on Windows.`,
+request, on Ctrl+C, or with howl serve-session --stop. A server's question
+waits for howl answer (--elicit park, the default here: nobody sits at the
+session's terminal); sampling follows --sample (decline by default). Not
+available on Windows.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			path, err := sessionSocket()
@@ -102,11 +103,16 @@ func serveSession(ctx context.Context, g *globalFlags, path string, idle time.Du
 		return usagef("a session is already running at %s: use it with --session, or stop it with howl serve-session --stop", path)
 	}
 	_ = os.Remove(path) // a stale socket of a session that died
+	g.parked = newParkedQuestions()
+	if g.elicit == "" {
+		g.elicit = "park" // nobody sits at the session's terminal: howl answer replies
+	}
 	s, err := open(ctx, g)
 	if err != nil {
 		return err
 	}
 	defer s.close()
+	s.parked = g.parked
 	ln, err := net.Listen("unix", path)
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", path, err)
@@ -120,7 +126,9 @@ func serveSession(ctx context.Context, g *globalFlags, path string, idle time.Du
 		path, strings.Join(s.cfg.Names(), ", "), idle)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	srv := &sessionServer{s: s, g: g, idle: idle, stop: cancel, activity: make(chan struct{}, 1)}
+	srv := &sessionServer{s: s, g: g, idle: idle, stop: cancel, activity: make(chan struct{}, 1), errs: map[*frameOut]bool{}}
+	logw := &lockedWriter{w: stdout}
+	g.parked.notify = func(line string) { srv.tell(logw, line) }
 	go func() { // ends when the listener closes
 		<-ctx.Done()
 		ln.Close()
@@ -154,6 +162,31 @@ type sessionServer struct {
 	activity chan struct{}
 	// busy counts the verbs running: the idle timer never ends one.
 	busy atomic.Int32
+	// errs are the running verbs' stderr: a parked question is told there.
+	mu   sync.Mutex
+	errs map[*frameOut]bool
+}
+
+// tell writes a line to the session's log and every running verb's stderr.
+func (v *sessionServer) tell(log io.Writer, line string) {
+	fmt.Fprintln(log, line)
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for w := range v.errs {
+		fmt.Fprintln(w, line)
+	}
+}
+
+// lockedWriter writes from several goroutines, one write at a time.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // sessionReadWait bounds how long a session waits for a connection's
@@ -219,7 +252,14 @@ func (v *sessionServer) handle(ctx context.Context, c net.Conn) {
 		enc.send(sessionFrame{Err: "howl: serve-session cannot run inside a session\n", Done: true, Code: exitUsage})
 		return
 	}
-	code := runShared(ctx, req.Args, v.s, &frameOut{w: enc}, &frameOut{w: enc, err: true})
+	errw := &frameOut{w: enc, err: true}
+	v.mu.Lock()
+	v.errs[errw] = true
+	v.mu.Unlock()
+	code := runShared(ctx, req.Args, v.s, &frameOut{w: enc}, errw)
+	v.mu.Lock()
+	delete(v.errs, errw)
+	v.mu.Unlock()
 	enc.send(sessionFrame{Done: true, Code: code})
 }
 
@@ -255,6 +295,10 @@ func (o *frameOut) Write(p []byte) (int, error) {
 // sessionFlag reports whether args ask for the session (--session before
 // any "--"), and returns them without it.
 func sessionFlag(args []string) ([]string, bool) {
+	if len(args) > 0 && args[0] == "answer" { // it answers the session's questions
+		rest, _ := sessionFlag(args[1:])
+		return append([]string{"answer"}, rest...), true
+	}
 	for i, a := range args {
 		if a == "--" {
 			break

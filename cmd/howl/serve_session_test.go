@@ -136,3 +136,51 @@ func TestServeSessionEndsWhenIdleAndRefusesAnOpenDirectory(t *testing.T) {
 		t.Errorf("an open session directory: exit %d: %s", code, errOut)
 	}
 }
+
+// A server's question in a session waits for howl answer: the running
+// verb is told its number and fields, howl answer lists it, an answer
+// that does not fit the form is refused (the question still waits), and a
+// fitting one reaches the server, whose result the verb prints.
+func TestAnswerRepliesToAQuestionParkedInTheSession(t *testing.T) {
+	_, done, _ := startSession(t, "--idle", "10m")
+	type result struct {
+		out, err string
+		code     int
+	}
+	called := make(chan result, 1)
+	go func() {
+		var out, errb lockedBuffer
+		code := run([]string{"call", "--session", "demo", demo.BookTableTool}, strings.NewReader(""), &out, &errb)
+		called <- result{out.String(), errb.String(), code}
+	}()
+	deadline := time.Now().Add(60 * time.Second)
+	var list string
+	for !strings.Contains(list, "demo asks: Book a table") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no question parked within 60s: %q", list)
+		}
+		time.Sleep(20 * time.Millisecond)
+		list, _, _ = howl(t, "answer")
+	}
+	if !strings.Contains(list, "howl answer 1 name*=<string> date*=<string, date> party_size*=") {
+		t.Errorf("the listing does not say how to answer:\n%s", list)
+	}
+	if _, errOut, code := howl(t, "answer", "1", "name=Ada", "party_size=x"); code != exitUsage || !strings.Contains(errOut, `party_size: "x" is not an integer`) || !strings.Contains(errOut, "date: required") {
+		t.Errorf("an answer that does not fit: exit %d: %s", code, errOut)
+	}
+	if out, errOut, code := howl(t, "answer", "1", "name=Ada", "date=2026-12-24", "seating=terrace"); code != 0 || !strings.Contains(out, "question 1 (demo): accept sent") {
+		t.Fatalf("answer: exit %d: %s %s", code, out, errOut)
+	}
+	r := <-called
+	if r.code != 0 || !strings.Contains(r.out, "a table for 2 on 2026-12-24 for Ada, seating terrace") {
+		t.Errorf("the call: exit %d: %s %s", r.code, r.out, r.err)
+	}
+	if !strings.Contains(r.err, "demo asks (question 1)") {
+		t.Errorf("the waiting verb was not told the question: %s", r.err)
+	}
+	if _, errOut, code := howl(t, "answer", "1", "--decline"); code != exitUsage || !strings.Contains(errOut, "no question 1 waits") {
+		t.Errorf("answering twice: exit %d: %s", code, errOut)
+	}
+	howl(t, "serve-session", "--stop")
+	waitExit(t, done)
+}

@@ -79,6 +79,8 @@ type session struct {
 	rt  *mcp.Runtime
 	// borrowed: the session belongs to howl serve-session, which closes it.
 	borrowed bool
+	// parked are the servers' questions a serve-session holds for howl answer.
+	parked *parkedQuestions
 }
 
 // shared is the serve-session's session lent to one verb (nil outside one),
@@ -87,7 +89,7 @@ func shared(g *globalFlags, names ...string) (*session, error) {
 	if err := checkNames(g.shared.cfg, names...); err != nil {
 		return nil, err
 	}
-	return &session{cfg: g.shared.cfg, rt: g.shared.rt, borrowed: true}, nil
+	return &session{cfg: g.shared.cfg, rt: g.shared.rt, parked: g.shared.parked, borrowed: true}, nil
 }
 
 // open loads the config and starts the named servers (all enabled ones when
