@@ -15,17 +15,12 @@ import (
 	"github.com/howl-mcp/howl/tui/common"
 )
 
-// subsHarness is the chat (120x40) on a live demo server whose events the
-// pump delivers, with the runtime itself for asking what it follows.
+// subsHarness is demoLogHarness with the runtime itself, for asking what
+// it follows.
 func subsHarness(t *testing.T) (*harness, *eventPump, *mcp.Runtime) {
 	t.Helper()
-	pump := &eventPump{}
-	rt := newRuntime(t, pump.push, demoServer("demo"))
-	t.Cleanup(func() { rt.Close() })
-	hs := newChatHarness(t, rt, []string{"demo"}, 120, 40, Options{})
-	t.Cleanup(hs.dumpOnFailure)
-	pump.deliver(hs)
-	return hs, pump, rt
+	hs, pump := demoLogHarness(t)
+	return hs, pump, hs.rt.inner.(*mcp.Runtime)
 }
 
 // A subscription is the person's: a .call from the chat that replaces the

@@ -3,40 +3,20 @@
 package main
 
 import (
-	"bytes"
 	"net"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/howl-mcp/howl/mcp/demo"
 )
 
-// lockedBuffer is a buffer two goroutines may use.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // startSession runs howl serve-session with args in the background and
 // waits until its socket answers; the returned channel gets its exit code.
-func startSession(t *testing.T, args ...string) (sock string, done <-chan int, out *lockedBuffer) {
+func startSession(t *testing.T, args ...string) (sock string, done <-chan int, out *syncBuffer) {
 	t.Helper()
 	rtDir := filepath.Join(isolate(t), "run")
 	if err := os.Mkdir(rtDir, 0o700); err != nil {
@@ -45,7 +25,7 @@ func startSession(t *testing.T, args ...string) (sock string, done <-chan int, o
 	t.Setenv("XDG_RUNTIME_DIR", rtDir)
 	sock = filepath.Join(rtDir, "howl", sessionSocketName)
 	ch := make(chan int, 1)
-	out = &lockedBuffer{}
+	out = &syncBuffer{}
 	go func() {
 		ch <- run(append([]string{"serve-session"}, args...), strings.NewReader(""), out, out)
 	}()
@@ -149,7 +129,7 @@ func TestAnswerRepliesToAQuestionParkedInTheSession(t *testing.T) {
 	}
 	called := make(chan result, 1)
 	go func() {
-		var out, errb lockedBuffer
+		var out, errb syncBuffer
 		code := run([]string{"call", "--session", "demo", demo.BookTableTool}, strings.NewReader(""), &out, &errb)
 		called <- result{out.String(), errb.String(), code}
 	}()
