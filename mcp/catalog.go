@@ -113,6 +113,9 @@ type CatalogItem struct {
 	Off bool `json:"off,omitempty"`
 	// Skill is a skill's entry: its frontmatter and files.
 	Skill *SkillEntry `json:"skill,omitempty"`
+	// AppURI is the ui:// interface (MCP Apps) a tool declares in
+	// _meta.ui.resourceUri, or a resource's own URI when it is one.
+	AppURI string `json:"app_uri,omitempty"`
 }
 
 // Key is the catalog key "{kind}:{id}", so a tool and a resource with the
@@ -488,11 +491,12 @@ type rawItem struct {
 	Execution    *struct {
 		TaskSupport string `json:"taskSupport"`
 	} `json:"execution"`
+	Meta json.RawMessage `json:"_meta"`
 }
 
 // itemFields are rawItem's JSON names.
 var itemFields = []string{"name", "title", "description", "uri", "uriTemplate", "mimeType", "size",
-	"inputSchema", "outputSchema", "arguments", "annotations", "execution"}
+	"inputSchema", "outputSchema", "arguments", "annotations", "execution", "_meta"}
 
 // read fills ri from an item's JSON as json.Unmarshal would (keys match
 // case-insensitively, a later duplicate wins, unknown keys are ignored, a
@@ -540,6 +544,8 @@ func (ri *rawItem) read(raw []byte) error {
 			ri.OutputSchema = bytes.Clone(v)
 		case "annotations":
 			ri.Annotations = bytes.Clone(v)
+		case "_meta":
+			ri.Meta = bytes.Clone(v)
 		case "arguments":
 			ferr = json.Unmarshal(v, &ri.Arguments)
 		case "execution":
@@ -601,12 +607,16 @@ func parseItem(server string, k Kind, raw json.RawMessage) (CatalogItem, error) 
 		if ri.Execution != nil {
 			it.TaskSupport = ri.Execution.TaskSupport
 		}
+		it.AppURI = toolAppURI(ri.Meta)
 	case KindResource, KindTemplate:
 		if k == KindResource {
 			if ri.URI == "" {
 				return it, fmt.Errorf("resource %q has no uri", ri.Name)
 			}
 			it.ID, it.URI = ri.URI, ri.URI
+			if IsAppResource(ri.URI, ri.MIMEType) {
+				it.AppURI = ri.URI
+			}
 		} else {
 			if ri.URITemplate == "" {
 				return it, fmt.Errorf("resource template %q has no uriTemplate", ri.Name)

@@ -297,13 +297,17 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 	case EraAuto:
 		copts = append(copts, client.WithDiscoverTimeout(autoDiscoverTimeout))
 	}
+	// howl hosts MCP Apps (mcp/apphost), so servers may offer their
+	// tools' interfaces.
+	caps := mcpgo.ClientCapabilities{Extensions: map[string]any{AppExtension: map[string]any{"mimeTypes": []string{AppMIMEType}}}}
 	if o.elicit != nil {
 		// Both modes: an empty elicitation capability would mean form only,
 		// and servers then never send URL requests (howl shows the URL and
 		// opens it when the person agrees).
-		copts = append(copts, client.WithElicitationHandler(elicitAdapter{server: sc.Name, fn: o.elicit}),
-			client.WithClientCapabilities(mcpgo.ClientCapabilities{Elicitation: &mcpgo.ElicitationCapability{Form: &struct{}{}, URL: &struct{}{}}}))
+		copts = append(copts, client.WithElicitationHandler(elicitAdapter{server: sc.Name, fn: o.elicit}))
+		caps.Elicitation = &mcpgo.ElicitationCapability{Form: &struct{}{}, URL: &struct{}{}}
 	}
+	copts = append(copts, client.WithClientCapabilities(caps))
 	if o.roots != nil {
 		copts = append(copts, client.WithRootsHandler(o.roots))
 	}

@@ -32,6 +32,8 @@ type DescribeResult struct {
 	OutputSchema json.RawMessage  `json:"output_schema,omitempty"`
 	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
 	TaskSupport  string           `json:"task_support,omitempty"`
+	// AppURI is the tool's MCP App, or the resource itself when it is one.
+	AppURI string `json:"app_uri,omitempty"`
 
 	URI          string   `json:"uri,omitempty"`
 	URITemplate  string   `json:"uri_template,omitempty"`
@@ -73,7 +75,7 @@ func Describe(cat *Catalog, kind Kind, id string) (DescribeResult, error) {
 	if !ok {
 		return DescribeResult{}, notFound(cat, kind, id)
 	}
-	d := DescribeResult{Kind: it.Kind, Server: it.Server, ID: it.ID, Name: it.Name, Title: it.Title, Description: it.Description}
+	d := DescribeResult{Kind: it.Kind, Server: it.Server, ID: it.ID, Name: it.Name, Title: it.Title, Description: it.Description, AppURI: it.AppURI}
 	s := FunctionSuffix(it.Server)
 	switch it.Kind {
 	case KindTool:

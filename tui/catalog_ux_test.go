@@ -22,8 +22,8 @@ func TestANewFilterPutsTheCursorOnTheBestMatch(t *testing.T) {
 	if e := hs.m.catalog.Selected(); e == nil || e.Item().Name != "moon.png" {
 		t.Fatalf("after /moon the cursor is on %v, want moon.png", e)
 	}
-	if title := hs.m.catalog.TabTitle(1); title != "Resources 1/125" {
-		t.Errorf("/moon matches %q, want only moon.png of 125", title)
+	if title := hs.m.catalog.TabTitle(1); title != "Resources 1/126" {
+		t.Errorf("/moon matches %q, want only moon.png of 126", title)
 	}
 	hs.keys("enter", "enter")
 	if v := hs.view(); !strings.Contains(v, "moon.png") || strings.Contains(v, "note-009 ·") {

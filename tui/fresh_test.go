@@ -24,27 +24,27 @@ func TestListChangedMarksTheNewItemsUntilSeen(t *testing.T) {
 	m := New(Options{Runtime: rt, Servers: []string{"demo"}, Theme: testTheme(), Tick: noTick, DisplayPath: displayTestPath})
 	p := runProgram(t, m, relay)
 	tm, wait := p.tm, p.wait
-	wait("Resources 125")
+	wait("Resources 126")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	args, _ := json.Marshal(map[string]any{"tool": demo.AddNoteTool, "arguments": map[string]string{"title": "fresh one"}})
 	if _, err := rt.CallMeta(ctx, "mcp_invoke_demo", args); err != nil {
 		t.Fatal(err)
 	}
-	wait("Resources 126 +1 new")
+	wait("Resources 127 +1 new")
 	tm.Send(keyMsg("2"))
 	wait("+ extra-note-001")
-	for range 5 { // the list is sorted: app.log, ..., empty.txt, extra-note-001
+	for range 6 { // the list is sorted: app.log, ..., dice.html, empty.txt, extra-note-001
 		tm.Send(keyMsg("down"))
 	}
 	wait("A note added with the add_note tool") // the detail pane shows it
 	tm.Send(keyMsg("q"))
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*Model)
-	if title := final.catalog.TabTitle(1); title != "Resources 126" {
+	if title := final.catalog.TabTitle(1); title != "Resources 127" {
 		t.Errorf("the tab is %q: items still marked new after the cursor was on them", title)
 	}
-	if v := final.View(); !strings.Contains(v, "Resources 126") || strings.Contains(v, "new") {
-		t.Errorf("the tab should count 126 with no new mark:\n%s", v)
+	if v := final.View(); !strings.Contains(v, "Resources 127") || strings.Contains(v, "new") {
+		t.Errorf("the tab should count 127 with no new mark:\n%s", v)
 	}
 	m.Close()
 }

@@ -29,7 +29,7 @@ func TestViewerSubscriptionRereadsOnUpdateKeepsTheScrollAndOutlivesTheViewer(t *
 			m := New(Options{Runtime: rt, Servers: []string{"demo"}, Theme: testTheme(), Tick: noTick, DisplayPath: displayTestPath})
 			p := runProgram(t, m, relay)
 			tm, wait := p.tm, p.wait
-			wait("Resources 125")
+			wait("Resources 126")
 			tm.Send(keyMsg("2"))
 			tm.Send(keyMsg("enter"))
 			wait("of 2097152")
@@ -59,7 +59,7 @@ func TestViewerSubscriptionRereadsOnUpdateKeepsTheScrollAndOutlivesTheViewer(t *
 			touch()
 			wait("● live · 2 updates")
 			tm.Send(keyMsg("esc"))
-			wait("Resources 125")
+			wait("Resources 126")
 			tm.Send(keyMsg("U"))
 			wait("2 updates · last ")
 			if got := rt.Subscriptions("demo"); len(got) != 1 {

@@ -85,7 +85,7 @@ func TestTeatestOpensAResourceFromTheDemoAndQuits(t *testing.T) {
 	m := New(Options{Runtime: rt, Servers: []string{"demo"}, Theme: testTheme(), Tick: noTick, DisplayPath: displayTestPath})
 	p := runProgram(t, m, relay)
 	tm, wait := p.tm, p.wait
-	wait("Resources 125")
+	wait("Resources 126")
 	tm.Send(keyMsg("2"))
 	tm.Send(keyMsg("enter"))
 	wait("of 2097152")

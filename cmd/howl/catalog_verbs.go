@@ -456,6 +456,11 @@ func printDescribe(w io.Writer, d mcp.DescribeResult) error {
 	if d.Description != "" {
 		fmt.Fprintf(w, "\n%s\n\n", strings.TrimSpace(cleanText(d.Description)))
 	}
+	if d.AppURI != "" && d.Kind == mcp.KindTool {
+		fmt.Fprintf(w, "app: %s (howl app %s %s calls it and opens the app in the browser)\n", clean(d.AppURI), clean(d.Server), clean(d.ID))
+	} else if d.AppURI != "" {
+		fmt.Fprintln(w, "app: an MCP App's interface (opened through the tool that names it)")
+	}
 	if d.MIMEType != "" {
 		fmt.Fprintf(w, "mime type: %s\n", clean(d.MIMEType))
 	}

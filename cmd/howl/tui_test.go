@@ -116,9 +116,9 @@ func TestTUISmokeInTmux(t *testing.T) {
 	s := startTmux(t, isolate(t), 100, 30)
 	s.run("send-keys", "-t", "smoke", bin+"; echo howl-exited-$?", "Enter")
 
-	s.waitFor("Resources 125")
+	s.waitFor("Resources 126")
 	s.run("send-keys", "-t", "smoke", "2")
-	s.waitFor("[Resources 125]")
+	s.waitFor("[Resources 126]")
 	s.run("send-keys", "-t", "smoke", "Enter")
 	s.waitFor("page 1 of 41")
 	s.run("send-keys", "-t", "smoke", "n")
@@ -128,7 +128,7 @@ func TestTUISmokeInTmux(t *testing.T) {
 	}
 	s.run("send-keys", "-t", "smoke", "q")
 	scr = s.waitFor("howl-exited-0")
-	if strings.Contains(scr, "Resources 125") || strings.Contains(scr, "page 2 of 41") {
+	if strings.Contains(scr, "Resources 126") || strings.Contains(scr, "page 2 of 41") {
 		t.Fatalf("the TUI is still on screen after quitting:\n%s", scr)
 	}
 	if !strings.Contains(scr, "smoke$") {

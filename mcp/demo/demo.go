@@ -81,6 +81,7 @@ func New(opts Options) *server.MCPServer {
 	d.addTools()
 	d.addQuestionTools()
 	d.addResources()
+	d.addDiceApp()
 	d.addTemplates()
 	d.addPrompts()
 	if d.scale > 0 {

@@ -167,7 +167,7 @@ func TestToolAnnotationsMarkReadOnlyAndDestructiveTools(t *testing.T) {
 	}
 	readOnly := map[string]bool{EchoTool: true, AddTool: true, SlowTool: true, ImageTool: true, BigTextTool: true,
 		StructuredTool: true, FailTool: true, LinksTool: true, TouchTool: true, DeleteNoteTool: false, AddNoteTool: false,
-		BookTableTool: true, SummarizeTool: true, RootsTool: true}
+		BookTableTool: true, SummarizeTool: true, RootsTool: true, DiceTool: true}
 	required := map[string][]string{EchoTool: {"message"}, AddTool: {"a", "b"}, DeleteNoteTool: {"id"}, AddNoteTool: {"title"}, TouchTool: {"uri"},
 		SummarizeTool: {"text"}}
 	for _, tool := range tools.Tools {

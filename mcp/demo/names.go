@@ -12,7 +12,7 @@ const (
 	// Instructions is the instructions text sent in the handshake.
 	Instructions = "The howl demo server is a safe, deterministic playground built into howl: " +
 		"it offers tools (progress, cancellation, images, structured output, errors), " +
-		"125 resources over 3 pages, 2 resource templates and 6 prompts, and nothing it does touches your machine."
+		"126 resources over 3 pages, 2 resource templates and 6 prompts, and nothing it does touches your machine."
 
 	// PageSize is how many items each list page holds in the standard demo.
 	PageSize = 50
@@ -53,6 +53,8 @@ const (
 	WelcomeURI = "demo://docs/welcome.txt"
 	// AssistantGuideURI is annotated for the model (audience ["assistant"], priority 0.8).
 	AssistantGuideURI = "demo://docs/assistant-guide.md"
+	// DiceAppURI is the dice tool's MCP App: a few KB of HTML, no framework.
+	DiceAppURI = "ui://demo/dice.html"
 	// NoteURIPrefix starts the URIs of the generated notes; see NoteURI.
 	NoteURIPrefix = "demo://notes/"
 )
@@ -70,11 +72,11 @@ const (
 	// NoteCount is how many notes (NoteURI(1) .. NoteURI(NoteCount)) are listed.
 	NoteCount = 110
 	// ResourceCount is how many resources the standard demo lists.
-	ResourceCount = 15 + NoteCount
+	ResourceCount = 16 + NoteCount
 	// TemplateCount is how many resource templates the standard demo lists.
 	TemplateCount = 2
 	// ToolCount is how many tools the standard demo lists.
-	ToolCount = 14
+	ToolCount = 15
 	// PromptCount is how many prompts the standard demo lists.
 	PromptCount = 6
 	// MaxExtraNotes is how many notes the add_note tool may add to one server.
@@ -121,6 +123,8 @@ const (
 	SummarizeTool = "summarize"
 	// RootsTool asks the client for its roots and lists them.
 	RootsTool = "list_roots"
+	// DiceTool rolls a die and declares the MCP App at DiceAppURI.
+	DiceTool = "roll_dice"
 )
 
 // Prompt names.
