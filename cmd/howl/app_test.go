@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// watched is a writer a test can wait on: every write wakes waitFor.
+type watched struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	wake chan struct{}
+}
+
+func newWatched() *watched { return &watched{wake: make(chan struct{}, 1)} }
+
+func (w *watched) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+	return w.buf.Write(p)
+}
+
+func (w *watched) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// waitFor waits until the output matches re, or the deadline passes.
+func (w *watched) waitFor(t *testing.T, re *regexp.Regexp, within time.Duration) []string {
+	t.Helper()
+	deadline := time.NewTimer(within)
+	defer deadline.Stop()
+	for {
+		if m := re.FindStringSubmatch(w.String()); m != nil {
+			return m
+		}
+		select {
+		case <-w.wake:
+		case <-deadline.C:
+			t.Fatalf("no %q within %v; output so far:\n%s", re, within, w.String())
+		}
+	}
+}
+
+// startApp runs `howl app ARGS --no-browser` until the test ends it and
+// returns its URL, its stderr and a function that waits for it to exit.
+func startApp(t *testing.T, args ...string) (url string, stderr *watched, wait func() int) {
+	t.Helper()
+	stdout, stderr := newWatched(), newWatched()
+	done := make(chan int, 1)
+	go func() {
+		done <- run(append(append([]string{"app"}, args...), "--no-browser"), strings.NewReader(""), stdout, stderr)
+	}()
+	m := stdout.waitFor(t, regexp.MustCompile(`(http://127\.0\.0\.1:\d+/app/[A-Za-z0-9_-]{43}/)\n`), 60*time.Second)
+	return m[1], stderr, func() int {
+		select {
+		case code := <-done:
+			return code
+		case <-time.After(60 * time.Second):
+			t.Fatalf("howl app did not end; stderr:\n%s", stderr.String())
+			return -1
+		}
+	}
+}
+
+// askToClose sends what an app sends when it wants to be closed.
+func askToClose(t *testing.T, url string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url+"rpc", strings.NewReader(`{"jsonrpc":"2.0","method":"ui/notifications/request-teardown"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Origin", strings.TrimSuffix(url[:strings.Index(url, "/app/")], "/"))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+}
+
+func TestAppVerbRefusesAToolWithoutAnApp(t *testing.T) {
+	isolate(t)
+	_, stderr, code := howl(t, "app", "demo", "echo", "message=hi", "--no-browser")
+	if code != exitUsage || !strings.Contains(stderr, "declares no MCP App") || !strings.Contains(stderr, "howl call demo echo") {
+		t.Errorf("howl app on echo: exit %d, %q; want a usage error pointing to howl call", code, stderr)
+	}
+}
+
+func TestAppVerbServesTheDemoAppOnlyWithItsToken(t *testing.T) {
+	isolate(t)
+	url, _, wait := startApp(t, "demo", "roll_dice")
+	for u, want := range map[string]int{url: 200, url + "view": 200, strings.Replace(url, "/app/", "/app/x", 1): 404, url[:strings.Index(url, "/app/")+5]: 404} {
+		resp, err := http.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("GET %s: %d, want %d", u, resp.StatusCode, want)
+		}
+	}
+	askToClose(t, url)
+	if code := wait(); code != exitOK {
+		t.Errorf("howl app exited %d after the app asked to close, want 0", code)
+	}
+}
+
+// chromium finds Debian's chromium; the test that needs it skips loudly
+// without it.
+func chromium(t *testing.T) string {
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	msg := "SKIPPED LOUDLY: no chromium on PATH, so the MCP App was not run in a real browser (apt-get install chromium)"
+	fmt.Fprintln(os.Stderr, "\n*** "+msg+" ***")
+	t.Skip(msg)
+	return ""
+}
+
+func TestChromiumRunsTheDemoAppThroughHowlsBridge(t *testing.T) {
+	browser := chromium(t)
+	isolate(t)
+	url, stderr, wait := startApp(t, "demo", "roll_dice", "sides=1000", "autoplay=true")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	profile := filepath.Join(t.TempDir(), "chromium")
+	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--user-data-dir="+profile, url)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}()
+	// The app rendered the opening result (first), called roll_dice
+	// through the bridge, rendered its answer (then) and posted both to
+	// howl as a message: each number is read from the app's own page.
+	stderr.waitFor(t, regexp.MustCompile(`ui/message dice app autoplay: first (\d+), then (\d+) on a d1000 \(shown on the page\)`), 90*time.Second)
+	out := stderr.String()
+	for _, want := range []string{"ui/initialize ui://demo/dice.html", "ui/notifications/initialized", "tools/call roll_dice: allowed: the tool you opened this app with", "ui/notifications/size-changed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, out)
+		}
+	}
+	askToClose(t, url)
+	if code := wait(); code != exitOK {
+		t.Errorf("howl app exited %d, want 0", code)
+	}
+	if !strings.Contains(stderr.String(), "closed ui://demo/dice.html") {
+		t.Errorf("howl app did not say it closed the app:\n%s", stderr.String())
+	}
+}
