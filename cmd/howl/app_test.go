@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -132,22 +131,27 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
+// openInChromium keeps url open in headless Chromium (the flags this
+// machine's closed network needs) until the test ends.
+func openInChromium(t *testing.T, browser, url string) {
+	t.Helper()
+	cmd := exec.Command(browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir="+filepath.Join(t.TempDir(), "chromium"), url)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+}
+
 func TestChromiumRunsTheDemoAppThroughHowlsBridge(t *testing.T) {
 	browser := chromium(t)
 	isolate(t)
 	url, stderr, wait := startApp(t, "demo", "roll_dice", "sides=1000", "autoplay=true")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	profile := filepath.Join(t.TempDir(), "chromium")
-	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--user-data-dir="+profile, url)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	}()
+	openInChromium(t, browser, url)
 	// The app rendered the opening result (first), called roll_dice
 	// through the bridge, rendered its answer (then) and posted both to
 	// howl as a message: each number is read from the app's own page.
@@ -164,5 +168,32 @@ func TestChromiumRunsTheDemoAppThroughHowlsBridge(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "closed ui://demo/dice.html") {
 		t.Errorf("howl app did not say it closed the app:\n%s", stderr.String())
+	}
+}
+
+// TestInteropChromiumRunsTheOfficialBasicAppThroughHowl opens the
+// official example @modelcontextprotocol/server-basic-vanillajs (pinned in
+// .ci/interop; its page uses the extension's own App class) in real
+// Chromium: the app accepts howl's ui/initialize answer, says it is
+// initialized, and reports the size it rendered at.
+func TestInteropChromiumRunsTheOfficialBasicAppThroughHowl(t *testing.T) {
+	nm := os.Getenv("HOWL_INTEROP_DIR")
+	if nm == "" {
+		t.Skip("SKIPPED: interop peers not installed. To run: (cd .ci/interop && npm ci) && HOWL_INTEROP_DIR=$PWD/.ci/interop/node_modules go test ./cmd/howl -run Interop")
+	}
+	browser := chromium(t)
+	dir := isolate(t)
+	script := filepath.Join(nm, "@modelcontextprotocol", "server-basic-vanillajs", "dist", "index.js")
+	cfg := filepath.Join(dir, "mcp.json")
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(`{"mcpServers": {"basic": {"command": "node", "args": [%q, "--stdio"]}}}`, script)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	url, stderr, wait := startApp(t, "--config", cfg, "basic", "get-time")
+	openInChromium(t, browser, url)
+	stderr.waitFor(t, regexp.MustCompile(`ui/notifications/initialized ui://get-time/mcp-app\.html`), 90*time.Second)
+	stderr.waitFor(t, regexp.MustCompile(`ui/notifications/size-changed \d+x[1-9]\d*`), 90*time.Second)
+	askToClose(t, url)
+	if code := wait(); code != exitOK {
+		t.Errorf("howl app exited %d, want 0:\n%s", code, stderr.String())
 	}
 }
