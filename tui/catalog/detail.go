@@ -227,6 +227,9 @@ func renderDetail(com *common.Common, e *Entry, w int) []string {
 			field("hints", hints)
 		}
 		field("task", it.TaskSupport)
+		if it.AppURI != "" {
+			field("app", render.SanitizeLine(it.AppURI)+": an MCP App; howl app "+render.SanitizeLine(it.Server)+" "+render.SanitizeLine(it.Name)+" calls the tool and opens it in the browser (not from the TUI yet)")
+		}
 		props := mcp.SchemaProps(it.Schema)
 		if len(props) > 0 {
 			heading("Arguments")
@@ -289,6 +292,9 @@ func renderDetail(com *common.Common, e *Entry, w int) []string {
 	case mcp.KindResource:
 		add("")
 		field("uri", render.SanitizeLine(it.URI))
+		if it.AppURI != "" {
+			field("app", "an MCP App's interface: opened through the tool that names it (howl app SERVER TOOL)")
+		}
 		field("mime", common.OrDash(render.SanitizeLine(it.MIMEType)))
 		if it.Size != nil {
 			field("size", common.SizeText(*it.Size))
