@@ -63,8 +63,8 @@ func checkLintPins(t *testing.T, rep lintOutput, pins map[string]lintPin) {
 // demoLintPin is the demo server's lint: its schemas are plain (optional
 // arguments, defaults, no additionalProperties), which OpenAI strict mode
 // would reject, and one resource is untyped on purpose.
-var demoLintPin = lintPin{0, 26, 1, map[string]int{
-	mcp.RuleResourceMIME: 1, mcp.RuleStrictAdditional: 14, mcp.RuleStrictKeyword: 6, mcp.RuleStrictRequired: 6}}
+var demoLintPin = lintPin{0, 28, 1, map[string]int{
+	mcp.RuleResourceMIME: 1, mcp.RuleStrictAdditional: 15, mcp.RuleStrictKeyword: 6, mcp.RuleStrictRequired: 7}}
 
 func TestLintOfTheDemoFindsWhatStrictModeWouldRejectAndExitsZero(t *testing.T) {
 	isolate(t)
