@@ -157,7 +157,7 @@ func TestInteropLintPinsTheReferenceServersAndTheDemo(t *testing.T) {
 			mcp.RuleStrictRequired: 6}},
 		"memory": {0, 9, 4, map[string]int{mcp.RuleParameterDesc: 4, mcp.RuleStrictAdditional: 9}},
 	})
-	if want := "linted 5 of 5 servers: 0 errors, 102 warnings, 32 info"; rep.Coverage != want {
+	if want := "linted 5 of 5 servers: 0 errors, 104 warnings, 32 info"; rep.Coverage != want {
 		t.Errorf("coverage %q, want %q", rep.Coverage, want)
 	}
 }
