@@ -184,6 +184,9 @@ func TestInteropChromiumRunsTheOfficialBasicAppThroughHowl(t *testing.T) {
 	browser := chromium(t)
 	dir := isolate(t)
 	script := filepath.Join(nm, "@modelcontextprotocol", "server-basic-vanillajs", "dist", "index.js")
+	if _, err := os.Stat(script); err != nil {
+		t.Fatalf("the pinned MCP Apps example is not installed in HOWL_INTEROP_DIR (%v): run npm ci in .ci/interop", err)
+	}
 	cfg := filepath.Join(dir, "mcp.json")
 	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(`{"mcpServers": {"basic": {"command": "node", "args": [%q, "--stdio"]}}}`, script)), 0o600); err != nil {
 		t.Fatal(err)
