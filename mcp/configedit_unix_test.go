@@ -17,7 +17,14 @@ import (
 // the edit writes, the temporary file's write fails for real (EFBIG).
 func editOverSizeLimit() int {
 	path := os.Getenv("HOWL_EDIT_PATH")
-	lim := &syscall.Rlimit{Cur: uint64(len(handFormatted)) + 8, Max: uint64(len(handFormatted)) + 8}
+	// Rlimit's fields are uint64 on Linux and macOS, int64 on the BSDs:
+	// Sscan fills either.
+	lim := &syscall.Rlimit{}
+	n := fmt.Sprint(len(handFormatted) + 8)
+	if _, err := fmt.Sscan(n+" "+n, &lim.Cur, &lim.Max); err != nil {
+		fmt.Println("rlimit:", err)
+		return 3
+	}
 	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, lim); err != nil {
 		fmt.Println("setrlimit:", err)
 		return 3
