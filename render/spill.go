@@ -94,6 +94,14 @@ func (s *SpillStore) commit(tmp, server, mimeType, sum string, size int64) (stri
 		os.Chtimes(final, now, now) // a re-read counts as recent use for eviction
 	} else if err := os.Rename(tmp, final); err != nil {
 		os.Remove(tmp)
+		// A concurrent spill of the same content may have just put it in
+		// place: Windows refuses a rename onto a file another handle has
+		// open (Access denied), where Unix replaces it. The name is the
+		// content's hash, so a complete file there is this content.
+		if fi, serr := os.Lstat(final); serr == nil && fi.Mode().IsRegular() && fi.Size() == size {
+			s.evict(final)
+			return final, nil
+		}
 		return "", newError(CodeSpillFailed, err, fmt.Sprintf("could not move spill file into place at %s: %v", final, err))
 	}
 	s.evict(final)
