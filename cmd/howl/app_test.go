@@ -137,7 +137,7 @@ func openInChromium(t *testing.T, browser, url string) {
 	t.Helper()
 	cmd := exec.Command(browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir="+filepath.Join(t.TempDir(), "chromium"), url)
+		"--user-data-dir="+chromiumProfile(t), url)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -199,4 +199,21 @@ func TestInteropChromiumRunsTheOfficialBasicAppThroughHowl(t *testing.T) {
 	if code := wait(); code != exitOK {
 		t.Errorf("howl app exited %d, want 0:\n%s", code, stderr.String())
 	}
+}
+
+// chromiumProfile is a fresh profile directory for one headless Chromium.
+// Not t.TempDir: Chromium's helper processes can still be writing to it
+// when the browser is killed, and TempDir's cleanup then fails the test;
+// this one is removed best-effort once they had time to end.
+func chromiumProfile(t *testing.T) string {
+	dir, err := os.MkdirTemp("", "howl-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for i := 0; i < 20 && os.RemoveAll(dir) != nil; i++ {
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+	return dir
 }
