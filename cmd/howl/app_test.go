@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/howl-mcp/howl/mcp/mcptest"
 )
 
 // watched is a writer a test can wait on: every write wakes waitFor.
@@ -117,41 +118,11 @@ func TestAppVerbServesTheDemoAppOnlyWithItsToken(t *testing.T) {
 	}
 }
 
-// chromium finds Debian's chromium; the test that needs it skips loudly
-// without it.
-func chromium(t *testing.T) string {
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	msg := "SKIPPED LOUDLY: no chromium on PATH, so the MCP App was not run in a real browser (apt-get install chromium)"
-	fmt.Fprintln(os.Stderr, "\n*** "+msg+" ***")
-	t.Skip(msg)
-	return ""
-}
-
-// openInChromium keeps url open in headless Chromium (the flags this
-// machine's closed network needs) until the test ends.
-func openInChromium(t *testing.T, browser, url string) {
-	t.Helper()
-	cmd := exec.Command(browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir="+chromiumProfile(t), url)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-}
-
 func TestChromiumRunsTheDemoAppThroughHowlsBridge(t *testing.T) {
-	browser := chromium(t)
+	browser := mcptest.Chromium(t, "the MCP App")
 	isolate(t)
 	url, stderr, wait := startApp(t, "demo", "roll_dice", "sides=1000", "autoplay=true")
-	openInChromium(t, browser, url)
+	mcptest.OpenInChromium(t, browser, url)
 	// The app rendered the opening result (first), called roll_dice
 	// through the bridge, rendered its answer (then) and posted both to
 	// howl as a message: each number is read from the app's own page.
@@ -181,7 +152,7 @@ func TestInteropChromiumRunsTheOfficialBasicAppThroughHowl(t *testing.T) {
 	if nm == "" {
 		t.Skip("SKIPPED: interop peers not installed. To run: (cd .ci/interop && npm ci) && HOWL_INTEROP_DIR=$PWD/.ci/interop/node_modules go test ./cmd/howl -run Interop")
 	}
-	browser := chromium(t)
+	browser := mcptest.Chromium(t, "the MCP App")
 	dir := isolate(t)
 	script := filepath.Join(nm, "@modelcontextprotocol", "server-basic-vanillajs", "dist", "index.js")
 	if _, err := os.Stat(script); err != nil {
@@ -192,28 +163,11 @@ func TestInteropChromiumRunsTheOfficialBasicAppThroughHowl(t *testing.T) {
 		t.Fatal(err)
 	}
 	url, stderr, wait := startApp(t, "--config", cfg, "basic", "get-time")
-	openInChromium(t, browser, url)
+	mcptest.OpenInChromium(t, browser, url)
 	stderr.waitFor(t, regexp.MustCompile(`ui/notifications/initialized ui://get-time/mcp-app\.html`), 90*time.Second)
 	stderr.waitFor(t, regexp.MustCompile(`ui/notifications/size-changed \d+x[1-9]\d*`), 90*time.Second)
 	askToClose(t, url)
 	if code := wait(); code != exitOK {
 		t.Errorf("howl app exited %d, want 0:\n%s", code, stderr.String())
 	}
-}
-
-// chromiumProfile is a fresh profile directory for one headless Chromium.
-// Not t.TempDir: Chromium's helper processes can still be writing to it
-// when the browser is killed, and TempDir's cleanup then fails the test;
-// this one is removed best-effort once they had time to end.
-func chromiumProfile(t *testing.T) string {
-	dir, err := os.MkdirTemp("", "howl-chromium-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		for i := 0; i < 20 && os.RemoveAll(dir) != nil; i++ {
-			time.Sleep(100 * time.Millisecond)
-		}
-	})
-	return dir
 }

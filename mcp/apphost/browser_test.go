@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/howl-mcp/howl/mcp/mcptest"
 
 	"github.com/howl-mcp/howl/mcp"
 )
@@ -29,28 +29,6 @@ window.addEventListener("message", (e) => {
 });
 send({ id: 1, method: "ui/initialize", params: { protocolVersion: "2026-01-26", appInfo: { name: "probe", version: "1" }, appCapabilities: {} } });
 </script></body>`
-
-// headlessChromium opens url in Debian's chromium until the test ends;
-// without it the test skips loudly.
-func headlessChromium(t *testing.T, url string) {
-	t.Helper()
-	browser, err := exec.LookPath("chromium")
-	if err != nil {
-		msg := "SKIPPED LOUDLY: no chromium on PATH, so the app's CSP was not tried in a real browser (apt-get install chromium)"
-		fmt.Fprintln(os.Stderr, "\n*** "+msg+" ***")
-		t.Skip(msg)
-	}
-	cmd := exec.Command(browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir="+chromiumProfile(t), url)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-}
 
 func TestAnAppCannotReachTheNetworkUnlessItsCSPNamesTheOrigin(t *testing.T) {
 	var hits atomic.Int64
@@ -89,7 +67,7 @@ func TestAnAppCannotReachTheNetworkUnlessItsCSPNamesTheOrigin(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			headlessChromium(t, a.URL())
+			mcptest.OpenInChromium(t, mcptest.Chromium(t, "the app's CSP"), a.URL())
 			select {
 			case text := <-got:
 				if text != c.want {
@@ -103,21 +81,4 @@ func TestAnAppCannotReachTheNetworkUnlessItsCSPNamesTheOrigin(t *testing.T) {
 			}
 		})
 	}
-}
-
-// chromiumProfile is a fresh profile directory for one headless Chromium.
-// Not t.TempDir: Chromium's helper processes can still be writing to it
-// when the browser is killed, and TempDir's cleanup then fails the test;
-// this one is removed best-effort once they had time to end.
-func chromiumProfile(t *testing.T) string {
-	dir, err := os.MkdirTemp("", "howl-chromium-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		for i := 0; i < 20 && os.RemoveAll(dir) != nil; i++ {
-			time.Sleep(100 * time.Millisecond)
-		}
-	})
-	return dir
 }
