@@ -95,6 +95,9 @@ type transcript struct {
 	items []*chatItem
 	// frame is the spinner frame running blocks draw.
 	frame int
+	// renders counts the items drawn anew (cache misses), so a test can
+	// pin that a streamed token redraws the tail and nothing else.
+	renders int
 }
 
 // add appends an item.
@@ -108,6 +111,7 @@ func (t *transcript) itemLines(it *chatItem, w int) []string {
 	if it.hasCached && it.cacheW == w && it.cacheV == it.version {
 		return it.cache
 	}
+	t.renders++
 	it.cache = t.renderItem(it, w)
 	for i, l := range it.cache {
 		if strings.Contains(l, "\t") {
