@@ -164,6 +164,8 @@ func (m *Model) handleGlobalKey(msg tea.KeyMsg) tea.Cmd {
 		m.catalog.SetTab(2)
 	case key.Matches(msg, k.Tab4):
 		m.catalog.SetTab(3)
+	case key.Matches(msg, k.Tab5):
+		m.catalog.SetTab(4)
 	case key.Matches(msg, k.NextTab):
 		m.catalog.SetTab(m.catalog.Tab() + 1)
 	case key.Matches(msg, k.PrevTab):

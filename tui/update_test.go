@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"github.com/charmbracelet/x/ansi"
 	"strings"
 	"testing"
 
@@ -40,9 +41,9 @@ func TestUpdateDoesNoIOAndTheCatalogLoadsThroughCommands(t *testing.T) {
 
 func TestTabSwitchingWithKeysAndTheTabBar(t *testing.T) {
 	hs, _ := fakeHarness(t, 120, 40)
-	for i, k := range []string{"2", "3", "4", "1"} {
+	for i, k := range []string{"2", "3", "4", "5", "1"} {
 		hs.keys(k)
-		want := []string{"[Resources 2]", "[Templates 1]", "[Prompts 2]", "[Tools 2]"}[i]
+		want := []string{"[Resources 2]", "[Templates 1]", "[Prompts 2]", "[Skills", "[Tools 2]"}[i]
 		if v := hs.view(); !strings.Contains(v, want) {
 			t.Fatalf("after %q the tab bar lacks %q:\n%s", k, want, strings.SplitN(v, "\n", 2)[0])
 		}
@@ -419,5 +420,27 @@ func TestATallDialogLeavesTheHelpLineVisible(t *testing.T) {
 	}
 	if strings.ContainsAny(help, "┗┛╰╯━") {
 		t.Errorf("the dialog covers the help line: %q", help)
+	}
+}
+
+// TestTheTabBarKeepsChatAndItsClickTargetsAtEveryWidth: from the narrowest
+// terminal howl draws to a wide one, every tab (Chat included) is on the
+// bar where tabSpans says a click finds it; at 80 columns the bar used to
+// run Chat off its end.
+func TestTheTabBarKeepsChatAndItsClickTargetsAtEveryWidth(t *testing.T) {
+	hs, _ := fakeHarness(t, 120, 40)
+	for w := MinWidth; w <= 120; w++ {
+		hs.send(tea.WindowSizeMsg{Width: w, Height: 40})
+		bar := []rune(ansi.Strip(strings.SplitN(hs.view(), "\n", 2)[0]))
+		cells, _ := hs.m.tabBar()
+		for i, s := range hs.m.tabSpans() {
+			if s[1] > len(bar) {
+				t.Fatalf("width %d: tab %q ends at column %d, past the bar (%d columns): %q", w, cells[i].title, s[1], len(bar), string(bar))
+			}
+			got := strings.Trim(strings.TrimSpace(string(bar[s[0]:s[1]])), "[]")
+			if got != cells[i].title {
+				t.Fatalf("width %d: columns %d-%d read %q, want the tab %q: %q", w, s[0], s[1], got, cells[i].title, string(bar))
+			}
+		}
 	}
 }

@@ -111,19 +111,63 @@ func (m *Model) rightPane() []string {
 // brand starts the tab bar.
 const brand = " howl "
 
-// tabSpans are the columns of each tab in the tab bar: one pure function
-// serves drawing and mouse hits.
-func (m *Model) tabSpans() [][2]int {
+// tabCell is one tab as the bar draws it.
+type tabCell struct {
+	title  string
+	active bool
+}
+
+// tabBar lays the tab bar out for the terminal's width: the full titles
+// with a blank either side of each, then without those blanks, then with
+// short kind names ("Res 126", "Tmpl 2"), the first that fits. Chat, the
+// last tab, stays on the bar at 80 columns whatever the counts say
+// ("Resources 126+?" beside a failed server used to push it off).
+func (m *Model) tabBar() (cells []tabCell, pad int) {
+	for _, l := range []struct {
+		short bool
+		pad   int
+	}{{false, 1}, {false, 0}, {true, 0}} {
+		cells = cells[:0]
+		for i := range catalog.TabTitles {
+			title := m.catalog.TabTitle(i)
+			if l.short {
+				title = m.catalog.ShortTabTitle(i)
+			}
+			cells = append(cells, tabCell{title, i == m.catalog.Tab() && !m.chatMode})
+		}
+		cells = append(cells, tabCell{chatTabTitle, m.chatMode})
+		if spans := tabColumns(cells, l.pad); spans[len(spans)-1][1] <= m.width {
+			return cells, l.pad
+		}
+		pad = l.pad
+	}
+	return cells, pad
+}
+
+// tabColumns are the columns each cell takes: an active cell is
+// "[title]", an inactive one the title with pad blanks either side; one
+// blank between cells and one more before Chat.
+func tabColumns(cells []tabCell, pad int) [][2]int {
 	x := common.WidthOf(brand) + 1
-	spans := make([][2]int, len(catalog.TabTitles))
-	for i := range catalog.TabTitles {
-		w := common.WidthOf(m.catalog.TabTitle(i)) + 2
+	spans := make([][2]int, len(cells))
+	for i, c := range cells {
+		if i == len(cells)-1 {
+			x++ // the chat tab, one blank further
+		}
+		w := common.WidthOf(c.title) + 2*pad
+		if c.active {
+			w = common.WidthOf(c.title) + 2
+		}
 		spans[i] = [2]int{x, x + w}
 		x += w + 1
 	}
-	// The chat tab, one blank further.
-	x++
-	return append(spans, [2]int{x, x + common.WidthOf(chatTabTitle) + 2})
+	return spans
+}
+
+// tabSpans are the columns of each tab in the tab bar: one pure function
+// serves drawing and mouse hits.
+func (m *Model) tabSpans() [][2]int {
+	return tabColumns(m.tabBar())
 }
 
 // tabAt is the tab at column x, or -1.
@@ -140,23 +184,23 @@ func tabAt(spans [][2]int, x int) int {
 // without colour too).
 func (m *Model) renderTabs() string {
 	st := m.com.Styles
+	cells, pad := m.tabBar()
+	blank := strings.Repeat(" ", pad)
 	var b strings.Builder
 	b.WriteString(st.Tabs.Brand.Render(brand))
 	b.WriteString(" ")
-	for i := range catalog.TabTitles {
-		title := m.catalog.TabTitle(i)
-		if i == m.catalog.Tab() && !m.chatMode {
-			b.WriteString(st.Tabs.Active.Render("[" + title + "]"))
-		} else {
-			b.WriteString(st.Tabs.Inactive.Render(" " + title + " "))
+	for i, c := range cells {
+		if i == len(cells)-1 {
+			b.WriteString(" ")
 		}
-		b.WriteString(" ")
-	}
-	b.WriteString(" ")
-	if m.chatMode {
-		b.WriteString(st.Tabs.Active.Render("[" + chatTabTitle + "]"))
-	} else {
-		b.WriteString(st.Tabs.Inactive.Render(" " + chatTabTitle + " "))
+		if c.active {
+			b.WriteString(st.Tabs.Active.Render("[" + c.title + "]"))
+		} else {
+			b.WriteString(st.Tabs.Inactive.Render(blank + c.title + blank))
+		}
+		if i < len(cells)-1 {
+			b.WriteString(" ")
+		}
 	}
 	return common.Fit(b.String(), m.width)
 }

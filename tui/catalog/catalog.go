@@ -25,6 +25,9 @@ const numKinds = 5
 // TabTitles name the catalog tabs, in mcp.Kinds order.
 var TabTitles = [numKinds]string{"Tools", "Resources", "Templates", "Prompts", "Skills"}
 
+// shortTabTitles name the tabs on a tab bar too narrow for TabTitles.
+var shortTabTitles = [numKinds]string{"Tools", "Res", "Tmpl", "Prompts", "Skills"}
+
 // kindIndex is the tab of a kind.
 func kindIndex(k mcp.Kind) int {
 	for i, kk := range mcp.Kinds {
@@ -363,18 +366,24 @@ func (c *Pane) Tab() int { return c.tab }
 // while a filter is active). A count that a failed listing leaves unknown
 // reads "?" ("Prompts ?", or "Prompts 6+?" beside a server that listed 6),
 // never 0.
-func (c *Pane) TabTitle(i int) string {
+func (c *Pane) TabTitle(i int) string { return c.tabTitle(i, TabTitles[i]) }
+
+// ShortTabTitle is TabTitle with a short kind name ("Res 126+?"), for a
+// narrow tab bar.
+func (c *Pane) ShortTabTitle(i int) string { return c.tabTitle(i, shortTabTitles[i]) }
+
+func (c *Pane) tabTitle(i int, name string) string {
 	total := countText(len(c.all[i]), c.unknown(i))
 	if c.matches != nil {
-		return fmt.Sprintf("%s %d/%s", TabTitles[i], len(c.matches[i]), total)
+		return fmt.Sprintf("%s %d/%s", name, len(c.matches[i]), total)
 	}
 	if n := c.freshCount(i); n > 0 {
-		return fmt.Sprintf("%s %s +%d new", TabTitles[i], total, n)
+		return fmt.Sprintf("%s %s +%d new", name, total, n)
 	}
 	if n := c.offCount(i); n > 0 {
-		return fmt.Sprintf("%s %s (%d off)", TabTitles[i], total, n)
+		return fmt.Sprintf("%s %s (%d off)", name, total, n)
 	}
-	return fmt.Sprintf("%s %s", TabTitles[i], total)
+	return fmt.Sprintf("%s %s", name, total)
 }
 
 // unknown reports whether what a server offers of tab i's kind is

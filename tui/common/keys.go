@@ -19,7 +19,7 @@ type KeyMap struct {
 	// that dialog) ends the chosen one.
 	Subscriptions, EndSubscription key.Binding
 	FocusNext, FocusPrev           key.Binding
-	Tab1, Tab2, Tab3, Tab4         key.Binding
+	Tab1, Tab2, Tab3, Tab4, Tab5   key.Binding
 	NextTab, PrevTab               key.Binding
 
 	// Moving in any pane.
@@ -106,6 +106,7 @@ func DefaultKeyMap() *KeyMap {
 		Tab2:            b([]string{"2"}, "2", "resources"),
 		Tab3:            b([]string{"3"}, "3", "templates"),
 		Tab4:            b([]string{"4"}, "4", "prompts"),
+		Tab5:            b([]string{"5"}, "5", "skills"),
 		NextTab:         b([]string{"]", "right", "l"}, "]/→", "next tab"),
 		PrevTab:         b([]string{"[", "left", "h"}, "[/←", "previous tab"),
 
@@ -196,7 +197,7 @@ func (k *KeyMap) bindingsByName() map[string]*key.Binding {
 		"session_filter": &k.SessionFilter, "session_search": &k.SessionSearch, "session_rename": &k.SessionRename,
 		"session_delete": &k.SessionDelete, "confirm": &k.Confirm,
 		"focus_next": &k.FocusNext, "focus_prev": &k.FocusPrev,
-		"tab_tools": &k.Tab1, "tab_resources": &k.Tab2, "tab_templates": &k.Tab3, "tab_prompts": &k.Tab4,
+		"tab_tools": &k.Tab1, "tab_resources": &k.Tab2, "tab_templates": &k.Tab3, "tab_prompts": &k.Tab4, "tab_skills": &k.Tab5,
 		"next_tab": &k.NextTab, "prev_tab": &k.PrevTab,
 		"up": &k.Up, "down": &k.Down, "page_up": &k.PageUp, "page_down": &k.PageDown, "top": &k.Top, "bottom": &k.Bottom,
 		"open": &k.Open, "filter": &k.Filter, "refresh": &k.Refresh, "mention": &k.Mention, "switch_off": &k.SwitchOff,
@@ -367,7 +368,7 @@ func (k *KeyMap) FullHelp(s HelpState) []HelpGroup {
 		add("List", append(list, k.FocusNext)...)
 	}
 	if !s.Chat && !s.ViewerFocused && !s.Logs {
-		add("Tabs", k.Tab1, k.Tab2, k.Tab3, k.Tab4, k.NextTab, k.PrevTab)
+		add("Tabs", k.Tab1, k.Tab2, k.Tab3, k.Tab4, k.Tab5, k.NextTab, k.PrevTab)
 	}
 	anywhere := []key.Binding{k.Help, k.Servers, k.Sessions, k.Subscriptions, k.Logs}
 	if s.Chat {
