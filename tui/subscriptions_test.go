@@ -92,9 +92,16 @@ func TestSubscribeFromTheCatalogAndTheBoundPerServer(t *testing.T) {
 	if !strings.Contains(hs.view(), "subscribed to "+it.URI) {
 		t.Errorf("the status does not say it subscribed:\n%s", hs.view())
 	}
+	// The catalog marks the row and the detail pane says how it has changed.
+	if v := hs.view(); !strings.Contains(v, "(subscribed)") || !strings.Contains(v, "followed") || !strings.Contains(v, "0 updates") {
+		t.Errorf("the catalog does not mark the subscribed resource (row and details):\n%s", v)
+	}
 	hs.keys("s")
 	if got := rt.Subscriptions("demo"); len(got) != 0 {
 		t.Errorf("s again left the runtime following %v", got)
+	}
+	if v := hs.view(); strings.Contains(v, "(subscribed)") || strings.Contains(v, "followed") {
+		t.Errorf("the catalog still marks a resource no longer followed:\n%s", v)
 	}
 
 	for i := range common.MaxSubscriptionsPerServer {

@@ -913,6 +913,9 @@ func (c *Pane) renderRow(r row, selected bool, w, frame int) string {
 	if r.e.off {
 		full = "(off) " + full
 	}
+	if r.e.item.Kind == mcp.KindResource && c.com.Subs.Get(r.e.item.Server, r.e.item.URI) != nil {
+		full = "(subscribed) " + full
+	}
 	if descW > 3 && full != "" {
 		desc = common.Truncate(full, descW)
 	}

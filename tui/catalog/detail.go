@@ -30,7 +30,9 @@ type Detail struct {
 	// The rendered lines of (entry, width), built on first draw.
 	cacheFor   *Entry
 	cacheWidth int
-	cache      []string
+	// cacheSub is the subscription state the cache was drawn with.
+	cacheSub string
+	cache    []string
 }
 
 // NewDetail builds the detail pane, showing nothing.
@@ -85,9 +87,10 @@ func (d *Detail) lines() []string {
 		return nil
 	}
 	w := d.width - 2
-	if d.cacheFor != d.entry || d.cacheWidth != w {
+	sub := subscribedText(d.com, d.entry.item)
+	if d.cacheFor != d.entry || d.cacheWidth != w || d.cacheSub != sub {
 		d.cache = renderDetail(d.com, d.entry, w)
-		d.cacheFor, d.cacheWidth = d.entry, w
+		d.cacheFor, d.cacheWidth, d.cacheSub = d.entry, w, sub
 	}
 	return d.cache
 }
@@ -292,6 +295,9 @@ func renderDetail(com *common.Common, e *Entry, w int) []string {
 	case mcp.KindResource:
 		add("")
 		field("uri", render.SanitizeLine(it.URI))
+		if sub := subscribedText(com, it); sub != "" {
+			field("followed", sub)
+		}
 		if it.AppURI != "" {
 			field("app", "an MCP App's interface: opened through the tool that names it (howl app SERVER TOOL)")
 		}
@@ -418,3 +424,17 @@ func toolHints(it mcp.CatalogItem) string {
 }
 
 var _ common.Pane = (*Detail)(nil)
+
+// subscribedText says how a subscribed resource has changed ("since
+// 14:02:55 · 2 updates · last 14:03:10"), or "" when the person does not
+// follow it.
+func subscribedText(com *common.Common, it mcp.CatalogItem) string {
+	if it.Kind != mcp.KindResource {
+		return ""
+	}
+	s := com.Subs.Get(it.Server, it.URI)
+	if s == nil {
+		return ""
+	}
+	return "subscribed · " + com.SubscriptionStats(*s) + " · " + com.Keys.Subscriptions.Help().Key + " lists subscriptions"
+}

@@ -1,6 +1,7 @@
 package common
 
 import (
+	"fmt"
 	"sort"
 	"time"
 
@@ -115,4 +116,23 @@ type SubscribeMsg struct {
 // RequestSubscribe returns the command that sends a SubscribeMsg.
 func RequestSubscribe(server, uri string, on bool) tea.Cmd {
 	return func() tea.Msg { return SubscribeMsg{Server: server, URI: uri, On: on} }
+}
+
+// SubscriptionStats is a subscription's updates and the time of the last
+// one ("2 updates · last 14:03:10", "0 updates · last none yet"), as the
+// subscriptions dialog and the detail pane show it.
+func (c *Common) SubscriptionStats(s Subscription) string {
+	n := fmt.Sprintf("%d updates", s.Updates)
+	if s.Updates == 1 {
+		n = "1 update"
+	}
+	last := "none yet"
+	if !s.Last.IsZero() {
+		t := s.Last
+		if c.Location != nil {
+			t = t.In(c.Location)
+		}
+		last = t.Format("15:04:05")
+	}
+	return n + " · last " + last
 }

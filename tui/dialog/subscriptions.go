@@ -2,7 +2,6 @@ package dialog
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -86,7 +85,7 @@ func (d *SubscriptionsDialog) Render(maxW, maxH int) []string {
 			marker = "› "
 			focus = len(content)
 		}
-		stats := fmt.Sprintf("%s · last %s", updatesText(s.Updates), d.clock(s.Last))
+		stats := d.com.SubscriptionStats(s)
 		name := render.SanitizeLine(s.Server) + "  " + render.SanitizeLine(s.URI)
 		room := max(inner-len(stats)-len(marker)-3, 10)
 		line := marker + common.Fit(common.Truncate(name, room), room) + "  " + st.Muted.Render(stats)
@@ -101,22 +100,4 @@ func (d *SubscriptionsDialog) Render(maxW, maxH int) []string {
 		content = append(content, " "+st.Dialog.Hint.Render(l))
 	}
 	return frameDialog(d.com, fmt.Sprintf("Subscriptions (%d)", len(subs)), content, w, maxH, focus)
-}
-
-// clock is an update's time of day ("none yet" before the first).
-func (d *SubscriptionsDialog) clock(t time.Time) string {
-	if t.IsZero() {
-		return "none yet"
-	}
-	if d.com.Location != nil {
-		t = t.In(d.com.Location)
-	}
-	return t.Format("15:04:05")
-}
-
-func updatesText(n int) string {
-	if n == 1 {
-		return "1 update"
-	}
-	return fmt.Sprintf("%d updates", n)
 }
