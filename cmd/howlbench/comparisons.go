@@ -48,6 +48,7 @@ func comparisons() []comparison {
 		oneItem("one-prompt", "prompt", "Get prompt code_review (first page of prompts)", "prompt", "s", demo.CodeReviewPrompt, "language=go"),
 		oneItem("one-prompt-last", "prompt", "Get prompt greeting (last page of 10,000 prompts)", "prompt", "s", demo.GreetingPrompt),
 		throughput(1), throughput(8),
+		sessionCall(),
 		catalogScale(),
 		bigRead("big-read-blob", "Read a 50 MiB blob resource (howl: read and spilled; floor: streamed to a file; SDK: read, written out)", demo.BigBlobURI, 0),
 		bigRead("big-read-text", "Read a 20 MiB text resource, both showing its first page of 51,200 bytes", demo.BigTextURI, render.DefaultMaxBytes),

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -29,13 +31,19 @@ func reapServer(pidfile string) float64 {
 	if err != nil {
 		return 0
 	}
+	return reapPID(pid, 250*time.Millisecond) // its client is gone: it has no more to do
+}
+
+// reapPID waits for pid, an orphan howlbench adopted, to exit, killing it
+// after grace, and returns its peak RSS in MB (0 when it is not ours).
+func reapPID(pid int, grace time.Duration) float64 {
 	var ws syscall.WaitStatus
 	var ru syscall.Rusage
-	deadline := time.Now().Add(250 * time.Millisecond) // its client is gone: it has no more to do
+	deadline := time.Now().Add(grace)
 	for {
 		got, err := syscall.Wait4(pid, &ws, syscall.WNOHANG, &ru)
 		if err != nil {
-			return 0 // not ours (the client reaped it) or gone
+			return 0 // not ours (its parent reaped it) or gone
 		}
 		if got == pid {
 			return float64(ru.Maxrss) / 1024
@@ -46,4 +54,36 @@ func reapServer(pidfile string) float64 {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// livePeakMB is a running process's own peak RSS so far (VmHWM), in MB;
+// 0 when unknown. Its children are not in it.
+func livePeakMB(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) == 3 && f[0] == "VmHWM:" {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+// childPIDs are a running process's children: each thread lists those it
+// started (a Go program starts them from any of its threads).
+func childPIDs(pid int) []int {
+	files, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	var out []int
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		for _, w := range strings.Fields(string(b)) {
+			if n, err := strconv.Atoi(w); err == nil {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }
