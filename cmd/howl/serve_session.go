@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -32,9 +30,6 @@ const MaxSessionRequestBytes = 1 << 20
 // before it ends on its own.
 const DefaultSessionIdle = 30 * time.Minute
 
-// sessionSocketName is the socket's file name in the session directory.
-const sessionSocketName = "session.sock"
-
 // sessionRequest is one line a client sends: a verb's arguments, or stop.
 type sessionRequest struct {
 	Args []string `json:"args,omitempty"`
@@ -50,15 +45,11 @@ type sessionFrame struct {
 	Code int    `json:"code,omitempty"`
 }
 
-// sessionSocket is the socket's path, the directory made (0700) and
-// checked (owned by this user, no access for others) first.
-func sessionSocket() (string, error) {
-	dir, err := sessionDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(dir, sessionSocketName), nil
-}
+// sessionSocket is where the session listens: a Unix socket in a
+// directory made (0700) and checked (owned by this user, no access for
+// others) first; on Windows a named pipe only this user may open
+// (sessionAddress, per platform).
+func sessionSocket() (string, error) { return sessionAddress() }
 
 func newServeSessionCmd(g *globalFlags, stdout, stderr io.Writer) *cobra.Command {
 	var idle time.Duration
@@ -71,11 +62,11 @@ run with --session (howl call --session demo add a=1 b=2) runs inside this
 session instead of starting its servers again, with the same output and
 exit code. The session listens on a Unix socket in <runtime dir>/howl
 ($XDG_RUNTIME_DIR, else the temp dir with your uid), a directory only you
-may enter, never on a network port. It ends after --idle without a
+may enter (on Windows a named pipe only you may open), never on a network
+port. It ends after --idle without a
 request, on Ctrl+C, or with howl serve-session --stop. A server's question
 waits for howl answer (--elicit park, the default here: nobody sits at the
-session's terminal); sampling follows --sample (decline by default). Not
-available on Windows.`,
+session's terminal); sampling follows --sample (decline by default).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			path, err := sessionSocket()
@@ -98,11 +89,13 @@ available on Windows.`,
 
 // serveSession starts the servers, then answers requests until stopped.
 func serveSession(ctx context.Context, g *globalFlags, path string, idle time.Duration, stdout, stderr io.Writer) error {
-	if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
+	dctx, dcancel := context.WithTimeout(ctx, time.Second)
+	c, err := sessionDial(dctx, path)
+	dcancel()
+	if err == nil {
 		c.Close()
 		return usagef("a session is already running at %s: use it with --session, or stop it with howl serve-session --stop", path)
 	}
-	_ = os.Remove(path) // a stale socket of a session that died
 	g.parked = newParkedQuestions()
 	if g.elicit == "" {
 		g.elicit = "park" // nobody sits at the session's terminal: howl answer replies
@@ -113,14 +106,9 @@ func serveSession(ctx context.Context, g *globalFlags, path string, idle time.Du
 	}
 	defer s.close()
 	s.parked = g.parked
-	ln, err := net.Listen("unix", path)
+	ln, err := sessionListen(path)
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", path, err)
-	}
-	defer os.Remove(path)
-	if err := os.Chmod(path, 0o600); err != nil {
-		ln.Close()
-		return err
 	}
 	fmt.Fprintf(stdout, "howl session at %s holds %s; run verbs with --session; ends after %s idle or with howl serve-session --stop\n",
 		path, strings.Join(s.cfg.Names(), ", "), idle)
@@ -328,10 +316,9 @@ func runInSession(ctx context.Context, args []string, stdout, stderr io.Writer) 
 
 // sessionCall sends one request and copies the answer's frames.
 func sessionCall(ctx context.Context, path string, req sessionRequest, stdout, stderr io.Writer) (int, error) {
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "unix", path)
+	c, err := sessionDial(ctx, path)
 	if err != nil {
-		return exitUsage, fmt.Errorf("no session at %s (%v): start one with howl serve-session", path, errors.Unwrap(err))
+		return exitUsage, err
 	}
 	defer c.Close()
 	go func() { // a Ctrl+C ends the wait
