@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,6 +26,11 @@ import (
 // MaxSessionRequestBytes bounds one request line a session reads: a verb's
 // arguments, never more.
 const MaxSessionRequestBytes = 1 << 20
+
+// MaxSessionConnections bounds the connections a session serves at once
+// (a verb each, or a client yet to send its request): one more is told
+// the limit and closed, so a flood of connects holds no more than this.
+const MaxSessionConnections = 64
 
 // DefaultSessionIdle is how long a session waits for its next request
 // before it ends on its own.
@@ -124,6 +130,8 @@ func serveSession(ctx context.Context, g *globalFlags, path string, idle time.Du
 	go srv.idleTimer(ctx)
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	slots := make(chan struct{}, MaxSessionConnections)
+	var backoff time.Duration
 	for {
 		c, err := ln.Accept()
 		if err != nil {
@@ -131,14 +139,39 @@ func serveSession(ctx context.Context, g *globalFlags, path string, idle time.Du
 				fmt.Fprintln(stderr, "howl: session ended")
 				return nil
 			}
+			if t, ok := err.(interface{ Temporary() bool }); ok && t.Temporary() {
+				// Out of file descriptors, say: wait, do not end the session.
+				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+				select {
+				case <-time.After(backoff):
+				case <-ctx.Done():
+				}
+				continue
+			}
 			return err
+		}
+		backoff = 0
+		select {
+		case slots <- struct{}{}:
+		default:
+			refuseBusy(c)
+			continue
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() { <-slots }()
 			srv.handle(ctx, c)
 		}()
 	}
+}
+
+// refuseBusy tells a connection past MaxSessionConnections why, and
+// closes it: a short write to an empty socket, bounded all the same.
+func refuseBusy(c net.Conn) {
+	defer c.Close()
+	_ = c.SetWriteDeadline(time.Now().Add(time.Second))
+	_ = json.NewEncoder(c).Encode(sessionFrame{Err: fmt.Sprintf("howl: the session serves at most %d connections at once (MaxSessionConnections) and all are taken: run fewer verbs at a time, or retry when one ends\n", MaxSessionConnections), Done: true, Code: exitUsage})
 }
 
 // sessionServer answers a session's requests over one shared runtime.
@@ -178,8 +211,9 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 }
 
 // sessionReadWait bounds how long a session waits for a connection's
-// request line, so a client that sends nothing holds nothing.
-const sessionReadWait = 10 * time.Second
+// request line, so a client that sends nothing holds nothing for long (a
+// variable for the tests).
+var sessionReadWait = 10 * time.Second
 
 // idleTimer ends the session after idle without a request.
 func (v *sessionServer) idleTimer(ctx context.Context) {
@@ -223,12 +257,17 @@ func (v *sessionServer) handle(ctx context.Context, c net.Conn) {
 	_ = c.SetReadDeadline(time.Now().Add(sessionReadWait))
 	line, err := bufio.NewReaderSize(io.LimitReader(c, MaxSessionRequestBytes+1), 64<<10).ReadBytes('\n')
 	var req sessionRequest
-	if err == nil {
+	switch {
+	case len(line) > MaxSessionRequestBytes:
+		err = fmt.Errorf("a request line longer than %d bytes (MaxSessionRequestBytes) was cut off there", MaxSessionRequestBytes)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		err = fmt.Errorf("no request line within %s of connecting (sessionReadWait)", sessionReadWait)
+	case err == nil:
 		err = json.Unmarshal(line, &req)
 	}
 	enc := &frameWriter{enc: json.NewEncoder(c)}
 	if err != nil {
-		enc.send(sessionFrame{Err: fmt.Sprintf("howl: a session request is one JSON line of at most %d bytes (MaxSessionRequestBytes): %v\n", MaxSessionRequestBytes, err), Done: true, Code: exitUsage})
+		enc.send(sessionFrame{Err: fmt.Sprintf("howl: a session request is a verb's arguments as one JSON line of at most %d bytes (MaxSessionRequestBytes), sent at once: %v\n", MaxSessionRequestBytes, err), Done: true, Code: exitUsage})
 		return
 	}
 	if req.Stop {

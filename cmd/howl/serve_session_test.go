@@ -1,11 +1,19 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -152,6 +160,159 @@ func TestAnswerRepliesToAQuestionParkedInTheSession(t *testing.T) {
 	}
 	if _, errOut, code := howl(t, "answer", "1", "--decline"); code != exitUsage || !strings.Contains(errOut, "no question 1 waits") {
 		t.Errorf("answering twice: exit %d: %s", code, errOut)
+	}
+	howl(t, "serve-session", "--stop")
+	waitExit(t, done)
+}
+
+// dialSession opens a raw connection to the session, as any local program could.
+func dialSession(t *testing.T, sock string) net.Conn {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	c, err := sessionDial(ctx, sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// readFrame reads the session's first answer on c.
+func readFrame(t *testing.T, c net.Conn) sessionFrame {
+	t.Helper()
+	_ = c.SetReadDeadline(time.Now().Add(60 * time.Second))
+	var fr sessionFrame
+	if err := json.NewDecoder(c).Decode(&fr); err != nil {
+		t.Fatalf("no answer from the session: %v", err)
+	}
+	return fr
+}
+
+// setReadWait sets how long the session waits for a request line.
+func setReadWait(t *testing.T, d time.Duration) {
+	old := sessionReadWait
+	sessionReadWait = d
+	t.Cleanup(func() { sessionReadWait = old })
+}
+
+// A client sending a 1 GiB line is read no further than
+// MaxSessionRequestBytes: it is told the limit and cut off, its writes
+// fail long before the gigabyte, and the session goes on serving.
+func TestServeSessionCutsOffAGigabyteRequestLine(t *testing.T) {
+	sock, done, _ := startSession(t, "--idle", "10m")
+	c := dialSession(t, sock)
+	defer c.Close()
+	wrote := make(chan int64, 1)
+	go func() { // ends when a write fails: the session closed its end
+		chunk := bytes.Repeat([]byte("a"), 1<<20)
+		var n int64
+		for n < 1<<30 {
+			k, err := c.Write(chunk)
+			n += int64(k)
+			if err != nil {
+				break
+			}
+		}
+		wrote <- n
+	}()
+	fr := readFrame(t, c)
+	if !fr.Done || fr.Code != exitUsage || !strings.Contains(fr.Err, fmt.Sprintf("longer than %d bytes (MaxSessionRequestBytes)", MaxSessionRequestBytes)) {
+		t.Errorf("the answer to a 1 GiB line: %+v", fr)
+	}
+	select {
+	case n := <-wrote:
+		if n >= 64<<20 {
+			t.Errorf("the session took %d bytes of the line before it stopped reading", n)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the client could still write after 60s: the session reads on")
+	}
+	if out, errOut, code := howl(t, "call", "--session", "demo", "add", "a=1", "b=2"); code != 0 || !strings.Contains(out, "3") {
+		t.Errorf("the session after the long line: exit %d: %s %s", code, out, errOut)
+	}
+	howl(t, "serve-session", "--stop")
+	waitExit(t, done)
+}
+
+// A client that connects and never sends is told why and dropped after
+// sessionReadWait: the session closes its end (its goroutine returns).
+func TestServeSessionDropsAClientThatNeverSends(t *testing.T) {
+	setReadWait(t, 300*time.Millisecond)
+	sock, done, _ := startSession(t, "--idle", "10m")
+	c := dialSession(t, sock)
+	defer c.Close()
+	fr := readFrame(t, c)
+	if !fr.Done || fr.Code != exitUsage || !strings.Contains(fr.Err, "no request line within 300ms of connecting (sessionReadWait)") {
+		t.Errorf("the answer to a silent client: %+v", fr)
+	}
+	if _, err := io.ReadAll(c); err != nil && !errors.Is(err, syscall.ECONNRESET) {
+		t.Errorf("the session did not close the silent connection: %v", err)
+	}
+	howl(t, "serve-session", "--stop")
+	waitExit(t, done)
+}
+
+// 1000 connections at once hold at most MaxSessionConnections of the
+// session's goroutines: the rest are told the limit and closed, a verb
+// meanwhile too, and once the held ones go the session serves again.
+func TestServeSessionBoundsAThousandConcurrentConnections(t *testing.T) {
+	const conns = 1000
+	setReadWait(t, 5*time.Minute) // the held ones stay held while the test looks
+	sock, done, _ := startSession(t, "--idle", "10m")
+	base := runtime.NumGoroutine()
+	refused := make(chan sessionFrame, conns)
+	all := make([]net.Conn, 0, conns)
+	closeAll := func() {
+		for _, c := range all {
+			c.Close()
+		}
+	}
+	defer closeAll()
+	for i := 0; i < conns; i++ {
+		c := dialSession(t, sock)
+		all = append(all, c)
+		go func() { // ends when the session answers or closeAll closes c
+			var fr sessionFrame
+			if json.NewDecoder(c).Decode(&fr) == nil {
+				refused <- fr
+			}
+		}()
+	}
+	deadline := time.After(2 * time.Minute)
+	for n := 0; n < conns-MaxSessionConnections; n++ {
+		select {
+		case fr := <-refused:
+			if fr.Code != exitUsage || !strings.Contains(fr.Err, fmt.Sprintf("at most %d connections at once (MaxSessionConnections)", MaxSessionConnections)) {
+				t.Fatalf("a connection past the bound was told: %+v", fr)
+			}
+		case <-deadline:
+			t.Fatalf("only %d of %d connections were refused within 2 minutes: the session holds the rest (%d goroutines, %d before)", n, conns-MaxSessionConnections, runtime.NumGoroutine(), base)
+		}
+	}
+	// Each held connection: the session's handler and this test's reader.
+	if g := runtime.NumGoroutine(); g > base+2*MaxSessionConnections+20 {
+		t.Errorf("%d goroutines with %d connections open (%d before): not bounded", g, conns, base)
+	}
+	if _, errOut, code := howl(t, "call", "--session", "demo", "add", "a=1", "b=2"); code != exitUsage || !strings.Contains(errOut, "(MaxSessionConnections) and all are taken") {
+		t.Errorf("a verb while every connection is taken: exit %d: %s", code, errOut)
+	}
+	select {
+	case fr := <-refused:
+		t.Errorf("more than %d connections were refused: %+v", conns-MaxSessionConnections, fr)
+	default:
+	}
+	closeAll()
+	for { // the held ones went: the session serves again
+		out, _, code := howl(t, "call", "--session", "demo", "add", "a=1", "b=2")
+		if code == 0 && strings.Contains(out, "3") {
+			break
+		}
+		select {
+		case <-deadline:
+			t.Fatalf("the session did not serve again once the connections closed: exit %d", code)
+		default:
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	howl(t, "serve-session", "--stop")
 	waitExit(t, done)
