@@ -215,6 +215,11 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // variable for the tests).
 var sessionReadWait = 10 * time.Second
 
+// sessionWriteWait bounds how long one answer frame waits for a client
+// that stopped reading: the verb's next write fails instead of holding its
+// connection, and its goroutine, for good.
+const sessionWriteWait = 30 * time.Second
+
 // idleTimer ends the session after idle without a request.
 func (v *sessionServer) idleTimer(ctx context.Context) {
 	t := time.NewTimer(v.idle)
@@ -250,6 +255,9 @@ func (v *sessionServer) touch() {
 // handle runs one request: a verb inside the session, its output streamed back.
 func (v *sessionServer) handle(ctx context.Context, c net.Conn) {
 	defer c.Close()
+	// The session ending closes the connection: a verb blocked writing to a
+	// client that stopped reading does not hold the session open.
+	defer context.AfterFunc(ctx, func() { c.Close() })()
 	v.busy.Add(1)
 	defer v.busy.Add(-1)
 	defer v.touch()
@@ -265,7 +273,7 @@ func (v *sessionServer) handle(ctx context.Context, c net.Conn) {
 	case err == nil:
 		err = json.Unmarshal(line, &req)
 	}
-	enc := &frameWriter{enc: json.NewEncoder(c)}
+	enc := &frameWriter{c: c, enc: json.NewEncoder(c)}
 	if err != nil {
 		enc.send(sessionFrame{Err: fmt.Sprintf("howl: a session request is a verb's arguments as one JSON line of at most %d bytes (MaxSessionRequestBytes), sent at once: %v\n", MaxSessionRequestBytes, err), Done: true, Code: exitUsage})
 		return
@@ -293,12 +301,14 @@ func (v *sessionServer) handle(ctx context.Context, c net.Conn) {
 // frameWriter sends frames one at a time (stdout and stderr write at once).
 type frameWriter struct {
 	mu  sync.Mutex
+	c   net.Conn
 	enc *json.Encoder
 }
 
 func (f *frameWriter) send(fr sessionFrame) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	_ = f.c.SetWriteDeadline(time.Now().Add(sessionWriteWait))
 	return f.enc.Encode(fr)
 }
 
@@ -365,13 +375,16 @@ func sessionCall(ctx context.Context, path string, req sessionRequest, stdout, s
 		c.Close()
 	}()
 	b, _ := json.Marshal(req)
-	if _, err := c.Write(append(b, '\n')); err != nil {
-		return exitServer, err
-	}
+	// A session that refused the connection (all its connections taken)
+	// said why and closed: the write fails, the answer is still there.
+	_, werr := c.Write(append(b, '\n'))
 	dec := json.NewDecoder(bufio.NewReader(c))
 	for {
 		var fr sessionFrame
 		if err := dec.Decode(&fr); err != nil {
+			if werr != nil {
+				return exitServer, fmt.Errorf("sending the verb to the session at %s: %v", path, werr)
+			}
 			return exitServer, fmt.Errorf("the session at %s ended before the verb did: %v", path, err)
 		}
 		if fr.Out != "" {

@@ -24,7 +24,17 @@ import (
 // waits until its socket answers; the returned channel gets its exit code.
 func startSession(t *testing.T, args ...string) (sock string, done <-chan int, out *syncBuffer) {
 	t.Helper()
-	rtDir := filepath.Join(isolate(t), "run")
+	return startSessionIn(t, nil, args...)
+}
+
+// startSessionIn is startSession with setup run in the isolated home first.
+func startSessionIn(t *testing.T, setup func(home string), args ...string) (sock string, done <-chan int, out *syncBuffer) {
+	t.Helper()
+	home := isolate(t)
+	if setup != nil {
+		setup(home)
+	}
+	rtDir := filepath.Join(home, "run")
 	if err := os.Mkdir(rtDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -315,5 +325,35 @@ func TestServeSessionBoundsAThousandConcurrentConnections(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	howl(t, "serve-session", "--stop")
+	waitExit(t, done)
+}
+
+// A client that sends a verb and stops reading its answer (a listing of
+// 3,600 items, more than a socket holds) does not keep the session from
+// ending: --stop closes its connection.
+func TestServeSessionStopsWhileAClientStopsReading(t *testing.T) {
+	sock, done, _ := startSessionIn(t, func(home string) {
+		exe, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"big": map[string]any{"command": exe, "args": []string{"demo-server", "--scale", "3000"}}}})
+		if err := os.MkdirAll(filepath.Dir(userConfig(home)), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(userConfig(home), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}, "--idle", "10m")
+	c := dialSession(t, sock)
+	defer c.Close()
+	req, _ := json.Marshal(sessionRequest{Args: []string{"ls", "--server", "big", "--json"}})
+	if _, err := c.Write(append(req, '\n')); err != nil {
+		t.Fatal(err)
+	}
+	readFrame(t, c) // the verb runs; its answer waits for a reader that never comes
+	if _, errOut, code := howl(t, "serve-session", "--stop"); code != 0 {
+		t.Fatalf("--stop: exit %d: %s", code, errOut)
+	}
 	waitExit(t, done)
 }
