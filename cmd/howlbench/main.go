@@ -13,7 +13,7 @@
 //
 // Each comparison says whether its subjects run cold (a fresh process and
 // server each run) or warm (one connection, warmed up), the same for all
-// of them. A client's peak RSS is its own: servers run under detach, so
+// of them; the session row's clients are cold on a warm connection. A client's peak RSS is its own: servers run under detach, so
 // their memory is reported apart (Linux). Floors (cmd/howlbench/floor)
 // do the least the work takes, on the same server.
 //
