@@ -172,3 +172,25 @@ func (p Permissions) pinned(it mcp.CatalogItem, found bool) (string, *Change) {
 // are not exactly one JSON object: it is refused before any rule is
 // consulted.
 const refusedMalformed = "refused: the arguments are not exactly one JSON object"
+
+// AppDecider is the rule for the tool calls an MCP App makes through its
+// host: the tool the person opened the app with may run again; any other
+// tool of the app's server is judged by decide exactly as the model's
+// mcp_invoke call of it would be. A nil decide refuses every other call.
+// The host only ever relays to the app's own server, so no rule here can
+// reach another server's tools.
+func AppDecider(decide DecideFunc, server, opened string) func(context.Context, string, map[string]any) (string, error) {
+	return func(ctx context.Context, tool string, args map[string]any) (string, error) {
+		if tool == opened {
+			return "allowed: the tool you opened this app with", nil
+		}
+		if decide == nil {
+			return "", fmt.Errorf("howl has no permission rules here, so this app may call only %s", opened)
+		}
+		b, err := json.Marshal(map[string]any{"tool": tool, "arguments": args})
+		if err != nil {
+			return "", err
+		}
+		return decide(ctx, ToolCall{ID: "app", Name: mcp.PrefixInvoke + mcp.FunctionSuffix(server), Arguments: string(b)})
+	}
+}

@@ -113,7 +113,7 @@ func runApp(ctx context.Context, g *globalFlags, o appOptions, args []string, st
 	app, err := host.Open(apphost.Spec{
 		Server: server, Backend: s.rt, Tool: it, View: view, Input: input, Result: result,
 		Theme:  appTheme(),
-		Decide: appDecider(perms.Decider(s.rt, nil), server, tool),
+		Decide: llm.AppDecider(perms.Decider(s.rt, nil), server, tool),
 		Message: func(_ context.Context, text string) error {
 			say("the app posts a message (howl app has no chat; the TUI will add it to yours):\n%s", render.Sanitize(text))
 			return nil
@@ -149,22 +149,6 @@ func runApp(ctx context.Context, g *globalFlags, o appOptions, args []string, st
 	app.Close()
 	say("closed %s", it.AppURI)
 	return nil
-}
-
-// appDecider is the permission rule for an app's tool calls: the tool the
-// person opened the app with may run again; every other call is judged
-// by the same rules as the model's mcp_invoke (headless: nobody to ask).
-func appDecider(decide llm.DecideFunc, server, opened string) func(context.Context, string, map[string]any) (string, error) {
-	return func(ctx context.Context, tool string, args map[string]any) (string, error) {
-		if tool == opened {
-			return "allowed: the tool you opened this app with", nil
-		}
-		b, err := json.Marshal(map[string]any{"tool": tool, "arguments": args})
-		if err != nil {
-			return "", err
-		}
-		return decide(ctx, llm.ToolCall{ID: "app", Name: mcp.PrefixInvoke + mcp.FunctionSuffix(server), Arguments: string(b)})
-	}
 }
 
 // appTheme is howl's theme for the app: the terminal's background when
