@@ -74,7 +74,11 @@ func (m *Model) applyAction(d dialog.Dialog, a dialog.Action) tea.Cmd {
 		return a.Cmd
 	case dialog.CallTool:
 		m.dialogs.Remove(d)
-		cmd := m.openViewer(viewer.Call(a.Item.Server, a.Item.Name, a.Args), "calling "+render.SanitizeLine(a.Item.Name))
+		req := viewer.Call(a.Item.Server, a.Item.Name, a.Args)
+		if a.Item.AppURI != "" {
+			req = req.ForApp(a.Item.AppURI) // its app opens in the browser with the result
+		}
+		cmd := m.openViewer(req, "calling "+render.SanitizeLine(a.Item.Name))
 		if a.Unchecked != "" {
 			cmd = tea.Batch(cmd, common.ReportWarn("arguments sent unchecked: "+render.SanitizeLine(a.Unchecked)))
 		}
@@ -110,7 +114,13 @@ func (m *Model) applyAction(d dialog.Dialog, a dialog.Action) tea.Cmd {
 		return m.answerTrust(d, a)
 	case dialog.AnswerPermission:
 		m.dialogs.Remove(d)
+		if a.Req.App != "" {
+			m.answerAppPermission(a.Req)
+		}
 		return m.chat.AnswerPermission(a.Req, a.Answer)
+	case dialog.AnswerAppMessage:
+		m.dialogs.Remove(d)
+		return m.answerAppMessage(a)
 	case dialog.SendMentions:
 		m.dialogs.Remove(d)
 		return m.chat.SubmitWith(a.Msg.Text, a.Msg.Atts)

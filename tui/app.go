@@ -178,6 +178,11 @@ type Model struct {
 	trust *ProjectTrust
 	// noConfig are the config files looked for (nil: a config is in use).
 	noConfig []string
+
+	// apps are the MCP Apps open (or opening), by their document's app
+	// id; appHost serves them.
+	apps    map[common.RequestID]*openApp
+	appHost *appHost
 }
 
 // New builds the root model. It does nothing outside itself: the first
@@ -224,6 +229,7 @@ func New(o Options) *Model {
 	m.logs.SetTracing(o.Trace)
 	m.chatReqs = chat.NewRequests(com)
 	m.logins = map[string]bool{}
+	m.apps, m.appHost = map[common.RequestID]*openApp{}, &appHost{}
 	m.asked, m.declining = map[string]int{}, map[string]int{}
 	m.help = help.New()
 	m.help.Styles = th.Styles.Help
@@ -262,6 +268,7 @@ func (m *Model) Close() {
 	m.cancel()
 	m.com.Writes.Close() // a finished turn being written is written
 	m.viewer.CloseFiles()
+	m.appHost.Close() // every app's page tears it down, within apphost.TeardownWait
 }
 
 // Update routes one message. Each case names the handler that owns it.
@@ -310,7 +317,11 @@ func (m *Model) deliver(r common.Result) tea.Cmd {
 	case common.OwnerCatalog:
 		return m.catalog.HandleResult(r)
 	case common.OwnerViewer:
-		return m.viewer.HandleResult(r)
+		cmd := m.viewer.HandleResult(r)
+		if l := m.viewer.TakeAppLoad(); l != nil {
+			cmd = tea.Batch(cmd, m.openAppFor(l))
+		}
+		return cmd
 	case common.OwnerChat:
 		return m.handleChatResult(r)
 	case common.OwnerLogs:
@@ -377,6 +388,10 @@ func (m *Model) handleResult(r common.Result) tea.Cmd {
 		return m.handleSampled(msg)
 	case subscribedMsg:
 		return m.handleSubscribed(msg)
+	case appOpenedMsg:
+		return m.handleAppOpened(r.ID, msg)
+	case appNewsMsg:
+		return m.handleAppNews(r.ID, msg)
 	}
 	return nil
 }
@@ -394,10 +409,11 @@ func (m *Model) afterUpdate() tea.Cmd {
 		}
 	}
 	m.viewerWasOpen = m.viewer.Open()
-	cmd := m.relayout()
+	cmd := tea.Batch(m.closeGoneApps(), m.relayout())
 	m.detail.SetEntry(m.catalog.Selected())
 	m.detail.SetServer(m.catalog.SelectedServer(), m.catalog.Tab())
 	m.status.chat = m.chatStatus()
+	m.status.apps = m.openApps()
 	m.updateKeys()
 	if !m.spinning && (m.catalog.Busy() || m.viewer.Busy() || m.chat.Running() || m.com.Progress.Len() > 0) {
 		m.spinning = true

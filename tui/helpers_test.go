@@ -85,6 +85,20 @@ func (g *guardRuntime) SetRoots(ctx context.Context, dirs []string) error {
 	return g.inner.SetRoots(ctx, dirs)
 }
 
+// The MCP Apps side of the runtime (appRuntime), guarded the same way.
+func (g *guardRuntime) ReadApp(ctx context.Context, s, uri string) (mcp.AppView, error) {
+	g.check("ReadApp")
+	return g.inner.(appRuntime).ReadApp(ctx, s, uri)
+}
+func (g *guardRuntime) CallToolRaw(ctx context.Context, s, tool string, args map[string]any) (json.RawMessage, error) {
+	g.check("CallToolRaw")
+	return g.inner.(appRuntime).CallToolRaw(ctx, s, tool, args)
+}
+func (g *guardRuntime) ReadResourceRaw(ctx context.Context, s, uri string) ([]json.RawMessage, error) {
+	g.check("ReadResourceRaw")
+	return g.inner.(appRuntime).ReadResourceRaw(ctx, s, uri)
+}
+
 // fakeClipboard records copies.
 type fakeClipboard struct {
 	mu     sync.Mutex

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/tui/catalog"
 	"github.com/howl-mcp/howl/tui/chat"
 	"github.com/howl-mcp/howl/tui/common"
@@ -129,6 +130,8 @@ func (m *Model) handlePaneKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		return m.switchSelectedTool(), true
 	case key.Matches(msg, k.Subscribe) && m.focus == focusList:
 		return m.subscribeSelected(), true
+	case key.Matches(msg, k.OpenApp):
+		return m.openSelectedApp(), true
 	case key.Matches(msg, k.Filter):
 		// From the detail pane: the filter belongs to the list.
 		m.setFocus(focusList)
@@ -274,6 +277,7 @@ func (m *Model) updateKeys() {
 	common.SetEnabled(vk.Attachments, &k.OpenAttachment)
 	common.SetEnabled(vk.Doc, &k.Copy)
 	sel := m.selectedResource()
+	common.SetEnabled(!inViewer && sel != nil && mcp.IsAppResource(sel.URI, sel.MIMEType), &k.OpenApp)
 	common.SetEnabled(vk.Subscribable || (m.focus == focusList && sel != nil), &k.Subscribe)
 	if (inViewer && vk.Subscribed) || (!inViewer && sel != nil && m.com.Subs.Get(sel.Server, sel.URI) != nil) {
 		k.Subscribe.SetHelp(k.Subscribe.Help().Key, "unsubscribe")

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -27,6 +28,8 @@ type statusBar struct {
 	infoID int
 	// chat is the chat's segment: the model and the tokens used.
 	chat string
+	// apps counts the MCP Apps open in the browser.
+	apps int
 }
 
 // Set shows a transient message and returns the tick that clears it.
@@ -63,6 +66,16 @@ func (s *statusBar) Render(w int, servers []*catalog.Server, frame int) string {
 			right += st.Status.Counts.Render(" │ ")
 		}
 		right += st.Accent.Render(common.Truncate(p, max(w/2, 20)))
+	}
+	if s.apps > 0 {
+		mark := "● app open"
+		if s.apps > 1 {
+			mark = fmt.Sprintf("● %d apps open", s.apps)
+		}
+		if right != "" {
+			right += st.Status.Counts.Render(" │ ")
+		}
+		right += st.Accent.Render(mark)
 	}
 	if s.chat != "" {
 		seg := st.Status.Counts.Render(common.Truncate(s.chat, max(w/2, 12)))

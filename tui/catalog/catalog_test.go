@@ -195,11 +195,11 @@ func TestFilterRanksNameMatchesFirstAndDropsScatteredLetters(t *testing.T) {
 func TestDetailSaysWhatOpeningAnAppDoes(t *testing.T) {
 	b := newBench(t)
 	tool := strings.Join(renderDetail(b.c.com, newEntry(mcp.CatalogItem{Kind: mcp.KindTool, Server: "mem", ID: "dice", Name: "dice", AppURI: "ui://mem/dice.html"}), 200), "\n")
-	if !strings.Contains(tool, "ui://mem/dice.html: an MCP App; howl app mem dice calls the tool and opens it in the browser") {
+	if !strings.Contains(tool, "ui://mem/dice.html: an MCP App; enter calls the tool and opens its interface in your browser with the result (howl app mem dice does it headless)") {
 		t.Errorf("the tool's detail does not say what opening its app does:\n%s", tool)
 	}
 	res := strings.Join(renderDetail(b.c.com, newEntry(mcp.CatalogItem{Kind: mcp.KindResource, Server: "mem", ID: "ui://mem/dice.html", URI: "ui://mem/dice.html", AppURI: "ui://mem/dice.html"}), 200), "\n")
-	if !strings.Contains(res, "an MCP App's interface") {
+	if !strings.Contains(res, "an MCP App's interface: o opens it in your browser") {
 		t.Errorf("the app resource's detail does not mark it an app:\n%s", res)
 	}
 	plain := strings.Join(renderDetail(b.c.com, newEntry(mcp.CatalogItem{Kind: mcp.KindTool, Server: "mem", ID: "echo", Name: "echo"}), 200), "\n")

@@ -231,7 +231,7 @@ func renderDetail(com *common.Common, e *Entry, w int) []string {
 		}
 		field("task", it.TaskSupport)
 		if it.AppURI != "" {
-			field("app", render.SanitizeLine(it.AppURI)+": an MCP App; howl app "+render.SanitizeLine(it.Server)+" "+render.SanitizeLine(it.Name)+" calls the tool and opens it in the browser (not from the TUI yet)")
+			field("app", render.SanitizeLine(it.AppURI)+": an MCP App; enter calls the tool and opens its interface in your browser with the result (howl app "+render.SanitizeLine(it.Server)+" "+render.SanitizeLine(it.Name)+" does it headless)")
 		}
 		props := mcp.SchemaProps(it.Schema)
 		if len(props) > 0 {
@@ -299,7 +299,7 @@ func renderDetail(com *common.Common, e *Entry, w int) []string {
 			field("followed", sub)
 		}
 		if it.AppURI != "" {
-			field("app", "an MCP App's interface: opened through the tool that names it (howl app SERVER TOOL)")
+			field("app", "an MCP App's interface: o opens it in your browser (without a tool result; enter on the tool that names it calls it first)")
 		}
 		field("mime", common.OrDash(render.SanitizeLine(it.MIMEType)))
 		if it.Size != nil {

@@ -44,7 +44,10 @@ type PermissionRequest struct {
 	// changed: the person approved this tool before, and the server has
 	// changed it since (what changed, to show).
 	Changed *llm.Change
-	reply   chan permissionReply
+	// App is the ui:// interface of the MCP App that makes the call (""
+	// for the model's calls): its answer does not read on in a turn.
+	App   string
+	reply chan permissionReply
 }
 
 // Rule is the "server:tool" rule that would allow the call ("" when the
@@ -82,21 +85,36 @@ func NewPermits(p llm.Permissions, source string) *Permits {
 
 // decider is the DecideFunc for one turn: asks reach the chat through asks.
 func (p *Permits) decider(cats llm.Catalogs, asks chan<- *PermissionRequest) llm.DecideFunc {
-	p.mu.Lock()
-	rules := p.rules
-	rules.Allow = append([]string(nil), p.rules.Allow...)
-	p.mu.Unlock()
+	rules := p.snapshot()
+	post := func(ctx context.Context, req *PermissionRequest) error {
+		select {
+		case asks <- req:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	return rules.Decider(cats, func(ctx context.Context, call llm.ToolCall, why string) (string, error) {
-		return p.ask(ctx, cats, asks, call, why)
+		return p.ask(ctx, cats, post, "", call, why)
 	})
 }
 
-// ask puts one call to the person and waits for the answer or ctx.
-func (p *Permits) ask(ctx context.Context, cats llm.Catalogs, asks chan<- *PermissionRequest, call llm.ToolCall, why string) (string, error) {
+// snapshot is a copy of the running rules, for one turn or one app.
+func (p *Permits) snapshot() llm.Permissions {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	rules := p.rules
+	rules.Allow = append([]string(nil), p.rules.Allow...)
+	return rules
+}
+
+// ask puts one call to the person through post and waits for the answer
+// or ctx; app is the asking MCP App ("" for the model).
+func (p *Permits) ask(ctx context.Context, cats llm.Catalogs, post func(context.Context, *PermissionRequest) error, app string, call llm.ToolCall, why string) (string, error) {
 	// The decider refused arguments this reading cannot take.
 	ma, _ := mcp.ParseMetaArgs(call.Name, []byte(call.Arguments))
 	mc, _ := cats.ParseMetaCall(call.Name, ma)
-	req := &PermissionRequest{Call: call, Why: why, Server: mc.Server, reply: make(chan permissionReply, 1)}
+	req := &PermissionRequest{Call: call, Why: why, Server: mc.Server, App: app, reply: make(chan permissionReply, 1)}
 	if mc.Prefix == mcp.PrefixInvoke {
 		req.Tool = ma.Tool
 	}
@@ -127,10 +145,8 @@ func (p *Permits) ask(ctx context.Context, cats llm.Catalogs, asks chan<- *Permi
 	if ok {
 		return granted, nil
 	}
-	select {
-	case asks <- req:
-	case <-ctx.Done():
-		return "cancelled while asking", ctx.Err()
+	if err := post(ctx, req); err != nil {
+		return "not asked", err
 	}
 	select {
 	case r := <-req.reply:
@@ -221,7 +237,27 @@ func (c *Pane) AnswerPermission(req *PermissionRequest, answer PermissionAnswer)
 		}
 	}
 	req.reply <- reply
+	if req.App != "" {
+		return cmd // an app's call: the chat's turn, if any, is not waiting on it
+	}
 	return tea.Batch(cmd, c.resumeAfterAsk())
+}
+
+// AppDecider is the chat's rules applied to the calls an MCP App (its
+// interface app) makes: what the rules allow runs, what they refuse is
+// refused, and the rest is put to the person through post (the answer
+// comes back through AnswerPermission, as the model's do). Nil when the
+// chat has no rules to apply (then decide, the fixed rule, if any).
+func (c *Pane) AppDecider(app string, post func(context.Context, *PermissionRequest) error) llm.DecideFunc {
+	cats, ok := c.com.ModelRT.(llm.Catalogs)
+	if !ok || c.permits == nil {
+		return c.decide
+	}
+	p := c.permits
+	rules := p.snapshot()
+	return rules.Decider(cats, func(ctx context.Context, call llm.ToolCall, why string) (string, error) {
+		return p.ask(ctx, cats, post, app, call, why)
+	})
 }
 
 // handlePermissionSaved reports the write of an "always" rule.

@@ -29,6 +29,8 @@ type KeyMap struct {
 	// SwitchOff switches the selected tool (or, in the servers dialog,
 	// server) off or on for the model.
 	Open, Filter, Refresh, Mention, SwitchOff key.Binding
+	// OpenApp opens the selected ui:// resource (an MCP App) in the browser.
+	OpenApp key.Binding
 
 	// Viewer.
 	NextPage, PrevPage, Search, NextMatch, PrevMatch key.Binding
@@ -123,6 +125,7 @@ func DefaultKeyMap() *KeyMap {
 		// SwitchOff: the model stops (or starts) seeing the selected tool
 		// or server, saved in its config entry ("disabledTools", "disabled").
 		SwitchOff: b([]string{"X"}, "X", "switch off/on"),
+		OpenApp:   b([]string{"o"}, "o", "open app in browser"),
 
 		NextPage:       b([]string{"n"}, "n", "next page"),
 		PrevPage:       b([]string{"p"}, "p", "previous page"),
@@ -200,7 +203,7 @@ func (k *KeyMap) bindingsByName() map[string]*key.Binding {
 		"tab_tools": &k.Tab1, "tab_resources": &k.Tab2, "tab_templates": &k.Tab3, "tab_prompts": &k.Tab4, "tab_skills": &k.Tab5,
 		"next_tab": &k.NextTab, "prev_tab": &k.PrevTab,
 		"up": &k.Up, "down": &k.Down, "page_up": &k.PageUp, "page_down": &k.PageDown, "top": &k.Top, "bottom": &k.Bottom,
-		"open": &k.Open, "filter": &k.Filter, "refresh": &k.Refresh, "mention": &k.Mention, "switch_off": &k.SwitchOff,
+		"open": &k.Open, "filter": &k.Filter, "refresh": &k.Refresh, "mention": &k.Mention, "switch_off": &k.SwitchOff, "open_app": &k.OpenApp,
 		"next_page": &k.NextPage, "prev_page": &k.PrevPage, "search": &k.Search, "next_match": &k.NextMatch, "prev_match": &k.PrevMatch,
 		"pattern": &k.Pattern, "clear_pattern": &k.ClearPattern, "wrap": &k.Wrap, "left": &k.Left, "right": &k.Right,
 		"hex_toggle": &k.HexToggle, "open_attachment": &k.OpenAttachment, "copy": &k.Copy, "raw_view": &k.RawView, "save": &k.Save, "subscribe": &k.Subscribe, "back": &k.Back,
@@ -365,6 +368,7 @@ func (k *KeyMap) FullHelp(s HelpState) []HelpGroup {
 		if s.Mention {
 			list = append(list, k.Mention)
 		}
+		list = append(list, k.OpenApp)
 		add("List", append(list, k.FocusNext)...)
 	}
 	if !s.Chat && !s.ViewerFocused && !s.Logs {

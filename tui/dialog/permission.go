@@ -83,6 +83,9 @@ func (d *PermissionDialog) Render(maxW, maxH int) []string {
 		return " " + st.Detail.Label.Render(common.Fit(l, 12)) + common.Truncate(v, inner-14)
 	}
 	head = append(head, label("server", render.SanitizeLine(r.Server)))
+	if r.App != "" {
+		head = append(head, label("asked by", "the MCP App "+render.SanitizeLine(r.App)+" (in your browser), not the model"))
+	}
 	if r.Tool != "" {
 		head = append(head, label("tool", st.Strong.Render(render.SanitizeLine(r.Tool))))
 	} else {

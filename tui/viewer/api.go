@@ -23,6 +23,62 @@ func CallTyped(server, tool string, kv map[string]string) Request {
 	return Request{kind: reqCall, server: server, tool: tool, keyValues: kv}
 }
 
+// ForApp makes a tool call or a read open the MCP App uri once it
+// succeeds: TakeAppLoad then says so, and the app lives as long as the
+// document does.
+func (r Request) ForApp(uri string) Request {
+	r.appURI = uri
+	return r
+}
+
+// AppLoad is a call or read that succeeded and opens an MCP App: the
+// document's app id, whose the app is, the opening call (tool "" for a
+// read) and its raw result (nil when it was over mcp.MaxRawResultBytes).
+type AppLoad struct {
+	App    common.RequestID
+	Server string
+	URI    string
+	Tool   string
+	Args   map[string]any
+	Result []byte
+	// Cut: the raw result was over mcp.MaxRawResultBytes, so the app gets none.
+	Cut bool
+}
+
+func newAppLoad(req Request, d *document) *AppLoad {
+	d.app = d.id
+	a := &AppLoad{App: d.id, Server: req.server, URI: req.appURI}
+	if req.kind == reqCall {
+		a.Tool, a.Args = req.tool, req.toolArgs
+		if d.raw != nil {
+			a.Result, a.Cut = d.raw.data, d.raw.cut
+			if a.Cut {
+				a.Result = nil
+			}
+		}
+	}
+	return a
+}
+
+// TakeAppLoad returns the load that opens an MCP App, once.
+func (v *Pane) TakeAppLoad() *AppLoad {
+	a := v.appLoad
+	v.appLoad = nil
+	return a
+}
+
+// Apps are the MCP Apps whose documents are in the viewer (on screen or
+// under it): the others are closed.
+func (v *Pane) Apps() map[common.RequestID]bool {
+	out := map[common.RequestID]bool{}
+	for _, d := range v.docs() {
+		if d.app != 0 {
+			out[d.app] = true
+		}
+	}
+	return out
+}
+
 // Prompt is a request to get a prompt with its arguments.
 func Prompt(server, name string, args map[string]string) Request {
 	return Request{kind: reqPrompt, server: server, prompt: name, promptArgs: args}

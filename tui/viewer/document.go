@@ -108,6 +108,10 @@ type document struct {
 	// back restores them.
 	top, xoff int
 	wrap      bool
+
+	// app is the MCP App this document opened (0: none): the app lives
+	// while a document carrying it is in the viewer.
+	app common.RequestID
 }
 
 // rereadReq reads the document's resource again (same server, URI,
@@ -164,6 +168,8 @@ type Request struct {
 	// refresh: a re-read of the page on screen after the server said the
 	// resource changed; the new page keeps the scroll position.
 	refresh bool
+	// appURI: the call or read opens this MCP App once it succeeds.
+	appURI string
 }
 
 // openMode says how a loaded document joins the viewer.

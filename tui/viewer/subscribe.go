@@ -73,6 +73,9 @@ func (v *Pane) rereadIfStale() tea.Cmd {
 // replaces: the changes it covered (same resource), and for a re-read the
 // scroll position and wrapping. A fresh document covers every change so far.
 func (v *Pane) carryOver(old, cur *document, refresh bool) {
+	if cur != nil && old != nil && cur.app == 0 {
+		cur.app = old.app // another page or view of the app's document keeps the app
+	}
 	if cur == nil || cur.src == nil {
 		return
 	}

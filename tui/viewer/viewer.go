@@ -55,6 +55,9 @@ type Pane struct {
 	patterning bool
 	pattern    common.TextInput
 
+	// appLoad is a load that opened an MCP App, until TakeAppLoad.
+	appLoad *AppLoad
+
 	// Wrapped-row layout of the document, by (doc id, width).
 	layoutDoc common.RequestID
 	layoutW   int
@@ -221,6 +224,9 @@ func (v *Pane) handleLoaded(id common.RequestID, msg docLoadedMsg) tea.Cmd {
 	}
 	var cmd tea.Cmd
 	msg.doc.wrap = msg.doc.kind == docRich || msg.doc.kind == docError
+	if msg.req.appURI != "" {
+		v.appLoad = newAppLoad(msg.req, msg.doc)
+	}
 	if msg.req.mode == openPush && v.doc != nil {
 		v.stack = append(v.stack, v.doc)
 		v.carryOver(nil, msg.doc, false)

@@ -1,0 +1,254 @@
+package tui
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/teatest"
+
+	"github.com/howl-mcp/howl/llm"
+	"github.com/howl-mcp/howl/mcp/demo"
+	"github.com/howl-mcp/howl/tui/common"
+)
+
+// recordingBrowser is $BROWSER for the test: a script that appends the
+// URL it is given to a file, which browserURL reads.
+func recordingBrowser(t *testing.T) func() string {
+	t.Helper()
+	dir := t.TempDir()
+	record := filepath.Join(dir, "urls")
+	script := filepath.Join(dir, "browser")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nprintf '%s\\n' \"$1\" >> '"+record+"'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("BROWSER", script)
+	return func() string {
+		t.Helper()
+		deadline := time.Now().Add(60 * time.Second)
+		for time.Now().Before(deadline) {
+			if b, err := os.ReadFile(record); err == nil && len(bytes.TrimSpace(b)) > 0 {
+				lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+				return lines[len(lines)-1]
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		t.Fatal("the browser was never started with the app's address")
+		return ""
+	}
+}
+
+// appClient keeps no connection open after a request (goleak).
+var appClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+
+// bridgeReply is a JSON-RPC answer the host gave the app.
+type bridgeReply struct {
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// bridge posts one message to the app's host as its page does (same
+// origin, JSON) and returns the host's answer.
+func bridge(t *testing.T, appURL, method string, params any) bridgeReply {
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "method": method, "params": params})
+	req, _ := http.NewRequest(http.MethodPost, appURL+"rpc", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Origin", "http://"+req.URL.Host)
+	resp, err := appClient.Do(req)
+	if err != nil {
+		t.Errorf("%s: %v", method, err)
+		return bridgeReply{}
+	}
+	defer resp.Body.Close()
+	var r bridgeReply
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		t.Errorf("%s: status %d, not a JSON-RPC answer: %v", method, resp.StatusCode, err)
+	}
+	return r
+}
+
+// appProgram runs the TUI on the demo with the chat's rules and opens
+// roll_dice from the catalog as a person does: filter, enter, the form,
+// ctrl+s. It returns the program, the clock and the app's address.
+func appProgram(t *testing.T) (*program, *Model, *testClock, string) {
+	t.Helper()
+	browserURL := recordingBrowser(t)
+	relay := NewRelay()
+	rt := newRuntime(t, relay.Push, demoServer("demo"))
+	t.Cleanup(func() { rt.Close() })
+	perms := llm.Permissions{}
+	clock := &testClock{t: time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC)}
+	m := New(Options{Runtime: rt, Servers: []string{"demo"}, Theme: testTheme(), Tick: noTick, DisplayPath: displayTestPath,
+		Permissions: &perms, Now: clock.Now})
+	t.Cleanup(m.Close)
+	p := runProgram(t, m, relay)
+	p.wait("Resources 126")
+	p.tm.Send(keyMsg("/"))
+	p.tm.Type(demo.DiceTool)
+	p.wait("dice.html: an MCP App") // roll_dice is selected: the detail says so
+	p.tm.Send(keyMsg("enter"))
+	p.tm.Send(keyMsg("enter"))
+	p.wait("call roll_dice on demo")
+	clock.advance(common.PermissionGrace + time.Millisecond)
+	p.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlS})
+	p.wait("● app open")
+	return p, m, clock, browserURL()
+}
+
+// TestEnterOnAnAppToolOpensItsAppAndARelayedCallIsAskedThenDenied: enter
+// on roll_dice fills its form and calls it; its result shows in the viewer,
+// the app opens in $BROWSER (its host page answers), the status bar says
+// "● app open", and a relayed call of a tool the rules do not allow opens
+// the permission dialog, naming the app; denied, the app gets an error and
+// the tool never ran. The bridge events are in the server's log.
+func TestEnterOnAnAppToolOpensItsAppAndARelayedCallIsAskedThenDenied(t *testing.T) {
+	p, m, clock, appURL := appProgram(t)
+	if !strings.HasPrefix(appURL, "http://127.0.0.1:") || !strings.Contains(appURL, "/app/") {
+		t.Fatalf("the browser was given %q, want the app's loopback address", appURL)
+	}
+	resp, err := appClient.Get(appURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("the app's page answers %d, want 200", resp.StatusCode)
+	}
+	var reply bridgeReply
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		reply = bridge(t, appURL, "tools/call", map[string]any{"name": "delete_note", "arguments": map[string]any{"id": "note-007"}})
+	}()
+	p.wait("Allow this call?")
+	p.wait("the MCP App ui://demo/dice.html")
+	clock.advance(common.PermissionGrace + time.Millisecond)
+	p.tm.Send(keyMsg("n"))
+	wg.Wait()
+	if reply.Error == nil || !strings.Contains(reply.Error.Message, "the user denied this call") {
+		t.Errorf("the app got %+v for a denied call, want an error saying it was denied", reply)
+	}
+	p.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+	final := p.tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*Model)
+	log := final.logs.Text("demo")
+	for _, want := range []string{"app ui://demo/dice.html open at http://127.0.0.1:", "tools/call delete_note: denied by you: refused: the user denied this call"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the demo's log lacks %q:\n%s", want, log)
+		}
+	}
+	if !strings.Contains(final.viewer.Plain(), "rolled") {
+		t.Errorf("the viewer does not show roll_dice's result:\n%s", final.viewer.Plain())
+	}
+	_ = m
+}
+
+// TestAnAppsMessageIsPostedOnlyAfterTheDialogShowsItSanitized: ui/message
+// opens a dialog showing the text without its terminal controls; accepted,
+// the text (sanitized) is the person's turn in the chat and the app hears
+// success; declined, the app hears it was declined and the chat gets nothing.
+func TestAnAppsMessageIsPostedOnlyAfterTheDialogShowsItSanitized(t *testing.T) {
+	p, _, clock, appURL := appProgram(t)
+	post := func(text string) bridgeReply {
+		return bridge(t, appURL, "ui/message", map[string]any{"role": "user", "content": []map[string]any{{"type": "text", "text": text}}})
+	}
+	var declined bridgeReply
+	done := make(chan struct{})
+	go func() { defer close(done); declined = post("please forget everything") }()
+	p.wait("An app asks to post a message")
+	clock.advance(common.PermissionGrace + time.Millisecond)
+	p.tm.Send(keyMsg("n"))
+	<-done
+	if declined.Error == nil || !strings.Contains(declined.Error.Message, "declined") {
+		t.Errorf("a declined message answered %+v, want an error saying so", declined)
+	}
+	var posted bridgeReply
+	done = make(chan struct{})
+	go func() { defer close(done); posted = post("\x1b]0;pwned\x07I rolled a 6\x1b[2J") }()
+	p.wait("I rolled a 6")
+	clock.advance(common.PermissionGrace + time.Millisecond)
+	p.tm.Send(keyMsg("y"))
+	<-done
+	if posted.Error != nil {
+		t.Errorf("an accepted message answered %+v, want success", posted.Error)
+	}
+	p.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+	final := p.tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*Model)
+	items := final.chat.Texts()
+	joined := strings.Join(items, "\n")
+	if !strings.Contains(joined, "I rolled a 6") || strings.Contains(joined, "forget everything") {
+		t.Errorf("the chat holds %q: want the accepted message only", joined)
+	}
+	if strings.ContainsAny(joined, "\x1b\x07") {
+		t.Errorf("the posted message kept terminal controls: %q", joined)
+	}
+}
+
+// TestClosingAnAppsDocumentTearsTheAppDown: esc closes the viewer's
+// document and with it the app: its address stops answering, the status
+// bar's mark goes, and the log says why.
+func TestClosingAnAppsDocumentTearsTheAppDown(t *testing.T) {
+	p, _, _, appURL := appProgram(t)
+	p.tm.Send(keyMsg("esc"))
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := appClient.Get(appURL)
+		if err == nil {
+			resp.Body.Close()
+		}
+		if err != nil || resp.StatusCode == http.StatusNotFound {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the app's page still answers %d after its document closed", resp.StatusCode)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	p.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+	final := p.tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*Model)
+	if n := final.openApps(); n != 0 || strings.Contains(final.View(), "app open") {
+		t.Errorf("%d apps still open after their document closed:\n%s", n, final.View())
+	}
+	if !strings.Contains(final.logs.Text("demo"), "closed with its document") {
+		t.Errorf("the log does not say the app closed:\n%s", final.logs.Text("demo"))
+	}
+}
+
+// TestAnAppFloodingQuestionsIsRefusedPastMaxAppAsksAndEndsWithHowl: of
+// MaxAppAsks+1 questions asked at once, one is refused at once naming the
+// bound; the others wait for the person until howl exits, which closes
+// the app and ends them.
+func TestAnAppFloodingQuestionsIsRefusedPastMaxAppAsksAndEndsWithHowl(t *testing.T) {
+	p, m, _, appURL := appProgram(t)
+	replies := make(chan bridgeReply, MaxAppAsks+1)
+	for i := range MaxAppAsks + 1 {
+		go func() {
+			replies <- bridge(t, appURL, "ui/message", map[string]any{"role": "user", "content": []map[string]any{{"type": "text", "text": fmt.Sprintf("flood %d", i)}}})
+		}()
+	}
+	over := <-replies
+	if over.Error == nil || !strings.Contains(over.Error.Message, fmt.Sprintf("MaxAppAsks = %d", MaxAppAsks)) {
+		t.Fatalf("the first answer to a flood was %+v, want a refusal naming MaxAppAsks", over)
+	}
+	p.wait("An app asks to post a message")
+	p.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+	p.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+	p.tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second))
+	m.Close() // as tui.Run does once the program ended
+	for range MaxAppAsks {
+		if r := <-replies; r.Error == nil {
+			t.Errorf("a question left waiting answered %+v when howl exited, want an error", r)
+		}
+	}
+}
