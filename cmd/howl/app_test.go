@@ -171,3 +171,35 @@ func TestInteropChromiumRunsTheOfficialBasicAppThroughHowl(t *testing.T) {
 		t.Errorf("howl app exited %d, want 0:\n%s", code, stderr.String())
 	}
 }
+
+// TestInteropChromiumRunsTheOfficialSystemMonitorAppThroughHowl opens the
+// official example @modelcontextprotocol/server-system-monitor (pinned in
+// .ci/interop; chart.js bundled in its page, no CSP declared, an app-only
+// poll tool) in real Chromium: the app initializes against howl's host,
+// receives get-system-info's result (it starts polling only once that
+// result arrives), and calls its app-only tool poll-system-stats through
+// the bridge, which howl relays to the same server.
+func TestInteropChromiumRunsTheOfficialSystemMonitorAppThroughHowl(t *testing.T) {
+	nm := os.Getenv("HOWL_INTEROP_DIR")
+	if nm == "" {
+		t.Skip("SKIPPED: interop peers not installed. To run: (cd .ci/interop && npm ci) && HOWL_INTEROP_DIR=$PWD/.ci/interop/node_modules go test ./cmd/howl -run Interop")
+	}
+	browser := mcptest.Chromium(t, "the MCP App")
+	dir := isolate(t)
+	script := filepath.Join(nm, "@modelcontextprotocol", "server-system-monitor", "dist", "index.js")
+	if _, err := os.Stat(script); err != nil {
+		t.Fatalf("the pinned MCP Apps example is not installed in HOWL_INTEROP_DIR (%v): run npm ci in .ci/interop", err)
+	}
+	cfg := filepath.Join(dir, "mcp.json")
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(`{"mcpServers": {"sysmon": {"command": "node", "args": [%q, "--stdio"]}}}`, script)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	url, stderr, wait := startApp(t, "--config", cfg, "--allow", "sysmon:poll-system-stats", "sysmon", "get-system-info")
+	mcptest.OpenInChromium(t, browser, url)
+	stderr.waitFor(t, regexp.MustCompile(`ui/notifications/initialized ui://system-monitor/mcp-app\.html`), 90*time.Second)
+	stderr.waitFor(t, regexp.MustCompile(`tools/call poll-system-stats: allowed by --allow sysmon:poll-system-stats\n`), 90*time.Second)
+	askToClose(t, url)
+	if code := wait(); code != exitOK {
+		t.Errorf("howl app exited %d, want 0:\n%s", code, stderr.String())
+	}
+}
