@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -57,6 +58,78 @@ func toolAppURI(meta json.RawMessage) string {
 	return ""
 }
 
+// toolAppVisibility reads a tool's _meta.ui.visibility ("model", "app").
+func toolAppVisibility(meta json.RawMessage) []string {
+	var m struct {
+		UI struct {
+			Visibility []string `json:"visibility"`
+		} `json:"ui"`
+	}
+	if len(meta) == 0 || json.Unmarshal(meta, &m) != nil {
+		return nil
+	}
+	return m.UI.Visibility
+}
+
+// AppCallable reports whether an app may call the tool it: its
+// _meta.ui.visibility, when it has one, must include "app".
+func AppCallable(it CatalogItem) bool {
+	return len(it.AppVisibility) == 0 || slices.Contains(it.AppVisibility, "app")
+}
+
+// listedAppMeta keeps an app resource's listed _meta.ui, bounded: what is
+// bigger than MaxAppMetaBytes is not kept (the content's own counts).
+func listedAppMeta(meta json.RawMessage) json.RawMessage {
+	var m struct {
+		UI json.RawMessage `json:"ui"`
+	}
+	if len(meta) == 0 || json.Unmarshal(meta, &m) != nil || len(m.UI) > MaxAppMetaBytes {
+		return nil
+	}
+	return m.UI
+}
+
+// MaxAppMetaBytes bounds the listed _meta.ui howl keeps for an app resource.
+const MaxAppMetaBytes = 64 << 10
+
+// appUIMeta is an app resource's _meta.ui; a nil field was not declared.
+type appUIMeta struct {
+	CSP           *AppCSP         `json:"csp"`
+	Permissions   *AppPermissions `json:"permissions"`
+	PrefersBorder *bool           `json:"prefersBorder"`
+	Domain        string          `json:"domain"`
+}
+
+// fill takes from listed what m does not declare (the extension: hosts
+// read the content's _meta.ui, with the resources/list entry as fallback).
+func (m *appUIMeta) fill(listed json.RawMessage) {
+	var l appUIMeta
+	if len(listed) == 0 || json.Unmarshal(listed, &l) != nil {
+		return
+	}
+	if m.CSP == nil {
+		m.CSP = l.CSP
+	}
+	if m.Permissions == nil {
+		m.Permissions = l.Permissions
+	}
+	if m.PrefersBorder == nil {
+		m.PrefersBorder = l.PrefersBorder
+	}
+	if m.Domain == "" {
+		m.Domain = l.Domain
+	}
+}
+
+// AppPermissions are the browser features an app asks for
+// (_meta.ui.permissions); a nil field is not asked for.
+type AppPermissions struct {
+	Camera         *struct{} `json:"camera,omitempty"`
+	Microphone     *struct{} `json:"microphone,omitempty"`
+	Geolocation    *struct{} `json:"geolocation,omitempty"`
+	ClipboardWrite *struct{} `json:"clipboardWrite,omitempty"`
+}
+
 // AppCSP is the network an app asks for (_meta.ui.csp): origins for
 // fetches, for static resources, for nested frames and for <base>.
 // Empty lists mean none.
@@ -73,12 +146,18 @@ type AppView struct {
 	HTML []byte `json:"-"`
 	// CSP is what the resource's _meta.ui.csp declares.
 	CSP AppCSP `json:"csp"`
+	// Permissions are the browser features it asks for.
+	Permissions AppPermissions `json:"permissions"`
 	// PrefersBorder is the resource's _meta.ui.prefersBorder.
 	PrefersBorder bool `json:"prefers_border,omitempty"`
+	// Domain is the dedicated origin it asks for (_meta.ui.domain): howl
+	// serves every app from its own loopback origin and does not honour it.
+	Domain string `json:"domain,omitempty"`
 }
 
 // ReadApp reads an app's ui:// resource and returns its HTML and the
-// security settings its content's _meta.ui declares. A resource that is
+// security settings its content's _meta.ui declares, each one the content
+// leaves out taken from the resource's listed _meta.ui. A resource that is
 // not HTML, or is bigger than MaxAppHTMLBytes, is refused.
 func (r *Runtime) ReadApp(ctx context.Context, server, uri string) (AppView, error) {
 	v := AppView{URI: uri}
@@ -99,10 +178,7 @@ func (r *Runtime) ReadApp(ctx context.Context, server, uri string) (AppView, err
 			Text     *string `json:"text"`
 			Blob     *string `json:"blob"`
 			Meta     struct {
-				UI struct {
-					CSP           AppCSP `json:"csp"`
-					PrefersBorder bool   `json:"prefersBorder"`
-				} `json:"ui"`
+				UI appUIMeta `json:"ui"`
 			} `json:"_meta"`
 		}
 		if json.Unmarshal(raw, &c) != nil {
@@ -124,16 +200,29 @@ func (r *Runtime) ReadApp(ctx context.Context, server, uri string) (AppView, err
 		if len(v.HTML) > MaxAppHTMLBytes {
 			return v, &ServerError{Server: server, Method: "resources/read", Err: fmt.Errorf("app %s is %d bytes of HTML, over howl's MaxAppHTMLBytes = %d: it is not opened", uri, len(v.HTML), MaxAppHTMLBytes)}
 		}
-		v.CSP, v.PrefersBorder = c.Meta.UI.CSP, c.Meta.UI.PrefersBorder
+		ui := c.Meta.UI
+		if cat, err := r.Catalog(ctx, server, false); err == nil {
+			if it, ok := cat.Lookup(KindResource, uri); ok {
+				ui.fill(it.AppMeta)
+			}
+		}
+		if ui.CSP != nil {
+			v.CSP = *ui.CSP
+		}
+		if ui.Permissions != nil {
+			v.Permissions = *ui.Permissions
+		}
+		v.PrefersBorder = ui.PrefersBorder != nil && *ui.PrefersBorder
+		v.Domain = ui.Domain
 		return v, nil
 	}
 	return v, &ServerError{Server: server, Method: "resources/read", Err: fmt.Errorf("app %s has no HTML content (%s or text/html): nothing to show", uri, AppMIMEType)}
 }
 
-// CallToolRaw calls a tool of server as an app asks it to and returns the
-// raw CallToolResult: tracked like every call (progress, timeout, a task
-// when the tool requires one). The caller decides first whether the call
-// may run, and bounds what it relays.
+// CallToolRaw calls a tool of server and returns the raw CallToolResult:
+// tracked like every call (progress, timeout, a task when the tool
+// requires one). The caller decides first whether the call may run, and
+// bounds what it relays.
 func (r *Runtime) CallToolRaw(ctx context.Context, server, tool string, args map[string]any) (json.RawMessage, error) {
 	conn, err := r.Conn(server)
 	if err != nil {
@@ -146,6 +235,24 @@ func (r *Runtime) CallToolRaw(ctx context.Context, server, tool string, args map
 		}
 	}
 	return r.callTool(ctx, conn, server, tool, taskSupport, args)
+}
+
+// AppCallTool is CallToolRaw for a call an app asks for: only a tool its
+// own server lists, and only one whose _meta.ui.visibility lets apps call
+// it, ever reaches the server.
+func (r *Runtime) AppCallTool(ctx context.Context, server, tool string, args map[string]any) (json.RawMessage, error) {
+	cat, err := r.Catalog(ctx, server, false)
+	if err != nil {
+		return nil, err
+	}
+	it, ok := cat.Lookup(KindTool, tool)
+	switch {
+	case !ok:
+		return nil, fmt.Errorf("%s lists no tool %q: an app calls only its own server's tools", server, tool)
+	case !AppCallable(it):
+		return nil, fmt.Errorf("tool %s of %s is not for apps (its _meta.ui.visibility is %q)", tool, server, it.AppVisibility)
+	}
+	return r.CallToolRaw(ctx, server, tool, args)
 }
 
 // ReadResourceRaw reads a resource of server for an app and returns the

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
 	"github.com/howl-mcp/howl/mcp/demo"
 )
 
@@ -63,5 +66,77 @@ func TestReadAppReturnsTheDemoHTMLAndItsEmptyCSP(t *testing.T) {
 	}
 	if _, err := rt.ReadApp(context.Background(), "demo", demo.LogURI); err == nil || !strings.Contains(err.Error(), "ui://") {
 		t.Errorf("ReadApp of a demo:// resource: %v, want a refusal naming ui://", err)
+	}
+}
+
+// appMetaServer declares its apps' settings in the two places the
+// extension allows: ui://fx/listed.html only in resources/list, and
+// ui://fx/both.html in both (its content's must win). Its tools are
+// callable by apps only, by the model only, and by both.
+func appMetaServer() *server.MCPServer {
+	s := server.NewMCPServer("app-meta", "1.0", server.WithResourceCapabilities(false, false), server.WithToolCapabilities(false))
+	ui := func(m map[string]any) *mcpgo.Meta { return mcpgo.NewMetaFromMap(map[string]any{"ui": m}) }
+	page := func(uri string, meta map[string]any) server.ResourceHandlerFunc {
+		return func(context.Context, mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
+			return []mcpgo.ResourceContents{mcpgo.TextResourceContents{URI: uri, MIMEType: AppMIMEType, Text: "<!doctype html><p>app</p>", Meta: meta}}, nil
+		}
+	}
+	s.AddResource(mcpgo.Resource{URI: "ui://fx/listed.html", Name: "listed", MIMEType: AppMIMEType,
+		Meta: ui(map[string]any{"csp": map[string]any{"connectDomains": []any{"https://api.listed.example"}}, "permissions": map[string]any{"geolocation": map[string]any{}}, "prefersBorder": true})},
+		page("ui://fx/listed.html", nil))
+	s.AddResource(mcpgo.Resource{URI: "ui://fx/both.html", Name: "both", MIMEType: AppMIMEType,
+		Meta: ui(map[string]any{"csp": map[string]any{"connectDomains": []any{"https://api.listed.example"}}, "permissions": map[string]any{"camera": map[string]any{}}})},
+		page("ui://fx/both.html", map[string]any{"ui": map[string]any{"csp": map[string]any{"connectDomains": []any{"https://api.content.example"}}, "permissions": map[string]any{}}}))
+	tool := func(name string, visibility ...any) {
+		t := mcpgo.NewTool(name)
+		if len(visibility) > 0 {
+			t.Meta = ui(map[string]any{"visibility": visibility})
+		}
+		s.AddTool(t, func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) { return mcpgo.NewToolResultText(name + " ran"), nil })
+	}
+	tool("for_apps", "app")
+	tool("for_the_model", "model")
+	tool("for_both")
+	return s
+}
+
+// TestReadAppTakesWhatTheContentLeavesOutFromTheListing: the content's
+// _meta.ui wins; what it does not declare comes from resources/list.
+func TestReadAppTakesWhatTheContentLeavesOutFromTheListing(t *testing.T) {
+	rt := startRuntime(t, fixture("app-meta"))
+	ctx := context.Background()
+	v, err := rt.ReadApp(ctx, "app-meta", "ui://fx/listed.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(v.CSP.ConnectDomains, ",") != "https://api.listed.example" || v.Permissions.Geolocation == nil || !v.PrefersBorder {
+		t.Errorf("an app declared only in the listing read as csp %+v, permissions %+v, border %v; want the listing's", v.CSP, v.Permissions, v.PrefersBorder)
+	}
+	v, err = rt.ReadApp(ctx, "app-meta", "ui://fx/both.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(v.CSP.ConnectDomains, ",") != "https://api.content.example" || v.Permissions.Camera != nil {
+		t.Errorf("an app declared in both read as csp %+v, permissions %+v; want the content's (no camera)", v.CSP, v.Permissions)
+	}
+}
+
+// TestAnAppCallsOnlyToolsItsServerListsForApps: an app's call reaches the
+// server only for a tool it lists whose visibility includes "app"; a tool
+// the model alone may call, or one the server does not list (another
+// server's, say), is refused before anything is sent.
+func TestAnAppCallsOnlyToolsItsServerListsForApps(t *testing.T) {
+	rt := startRuntime(t, fixture("app-meta"), fixture("demo"))
+	ctx := context.Background()
+	for _, tool := range []string{"for_apps", "for_both"} {
+		if _, err := rt.AppCallTool(ctx, "app-meta", tool, nil); err != nil {
+			t.Errorf("an app's call of %s: %v, want it run", tool, err)
+		}
+	}
+	if _, err := rt.AppCallTool(ctx, "app-meta", "for_the_model", nil); err == nil || !strings.Contains(err.Error(), "not for apps") {
+		t.Errorf("an app's call of a model-only tool: %v, want a refusal", err)
+	}
+	if _, err := rt.AppCallTool(ctx, "app-meta", demo.EchoTool, map[string]any{"message": "hi"}); err == nil || !strings.Contains(err.Error(), "an app calls only its own server's tools") {
+		t.Errorf("an app's call of the demo's echo through app-meta: %v, want a refusal", err)
 	}
 }

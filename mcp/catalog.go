@@ -116,6 +116,12 @@ type CatalogItem struct {
 	// AppURI is the ui:// interface (MCP Apps) a tool declares in
 	// _meta.ui.resourceUri, or a resource's own URI when it is one.
 	AppURI string `json:"app_uri,omitempty"`
+	// AppVisibility is a tool's _meta.ui.visibility: who may call it
+	// ("model", "app"); empty means both.
+	AppVisibility []string `json:"app_visibility,omitempty"`
+	// AppMeta is an app resource's _meta.ui as listed: the fallback for
+	// what its content's _meta.ui leaves out (ReadApp).
+	AppMeta json.RawMessage `json:"-"`
 }
 
 // Key is the catalog key "{kind}:{id}", so a tool and a resource with the
@@ -608,6 +614,7 @@ func parseItem(server string, k Kind, raw json.RawMessage) (CatalogItem, error) 
 			it.TaskSupport = ri.Execution.TaskSupport
 		}
 		it.AppURI = toolAppURI(ri.Meta)
+		it.AppVisibility = toolAppVisibility(ri.Meta)
 	case KindResource, KindTemplate:
 		if k == KindResource {
 			if ri.URI == "" {
@@ -616,6 +623,7 @@ func parseItem(server string, k Kind, raw json.RawMessage) (CatalogItem, error) 
 			it.ID, it.URI = ri.URI, ri.URI
 			if IsAppResource(ri.URI, ri.MIMEType) {
 				it.AppURI = ri.URI
+				it.AppMeta = listedAppMeta(ri.Meta)
 			}
 		} else {
 			if ri.URITemplate == "" {

@@ -115,6 +115,11 @@ func serveFixture(name string) int {
 		_ = demo.ServeStdio(ctx, s, os.Stdin, os.Stdout)
 		time.Sleep(time.Hour) // not select{}: with no goroutine left, that is a deadlock (exit 2)
 		return 0
+	case "app-meta":
+		if err := demo.ServeStdio(ctx, appMetaServer(), os.Stdin, os.Stdout); err != nil {
+			return 1
+		}
+		return 0
 	case "tools-only":
 		return serveGated(true, false, false)
 	case "tools-resources":

@@ -90,9 +90,9 @@ func (g *guardRuntime) ReadApp(ctx context.Context, s, uri string) (mcp.AppView,
 	g.check("ReadApp")
 	return g.inner.(appRuntime).ReadApp(ctx, s, uri)
 }
-func (g *guardRuntime) CallToolRaw(ctx context.Context, s, tool string, args map[string]any) (json.RawMessage, error) {
-	g.check("CallToolRaw")
-	return g.inner.(appRuntime).CallToolRaw(ctx, s, tool, args)
+func (g *guardRuntime) AppCallTool(ctx context.Context, s, tool string, args map[string]any) (json.RawMessage, error) {
+	g.check("AppCallTool")
+	return g.inner.(appRuntime).AppCallTool(ctx, s, tool, args)
 }
 func (g *guardRuntime) ReadResourceRaw(ctx context.Context, s, uri string) ([]json.RawMessage, error) {
 	g.check("ReadResourceRaw")

@@ -19,7 +19,8 @@ import (
 // Server is what an app reaches through the bridge: the tools and
 // resources of the server that offered it (an *mcp.Runtime).
 type Server interface {
-	CallToolRaw(ctx context.Context, server, tool string, args map[string]any) (json.RawMessage, error)
+	// AppCallTool calls a tool the server lists for apps (mcp.AppCallable).
+	AppCallTool(ctx context.Context, server, tool string, args map[string]any) (json.RawMessage, error)
 	ReadResourceRaw(ctx context.Context, server, uri string) ([]json.RawMessage, error)
 }
 
@@ -177,6 +178,9 @@ func (a *App) serve(w http.ResponseWriter, r *http.Request, part string) {
 		a.serveState(w)
 	case part == "view" && r.Method == http.MethodGet:
 		w.Header().Set("Content-Security-Policy", a.csp)
+		if _, policy := viewPermissions(a.spec.View.Permissions); policy != "" {
+			w.Header().Set("Permissions-Policy", policy)
+		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		_, _ = w.Write(a.spec.View.HTML)
 	case part == "events" && r.Method == http.MethodGet:
@@ -210,11 +214,12 @@ func (a *App) serveState(w http.ResponseWriter) {
 	}
 	caps := map[string]any{
 		"openLinks": struct{}{}, "serverTools": struct{}{}, "serverResources": struct{}{}, "logging": struct{}{},
-		"sandbox": map[string]any{"csp": a.spec.View.CSP},
+		"sandbox": map[string]any{"csp": a.spec.View.CSP, "permissions": a.spec.View.Permissions},
 	}
 	if a.spec.Message != nil {
 		caps["message"] = map[string]any{"text": struct{}{}}
 	}
+	allow, _ := viewPermissions(a.spec.View.Permissions)
 	input := a.spec.Input
 	if input == nil {
 		input = map[string]any{}
@@ -228,6 +233,7 @@ func (a *App) serveState(w http.ResponseWriter) {
 			"hostContext":      hostContext,
 		},
 		"toolInput":     input,
+		"allow":         allow,
 		"prefersBorder": a.spec.View.PrefersBorder,
 	}
 	if len(a.spec.Result) > 0 {
@@ -397,7 +403,7 @@ func (a *App) callTool(ctx context.Context, params json.RawMessage) (any, *rpcEr
 		a.event("tools/call", detail, err)
 		return nil, &rpcError{Code: codeRefused, Message: "not run: " + err.Error()}
 	}
-	raw, err := a.spec.Backend.CallToolRaw(ctx, a.spec.Server, p.Name, p.Arguments)
+	raw, err := a.spec.Backend.AppCallTool(ctx, a.spec.Server, p.Name, p.Arguments)
 	if err == nil && len(raw) > MaxRelayBytes {
 		err = fmt.Errorf("the result of %s is %d bytes, over howl's MaxRelayBytes = %d for apps", p.Name, len(raw), MaxRelayBytes)
 	}

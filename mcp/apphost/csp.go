@@ -73,3 +73,32 @@ func viewCSP(c mcp.AppCSP) (string, error) {
 		"sandbox " + viewSandbox,
 	}, "; "), nil
 }
+
+// appFeatures maps the extension's permissions to Permissions Policy
+// features, in a fixed order.
+var appFeatures = []struct {
+	feature string
+	asked   func(mcp.AppPermissions) bool
+}{
+	{"camera", func(p mcp.AppPermissions) bool { return p.Camera != nil }},
+	{"microphone", func(p mcp.AppPermissions) bool { return p.Microphone != nil }},
+	{"geolocation", func(p mcp.AppPermissions) bool { return p.Geolocation != nil }},
+	{"clipboard-write", func(p mcp.AppPermissions) bool { return p.ClipboardWrite != nil }},
+}
+
+// viewPermissions is what howl grants an app of the browser features the
+// extension names: exactly those its resource declares (the browser may
+// still ask the person), as the iframe's allow attribute; the view's
+// Permissions-Policy header denies the others, so an undeclared one is
+// never granted.
+func viewPermissions(p mcp.AppPermissions) (allow, policy string) {
+	var allowed, denied []string
+	for _, f := range appFeatures {
+		if f.asked(p) {
+			allowed = append(allowed, f.feature)
+		} else {
+			denied = append(denied, f.feature+"=()")
+		}
+	}
+	return strings.Join(allowed, "; "), strings.Join(denied, ", ")
+}

@@ -18,6 +18,7 @@
   document.getElementById("title").textContent = state.title;
   if (state.initialize.hostContext.theme === "dark") document.body.classList.add("dark");
   if (state.prefersBorder) frame.classList.add("border");
+  frame.allow = state.allow; // exactly the features the app declared; howl's header denies the rest
   let nextId = 1;
   const pending = new Map();
   window.addEventListener("message", async (ev) => {

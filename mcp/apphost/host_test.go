@@ -312,3 +312,72 @@ func TestClosingTearsTheAppDownThroughItsPageThenDropsTheToken(t *testing.T) {
 		t.Errorf("the closed app's URL answers %d, want 404", got)
 	}
 }
+
+// TestAnAppGetsOnlyTheBrowserFeaturesItDeclares: the iframe is allowed
+// exactly the declared features, the view's Permissions-Policy denies the
+// rest, and the host context says what howl granted.
+func TestAnAppGetsOnlyTheBrowserFeaturesItDeclares(t *testing.T) {
+	allow, policy := viewPermissions(mcp.AppPermissions{})
+	if allow != "" || policy != "camera=(), microphone=(), geolocation=(), clipboard-write=()" {
+		t.Errorf("nothing declared: allow %q, policy %q; want nothing allowed and all four denied", allow, policy)
+	}
+	rt, _ := demoRuntime(t)
+	view, err := rt.ReadApp(context.Background(), "demo", demo.DiceAppURI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	view.Permissions = mcp.AppPermissions{Geolocation: &struct{}{}}
+	h, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	a, err := h.Open(Spec{Server: "demo", Backend: rt, View: view})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get(a.URL() + "view")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got := resp.Header.Get("Permissions-Policy"); got != "camera=(), microphone=(), clipboard-write=()" {
+		t.Errorf("the view's Permissions-Policy is %q, want every undeclared feature denied", got)
+	}
+	resp, err = http.Get(a.URL() + "state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var state struct {
+		Allow      string `json:"allow"`
+		Initialize struct {
+			HostCapabilities struct {
+				Sandbox struct {
+					Permissions map[string]any `json:"permissions"`
+				} `json:"sandbox"`
+			} `json:"hostCapabilities"`
+		} `json:"initialize"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&state); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := state.Initialize.HostCapabilities.Sandbox.Permissions["geolocation"]; state.Allow != "geolocation" || !ok || len(state.Initialize.HostCapabilities.Sandbox.Permissions) != 1 {
+		t.Errorf("allow %q, granted %v; want geolocation alone", state.Allow, state.Initialize.HostCapabilities.Sandbox.Permissions)
+	}
+}
+
+// TestADisplayModeRequestIsAnsweredWithTheOneModeHowlHas: howl's page is
+// one mode ("inline": the app sits in howl's page, under its header, and
+// grows with its content); a request for another is answered with it, as
+// the extension asks of a host that cannot switch.
+func TestADisplayModeRequestIsAnsweredWithTheOneModeHowlHas(t *testing.T) {
+	rt, _ := demoRuntime(t)
+	_, a := openDice(t, rt, nil)
+	for _, mode := range []string{"fullscreen", "pip", "inline"} {
+		res, rerr := rpc(t, a, "ui/request-display-mode", map[string]any{"mode": mode})
+		if rerr != nil || string(res) != `{"mode":"inline"}` {
+			t.Errorf("request %s: %s %+v, want {\"mode\":\"inline\"}", mode, res, rerr)
+		}
+	}
+}
