@@ -146,7 +146,9 @@ func TestChromiumRunsTheDemoAppThroughHowlsBridge(t *testing.T) {
 // official example @modelcontextprotocol/server-basic-vanillajs (pinned in
 // .ci/interop; its page uses the extension's own App class) in real
 // Chromium: the app accepts howl's ui/initialize answer, says it is
-// initialized, and reports the size it rendered at.
+// initialized, reports the size it rendered at, shows the opening result
+// in its DOM, and its button's get-time call goes through the bridge and
+// its answer replaces the first on the page.
 func TestInteropChromiumRunsTheOfficialBasicAppThroughHowl(t *testing.T) {
 	nm := os.Getenv("HOWL_INTEROP_DIR")
 	if nm == "" {
@@ -163,9 +165,17 @@ func TestInteropChromiumRunsTheOfficialBasicAppThroughHowl(t *testing.T) {
 		t.Fatal(err)
 	}
 	url, stderr, wait := startApp(t, "--config", cfg, "basic", "get-time")
-	mcptest.OpenInChromium(t, browser, url)
+	page := mcptest.OpenAppPage(t, browser, url)
 	stderr.waitFor(t, regexp.MustCompile(`ui/notifications/initialized ui://get-time/mcp-app\.html`), 90*time.Second)
 	stderr.waitFor(t, regexp.MustCompile(`ui/notifications/size-changed \d+x[1-9]\d*`), 90*time.Second)
+	// The app rendered the opening call's result in its own DOM; its
+	// button calls get-time again through the bridge, and the new answer
+	// replaces the first on the page.
+	isTime := regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d`).MatchString
+	first := page.WaitInApp(`document.getElementById("server-time").textContent`, isTime, 90*time.Second)
+	page.WaitInApp(`document.getElementById("get-time-btn").click() || "clicked"`, func(string) bool { return true }, 30*time.Second)
+	stderr.waitFor(t, regexp.MustCompile(`tools/call get-time: allowed: the tool you opened this app with\n`), 90*time.Second)
+	page.WaitInApp(`document.getElementById("server-time").textContent`, func(v string) bool { return isTime(v) && v != first }, 90*time.Second)
 	askToClose(t, url)
 	if code := wait(); code != exitOK {
 		t.Errorf("howl app exited %d, want 0:\n%s", code, stderr.String())
@@ -178,7 +188,8 @@ func TestInteropChromiumRunsTheOfficialBasicAppThroughHowl(t *testing.T) {
 // poll tool) in real Chromium: the app initializes against howl's host,
 // receives get-system-info's result (it starts polling only once that
 // result arrives), and calls its app-only tool poll-system-stats through
-// the bridge, which howl relays to the same server.
+// the bridge, which howl relays to the same server; both answers show in
+// the app's own DOM (read over the DevTools protocol).
 func TestInteropChromiumRunsTheOfficialSystemMonitorAppThroughHowl(t *testing.T) {
 	nm := os.Getenv("HOWL_INTEROP_DIR")
 	if nm == "" {
@@ -195,9 +206,17 @@ func TestInteropChromiumRunsTheOfficialSystemMonitorAppThroughHowl(t *testing.T)
 		t.Fatal(err)
 	}
 	url, stderr, wait := startApp(t, "--config", cfg, "--allow", "sysmon:poll-system-stats", "sysmon", "get-system-info")
-	mcptest.OpenInChromium(t, browser, url)
+	page := mcptest.OpenAppPage(t, browser, url)
 	stderr.waitFor(t, regexp.MustCompile(`ui/notifications/initialized ui://system-monitor/mcp-app\.html`), 90*time.Second)
+	// get-system-info's result reached the app: it shows this machine's
+	// host name in its own DOM.
+	host, _ := os.Hostname()
+	page.WaitInApp(`document.getElementById("info-hostname").textContent`, func(v string) bool { return v == host }, 90*time.Second)
 	stderr.waitFor(t, regexp.MustCompile(`tools/call poll-system-stats: allowed by --allow sysmon:poll-system-stats\n`), 90*time.Second)
+	// poll-system-stats' answer reached it too: the memory gauge and the
+	// status line (the time of the last poll) are filled in from it.
+	page.WaitInApp(`document.getElementById("memory-percent").textContent`, regexp.MustCompile(`^\d+%$`).MatchString, 90*time.Second)
+	page.WaitInApp(`document.getElementById("status-text").textContent`, regexp.MustCompile(`^\d\d:\d\d:\d\d$`).MatchString, 90*time.Second)
 	askToClose(t, url)
 	if code := wait(); code != exitOK {
 		t.Errorf("howl app exited %d, want 0:\n%s", code, stderr.String())
