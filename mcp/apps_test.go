@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -76,17 +77,24 @@ func TestReadAppReturnsTheDemoHTMLAndItsEmptyCSP(t *testing.T) {
 func appMetaServer() *server.MCPServer {
 	s := server.NewMCPServer("app-meta", "1.0", server.WithResourceCapabilities(false, false), server.WithToolCapabilities(false))
 	ui := func(m map[string]any) *mcpgo.Meta { return mcpgo.NewMetaFromMap(map[string]any{"ui": m}) }
-	page := func(uri string, meta map[string]any) server.ResourceHandlerFunc {
+	page := func(uri string, meta map[string]any, size int) server.ResourceHandlerFunc {
+		html := "<!doctype html><p>app</p>"
+		if size > 0 {
+			html = "<!doctype html>" + strings.Repeat("x", size-len("<!doctype html>"))
+		}
 		return func(context.Context, mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
-			return []mcpgo.ResourceContents{mcpgo.TextResourceContents{URI: uri, MIMEType: AppMIMEType, Text: "<!doctype html><p>app</p>", Meta: meta}}, nil
+			return []mcpgo.ResourceContents{mcpgo.TextResourceContents{URI: uri, MIMEType: AppMIMEType, Text: html, Meta: meta}}, nil
 		}
 	}
 	s.AddResource(mcpgo.Resource{URI: "ui://fx/listed.html", Name: "listed", MIMEType: AppMIMEType,
 		Meta: ui(map[string]any{"csp": map[string]any{"connectDomains": []any{"https://api.listed.example"}}, "permissions": map[string]any{"geolocation": map[string]any{}}, "prefersBorder": true})},
-		page("ui://fx/listed.html", nil))
+		page("ui://fx/listed.html", nil, 0))
 	s.AddResource(mcpgo.Resource{URI: "ui://fx/both.html", Name: "both", MIMEType: AppMIMEType,
 		Meta: ui(map[string]any{"csp": map[string]any{"connectDomains": []any{"https://api.listed.example"}}, "permissions": map[string]any{"camera": map[string]any{}}})},
-		page("ui://fx/both.html", map[string]any{"ui": map[string]any{"csp": map[string]any{"connectDomains": []any{"https://api.content.example"}}, "permissions": map[string]any{}}}))
+		page("ui://fx/both.html", map[string]any{"ui": map[string]any{"csp": map[string]any{"connectDomains": []any{"https://api.content.example"}}, "permissions": map[string]any{}}}, 0))
+	for uri, n := range map[string]int{"ui://fx/max.html": MaxAppHTMLBytes, "ui://fx/over.html": MaxAppHTMLBytes + 1} {
+		s.AddResource(mcpgo.Resource{URI: uri, Name: uri, MIMEType: AppMIMEType}, page(uri, nil, n))
+	}
 	tool := func(name string, visibility ...any) {
 		t := mcpgo.NewTool(name)
 		if len(visibility) > 0 {
@@ -138,5 +146,33 @@ func TestAnAppCallsOnlyToolsItsServerListsForApps(t *testing.T) {
 	}
 	if _, err := rt.AppCallTool(ctx, "app-meta", demo.EchoTool, map[string]any{"message": "hi"}); err == nil || !strings.Contains(err.Error(), "an app calls only its own server's tools") {
 		t.Errorf("an app's call of the demo's echo through app-meta: %v, want a refusal", err)
+	}
+}
+
+// TestAnAppsHTMLIsBoundedByMaxAppHTMLBytes: an app of exactly
+// MaxAppHTMLBytes opens; one byte more is refused, naming the bound.
+func TestAnAppsHTMLIsBoundedByMaxAppHTMLBytes(t *testing.T) {
+	rt := startRuntime(t, fixture("app-meta"))
+	ctx := context.Background()
+	if v, err := rt.ReadApp(ctx, "app-meta", "ui://fx/max.html"); err != nil || len(v.HTML) != MaxAppHTMLBytes {
+		t.Errorf("an app of MaxAppHTMLBytes: %d bytes, %v; want it read whole", len(v.HTML), err)
+	}
+	if _, err := rt.ReadApp(ctx, "app-meta", "ui://fx/over.html"); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("over howl's MaxAppHTMLBytes = %d", MaxAppHTMLBytes)) {
+		t.Errorf("an app one byte over MaxAppHTMLBytes: %v, want a refusal naming the bound", err)
+	}
+}
+
+// TestAListedAppMetaOverMaxAppMetaBytesIsNotKept: the catalog keeps a
+// listed _meta.ui of MaxAppMetaBytes, and not one byte more.
+func TestAListedAppMetaOverMaxAppMetaBytesIsNotKept(t *testing.T) {
+	ui := func(n int) json.RawMessage {
+		pad := `{"pad":"` + strings.Repeat("x", n-len(`{"pad":""}`)) + `"}`
+		return json.RawMessage(`{"ui":` + pad + `}`)
+	}
+	if got := listedAppMeta(ui(MaxAppMetaBytes)); len(got) != MaxAppMetaBytes {
+		t.Errorf("a _meta.ui of MaxAppMetaBytes kept %d bytes, want all", len(got))
+	}
+	if got := listedAppMeta(ui(MaxAppMetaBytes + 1)); got != nil {
+		t.Errorf("a _meta.ui over MaxAppMetaBytes kept %d bytes, want none", len(got))
 	}
 }
