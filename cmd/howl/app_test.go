@@ -142,6 +142,28 @@ func TestChromiumRunsTheDemoAppThroughHowlsBridge(t *testing.T) {
 	}
 }
 
+// officialAppServer is a config naming the pinned official MCP Apps
+// example pkg (in HOWL_INTEROP_DIR) as server name, and the Chromium to
+// run its app in; the test skips without either.
+func officialAppServer(t *testing.T, pkg, name string) (cfg, browser string) {
+	t.Helper()
+	nm := os.Getenv("HOWL_INTEROP_DIR")
+	if nm == "" {
+		t.Skip("SKIPPED: interop peers not installed. To run: (cd .ci/interop && npm ci) && HOWL_INTEROP_DIR=$PWD/.ci/interop/node_modules go test ./cmd/howl -run Interop")
+	}
+	browser = mcptest.Chromium(t, "the MCP App")
+	dir := isolate(t)
+	script := filepath.Join(nm, "@modelcontextprotocol", pkg, "dist", "index.js")
+	if _, err := os.Stat(script); err != nil {
+		t.Fatalf("the pinned MCP Apps example %s is not installed in HOWL_INTEROP_DIR (%v): run npm ci in .ci/interop", pkg, err)
+	}
+	cfg = filepath.Join(dir, "mcp.json")
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(`{"mcpServers": {%q: {"command": "node", "args": [%q, "--stdio"]}}}`, name, script)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return cfg, browser
+}
+
 // TestInteropChromiumRunsTheOfficialBasicAppThroughHowl opens the
 // official example @modelcontextprotocol/server-basic-vanillajs (pinned in
 // .ci/interop; its page uses the extension's own App class) in real
@@ -150,20 +172,7 @@ func TestChromiumRunsTheDemoAppThroughHowlsBridge(t *testing.T) {
 // in its DOM, and its button's get-time call goes through the bridge and
 // its answer replaces the first on the page.
 func TestInteropChromiumRunsTheOfficialBasicAppThroughHowl(t *testing.T) {
-	nm := os.Getenv("HOWL_INTEROP_DIR")
-	if nm == "" {
-		t.Skip("SKIPPED: interop peers not installed. To run: (cd .ci/interop && npm ci) && HOWL_INTEROP_DIR=$PWD/.ci/interop/node_modules go test ./cmd/howl -run Interop")
-	}
-	browser := mcptest.Chromium(t, "the MCP App")
-	dir := isolate(t)
-	script := filepath.Join(nm, "@modelcontextprotocol", "server-basic-vanillajs", "dist", "index.js")
-	if _, err := os.Stat(script); err != nil {
-		t.Fatalf("the pinned MCP Apps example is not installed in HOWL_INTEROP_DIR (%v): run npm ci in .ci/interop", err)
-	}
-	cfg := filepath.Join(dir, "mcp.json")
-	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(`{"mcpServers": {"basic": {"command": "node", "args": [%q, "--stdio"]}}}`, script)), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfg, browser := officialAppServer(t, "server-basic-vanillajs", "basic")
 	url, stderr, wait := startApp(t, "--config", cfg, "basic", "get-time")
 	page := mcptest.OpenAppPage(t, browser, url)
 	stderr.waitFor(t, regexp.MustCompile(`ui/notifications/initialized ui://get-time/mcp-app\.html`), 90*time.Second)
@@ -191,20 +200,7 @@ func TestInteropChromiumRunsTheOfficialBasicAppThroughHowl(t *testing.T) {
 // the bridge, which howl relays to the same server; both answers show in
 // the app's own DOM (read over the DevTools protocol).
 func TestInteropChromiumRunsTheOfficialSystemMonitorAppThroughHowl(t *testing.T) {
-	nm := os.Getenv("HOWL_INTEROP_DIR")
-	if nm == "" {
-		t.Skip("SKIPPED: interop peers not installed. To run: (cd .ci/interop && npm ci) && HOWL_INTEROP_DIR=$PWD/.ci/interop/node_modules go test ./cmd/howl -run Interop")
-	}
-	browser := mcptest.Chromium(t, "the MCP App")
-	dir := isolate(t)
-	script := filepath.Join(nm, "@modelcontextprotocol", "server-system-monitor", "dist", "index.js")
-	if _, err := os.Stat(script); err != nil {
-		t.Fatalf("the pinned MCP Apps example is not installed in HOWL_INTEROP_DIR (%v): run npm ci in .ci/interop", err)
-	}
-	cfg := filepath.Join(dir, "mcp.json")
-	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(`{"mcpServers": {"sysmon": {"command": "node", "args": [%q, "--stdio"]}}}`, script)), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfg, browser := officialAppServer(t, "server-system-monitor", "sysmon")
 	url, stderr, wait := startApp(t, "--config", cfg, "--allow", "sysmon:poll-system-stats", "sysmon", "get-system-info")
 	page := mcptest.OpenAppPage(t, browser, url)
 	stderr.waitFor(t, regexp.MustCompile(`ui/notifications/initialized ui://system-monitor/mcp-app\.html`), 90*time.Second)
