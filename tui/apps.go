@@ -274,15 +274,10 @@ func (m *Model) openAppFor(l *viewer.AppLoad) tea.Cmd {
 		spec.Theme = "dark"
 	}
 	holder, tool, cut, crt := m.appHost, l.Tool, l.Cut, m.com.RT
-	ctx := m.com.Ctx
-	notes := []string{}
+	ctx, uri := m.com.Ctx, l.URI
 	if cut {
-		notes = append(notes, fmt.Sprintf("the tool's result is over mcp.MaxRawResultBytes = %d, so the app opens without it", mcp.MaxRawResultBytes))
+		m.logs.Note(l.Server, fmt.Sprintf("app %s: the tool's result is over mcp.MaxRawResultBytes = %d, so the app opens without it", render.SanitizeLine(uri), mcp.MaxRawResultBytes), m.com.Now())
 	}
-	for _, n := range notes {
-		m.logs.Note(l.Server, "app "+render.SanitizeLine(l.URI)+": "+n, m.com.Now())
-	}
-	uri := l.URI
 	return common.Deliver(common.OwnerRoot, l.App, func() tea.Msg {
 		var err error
 		if spec.View, err = rt.ReadApp(ctx, spec.Server, uri); err != nil {
