@@ -84,6 +84,7 @@ type App struct {
 	tornOnce  sync.Once
 
 	mu        sync.Mutex
+	inFlight  int
 	pageSeen  bool
 	width     int
 	height    int
@@ -307,7 +308,15 @@ func (a *App) serveRPC(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "refused: not a JSON-RPC request or notification", http.StatusBadRequest)
 		return
 	}
-	result, rerr := a.handle(r.Context(), m)
+	var result any
+	var rerr *rpcError
+	if a.enter() {
+		result, rerr = a.handle(r.Context(), m)
+		a.leave()
+	} else {
+		rerr = &rpcError{Code: codeRefused, Message: fmt.Sprintf("refused: this app already has %d bridge requests waiting on howl (MaxInFlight = %d): wait for their answers", MaxInFlight, MaxInFlight)}
+		a.event(m.Method, "", errors.New(rerr.Message))
+	}
 	if len(m.ID) == 0 {
 		w.WriteHeader(http.StatusNoContent)
 		return
@@ -320,6 +329,23 @@ func (a *App) serveRPC(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(reply)
+}
+
+// enter counts one bridge request in, unless MaxInFlight are already.
+func (a *App) enter() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.inFlight >= MaxInFlight {
+		return false
+	}
+	a.inFlight++
+	return true
+}
+
+func (a *App) leave() {
+	a.mu.Lock()
+	a.inFlight--
+	a.mu.Unlock()
 }
 
 // handle answers one bridge message. The page answers ui/initialize

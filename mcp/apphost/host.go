@@ -39,6 +39,10 @@ const (
 	MaxRelayBytes = 8 << 20
 	// MaxMessageBytes bounds the text of one ui/message.
 	MaxMessageBytes = 64 << 10
+	// MaxInFlight bounds the bridge requests one app has waiting on howl
+	// at once (relayed calls running, questions asked): an app flooding
+	// tools/call cannot make howl start more server calls than this.
+	MaxInFlight = 32
 	// TeardownWait bounds how long closing waits for the page to let the
 	// app finish (ui/resource-teardown) before the app is dropped anyway.
 	TeardownWait = 5 * time.Second

@@ -381,3 +381,45 @@ func TestADisplayModeRequestIsAnsweredWithTheOneModeHowlHas(t *testing.T) {
 		}
 	}
 }
+
+// TestAnAppFloodingToolsCallIsRefusedPastMaxInFlight: with MaxInFlight of
+// an app's calls waiting on howl, the next is refused at once, naming the
+// bound, and never reaches the rules or the server; once they end, calls
+// go through again.
+func TestAnAppFloodingToolsCallIsRefusedPastMaxInFlight(t *testing.T) {
+	rt, _ := demoRuntime(t)
+	arrived, release := make(chan struct{}, MaxInFlight+1), make(chan struct{})
+	decide := func(ctx context.Context, tool string, _ map[string]any) (string, error) {
+		arrived <- struct{}{}
+		select {
+		case <-release:
+			return "", errors.New("the test refuses " + tool)
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}
+	_, a := openDice(t, rt, decide)
+	var wg sync.WaitGroup
+	for range MaxInFlight {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rpc(t, a, "tools/call", map[string]any{"name": demo.EchoTool, "arguments": map[string]any{"message": "flood"}})
+		}()
+	}
+	for range MaxInFlight {
+		<-arrived
+	}
+	_, rerr := rpc(t, a, "tools/call", map[string]any{"name": demo.EchoTool, "arguments": map[string]any{"message": "one too many"}})
+	if rerr == nil || !strings.Contains(rerr.Message, fmt.Sprintf("MaxInFlight = %d", MaxInFlight)) {
+		t.Errorf("the call past MaxInFlight answered %+v, want a refusal naming the bound", rerr)
+	}
+	if len(arrived) != 0 {
+		t.Error("the call past MaxInFlight reached the permission rules")
+	}
+	close(release)
+	wg.Wait()
+	if _, rerr := rpc(t, a, "tools/call", map[string]any{"name": demo.EchoTool, "arguments": map[string]any{"message": "again"}}); rerr == nil || !strings.Contains(rerr.Message, "the test refuses") {
+		t.Errorf("a call after the flood ended answered %+v, want it judged by the rules again", rerr)
+	}
+}
