@@ -252,3 +252,23 @@ func TestAnAppFloodingQuestionsIsRefusedPastMaxAppAsksAndEndsWithHowl(t *testing
 		}
 	}
 }
+
+// TestAnAppsWaitingQuestionsAreBoundedInBytes: questions up to exactly
+// MaxAppAskBytes wait; one byte more is refused naming the bound, and an
+// answer makes room again.
+func TestAnAppsWaitingQuestionsAreBoundedInBytes(t *testing.T) {
+	l := newAppLink(1, "demo", "ui://demo/dice.html")
+	half := MaxAppAskBytes / 2
+	for _, size := range []int{half, MaxAppAskBytes - half} {
+		if err := l.ask(appAsk{size: size}); err != nil {
+			t.Fatalf("a question of %d bytes within MaxAppAskBytes: %v", size, err)
+		}
+	}
+	if err := l.ask(appAsk{size: 1}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("MaxAppAskBytes = %d", MaxAppAskBytes)) {
+		t.Errorf("one byte past MaxAppAskBytes: %v, want a refusal naming the bound", err)
+	}
+	l.answered(half)
+	if err := l.ask(appAsk{size: half}); err != nil {
+		t.Errorf("after an answer freed %d bytes: %v, want room again", half, err)
+	}
+}
