@@ -272,3 +272,17 @@ func TestAnAppsWaitingQuestionsAreBoundedInBytes(t *testing.T) {
 		t.Errorf("after an answer freed %d bytes: %v, want room again", half, err)
 	}
 }
+
+// TestTheStatusBarCountsTheOpenApps: one app is "● app open", several
+// say how many, none says nothing.
+func TestTheStatusBarCountsTheOpenApps(t *testing.T) {
+	th := testTheme()
+	s := &statusBar{com: &common.Common{Styles: th.Styles, Progress: &common.ProgressBoard{}}}
+	for n, want := range map[int]string{0: "", 1: "● app open", 3: "● 3 apps open"} {
+		s.apps = n
+		got := s.Render(100, nil, 0)
+		if want == "" && strings.Contains(got, "app") || want != "" && !strings.Contains(got, want) {
+			t.Errorf("%d apps open: status %q, want %q", n, got, want)
+		}
+	}
+}
