@@ -100,7 +100,9 @@ func appMetaServer() *server.MCPServer {
 		if len(visibility) > 0 {
 			t.Meta = ui(map[string]any{"visibility": visibility})
 		}
-		s.AddTool(t, func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) { return mcpgo.NewToolResultText(name + " ran"), nil })
+		s.AddTool(t, func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			return mcpgo.NewToolResultText(name + " ran"), nil
+		})
 	}
 	tool("for_apps", "app")
 	tool("for_the_model", "model")
