@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/mcp/demo"
+	"github.com/howl-mcp/howl/mcp/mcptest"
 	"github.com/howl-mcp/howl/tui/common"
 )
 
@@ -284,5 +286,36 @@ func TestTheStatusBarCountsTheOpenApps(t *testing.T) {
 		if want == "" && strings.Contains(got, "app") || want != "" && !strings.Contains(got, want) {
 			t.Errorf("%d apps open: status %q, want %q", n, got, want)
 		}
+	}
+}
+
+// TestTheDemoAppOpenedFromTheTUIRunsInChromium: opened from the catalog,
+// the demo's app runs in a real headless Chromium: it shows the roll the
+// viewer shows (the opening result reached it), its "again" button rolls
+// through the bridge (the log says so), and its "post" button's message
+// waits in the TUI's dialog until accepted, then is the person's turn.
+func TestTheDemoAppOpenedFromTheTUIRunsInChromium(t *testing.T) {
+	browser := mcptest.Chromium(t, "the MCP App opened from the TUI")
+	p, _, clock, appURL := appProgram(t)
+	page := mcptest.OpenAppPage(t, browser, appURL)
+	isDigits := regexp.MustCompile(`^[1-6]$`).MatchString
+	first := page.WaitInApp(`document.getElementById("roll").textContent`, isDigits, 90*time.Second)
+	page.WaitInApp(`document.getElementById("again").click() || "clicked"`, func(string) bool { return true }, 30*time.Second)
+	page.WaitInApp(`document.getElementById("log").textContent`, func(v string) bool { return strings.Contains(v, "Rolled again through the host.") }, 90*time.Second)
+	page.WaitInApp(`document.getElementById("post").click() || "clicked"`, func(string) bool { return true }, 30*time.Second)
+	p.wait("An app asks to post a message")
+	clock.advance(common.PermissionGrace + time.Millisecond)
+	p.tm.Send(keyMsg("y"))
+	page.WaitInApp(`document.getElementById("log").textContent`, func(v string) bool { return strings.Contains(v, "Posted: The dice app shows") }, 90*time.Second)
+	p.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+	final := p.tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*Model)
+	if !strings.Contains(final.viewer.Plain(), "rolled "+first+" on a d6") {
+		t.Errorf("the app showed %s first; the viewer shows:\n%s", first, final.viewer.Plain())
+	}
+	if log := final.logs.Text("demo"); !strings.Contains(log, "tools/call roll_dice: allowed: the tool you opened this app with") {
+		t.Errorf("the log lacks the app's relayed roll:\n%s", log)
+	}
+	if chat := strings.Join(final.chat.Texts(), "\n"); !strings.Contains(chat, "The dice app shows") {
+		t.Errorf("the chat lacks the app's accepted message:\n%s", chat)
 	}
 }
