@@ -142,6 +142,10 @@ func TestEnterOnAnAppToolOpensItsAppAndARelayedCallIsAskedThenDenied(t *testing.
 	if reply.Error == nil || !strings.Contains(reply.Error.Message, "the user denied this call") {
 		t.Errorf("the app got %+v for a denied call, want an error saying it was denied", reply)
 	}
+	// The app hears the refusal before the log line reaches the model:
+	// wait for it in the log pane before quitting, or ctrl+c can win.
+	p.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlL})
+	p.wait("denied by you")
 	p.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
 	final := p.tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*Model)
 	log := final.logs.Text("demo")
