@@ -663,7 +663,11 @@ func (r *Runtime) Catalog(ctx context.Context, name string, refresh bool) (*Cata
 		return nil, err
 	}
 	r.mu.Lock()
-	cached, gen := r.servers[name].catalog, r.servers[name].catGen
+	var cached *Catalog
+	gen := 0
+	if s := r.servers[name]; s != nil { // a reload may have removed it since
+		cached, gen = s.catalog, s.catGen
+	}
 	r.mu.Unlock()
 	if cached != nil && !refresh {
 		return cached, nil
@@ -673,7 +677,7 @@ func (r *Runtime) Catalog(ctx context.Context, name string, refresh bool) (*Cata
 		return nil, fmt.Errorf("listing %s: %w", name, ctx.Err())
 	}
 	r.mu.Lock()
-	if s := r.servers[name]; s.conn == conn && s.catGen == gen {
+	if s := r.servers[name]; s != nil && s.conn == conn && s.catGen == gen {
 		s.catalog = cat
 	}
 	r.mu.Unlock()
@@ -695,6 +699,9 @@ func (r *Runtime) Item(ctx context.Context, server string, kind Kind, id string)
 	}
 	r.mu.Lock()
 	slot := r.servers[server]
+	if slot == nil { // a reload removed it since Conn
+		slot = &serverSlot{}
+	}
 	full := slot.catalog
 	var kc *kindCache
 	if full == nil && slot.conn == conn {

@@ -168,10 +168,19 @@ type Config struct {
 	// Notes say what merging decided: a name clash, a key ignored, a
 	// project file that could not be read.
 	Notes []string
+	// Broken are the project files that could not be read or parsed
+	// (a note says so too): their servers are left out.
+	Broken []BrokenFile
 	// Looked are the files looked for when none was found and the demo
 	// runs instead, the user's own first (the one to create); a path in
 	// the working directory is relative to it.
 	Looked []string
+}
+
+// BrokenFile is a config file that could not be used, and why.
+type BrokenFile struct {
+	Path string
+	Err  error
 }
 
 // Untrusted returns the project files in use that are not trusted.
@@ -279,6 +288,10 @@ type LoadOptions struct {
 	Trust *TrustStore
 	// TrustProject trusts every project file for this run (--trust-project).
 	TrustProject bool
+	// RunTrust are the project files the person trusted for this run
+	// only, by absolute path, each with the SHA-256 of the content they
+	// saw: a file that changed since is untrusted again.
+	RunTrust map[string]string
 }
 
 // ConfigError is a config file that cannot be used. Its message names the
@@ -421,13 +434,21 @@ func within(path, dir string) bool {
 // MaxConfigBytes bounds a config file howl reads.
 const MaxConfigBytes = 4 << 20
 
-// ReadConfigBytes reads a config file of at most MaxConfigBytes.
+// ReadConfigBytes reads a config file of at most MaxConfigBytes. It must
+// be a regular file (through any links): a named pipe would block the
+// read, a device (/dev/zero) never ends.
 func ReadConfigBytes(path string) ([]byte, error) {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return nil, notRegular(path, st)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading config %s: %w", path, err)
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() {
+		return nil, notRegular(path, st) // replaced between the two looks
+	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxConfigBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading config %s: %w", path, err)
@@ -436,6 +457,11 @@ func ReadConfigBytes(path string) ([]byte, error) {
 		return nil, &ConfigError{File: path, Msg: fmt.Sprintf("is larger than %d bytes (MaxConfigBytes)", MaxConfigBytes), Fix: "a config lists servers and settings: check that this is the right file"}
 	}
 	return data, nil
+}
+
+// notRegular is the error for a config path that is not a regular file.
+func notRegular(path string, st os.FileInfo) error {
+	return &ConfigError{File: path, Msg: fmt.Sprintf("is not a regular file (%s)", st.Mode().Type()), Fix: "a config is a JSON file: point at the file itself"}
 }
 
 // LoadConfig finds, parses and merges the config files. No file anywhere
@@ -472,6 +498,7 @@ func LoadConfig(opts LoadOptions) (*Config, error) {
 				return nil, err
 			}
 			cfg.Notes = append(cfg.Notes, fmt.Sprintf("the project config is not used: %v", err))
+			cfg.Broken = append(cfg.Broken, BrokenFile{Path: realPath(c.path), Err: err})
 			continue
 		}
 		f.Trusted, f.Why = trustOf(opts, f)
@@ -537,6 +564,12 @@ func trustOf(opts LoadOptions, f ConfigFile) (bool, string) {
 	}
 	if opts.TrustProject {
 		return true, "trusted for this run (--trust-project)"
+	}
+	if sum, ok := opts.RunTrust[f.Path]; ok {
+		if sum == f.SHA256 {
+			return true, "trusted for this run"
+		}
+		return false, "changed since you trusted it for this run"
 	}
 	ts := opts.Trust
 	if ts == nil {

@@ -153,6 +153,8 @@ func serveFixture(name string) int {
 		return serveEndlessTools(name == "endless-big-tools")
 	case "question-flood":
 		return serveQuestionFlood()
+	case "gate":
+		return serveGate()
 	case "sleeper":
 		// Reads nothing and writes nothing until it is killed.
 		time.Sleep(time.Hour)

@@ -92,6 +92,8 @@ type Event struct {
 	Change *CatalogChange
 	// Trace is set for EventTrace.
 	Trace *RPCTrace
+	// Reload is set for EventReload.
+	Reload *ReloadResult
 	// Body is an EventNotification's params as JSON, at most
 	// MaxTraceBodyBytes, while trace bodies are on (SetTraceBodies).
 	Body json.RawMessage
@@ -164,6 +166,18 @@ type Runtime struct {
 	servers map[string]*serverSlot
 	order   []string
 	closed  bool
+	// gens numbers the starts of every slot, so a start of a server
+	// that a reload removed and added again never matches the new slot.
+	gens int
+	// wrote, when set, hears of each config file the runtime itself
+	// rewrote (Switch), with its content before and after (Reloader).
+	wrote func(path string, before, after []byte)
+}
+
+// nextGen is a generation no slot has had (r.mu held).
+func (r *Runtime) nextGen() int {
+	r.gens++
+	return r.gens
 }
 
 // serverSlot is the runtime's record of one configured server.
@@ -172,7 +186,7 @@ type serverSlot struct {
 	status  Status
 	conn    *Conn
 	stderr  *stderrRing
-	gen     int // bumps on every (re)start; stale starts drop their result
+	gen     int // a new one on every (re)start (nextGen); stale starts drop their result
 	settled chan struct{}
 	catalog *Catalog
 	// kinds are kinds listed alone, as far as Item needed (until catalog).
@@ -310,7 +324,7 @@ func (r *Runtime) Reconnect(name string) error {
 		old = slot.conn
 		slot.conn = nil
 		slot.catalog, slot.kinds = nil, nil
-		slot.gen++ // a start still in flight drops its result
+		slot.gen = r.nextGen() // a start still in flight drops its result
 		slot.status.State = StateStopped
 	}
 	r.mu.Unlock()
@@ -349,7 +363,7 @@ func (r *Runtime) start(name string) error {
 		r.mu.Unlock()
 		return fmt.Errorf("server %q is %s", name, slot.cfg.Untrusted)
 	}
-	slot.gen++
+	slot.gen = r.nextGen()
 	gen := slot.gen
 	sc := slot.cfg
 	slot.settled = make(chan struct{})
@@ -492,7 +506,7 @@ func (r *Runtime) connectAuth(name string, gen int, sc ServerConfig, ring *stder
 func (r *Runtime) settleReady(name string, gen int, conn *Conn, ms int64) {
 	r.mu.Lock()
 	slot := r.servers[name]
-	if slot.gen != gen || r.closed {
+	if slot == nil || slot.gen != gen || r.closed {
 		r.mu.Unlock()
 		conn.Close()
 		return
@@ -549,7 +563,7 @@ func (r *Runtime) serverExited(name string, gen int, conn *Conn, reason string) 
 	}
 	r.mu.Lock()
 	slot := r.servers[name]
-	if slot.gen != gen || slot.conn != conn || r.closed {
+	if slot == nil || slot.gen != gen || slot.conn != conn || r.closed {
 		r.mu.Unlock()
 		return
 	}
@@ -568,7 +582,7 @@ func (r *Runtime) serverExited(name string, gen int, conn *Conn, reason string) 
 func (r *Runtime) settle(name string, gen int, err error, ring *stderrRing) {
 	r.mu.Lock()
 	slot := r.servers[name]
-	if slot.gen != gen {
+	if slot == nil || slot.gen != gen {
 		r.mu.Unlock()
 		return
 	}

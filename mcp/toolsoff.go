@@ -52,6 +52,9 @@ func (r *Runtime) ModelCatalog(ctx context.Context, server string) (*Catalog, er
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := r.servers[server]
+	if s == nil { // a reload removed it since Catalog: its switches are gone too
+		return nil, r.unknown(server)
+	}
 	off := s.cfg.DisabledTools
 	if len(off) == 0 {
 		return cat, nil
@@ -88,11 +91,20 @@ func (r *Runtime) Switch(name string, tools []string, off bool) (file string, er
 		return "", r.unknown(name)
 	}
 	if sc.File != "" {
+		var before, after []byte
 		_, err := EditFileOf(sc.File, sc.Origin, nil, func(old []byte) ([]byte, error) {
-			return SwitchServerEntry(sc.File, old, name, tools, off)
+			out, err := SwitchServerEntry(sc.File, old, name, tools, off)
+			before, after = old, out
+			return out, err
 		})
 		if err != nil {
 			return "", err
+		}
+		r.mu.Lock()
+		wrote := r.wrote
+		r.mu.Unlock()
+		if wrote != nil {
+			wrote(sc.File, before, after)
 		}
 	}
 	start := false
