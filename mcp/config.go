@@ -461,7 +461,18 @@ func ReadConfigBytes(path string) ([]byte, error) {
 
 // notRegular is the error for a config path that is not a regular file.
 func notRegular(path string, st os.FileInfo) error {
-	return &ConfigError{File: path, Msg: fmt.Sprintf("is not a regular file (%s)", st.Mode().Type()), Fix: "a config is a JSON file: point at the file itself"}
+	kind := "not a file"
+	switch m := st.Mode(); {
+	case m.IsDir():
+		kind = "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		kind = "a named pipe"
+	case m&fs.ModeSocket != 0:
+		kind = "a socket"
+	case m&fs.ModeDevice != 0:
+		kind = "a device"
+	}
+	return &ConfigError{File: path, Msg: "is not a regular file (it is " + kind + ")", Fix: "a config is a JSON file: point at the file itself"}
 }
 
 // LoadConfig finds, parses and merges the config files. No file anywhere

@@ -22,7 +22,7 @@ func TestReloadOfAConfigReplacedByANamedPipeDoesNotHang(t *testing.T) {
 	go func() { _, err := g.rl.Reload(); done <- err }()
 	select {
 	case err := <-done:
-		if err == nil || !strings.Contains(err.Error(), "is not a regular file") {
+		if err == nil || !strings.Contains(err.Error(), "is not a regular file (it is a named pipe)") {
 			t.Errorf("a named pipe must be refused as such: %v", err)
 		}
 	case <-time.After(30 * time.Second):

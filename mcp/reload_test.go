@@ -285,7 +285,7 @@ func TestReloadRefusesAConfigReplacedByADeviceOrAHugeFile(t *testing.T) {
 		t.Skip("no symlinks here:", err)
 	}
 	_, err := g.rl.Reload()
-	if err == nil || !strings.Contains(err.Error(), "is not a regular file") {
+	if err == nil || !strings.Contains(err.Error(), "is not a regular file (it is a device)") {
 		t.Errorf("a config that is a link to a device must be refused as such: %v", err)
 	}
 	if err := os.Remove(g.path); err != nil {
