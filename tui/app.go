@@ -114,6 +114,11 @@ type Options struct {
 	// one to create first (mcp.Config.Looked); the demo runs, and a line
 	// under the tab bar says so. Nil when a config is in use.
 	NoConfig []string
+	// Reload reads the config files again and applies what changed
+	// (mcp.Reloader.Reload; `.mcp reload`). It does I/O: the TUI calls it
+	// from a command. Nil when the servers come from the command line.
+	// Its result, and the watch's, also arrive as an mcp.EventReload.
+	Reload func() (mcp.ReloadResult, error)
 }
 
 // Model is the root model.
@@ -183,6 +188,8 @@ type Model struct {
 	// id; appHost serves them.
 	apps    map[common.RequestID]*openApp
 	appHost *appHost
+	// reload is Options.Reload.
+	reload func() (mcp.ReloadResult, error)
 }
 
 // New builds the root model. It does nothing outside itself: the first
@@ -248,6 +255,7 @@ func New(o Options) *Model {
 	m.catalog.Focus()
 	m.trust = o.Trust
 	m.noConfig = o.NoConfig
+	m.reload = o.Reload
 	m.openTrustDialogs(o.Trust)
 	m.updateKeys()
 	return m

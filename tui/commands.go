@@ -373,6 +373,9 @@ func (m *Model) cmdMCP(words []string) tea.Cmd {
 		m.chat.Table(m.serversTable())
 		return nil
 	}
+	if len(words) == 1 && words[0] == "reload" {
+		return m.cmdReload()
+	}
 	switchAction := len(words) > 2 && (words[0] == "enable" || words[0] == "disable")
 	if (len(words) != 2 && !switchAction) || !contains(chat.MCPActions, words[0]) {
 		m.chat.Error("usage: " + chat.Usage(".mcp"))
@@ -394,6 +397,8 @@ func (m *Model) cmdMCP(words []string) tea.Cmd {
 			}
 		}
 		return m.switchCmd(name, tools, off)
+	case "reload":
+		m.chat.Error(".mcp reload takes no server: it reads every config file in use again")
 	case "reconnect":
 		m.chat.Notice("reconnecting " + name)
 		return reconnectCmd(m.com.RT, name)

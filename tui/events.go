@@ -34,6 +34,10 @@ func (m *Model) handleEvents(msg EventsMsg) tea.Cmd {
 			cmds = append(cmds, m.handleNotification(e))
 		case mcp.EventProgress:
 			m.handleProgress(e)
+		case mcp.EventReload:
+			if e.Reload != nil {
+				cmds = append(cmds, m.handleReload(*e.Reload))
+			}
 		case mcp.EventCatalogChanged:
 			cmds = append(cmds, m.catalog.HandleCatalogChanged(e.Server, e.Change))
 		case mcp.EventResourceUpdated:

@@ -98,11 +98,11 @@ func (r *Relay) poke() {
 	}
 }
 
-// oldestDroppable is the oldest event that is not a state change; when
-// every queued event is a state change, the oldest of those.
+// oldestDroppable is the oldest event that is not a state change or a
+// config reload; when every queued event is one, the oldest of those.
 func oldestDroppable(q []mcp.Event) int {
 	for i, e := range q {
-		if e.Kind != mcp.EventState {
+		if e.Kind != mcp.EventState && e.Kind != mcp.EventReload {
 			return i
 		}
 	}
@@ -123,6 +123,9 @@ func eventSize(e mcp.Event) int {
 	}
 	if e.Change != nil {
 		n += valueSize(e.Change.Added) + valueSize(e.Change.Removed)
+	}
+	if r := e.Reload; r != nil {
+		n += len(r.Err) + valueSize(r.Servers) + valueSize(r.Notes) + valueSize(r.NeedsRestart) + 512*len(r.Untrusted)
 	}
 	return n
 }

@@ -66,11 +66,16 @@ func loadConfig(g *globalFlags) (*mcp.Config, error) {
 	if g.url != "" || g.stdio != "" {
 		return oneOffConfig(g)
 	}
-	cfg, err := mcp.LoadConfig(mcp.LoadOptions{Path: g.config, Demo: demoServerConfig(), TrustProject: g.trustProject})
+	cfg, err := mcp.LoadConfig(loadOptions(g))
 	if err != nil {
 		return nil, usageError{err}
 	}
 	return cfg, nil
+}
+
+// loadOptions are where the config is looked for: the same on a reload.
+func loadOptions(g *globalFlags) mcp.LoadOptions {
+	return mcp.LoadOptions{Path: g.config, Demo: demoServerConfig(), TrustProject: g.trustProject}
 }
 
 // session is a loaded config plus a runtime whose servers have settled.

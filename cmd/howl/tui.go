@@ -112,6 +112,22 @@ func runTUI(ctx context.Context, g *globalFlags, rf resumeFlags, stdin io.Reader
 	if err := rt.Start(); err != nil {
 		return err
 	}
+	// The config files are watched, and `.mcp reload` reads them, unless
+	// the servers come from the command line. The watch ends before the
+	// runtime closes (defers run last first).
+	var reloader *mcp.Reloader
+	var reload func() (mcp.ReloadResult, error)
+	if g.oneOff() == "" {
+		reloader = mcp.NewReloader(rt, cfg, loadOptions(g))
+		reload = reloader.Reload
+		wctx, stopWatch := context.WithCancel(ctx)
+		watched := make(chan struct{})
+		go func() {
+			defer close(watched)
+			reloader.Watch(wctx, mcp.WatchInterval)
+		}()
+		defer func() { stopWatch(); <-watched }()
+	}
 
 	var progOpts []tea.ProgramOption
 	if f, ok := stdin.(*os.File); ok && term.IsTerminal(f.Fd()) {
@@ -140,18 +156,33 @@ func runTUI(ctx context.Context, g *globalFlags, rf resumeFlags, stdin io.Reader
 		Store:        tuiStore(ss.st),
 		StoreError:   ss.unavailable,
 		Resume:       ss.resume,
-		Trust:        projectTrust(cfg, rt),
+		Trust:        projectTrust(cfg, rt, reloader),
 		NoConfig:     cfg.Looked,
+		Reload:       reload,
 	}, relay, stdout, progOpts...)
 }
 
 // projectTrust is what the TUI needs to ask about the untrusted project
-// files (nil when there are none): trusting one records it (when it is
-// to be remembered) and starts its servers. Its settings apply from the
-// next start: the chat's model and rules were resolved before the TUI
-// opened, and this runs beside them.
-func projectTrust(cfg *mcp.Config, rt *mcp.Runtime) *tui.ProjectTrust {
+// files (nil when there are none and no reload can bring one): trusting
+// one records it (when it is to be remembered) and starts its servers.
+// Its settings apply from the next start: the chat's model and rules were
+// resolved before the TUI opened, and this runs beside them. With a
+// reloader, the reloader decides (a file trusted for this run stays so
+// across reloads while its content is what the person saw).
+func projectTrust(cfg *mcp.Config, rt *mcp.Runtime, rl *mcp.Reloader) *tui.ProjectTrust {
 	files := cfg.Untrusted()
+	if rl != nil {
+		return &tui.ProjectTrust{Files: files, Allow: func(f mcp.ConfigFile, remember bool) ([]string, error) {
+			var ts *mcp.TrustStore
+			if remember {
+				var err error
+				if ts, err = mcp.DefaultTrustStore(); err != nil {
+					return nil, err
+				}
+			}
+			return rl.Trust(f, remember, ts)
+		}}
+	}
 	if len(files) == 0 {
 		return nil
 	}

@@ -302,6 +302,30 @@ func New(com *common.Common, rt Runtime, names []string) *Pane {
 	return c
 }
 
+// SetServers makes the browser show exactly the servers names, in that
+// order, after a config reload: a server it did not have is added
+// (stopped, until its state arrives), one that is gone leaves with its
+// items; the others keep their entries.
+func (c *Pane) SetServers(names []string) tea.Cmd {
+	byName := map[string]*Server{}
+	servers := make([]*Server, 0, len(names))
+	for _, n := range names {
+		sv, ok := c.byName[n]
+		if !ok {
+			sv = &Server{name: n, status: mcp.Status{Name: n, State: mcp.StateStopped}, listed: map[mcp.Kind]bool{}}
+		}
+		servers = append(servers, sv)
+		byName[n] = sv
+	}
+	for n, sv := range c.byName {
+		if byName[n] == nil {
+			c.cancelLoad(sv)
+		}
+	}
+	c.servers, c.byName = servers, byName
+	return c.rebuildAll()
+}
+
 // SetSize sets the pane's outer size. Notices wrap to the width, so a new
 // width rebuilds the rows.
 func (c *Pane) SetSize(w, h int) tea.Cmd {

@@ -91,6 +91,10 @@ func (c *Pane) Session() *SessionRec { return c.rec }
 // deleted).
 func (c *Pane) ForgetSession() { c.rec = &SessionRec{} }
 
+// SetServers replaces the servers the chat offers (after a config
+// reload); the model's declarations follow at its next request.
+func (c *Pane) SetServers(servers []string) { c.servers = servers }
+
 // SetRules sets the servers the chat offers and its tool-call rules:
 // decide, or the config's permissions (asking about the rest) saved to
 // configPath.

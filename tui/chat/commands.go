@@ -25,7 +25,7 @@ type Command struct {
 var ListKinds = []string{"prompts", "tools", "resources", "templates", "servers"}
 
 // mcpActions are `.mcp`'s subcommands.
-var MCPActions = []string{"enable", "disable", "reconnect", "auth", "decline", "ask"}
+var MCPActions = []string{"enable", "disable", "reconnect", "auth", "decline", "ask", "reload"}
 
 // Commands is the table of the chat's `.` commands, as data: `.help`, the
 // suggestion for a mistyped name and tab completion derive from it; the
@@ -36,7 +36,7 @@ func Commands() []Command {
 		{".list", "prompts|tools|resources|templates|servers", "list what the enabled servers offer", ""},
 		{".read", "<server> <uri> [key=value ...]", "read a resource (or a template with its variables) in the viewer", "a ready server with resources"},
 		{".call", "<server> <tool> [key=value ...]", "call a tool and open its result in the viewer", "a ready server with tools"},
-		{".mcp", "[enable|disable <server> [tool ...] | reconnect|auth|decline|ask <server>]", "list the servers; switch one (or some of its tools) off or on, saved in its config file; restart it, log in to it (auth), or decline its questions unasked until ask", ""},
+		{".mcp", "[enable|disable <server> [tool ...] | reconnect|auth|decline|ask <server> | reload]", "list the servers; switch one (or some of its tools) off or on, saved in its config file; restart it, log in to it (auth), or decline its questions unasked until ask; reload reads the config files again and applies what changed", ""},
 		{".loglevel", "<server> <level>", "ask a server for log messages at level and above (" + strings.Join(mcp.LogLevels, ", ") + "); ctrl+l shows them", "a ready server with logging"},
 		{".tasks", "[cancel <task id>]", "list the tasks howl is waiting on, or cancel one", ""},
 		{".roots", "[add|remove <dir>]", "list the directories offered to servers that ask for roots, or change them (servers are told)", ""},

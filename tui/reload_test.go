@@ -1,0 +1,122 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/render"
+)
+
+// writeDemoConfig writes a config whose servers each run the demo.
+func writeDemoConfig(t *testing.T, path string, names ...string) {
+	t.Helper()
+	servers := map[string]any{}
+	for _, n := range names {
+		sc := demoServer(n)
+		servers[n] = map[string]any{"command": sc.Command, "args": sc.Args, "protocol": "modern"}
+	}
+	data, err := json.Marshal(map[string]any{"mcpServers": servers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMCPReloadSaysWhatChangedAndTheCatalogFollows(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	writeDemoConfig(t, path, "mine")
+	opts := mcp.LoadOptions{Path: path, Trust: mcp.NewTrustStore(filepath.Join(t.TempDir(), "trust.json"))}
+	cfg, err := mcp.LoadConfig(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var events []mcp.Event
+	rt := mcp.NewRuntime(cfg, mcp.RuntimeOptions{CacheDir: filepath.Join(testCacheDir, "cache"),
+		Spill: render.NewSpillStore(filepath.Join(testCacheDir, "mcp-resources")),
+		OnEvent: func(e mcp.Event) {
+			mu.Lock()
+			defer mu.Unlock()
+			events = append(events, e)
+		}})
+	t.Cleanup(func() { rt.Close() })
+	rl := mcp.NewReloader(rt, cfg, opts)
+	if err := rt.Start(); err != nil {
+		t.Fatal(err)
+	}
+	hs := newChatHarness(t, rt, []string{"mine"}, 180, 40, Options{Reload: rl.Reload})
+	defer hs.dumpOnFailure()
+	// The relay's path: every event so far reaches the program.
+	relay := func() {
+		mu.Lock()
+		batch := events
+		events = nil
+		mu.Unlock()
+		hs.send(EventsMsg{Events: batch})
+	}
+	waitRuntime(t, rt)
+	relay()
+
+	hs.line(".mcp reload")
+	if v := hs.view(); !strings.Contains(v, "config reloaded: nothing changed (1 server kept)") {
+		t.Fatalf("a reload that changes nothing must say so:\n%s", v)
+	}
+	writeDemoConfig(t, path, "mine", "second")
+	hs.line(".mcp reload")
+	relay() // the reload's event, as the relay brings it
+	if v := hs.view(); strings.Count(v, "config reloaded: started second; 1 server kept") != 2 {
+		t.Fatalf("the chat and the status bar must say what the reload changed, once each:\n%s", v)
+	}
+	waitRuntime(t, rt)
+	relay()
+	hs.line(".mcp")
+	if v := hs.view(); !strings.Contains(v, "second") || !strings.Contains(v, "ready") {
+		t.Errorf("the new server must be listed, ready:\n%s", v)
+	}
+	if got := hs.m.chat.Servers(); fmt.Sprint(got) != "[mine second]" {
+		t.Errorf("the chat's servers = %v", got)
+	}
+
+	if err := os.WriteFile(path, []byte("{\"mcpServers\": {\n  \"mine\": {\"command\": \"x\"\n}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hs.line(".mcp reload")
+	relay()
+	v := hs.view()
+	if !strings.Contains(v, "the config was not reloaded, the servers run as before") || !strings.Contains(v, "config not reloaded: ") ||
+		!strings.Contains(v, "mcp.json:3:") {
+		t.Errorf("a broken file must say so in the chat and the status bar, with its line and column:\n%s", v)
+	}
+	if st, _ := rt.ServerStatus("second"); st.State != mcp.StateReady {
+		t.Errorf("a broken file must leave the servers running: %+v", st)
+	}
+}
+
+func TestMCPReloadWithoutAConfigFileSaysThereIsNothingToReload(t *testing.T) {
+	rt := sharedRuntime(t, "demo", demoServer("demo"))
+	hs := newChatHarness(t, rt, []string{"demo"}, 160, 30, Options{})
+	hs.line(".mcp reload")
+	if v := hs.view(); !strings.Contains(v, "there is nothing to reload") {
+		t.Errorf("without a reloader .mcp reload must say why it cannot:\n%s", v)
+	}
+}
+
+// waitRuntime waits until every started server of rt is ready or failed.
+func waitRuntime(t *testing.T, rt *mcp.Runtime) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := rt.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
