@@ -244,6 +244,64 @@ func TestReloadAddsRemovesAndRestartsServersWhileACallToAnotherServerIsInFlight(
 	if names := g.rt.Names(); !slices.Equal(names, []string{"change", "keep", "new"}) {
 		t.Errorf("names after the reload: %v", names)
 	}
+	// The model's next request is offered the servers as they are now.
+	var decls []string
+	for _, d := range g.rt.Declarations() {
+		decls = append(decls, d.Name)
+	}
+	if !slices.Contains(decls, "mcp_search_new") || slices.Contains(decls, "mcp_search_gone") || !slices.Contains(decls, "mcp_search_keep") {
+		t.Errorf("the declarations must follow the reload: %v", decls)
+	}
+}
+
+func BenchmarkReloadOfAnUnchangedConfig(b *testing.B) {
+	dir := b.TempDir()
+	path := filepath.Join(dir, "mcp.json")
+	servers := map[string]any{}
+	for i := range 20 {
+		servers[fmt.Sprintf("s%02d", i)] = gateEntry(map[string]any{"disabled": true})
+	}
+	data, _ := json.Marshal(map[string]any{"mcpServers": servers})
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	opts := LoadOptions{Path: path, Trust: NewTrustStore(filepath.Join(dir, "trust.json"))}
+	cfg, err := LoadConfig(opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rt := NewRuntime(cfg, RuntimeOptions{CacheDir: b.TempDir()})
+	defer rt.Close()
+	rl := NewReloader(rt, cfg, opts)
+	b.ResetTimer()
+	for range b.N {
+		if res, err := rl.Reload(); err != nil || res.Changed() {
+			b.Fatal(res, err)
+		}
+	}
+}
+
+func BenchmarkWatchLookAtUnchangedFiles(b *testing.B) {
+	dir := b.TempDir()
+	path := filepath.Join(dir, "mcp.json")
+	if err := os.WriteFile(path, []byte(`{"mcpServers": {}}`), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	opts := LoadOptions{WorkDir: dir, UserConfigDir: filepath.Join(dir, "config"), Getenv: func(string) (string, bool) { return "", false }}
+	cfg, err := LoadConfig(LoadOptions{Path: path})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rt := NewRuntime(cfg, RuntimeOptions{CacheDir: b.TempDir()})
+	defer rt.Close()
+	w := NewReloader(rt, cfg, opts).newFileWatch()
+	w.changed()
+	b.ResetTimer()
+	for range b.N {
+		if w.changed() {
+			b.Fatal("changed")
+		}
+	}
 }
 
 func TestReloadOfAFileThatDoesNotParseKeepsTheServersAndSaysWhere(t *testing.T) {
