@@ -40,7 +40,8 @@ type ReloadResult struct {
 	// NeedsRestart are the top-level settings that changed ("model in
 	// /path/mcp.json"): they apply at howl's next start only.
 	NeedsRestart []string `json:"needs_restart,omitempty"`
-	// Servers are the enabled servers after the reload, sorted.
+	// Servers are the servers to show after the reload, sorted: the
+	// enabled ones, and any switched off during the run that still runs.
 	Servers []string `json:"servers"`
 	// Notes are what merging the files decided (Config.Notes).
 	Notes []string `json:"notes,omitempty"`
@@ -244,7 +245,9 @@ func (r *Runtime) Apply(cfg *Config, base ReloadResult) ReloadResult {
 	r.order = order
 	res.Servers = nil
 	for _, n := range order {
-		if !r.servers[n].cfg.Disabled {
+		// A server switched off during the run (.mcp disable) still
+		// runs, hidden from the model by the UI: it stays listed.
+		if s := r.servers[n]; !s.cfg.Disabled || s.active() {
 			res.Servers = append(res.Servers, n)
 		}
 	}

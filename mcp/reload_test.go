@@ -413,6 +413,9 @@ func TestHowlsOwnSwitchIsNoChangeToTheReload(t *testing.T) {
 	if c, _ := g.conn(t, "other"); c != otherConn {
 		t.Error("howl's own .mcp disable, reloaded, stopped or restarted the server")
 	}
+	if !slices.Equal(res.Servers, []string{"keep", "other"}) {
+		t.Errorf("a server switched off during the run must stay listed (the person switches it on from the list): %v", res.Servers)
+	}
 }
 
 func TestReloadSaysWhichSettingsNeedARestart(t *testing.T) {
