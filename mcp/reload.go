@@ -175,53 +175,40 @@ func (r *Runtime) Apply(cfg *Config, base ReloadResult) ReloadResult {
 			continue
 		}
 		order = append(order, name)
-		oc := s.cfg
-		if !sameEntry(oc, nc) {
-			s.cfg = nc
-			switch {
-			case s.active() && runnable(nc):
-				stop(s, "")
-				start = append(start, name)
-				res.Restarted = append(res.Restarted, name)
-			case s.active():
-				stop(s, stoppedReason(nc))
-				emits = append(emits, name)
-				res.Stopped = append(res.Stopped, name)
-			case runnable(nc):
-				start = append(start, name)
-				res.Started = append(res.Started, name)
-			default:
-				s.status.Reason, s.status.Target = stoppedReason(nc), target(nc)
-				emits = append(emits, name)
-				if nc.Untrusted != "" && !nc.Disabled {
-					res.Held = append(res.Held, name)
-				}
-			}
-			continue
-		}
-		if !slices.Equal(oc.DisabledTools, nc.DisabledTools) {
+		oc, changed, run := s.cfg, !sameEntry(s.cfg, nc), runnable(nc)
+		if !changed && !slices.Equal(oc.DisabledTools, nc.DisabledTools) {
 			s.modelCat, s.modelCatOf = nil, nil
 			res.Tools = append(res.Tools, name)
 		}
-		// What changed may only be whether it runs (switched off or on,
-		// its file trusted or not), compared with what the runtime knows
-		// (Switch has already applied howl's own writes).
 		s.cfg = nc
 		switch {
-		case runnable(oc) == runnable(nc):
+		case !changed && runnable(oc) == run, s.active() && run && !changed:
+			// Whether it runs is compared with what the runtime knows:
+			// Switch has applied howl's own writes already, and a server
+			// switched off during the run keeps running, hidden.
 			if s.active() {
 				res.Kept = append(res.Kept, name)
+			} else if why := stoppedReason(nc); why != s.status.Reason {
+				s.status.Reason = why
+				emits = append(emits, name)
 			}
-		case runnable(nc):
+		case s.active() && run:
+			stop(s, "")
 			start = append(start, name)
-			res.Started = append(res.Started, name)
+			res.Restarted = append(res.Restarted, name)
 		case s.active():
 			stop(s, stoppedReason(nc))
 			emits = append(emits, name)
 			res.Stopped = append(res.Stopped, name)
+		case run:
+			start = append(start, name)
+			res.Started = append(res.Started, name)
 		default:
-			s.status.Reason = stoppedReason(nc)
+			s.status.Reason, s.status.Target = stoppedReason(nc), target(nc)
 			emits = append(emits, name)
+			if changed && nc.Untrusted != "" && !nc.Disabled {
+				res.Held = append(res.Held, name)
+			}
 		}
 	}
 	for _, sc := range cfg.Servers {
