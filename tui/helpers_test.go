@@ -80,6 +80,16 @@ func (g *guardRuntime) Switch(n string, tools []string, off bool) (string, error
 	g.check("Switch")
 	return g.inner.Switch(n, tools, off)
 }
+
+// ToolOff answers as the runtime does when it keeps switched-off tools
+// (the catalog marks them), else false.
+func (g *guardRuntime) ToolOff(server, tool string) bool {
+	g.check("ToolOff")
+	o, ok := g.inner.(interface {
+		ToolOff(server, tool string) bool
+	})
+	return ok && o.ToolOff(server, tool)
+}
 func (g *guardRuntime) SetRoots(ctx context.Context, dirs []string) error {
 	g.check("SetRoots")
 	return g.inner.SetRoots(ctx, dirs)

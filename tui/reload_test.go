@@ -13,15 +13,26 @@ import (
 
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // writeDemoConfig writes a config whose servers each run the demo.
 func writeDemoConfig(t *testing.T, path string, names ...string) {
 	t.Helper()
+	writeDemoConfigWith(t, path, nil, names...)
+}
+
+// writeDemoConfigWith is writeDemoConfig with extra fields in each entry.
+func writeDemoConfigWith(t *testing.T, path string, extra map[string]any, names ...string) {
+	t.Helper()
 	servers := map[string]any{}
 	for _, n := range names {
 		sc := demoServer(n)
-		servers[n] = map[string]any{"command": sc.Command, "args": sc.Args, "protocol": "modern"}
+		e := map[string]any{"command": sc.Command, "args": sc.Args, "protocol": "modern"}
+		for k, v := range extra {
+			e[k] = v
+		}
+		servers[n] = e
 	}
 	data, err := json.Marshal(map[string]any{"mcpServers": servers})
 	if err != nil {
@@ -83,6 +94,16 @@ func TestMCPReloadSaysWhatChangedAndTheCatalogFollows(t *testing.T) {
 	if v := hs.view(); !strings.Contains(v, "second") || !strings.Contains(v, "ready") {
 		t.Errorf("the new server must be listed, ready:\n%s", v)
 	}
+	if v := hs.view(); !strings.Contains(v, "Tools 30") {
+		t.Errorf("the new server's tools must be in the catalog:\n%s", v)
+	}
+	// A tool switched off in the file: marked at once, nothing restarts.
+	writeDemoConfigWith(t, path, map[string]any{"disabledTools": []string{"echo"}}, "mine", "second")
+	hs.line(".mcp reload")
+	relay()
+	if v := hs.view(); !strings.Contains(v, "config reloaded: switched tools of mine, second; 2 servers kept") || !strings.Contains(v, "Tools 30 (2 off)") {
+		t.Errorf("a disabledTools change must show in the catalog's count:\n%s", v)
+	}
 	if got := hs.m.chat.Servers(); fmt.Sprint(got) != "[mine second]" {
 		t.Errorf("the chat's servers = %v", got)
 	}
@@ -118,5 +139,36 @@ func waitRuntime(t *testing.T, rt *mcp.Runtime) {
 	defer cancel()
 	if err := rt.Wait(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestAReloadThatBringsAnUntrustedProjectFileAsksAboutIt(t *testing.T) {
+	var allowed []string
+	trust := &ProjectTrust{Allow: func(f mcp.ConfigFile, remember bool) ([]string, error) {
+		allowed = append(allowed, f.Path)
+		return []string{"helper"}, nil
+	}}
+	clock := &testClock{t: time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC)}
+	hs := newChatHarness(t, demoRuntime(t), []string{"demo"}, 120, 40, Options{Trust: trust, Now: clock.Now})
+	defer hs.dumpOnFailure()
+	if strings.Contains(hs.view(), "Trust this project's servers?") {
+		t.Fatal("nothing to ask about at start")
+	}
+	res := mcp.ReloadResult{Held: []string{"helper"}, Untrusted: []mcp.ConfigFile{untrustedProject}, Servers: []string{"demo", "helper"}}
+	hs.send(EventsMsg{Events: []mcp.Event{{Kind: mcp.EventReload, Reload: &res}}})
+	v := hs.view()
+	for _, want := range []string{"Trust this project's servers?", "helper: runs sh -c 'echo PWNED > file; env > file2'", "not started until you trust their file: helper"} {
+		if !strings.Contains(v, want) {
+			t.Fatalf("a project file a reload brings must be asked about (%q):\n%s", want, v)
+		}
+	}
+	hs.keys("o") // typed as the dialog popped up: ignored
+	if len(allowed) != 0 {
+		t.Fatal("a key typed as a reload's dialog appears must not trust the file")
+	}
+	clock.advance(common.PermissionGrace)
+	hs.keys("o")
+	if len(allowed) != 1 || allowed[0] != untrustedProject.Path {
+		t.Errorf("answering must go through Allow: %v", allowed)
 	}
 }
