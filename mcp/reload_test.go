@@ -366,6 +366,35 @@ func TestReloadRefusesAConfigReplacedByADeviceOrAHugeFile(t *testing.T) {
 	}
 }
 
+func TestReloadOfAUserFileReplacedByADirectoryOrRemovedKeepsTheServers(t *testing.T) {
+	base := t.TempDir()
+	ucd := filepath.Join(base, "config")
+	if err := os.MkdirAll(filepath.Join(ucd, "howl"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	g := &reloadRig{path: filepath.Join(ucd, "howl", "mcp.json"), ev: &events{}}
+	writeServers(t, g.path, map[string]any{"mine": gateEntry(nil)})
+	g.opts = LoadOptions{WorkDir: filepath.Join(base, "wd"), UserConfigDir: ucd, Trust: NewTrustStore(filepath.Join(base, "trust.json")),
+		Getenv: func(string) (string, bool) { return "", false }, Demo: ServerConfig{Name: "demo", Command: "never-run"}}
+	g.start(t)
+	mine, _ := g.conn(t, "mine")
+	if err := os.Remove(g.path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.rl.Reload(); err == nil || !strings.Contains(err.Error(), "is gone") {
+		t.Errorf("a removed config must not fall back to the demo: %v", err)
+	}
+	if err := os.Mkdir(g.path, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.rl.Reload(); err == nil || !strings.Contains(err.Error(), "is not a regular file (it is a directory)") {
+		t.Errorf("a config replaced by a directory must not fall back to the demo: %v", err)
+	}
+	if c, _ := g.conn(t, "mine"); c != mine || slices.Contains(g.rt.Names(), "demo") {
+		t.Errorf("the servers must run as before: %v", g.rt.Names())
+	}
+}
+
 func TestReloadAppliesDisabledToolsWithoutRestartingTheServer(t *testing.T) {
 	g := newReloadRig(t, map[string]any{"keep": gateEntry(nil)})
 	keepConn, keepPid := g.conn(t, "keep")

@@ -92,8 +92,12 @@ func (l *Reloader) unusable(cfg *Config) error {
 		}
 	}
 	for _, f := range l.cfg.Files {
-		if _, err := os.Stat(f.Path); errors.Is(err, fs.ErrNotExist) {
+		st, err := os.Stat(f.Path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
 			return fmt.Errorf("%s is gone: put it back (it is applied once it parses), or restart howl to run without it", f.Path)
+		case err == nil && !st.Mode().IsRegular():
+			return notRegular(f.Path, st) // the lookup would skip it and run without it
 		}
 	}
 	return nil
