@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/howl-mcp/howl/llm/llmtest"
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
 	"github.com/howl-mcp/howl/tui/common"
@@ -43,8 +45,12 @@ func writeDemoConfigWith(t *testing.T, path string, extra map[string]any, names 
 	}
 }
 
-func TestMCPReloadSaysWhatChangedAndTheCatalogFollows(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "mcp.json")
+// reloadHarness is the chat over a runtime whose config file (path)
+// holds the demo as "mine", with a Reloader behind `.mcp reload`; relay
+// hands the runtime's events so far to the program, as the relay does.
+func reloadHarness(t *testing.T, o Options) (hs *harness, rt *mcp.Runtime, path string, relay func()) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "mcp.json")
 	writeDemoConfig(t, path, "mine")
 	opts := mcp.LoadOptions{Path: path, Trust: mcp.NewTrustStore(filepath.Join(t.TempDir(), "trust.json"))}
 	cfg, err := mcp.LoadConfig(opts)
@@ -53,7 +59,7 @@ func TestMCPReloadSaysWhatChangedAndTheCatalogFollows(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var events []mcp.Event
-	rt := mcp.NewRuntime(cfg, mcp.RuntimeOptions{CacheDir: filepath.Join(testCacheDir, "cache"),
+	rt = mcp.NewRuntime(cfg, mcp.RuntimeOptions{CacheDir: filepath.Join(testCacheDir, "cache"),
 		Spill: render.NewSpillStore(filepath.Join(testCacheDir, "mcp-resources")),
 		OnEvent: func(e mcp.Event) {
 			mu.Lock()
@@ -65,10 +71,9 @@ func TestMCPReloadSaysWhatChangedAndTheCatalogFollows(t *testing.T) {
 	if err := rt.Start(); err != nil {
 		t.Fatal(err)
 	}
-	hs := newChatHarness(t, rt, []string{"mine"}, 180, 40, Options{Reload: rl.Reload})
-	defer hs.dumpOnFailure()
-	// The relay's path: every event so far reaches the program.
-	relay := func() {
+	o.Reload = rl.Reload
+	hs = newChatHarness(t, rt, []string{"mine"}, 180, 40, o)
+	relay = func() {
 		mu.Lock()
 		batch := events
 		events = nil
@@ -77,6 +82,12 @@ func TestMCPReloadSaysWhatChangedAndTheCatalogFollows(t *testing.T) {
 	}
 	waitRuntime(t, rt)
 	relay()
+	return hs, rt, path, relay
+}
+
+func TestMCPReloadSaysWhatChangedAndTheCatalogFollows(t *testing.T) {
+	hs, rt, path, relay := reloadHarness(t, Options{})
+	defer hs.dumpOnFailure()
 
 	hs.line(".mcp reload")
 	if v := hs.view(); !strings.Contains(v, "config reloaded: nothing changed (1 server kept)") {
@@ -170,5 +181,31 @@ func TestAReloadThatBringsAnUntrustedProjectFileAsksAboutIt(t *testing.T) {
 	hs.keys("o")
 	if len(allowed) != 1 || allowed[0] != untrustedProject.Path {
 		t.Errorf("answering must go through Allow: %v", allowed)
+	}
+}
+
+func TestAReloadKeepsTheConversationAndTheNextTurnIsOfferedTheNewServer(t *testing.T) {
+	srv, model := scriptedModel(t, llmtest.Sequence(llmtest.Turn{Text: "first answer"}, llmtest.Turn{Text: "second answer"}))
+	hs, rt, path, relay := reloadHarness(t, Options{Model: model})
+	defer hs.dumpOnFailure()
+	hs.line("hello")
+	writeDemoConfig(t, path, "mine", "second")
+	hs.line(".mcp reload")
+	waitRuntime(t, rt)
+	relay()
+	hs.line("again")
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("the model got %d requests", len(reqs))
+	}
+	if slices.Contains(reqs[0].Tools, "mcp_search_second") || !slices.Contains(reqs[1].Tools, "mcp_search_second") || !slices.Contains(reqs[1].Tools, "mcp_search_mine") {
+		t.Errorf("the next turn must be offered the servers as reloaded: before %v, after %v", reqs[0].Tools, reqs[1].Tools)
+	}
+	var texts []string
+	for _, m := range reqs[1].Messages {
+		texts = append(texts, m.Text)
+	}
+	if !slices.Contains(texts, "hello") || !slices.Contains(texts, "first answer") {
+		t.Errorf("the conversation must survive the reload: %q", texts)
 	}
 }
