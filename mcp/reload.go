@@ -22,6 +22,9 @@ type ReloadResult struct {
 	// Stopped are servers gone from the config, switched off, or whose
 	// project file is no longer trusted.
 	Stopped []string `json:"stopped,omitempty"`
+	// Removed are the Stopped servers that are gone from the config: the
+	// runtime forgot them, their subscriptions too.
+	Removed []string `json:"removed,omitempty"`
 	// Restarted are servers whose entry changed: their connection was
 	// closed and opened again with the new entry.
 	Restarted []string `json:"restarted,omitempty"`
@@ -172,6 +175,7 @@ func (r *Runtime) Apply(cfg *Config, base ReloadResult) ReloadResult {
 				rings = append(rings, s.stderr)
 			}
 			delete(r.servers, name)
+			res.Removed = append(res.Removed, name)
 			continue
 		}
 		order = append(order, name)
@@ -245,6 +249,9 @@ func (r *Runtime) Apply(cfg *Config, base ReloadResult) ReloadResult {
 	}
 	r.mu.Unlock()
 
+	for _, n := range res.Removed {
+		r.forgetSubscriptions(n)
+	}
 	r.emit(Event{Kind: EventReload, Reload: &res})
 	for _, st := range statuses {
 		r.emit(Event{Kind: EventState, Server: st.Name, Status: st})

@@ -185,6 +185,12 @@ func TestReloadAddsRemovesAndRestartsServersWhileACallToAnotherServerIsInFlight(
 	_, changePid := g.conn(t, "change")
 	goneConn, _ := g.conn(t, "gone")
 
+	// What the person subscribed to on gone (its resource, as Subscribe
+	// records it; the fixture has no resources to subscribe to).
+	g.rt.subs.mu.Lock()
+	g.rt.subs.uris = map[string]map[string]bool{"gone": {"file:///a": true}}
+	g.rt.subs.mu.Unlock()
+
 	// A call to keep that blocks until released.
 	dir := t.TempDir()
 	started, release := filepath.Join(dir, "started"), filepath.Join(dir, "release")
@@ -208,7 +214,7 @@ func TestReloadAddsRemovesAndRestartsServersWhileACallToAnotherServerIsInFlight(
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := ReloadResult{Started: []string{"new"}, Stopped: []string{"gone"}, Restarted: []string{"change"}, Kept: []string{"keep"},
+	want := ReloadResult{Started: []string{"new"}, Stopped: []string{"gone"}, Removed: []string{"gone"}, Restarted: []string{"change"}, Kept: []string{"keep"},
 		Servers: []string{"change", "keep", "new"}}
 	if fmt.Sprint(res) != fmt.Sprint(want) {
 		t.Errorf("reload result:\n got %+v\nwant %+v", res, want)
@@ -237,6 +243,9 @@ func TestReloadAddsRemovesAndRestartsServersWhileACallToAnotherServerIsInFlight(
 	g.conn(t, "new")
 	if !goneConn.exited() {
 		waitFor(t, goneConn.exited, "the removed server's process to end")
+	}
+	if subs := g.rt.Subscriptions("gone"); len(subs) != 0 {
+		t.Errorf("the removed server's subscriptions must be forgotten: %v", subs)
 	}
 	if _, err := g.rt.Conn("gone"); err == nil || !strings.Contains(err.Error(), "no server named") {
 		t.Errorf("the removed server must be unknown: %v", err)

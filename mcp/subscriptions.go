@@ -151,6 +151,16 @@ func (r *Runtime) Subscriptions(server string) []string {
 	return out
 }
 
+// forgetSubscriptions drops what the runtime remembers of a server a
+// reload removed: a server added later under its name starts with no
+// subscriptions of the old one's.
+func (r *Runtime) forgetSubscriptions(server string) {
+	r.subs.mu.Lock()
+	defer r.subs.mu.Unlock()
+	delete(r.subs.uris, server)
+	delete(r.subs.before, server)
+}
+
 // relisten (modern connections only) replaces the subscriptions/listen
 // stream with one naming the current subscriptions. The stream ends when
 // the connection or the runtime closes.

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -47,6 +48,11 @@ func (m *Model) handleReload(res mcp.ReloadResult) tea.Cmd {
 	}
 	cmds := []tea.Cmd{m.catalog.SetServers(res.Servers)}
 	m.chat.SetServers(res.Servers)
+	for _, s := range m.com.Subs.List() {
+		if slices.Contains(res.Removed, s.Server) { // the runtime forgot it with its server
+			m.com.Subs.Remove(s.Server, s.URI)
+		}
+	}
 	for _, n := range res.Tools {
 		cmds = append(cmds, m.catalog.Reload(n, false)) // the runtime's cached listing: no request
 	}

@@ -209,3 +209,19 @@ func TestAReloadKeepsTheConversationAndTheNextTurnIsOfferedTheNewServer(t *testi
 		t.Errorf("the conversation must survive the reload: %q", texts)
 	}
 }
+
+func TestAReloadThatRemovesAServerEndsItsSubscriptionsInTheList(t *testing.T) {
+	hs := newChatHarness(t, demoRuntime(t), []string{"demo", "old"}, 120, 40, Options{})
+	now := time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC)
+	hs.m.com.Subs.Add("old", "file:///gone.txt", now)
+	hs.m.com.Subs.Add("demo", "demo://logs/app.log", now)
+	res := mcp.ReloadResult{Stopped: []string{"old"}, Removed: []string{"old"}, Kept: []string{"demo"}, Servers: []string{"demo"}}
+	hs.send(EventsMsg{Events: []mcp.Event{{Kind: mcp.EventReload, Reload: &res}}})
+	subs := hs.m.com.Subs.List()
+	if len(subs) != 1 || subs[0].Server != "demo" {
+		t.Errorf("the removed server's subscriptions must leave the list, the others stay: %+v", subs)
+	}
+	if got := hs.m.catalog.Servers(); len(got) != 1 || got[0].Name() != "demo" {
+		t.Errorf("the removed server must leave the catalog: %d servers", len(got))
+	}
+}
