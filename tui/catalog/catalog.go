@@ -180,8 +180,6 @@ type row struct {
 	kind   rowKind
 	server *Server
 	e      *Entry
-	// pos are the filter's matched byte positions in e.hay.
-	pos []int
 	// text is a notice's message; isErr marks a failure; spin a loading one.
 	text  string
 	isErr bool
@@ -217,7 +215,7 @@ type Pane struct {
 	query     string
 	filterID  common.RequestID
 	// matches is the filter's result per kind; nil means no filter.
-	matches *[numKinds][]match
+	matches *[numKinds][]*Entry
 	// matched is the query matches answer; a result for a new query puts
 	// the cursor on its best match, one for the same query (the catalog
 	// changed under it) keeps the cursor where it was.
@@ -657,6 +655,7 @@ func (c *Pane) handleFilter(id common.RequestID, msg filterDoneMsg) {
 	}
 	c.filt.stop()
 	c.filt.last = &msg
+	c.filt.terms = queryTerms(msg.query)
 	c.matches = &msg.matches
 	var best *[numKinds]int
 	if c.matched != c.query {
@@ -955,9 +954,25 @@ func (c *Pane) renderRow(r row, selected bool, w, frame int) string {
 		line := marker + st.List.Desc.Render(common.Fit(name, nameW)) + "  " + st.List.Desc.Render(desc)
 		return common.Fit(line, w)
 	}
-	nameCell := highlightPositions(name, r.pos, st.List.Item, st.List.Match)
+	nameCell := highlightPositions(name, c.matchPositions(r.e), st.List.Item, st.List.Match)
 	line := marker + nameCell + strings.Repeat(" ", max(nameW-common.WidthOf(name), 0)) + "  " + st.List.Desc.Render(desc)
 	return common.Fit(line, w)
+}
+
+// matchPositions are the byte positions in e's hay that the shown
+// filter matched (valid until the next call), or nil without a filter:
+// found for the rows drawn only, not kept for every match of a run.
+func (c *Pane) matchPositions(e *Entry) []int {
+	f := &c.filt
+	if c.matches == nil || len(f.terms.runes) == 0 || !holdsEveryTerm(&e.idx, f.terms) {
+		return nil
+	}
+	_, pos, ok := f.hl.matchEntry(f.hlPos[:0], &e.idx, f.terms)
+	if !ok {
+		return nil
+	}
+	f.hlPos = pos
+	return pos
 }
 
 // CountText is "11 tools · 125 resources · ..." or "144 items". A kind

@@ -183,8 +183,8 @@ func TestFilterRanksNameMatchesFirstAndDropsScatteredLetters(t *testing.T) {
 			b.run(b.key(string(r)))
 		}
 		var got []string
-		for _, m := range b.c.matches[tc.tab] {
-			got = append(got, m.e.name)
+		for _, e := range b.c.matches[tc.tab] {
+			got = append(got, e.name)
 		}
 		if strings.Join(got, " ") != strings.Join(tc.want, " ") {
 			t.Errorf("%q ranks %v, want %v", tc.query, got, tc.want)

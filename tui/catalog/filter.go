@@ -1,13 +1,13 @@
 package catalog
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -17,29 +17,27 @@ import (
 
 // The catalog filter keeps up at 120,000 items (issue 20). The ranking
 // is rank.go's; around it:
-//   - a run is split across the cores, checks its context between
-//     chunks, and is cancelled when the next key starts another;
+//   - a run is split across the cores in chunks, checks its context and
+//     yields to the update path (the next key's echo) between chunks, and
+//     is cancelled when the next key starts another;
 //   - a query that extends the last one shown searches only the entries
 //     that run kept as candidates: those holding every term's letters in
 //     order, which every match of a longer query does (a match itself is
 //     not enough: "res12" matches resource-0012, "res1" does not);
+//   - a match is one integer while the run sorts (its rank and place,
+//     packed: rank.key), and keeps no positions: the rows on screen find
+//     theirs when drawn (Pane.matchPositions);
 //   - it returns the rows to show (with their name column's width and the
 //     best match's row), built off the update path, so the update path
 //     only swaps them in; and the rows without a filter are kept while
 //     one is shown, so clearing it is a swap too.
 
-// match is one Entry a filter kept, with the byte positions it matched in
-// the Entry's hay.
-type match struct {
-	e   *Entry
-	pos []int
-}
-
 // filterDoneMsg is the result of one filter run over every kind.
 type filterDoneMsg struct {
 	version int
 	query   string
-	matches [numKinds][]match
+	// matches are each kind's matching entries, best first.
+	matches [numKinds][]*Entry
 	// cands are the indexes in each kind's entries that hold every term's
 	// letters in order, in entry order: a superset of the matches of any
 	// query that extends this one.
@@ -61,6 +59,11 @@ type filterState struct {
 	plain   [numKinds][]row
 	plainW  [numKinds]int
 	plainOK bool
+	// terms are the shown run's query terms; hl and hlPos the scratch that
+	// finds a drawn row's matched positions.
+	terms terms
+	hl    matcher
+	hlPos []int
 }
 
 // stop cancels the run in flight, if any.
@@ -108,52 +111,39 @@ func filterCmd(ctx context.Context, job filterJob) tea.Cmd {
 }
 
 // filterChunk is how many entries a worker matches between checks of
-// its context.
-const filterChunk = 4096
-
-// found is one match of a run: its entry, rank, and where its positions
-// sit in its chunk's arena.
-type found struct {
-	at       int32
-	r        rank
-	from, to int32
-}
+// its context (about a millisecond's work).
+const filterChunk = 2048
 
 // matchEntries matches terms against entries (only those at cands when
 // narrow), in parallel, and returns the matches best first (ties in entry
 // order) and the candidates for a longer query.
-func matchEntries(ctx context.Context, terms [][]rune, entries []*Entry, cands []int32, narrow bool) ([]match, []int32) {
+func matchEntries(ctx context.Context, terms terms, entries []*Entry, cands []int32, narrow bool) ([]*Entry, []int32) {
+	entries = entries[:min(len(entries), maxRankedEntries)]
 	n := len(entries)
 	if narrow {
 		n = len(cands)
 	}
-	// Each chunk's matches, with one arena of positions per chunk, not a
-	// slice per match.
-	type chunk struct {
-		found []found
-		pos   []int
-		cands []int32
-	}
+	// Each chunk writes its keys and candidates at its own place in two
+	// arrays of n, counting them; they are closed up below.
+	keys, next := make([]uint64, n), make([]int32, n)
 	chunks := (n + filterChunk - 1) / filterChunk
-	results := make([]chunk, chunks)
-	var mu sync.Mutex
-	claimed := 0
+	nKeys, nCands := make([]int, chunks), make([]int, chunks)
+	var claimed atomic.Int64
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), max(chunks, 1)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var m matcher
+			var pos []int
 			for {
-				mu.Lock()
-				c := claimed
-				claimed++
-				mu.Unlock()
+				c := int(claimed.Add(1) - 1)
 				if c >= chunks || ctx.Err() != nil {
 					return
 				}
-				var out chunk
-				for j := c * filterChunk; j < min(n, (c+1)*filterChunk); j++ {
+				lo, hi := c*filterChunk, min(n, (c+1)*filterChunk)
+				nk, nc := lo, lo
+				for j := lo; j < hi; j++ {
 					i := int32(j)
 					if narrow {
 						i = cands[j]
@@ -162,15 +152,20 @@ func matchEntries(ctx context.Context, terms [][]rune, entries []*Entry, cands [
 					if !holdsEveryTerm(ix, terms) {
 						continue
 					}
-					out.cands = append(out.cands, i)
-					from := len(out.pos)
+					next[nc] = i
+					nc++
 					var r rank
 					var ok bool
-					if r, out.pos, ok = m.matchEntry(out.pos, ix, terms); ok {
-						out.found = append(out.found, found{i, r, int32(from), int32(len(out.pos))})
+					if r, pos, ok = m.matchEntry(pos[:0], ix, terms); ok {
+						keys[nk] = r.key(i)
+						nk++
 					}
 				}
-				results[c] = out
+				nKeys[c], nCands[c] = nk-lo, nc-lo
+				// Two workers fill two cores: the key that supersedes this
+				// run, its echo and its frame would wait for the scheduler
+				// to preempt one (10 ms a step) without this.
+				runtime.Gosched()
 			}
 		}()
 	}
@@ -178,61 +173,25 @@ func matchEntries(ctx context.Context, terms [][]rune, entries []*Entry, cands [
 	if ctx.Err() != nil {
 		return nil, nil
 	}
-	var nf, nc int
-	for _, r := range results {
-		nf, nc = nf+len(r.found), nc+len(r.cands)
+	nk, nc := 0, 0
+	for c := range chunks {
+		nk += copy(keys[nk:], keys[c*filterChunk:c*filterChunk+nKeys[c]])
+		nc += copy(next[nc:], next[c*filterChunk:c*filterChunk+nCands[c]])
 	}
-	// Sort small keys (the rank, then the place in entry order), not
-	// the matches themselves.
-	type key struct {
-		r     rank
-		place int32
-	}
-	keys := make([]key, 0, nf)
-	refs := make([]found, 0, nf)
-	chunkOf := make([]int32, 0, nf)
-	next := make([]int32, 0, nc)
-	for c, r := range results {
-		for _, f := range r.found {
-			keys = append(keys, key{f.r, int32(len(refs))})
-			refs = append(refs, f)
-			chunkOf = append(chunkOf, int32(c))
-		}
-		next = append(next, r.cands...)
-	}
-	slices.SortFunc(keys, func(a, b key) int {
-		switch {
-		case a.r.less(b.r):
-			return -1
-		case b.r.less(a.r):
-			return 1
-		}
-		return cmp.Compare(a.place, b.place)
-	})
-	out := make([]match, len(keys))
+	keys = keys[:nk]
+	slices.Sort(keys)
+	out := make([]*Entry, len(keys))
 	for o, k := range keys {
-		f := refs[k.place]
-		arena := results[chunkOf[k.place]].pos
-		out[o] = match{e: entries[f.at], pos: arena[f.from:f.to:f.to]}
+		out[o] = entries[k&keyPlaceMask]
 	}
-	return out, next
-}
-
-// holdsEveryTerm reports whether every term's runes appear in ix in order.
-func holdsEveryTerm(ix *hayIndex, terms [][]rune) bool {
-	for _, q := range terms {
-		if !isSubsequence(q, ix.low) {
-			return false
-		}
-	}
-	return true
+	return out, slices.Clip(next[:nc])
 }
 
 // filteredRows are the rows of one kind under a filter: each server with
 // a match under its header, the server with the best match first, or a
 // notice that nothing matches; and the row of the best match (-1 when
 // there is none).
-func filteredRows(byName map[string]*Server, matches []match, query string) ([]row, int) {
+func filteredRows(byName map[string]*Server, matches []*Entry, query string) ([]row, int) {
 	if len(matches) == 0 {
 		return []row{{kind: rowNotice, text: fmt.Sprintf("nothing matches %q", query)}}, -1
 	}
@@ -245,9 +204,9 @@ func filteredRows(byName map[string]*Server, matches []match, query string) ([]r
 	var count []int
 	serverOf := make([]int32, len(matches))
 	lastName, last := "", -1
-	for i, m := range matches {
-		if last < 0 || m.e.item.Server != lastName {
-			sv := byName[m.e.item.Server]
+	for i, e := range matches {
+		if last < 0 || e.item.Server != lastName {
+			sv := byName[e.item.Server]
 			k, ok := place[sv]
 			if !ok {
 				k = len(order)
@@ -255,7 +214,7 @@ func filteredRows(byName map[string]*Server, matches []match, query string) ([]r
 				order = append(order, sv)
 				count = append(count, 0)
 			}
-			lastName, last = m.e.item.Server, k
+			lastName, last = e.item.Server, k
 		}
 		serverOf[i] = int32(last)
 		count[last]++
@@ -268,9 +227,9 @@ func filteredRows(byName map[string]*Server, matches []match, query string) ([]r
 		next[k] = at + 1
 		at += 1 + count[k]
 	}
-	for i, m := range matches {
+	for i, e := range matches {
 		k := serverOf[i]
-		rows[next[k]] = row{kind: rowItem, server: order[k], e: m.e, pos: m.pos}
+		rows[next[k]] = row{kind: rowItem, server: order[k], e: e}
 		next[k]++
 	}
 	return rows, 1 // the best match leads the first server's rows

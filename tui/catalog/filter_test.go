@@ -9,20 +9,20 @@ import (
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/muesli/termenv"
 
 	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/theme"
 	"github.com/howl-mcp/howl/tui/common"
 	"github.com/howl-mcp/howl/tui/common/commontest"
 )
 
-func sameMatches(a, b []match) bool {
-	return slices.EqualFunc(a, b, func(x, y match) bool { return x.e == y.e && slices.Equal(x.pos, y.pos) })
-}
-
-func names(ms []match) []string {
+func names(ms []*Entry) []string {
 	var out []string
-	for _, m := range ms {
-		out = append(out, fmt.Sprintf("%s%v", m.e.item.Name, m.pos))
+	for _, e := range ms {
+		out = append(out, e.item.Name)
 	}
 	return out
 }
@@ -48,7 +48,7 @@ func TestNarrowingTheQueryFindsWhatAFullRunFinds(t *testing.T) {
 			full := filterCmd(context.Background(), job)().(common.Result).Msg.(filterDoneMsg)
 			job.base = base
 			narrowed := filterCmd(context.Background(), job)().(common.Result).Msg.(filterDoneMsg)
-			if !sameMatches(narrowed.matches[1], full.matches[1]) {
+			if !slices.Equal(narrowed.matches[1], full.matches[1]) {
 				t.Fatalf("%q narrowed from %q: %v\na full run: %v", q, typed[:i-1], names(narrowed.matches[1]), names(full.matches[1]))
 			}
 			base = &narrowed
@@ -211,5 +211,29 @@ func BenchmarkFilterUpdate120k(b *testing.B) {
 		_, _ = c.HandleKey(key)
 		_ = c.HandleResult(common.Result{Owner: common.OwnerCatalog, ID: c.filterID, Msg: msg})
 		_, _ = c.HandleKey(back) // clears: the rows before the filter come back
+	}
+}
+
+// The rows drawn under a filter mark the letters it matched (found when
+// drawn, not kept for every match): "pe" marks wipe's p and e (the
+// cursor sits on echo, drawn without marks).
+func TestAFilteredRowMarksTheLettersTheFilterMatched(t *testing.T) {
+	b := newBench(t, sampleItems()...)
+	was := lipgloss.ColorProfile()
+	lipgloss.SetColorProfile(termenv.ANSI) // the package's tests run one at a time
+	t.Cleanup(func() { lipgloss.SetColorProfile(was) })
+	th := theme.New(theme.Options{Dark: true, Profile: termenv.ANSI})
+	b.c.com.Theme, b.c.com.Styles = th, th.Styles
+	b.run(b.key("/"))
+	b.run(b.key("e"))
+	st := th.Styles.List
+	want := st.Item.Render("wip") + st.Match.Render("e")
+	if v := b.view(); !strings.Contains(v, want) {
+		t.Errorf("the row for wipe does not mark its e (want %q):\n%q", want, v)
+	}
+	cmd, _ := b.c.HandleKey(tea.KeyMsg{Type: tea.KeyEsc})
+	b.run(cmd)
+	if v := b.view(); strings.Contains(v, st.Match.Render("e")) {
+		t.Errorf("after clearing the filter the row still marks a match:\n%q", v)
 	}
 }

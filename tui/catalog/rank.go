@@ -1,9 +1,11 @@
 package catalog
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Ranking the filter's matches the way a person reads them: the name
@@ -29,10 +31,13 @@ const (
 
 // hayIndex is an entry's hay folded to lower case, rune by rune, with the
 // byte offset of each rune (match positions are bytes of the hay) and
-// where its words start.
+// where its words start. A hay that is all ASCII (most are) keeps its
+// folded bytes too, for the in-order check every entry of a run gets, and
+// no offsets (a rune's offset is its index).
 type hayIndex struct {
 	low   []rune
-	off   []int
+	ascii []byte // low as bytes; nil unless the hay is ASCII
+	off   []int  // nil when ascii is set
 	word  []bool
 	nameN int // runes of the name, the hay's first part
 }
@@ -43,7 +48,12 @@ const maxHayRunes = 1024
 
 // newHayIndex indexes hay, whose first nameBytes bytes are the name.
 func newHayIndex(hay string, nameBytes int) hayIndex {
-	var ix hayIndex
+	n := min(utf8.RuneCountInString(hay), maxHayRunes)
+	ix := hayIndex{low: make([]rune, 0, n), word: make([]bool, 0, n)}
+	ascii := isASCII(hay)
+	if !ascii {
+		ix.off = make([]int, 0, n)
+	}
 	prev := rune(0)
 	for i, r := range hay {
 		if len(ix.low) == maxHayRunes {
@@ -55,40 +65,122 @@ func newHayIndex(hay string, nameBytes int) hayIndex {
 		start := len(ix.low) == 0 || !isWordRune(prev) && isWordRune(r) ||
 			unicode.IsLower(prev) && unicode.IsUpper(r)
 		ix.low = append(ix.low, unicode.ToLower(r))
-		ix.off = append(ix.off, i)
+		if !ascii {
+			ix.off = append(ix.off, i)
+		}
 		ix.word = append(ix.word, start)
 		prev = r
+	}
+	if ascii {
+		ix.ascii = make([]byte, len(ix.low))
+		for i, r := range ix.low {
+			ix.ascii[i] = byte(r)
+		}
 	}
 	return ix
 }
 
+// offset is the byte offset in the hay of rune i.
+func (ix *hayIndex) offset(i int) int {
+	if ix.off == nil {
+		return i
+	}
+	return ix.off[i]
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
-// rank is how well a query matched an entry: lower sorts first.
+// rank is how well a query matched an entry: lower sorts first, by
+// worst tier, then their sum, then the first matched rune, then the
+// name's length (see key).
 type rank struct {
 	worst, sum, first, nameLen int
 }
 
-func (a rank) less(b rank) bool {
-	if a.worst != b.worst {
-		return a.worst < b.worst
-	}
-	if a.sum != b.sum {
-		return a.sum < b.sum
-	}
-	if a.first != b.first {
-		return a.first < b.first
-	}
-	return a.nameLen < b.nameLen
+// A rank and an entry's place pack into one uint64 that sorts as
+// (rank, place) does, so a run sorts plain integers: from the top, worst
+// (3 bits), sum (9), first (11), nameLen (11), the place (30). first and
+// nameLen are at most maxHayRunes; a sum past 511 (a query of more than
+// 85 words) ties.
+const (
+	keyPlaceBits = 30
+	keyPlaceMask = 1<<keyPlaceBits - 1
+	// maxRankedEntries is how many entries of one kind a run ranks: the
+	// places a key holds. MaxCatalogItems a server keeps any real set of
+	// servers far below it.
+	maxRankedEntries = 1 << keyPlaceBits
+)
+
+// key packs r with the entry's place i (see keyPlaceBits).
+func (r rank) key(i int32) uint64 {
+	return uint64(r.worst)<<61 | uint64(min(r.sum, 1<<9-1))<<52 |
+		uint64(min(r.first, 1<<11-1))<<41 | uint64(min(r.nameLen, 1<<11-1))<<keyPlaceBits | uint64(i)
 }
 
-// queryTerms splits a query into its lower-cased words; every one must match.
-func queryTerms(query string) [][]rune {
-	var terms [][]rune
-	for _, f := range strings.Fields(strings.ToLower(query)) {
-		terms = append(terms, []rune(f))
+// terms are a query's lower-cased words (every one must match), as runes
+// for the matcher and, when all are ASCII, as bytes for the in-order check.
+type terms struct {
+	runes [][]rune
+	ascii [][]byte // nil unless every term is ASCII
+}
+
+// queryTerms splits a query into its terms.
+func queryTerms(query string) terms {
+	var t terms
+	low := strings.ToLower(query)
+	for _, f := range strings.Fields(low) {
+		t.runes = append(t.runes, []rune(f))
 	}
-	return terms
+	if isASCII(low) {
+		for _, f := range t.runes {
+			t.ascii = append(t.ascii, []byte(string(f)))
+		}
+	}
+	return t
+}
+
+// holdsEveryTerm reports whether every term's runes appear in ix in
+// order: what every match needs, and cheap to rule out first.
+func holdsEveryTerm(ix *hayIndex, t terms) bool {
+	if ix.ascii != nil {
+		// A folded ASCII hay holds no other rune.
+		if t.ascii == nil {
+			return false
+		}
+		for _, q := range t.ascii {
+			if !holdsInOrder(q, ix.ascii) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, q := range t.runes {
+		if !isSubsequence(q, ix.low) {
+			return false
+		}
+	}
+	return true
+}
+
+// holdsInOrder is isSubsequence over bytes, a byte search at a time.
+func holdsInOrder(q, s []byte) bool {
+	for _, c := range q {
+		i := bytes.IndexByte(s, c)
+		if i < 0 {
+			return false
+		}
+		s = s[i+1:]
+	}
+	return true
 }
 
 // matcher is one goroutine's scratch for matching many entries: the
@@ -103,11 +195,11 @@ type matcher struct {
 // matchEntry ranks ix against every term; ok is false when one of them
 // does not match. The matched byte positions in the hay are appended to
 // dst, sorted and without repeats.
-func (m *matcher) matchEntry(dst []int, ix *hayIndex, terms [][]rune) (r rank, out []int, ok bool) {
+func (m *matcher) matchEntry(dst []int, ix *hayIndex, terms terms) (r rank, out []int, ok bool) {
 	r.nameLen = ix.nameN
 	r.first = len(ix.low)
 	start := len(dst)
-	for _, q := range terms {
+	for _, q := range terms.runes {
 		tier, at := m.matchTerm(ix, q)
 		if tier == noMatch {
 			return rank{}, dst[:start], false
@@ -116,10 +208,10 @@ func (m *matcher) matchEntry(dst []int, ix *hayIndex, terms [][]rune) (r rank, o
 		r.sum += tier
 		r.first = min(r.first, at[0])
 		for _, i := range at {
-			dst = append(dst, ix.off[i])
+			dst = append(dst, ix.offset(i))
 		}
 	}
-	if len(terms) > 1 {
+	if len(terms.runes) > 1 {
 		slices.Sort(dst[start:])
 		dst = append(dst[:start], slices.Compact(dst[start:])...)
 	}
@@ -131,7 +223,7 @@ func (m *matcher) matchEntry(dst []int, ix *hayIndex, terms [][]rune) (r rank, o
 // order (holdsEveryTerm), which every match needs.
 func (m *matcher) matchTerm(ix *hayIndex, q []rune) (int, []int) {
 	best, at := noMatch, -1
-	for i := 0; i+len(q) <= len(ix.low) && best > tierExact; i++ {
+	for i := 0; i+len(q) <= len(ix.low) && best > bestFrom(ix, i); i++ {
 		if ix.low[i] != q[0] || !slices.Equal(ix.low[i:i+len(q)], q) {
 			continue
 		}
@@ -152,8 +244,7 @@ func (m *matcher) matchTerm(ix *hayIndex, q []rune) (int, []int) {
 	return noMatch, nil
 }
 
-// isSubsequence reports whether q's runes appear in s in order: what
-// every match needs, and cheap to rule out first.
+// isSubsequence reports whether q's runes appear in s in order.
 func isSubsequence(q, s []rune) bool {
 	k := 0
 	for _, r := range s {
@@ -165,6 +256,18 @@ func isSubsequence(q, s []rune) bool {
 		}
 	}
 	return k == len(q)
+}
+
+// bestFrom is the best tier a substring found at rune i or later can
+// have: the scan for the best stops once nothing after can beat it.
+func bestFrom(ix *hayIndex, i int) int {
+	switch {
+	case i == 0:
+		return tierExact
+	case i < ix.nameN:
+		return tierNameWord
+	}
+	return tierOtherWord
 }
 
 // substringTier is the tier of q found at rune i, n runes long.
