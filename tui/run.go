@@ -10,6 +10,13 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
+// FramesPerSecond is how often the screen is redrawn when it changed:
+// bubbletea's most. A key's echo waits for the next frame; at its default
+// of 60 that is up to 16.7 ms, the whole of an echo's budget (issue 20:
+// 16 ms); at 120, up to 8.3. An idle screen costs a tick that finds
+// nothing changed.
+const FramesPerSecond = 120
+
 // Run runs the TUI until the person quits or ctx ends, then cancels what
 // is in flight and restores the terminal. The relay's goroutine runs for
 // exactly as long as the program. The caller owns the runtime: start it
@@ -25,7 +32,7 @@ func Run(ctx context.Context, o Options, relay *Relay, out io.Writer, programOpt
 		o.Context = ctx
 	}
 	m := New(o)
-	opts := append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx), tea.WithOutput(out)}, programOpts...)
+	opts := append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx), tea.WithOutput(out), tea.WithFPS(FramesPerSecond)}, programOpts...)
 	p := tea.NewProgram(m, opts...)
 	_, _ = io.WriteString(out, ansi.ResetModeAutoWrap)
 	defer io.WriteString(out, ansi.SetModeAutoWrap)

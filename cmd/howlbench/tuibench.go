@@ -19,11 +19,14 @@ import (
 // tab's count changes: the keys of "12345" narrow 40,952 -> 14,670 ->
 // 4,350 -> 926 -> 93 resources), then Esc to the list without a filter.
 // Then "s", which every generated resource matches (100,000 rows), and
-// Esc again. bubbletea draws at most 60 frames a second, so an echo
-// waits up to 16.7 ms for its frame on top of the work.
+// Esc again. howl draws at most 120 frames a second (tui.FramesPerSecond),
+// so an echo waits up to 8.3 ms for its frame on top of the work. The
+// floor beside them is the same loop over cat: what sending a key and
+// reading the screen cost by themselves.
 
 // tuiTiming is one session's measurements, in seconds.
 type tuiTiming struct {
+	floor         []float64 // a key sent to cat, to its echo: the harness's own latency
 	first         float64   // "1": a full run over 120,000 items
 	later         []float64 // "2".."5": each narrowing the last
 	echo          []float64 // every typed key's echo
@@ -64,8 +67,9 @@ func tuiFilter() comparison {
 }
 
 func tuiNotes(runs []tuiTiming) []string {
-	var first, later, echo, clear, all, clearAll []float64
+	var first, later, echo, clear, all, clearAll, floor []float64
 	for _, t := range runs {
+		floor = append(floor, t.floor...)
 		first = append(first, t.first)
 		later = append(later, t.later...)
 		echo = append(echo, t.echo...)
@@ -82,6 +86,7 @@ func tuiNotes(runs []tuiTiming) []string {
 	_, _, worstEcho := stats(echo)
 	_, _, worstClear := stats(append(clear, clearAll...))
 	return []string{
+		fmt.Sprintf("floor: a key sent to cat in tmux, to its echo on screen (send-keys and capture-pane themselves): %s", ms(floor)),
 		fmt.Sprintf("results of the first key (a run over 120,000): %s", ms(first)),
 		fmt.Sprintf("results of each later key (narrowing the last run): %s", ms(later)),
 		fmt.Sprintf("results of \"s\" (100,000 rows): %s", ms(all)),
@@ -93,9 +98,43 @@ func tuiNotes(runs []tuiTiming) []string {
 
 var resourcesCount = regexp.MustCompile(`Resources (\d+)(/\d+)?`)
 
+// tmuxFloor times keys sent to cat in tmux to their echo on screen: what
+// sending a key and reading the screen cost by themselves, in the same
+// loop tuiSession times howl with.
+func tmuxFloor(tmux string, n int) ([]float64, error) {
+	name := fmt.Sprintf("howlbench-floor-%d-%d", os.Getpid(), n)
+	if out, err := exec.Command(tmux, "new-session", "-d", "-s", name, "-x", "120", "-y", "40", "cat").CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("tmux new-session: %v: %s", err, out)
+	}
+	defer exec.Command(tmux, "kill-session", "-t", name).Run()
+	var out []float64
+	typed := ""
+	for _, k := range "12345" {
+		typed += string(k)
+		t0 := time.Now()
+		_ = exec.Command(tmux, "send-keys", "-t", name, "-l", string(k)).Run()
+		for {
+			s, _ := exec.Command(tmux, "capture-pane", "-p", "-t", name).Output()
+			if strings.Contains(string(s), typed) {
+				break
+			}
+			if time.Since(t0) > 10*time.Second {
+				return nil, fmt.Errorf("tmux floor: cat did not echo %q within 10 s", typed)
+			}
+		}
+		out = append(out, time.Since(t0).Seconds())
+	}
+	return out, nil
+}
+
 // tuiSession runs one TUI session and times its keys.
 func tuiSession(tmux string, e *env, cfg string, n int) (tuiTiming, error) {
 	var t tuiTiming
+	floor, err := tmuxFloor(tmux, n)
+	if err != nil {
+		return t, err
+	}
+	t.floor = floor
 	name := fmt.Sprintf("howlbench-%d-%d", os.Getpid(), n)
 	cwd := filepath.Join(e.tmp, "cwd")
 	start := exec.Command(tmux, "new-session", "-d", "-s", name, "-x", "120", "-y", "40", "-c", cwd,
@@ -178,7 +217,6 @@ func tuiSession(tmux string, e *env, cfg string, n int) (tuiTiming, error) {
 			t.later = append(t.later, res)
 		}
 	}
-	var err error
 	if t.clear, err = clear(); err != nil {
 		return t, err
 	}
