@@ -476,7 +476,7 @@ func valueProblem(p SchemaProp, inst any, k jsonschema.ErrorKind) string {
 	case *kind.Enum:
 		return leafReason(k)
 	}
-	return k.LocalizedString(printer)
+	return k.LocalizedString(printer())
 }
 
 // numberWanted says which numbers the property takes.

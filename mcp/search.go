@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -311,21 +312,21 @@ func Search(cat *Catalog, query string, limit int) (SearchResult, error) {
 // ("tool to book a table") carries and nearly every description shares:
 // left in, they make almost the whole catalog "match". A fixed list of
 // thirty-odd words is data, not a job for a dependency.
-var stopwords = map[string]bool{}
-
-func init() {
+var stopwords = sync.OnceValue(func() map[string]bool {
+	set := map[string]bool{}
 	for _, w := range strings.Fields(`a an and any are as at be by can do for from how i in is it me my
 		of on or that the this to what which with you your`) {
-		stopwords[w] = true
+		set[w] = true
 	}
-}
+	return set
+})
 
 // contentTerms drops the stopwords from query terms, unless nothing else
 // is left (a search for "the" or "it" still searches).
 func contentTerms(terms []string) []string {
 	var out []string
 	for _, t := range terms {
-		if !stopwords[t] {
+		if !stopwords()[t] {
 			out = append(out, t)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/goccy/go-yaml"
 
@@ -58,7 +59,7 @@ type SkillEntry struct {
 	Dynamic bool        `json:"dynamic,omitempty"`
 }
 
-var digestRE = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+var digestRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^sha256:[0-9a-f]{64}$`) })
 
 // parseSkill reads one skills/list (or skills/get) entry. An entry without
 // a complete, well-formed manifest is invalid: hosts must not load it.
@@ -96,7 +97,7 @@ func parseSkill(server string, raw json.RawMessage) (CatalogItem, error) {
 	var total int64
 	has := false
 	for _, f := range it.Skill.Files {
-		if f.URI == "" || !digestRE.MatchString(f.Digest) || f.Size < 0 {
+		if f.URI == "" || !digestRE().MatchString(f.Digest) || f.Size < 0 {
 			return CatalogItem{}, fmt.Errorf("skill %q: file %q has no uri, a digest not sha256:<64 hex> or a negative size", e.URI, render.Ellipsize(f.URI, 120))
 		}
 		total += f.Size

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -17,7 +18,7 @@ import (
 	"golang.org/x/text/message"
 )
 
-var printer = message.NewPrinter(language.English)
+var printer = sync.OnceValue(func() *message.Printer { return message.NewPrinter(language.English) })
 
 // noLoader refuses every external $ref: a server's schema is untrusted
 // input and must never make howl read a file or fetch a URL.
@@ -162,7 +163,7 @@ func leafReason(k jsonschema.ErrorKind) string {
 	case *kind.Required:
 		return "missing required properties " + render.QuoteSome(k.Missing)
 	}
-	return k.LocalizedString(printer)
+	return k.LocalizedString(printer())
 }
 
 // leafErrors flattens a validation error tree into "at /path: reason" lines.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/howl-mcp/howl/mcp"
 )
@@ -23,7 +24,9 @@ const viewSandbox = "allow-scripts allow-forms"
 // originPattern is what howl accepts as one origin of an app's CSP:
 // scheme, host (an optional leading "*." wildcard) and port; nothing a
 // policy could read as another source or directive.
-var originPattern = regexp.MustCompile(`^(https|http|wss|ws)://(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(:[0-9]{1,5})?$`)
+var originPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(https|http|wss|ws)://(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(:[0-9]{1,5})?$`)
+})
 
 // viewCSP turns an app's declared CSP into the header its document is
 // served with. What it does not declare, it does not get: no network,
@@ -32,7 +35,7 @@ var originPattern = regexp.MustCompile(`^(https|http|wss|ws)://(\*\.)?[A-Za-z0-9
 func viewCSP(c mcp.AppCSP) (string, error) {
 	list := func(field string, origins []string, none string) (string, error) {
 		for _, o := range origins {
-			if !originPattern.MatchString(o) {
+			if !originPattern().MatchString(o) {
 				return "", fmt.Errorf("its _meta.ui.csp.%s holds %q, which is not an origin like https://api.example.com or https://*.example.com: howl does not open it", field, o)
 			}
 		}

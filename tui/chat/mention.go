@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/sahilm/fuzzy"
@@ -19,7 +20,7 @@ import (
 const MaxMentions = 8
 
 // mentionRE finds @server:uri in a message (the URI ends at white space).
-var mentionRE = regexp.MustCompile(`(?:^|\s)@([A-Za-z0-9_.-]+):(\S+)`)
+var mentionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|\s)@([A-Za-z0-9_.-]+):(\S+)`) })
 
 // mention is one @server:uri in a message.
 type Mention struct{ server, uri string }
@@ -38,7 +39,7 @@ func ParseMentions(text string, servers []string) []Mention {
 	}
 	seen := map[Mention]bool{}
 	var out []Mention
-	for _, sm := range mentionRE.FindAllStringSubmatch(text, -1) {
+	for _, sm := range mentionRE().FindAllStringSubmatch(text, -1) {
 		m := Mention{server: sm[1], uri: strings.TrimRight(sm[2], ".,;:!?)")}
 		if !known[m.server] || seen[m] {
 			continue
