@@ -48,6 +48,15 @@ func main() {
 // (which draws its own, sanitized screen) and the demo server's protocol
 // stream get the raw stdout.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 1 && (args[0] == "--version" || args[0] == "-v") {
+		// What cobra's version flag prints, before the command tree, the
+		// signal handler or the logger are built: a script asking which
+		// howl it has pays the package inits and nothing else.
+		out := render.NewSafeWriter(stdout)
+		fmt.Fprintf(out, "howl version %s\n", versionLine())
+		out.Flush()
+		return exitOK
+	}
 	// mcp-go writes some warnings (a tool it leaves out, say) to slog's
 	// default logger, that is the terminal: unsanitized, and through the
 	// TUI's screen. howl reports what matters itself (catalog warnings,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -114,5 +115,32 @@ func TestManWritesAPagePerCommandAndKeepsAngleBrackets(t *testing.T) {
 	}
 	if !strings.Contains(out, "man pages into "+dir) {
 		t.Errorf("howl man says %q", out)
+	}
+}
+
+// howl --version answers what cobra's own version flag prints, in both
+// spellings.
+func TestVersionAnswersWhatCobrasFlagPrints(t *testing.T) {
+	isolate(t)
+	var want bytes.Buffer
+	root := newRootCmd(strings.NewReader(""), &bytes.Buffer{}, &want, &bytes.Buffer{})
+	root.SetArgs([]string{"--version"})
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	for _, flag := range []string{"--version", "-v"} {
+		var out, errs bytes.Buffer
+		if code := run([]string{flag}, strings.NewReader(""), &out, &errs); code != exitOK || out.String() != want.String() || errs.Len() > 0 {
+			t.Errorf("howl %s: exit %d, printed %q (stderr %q); cobra prints %q", flag, code, out.String(), errs.String(), want.String())
+		}
+	}
+}
+
+// BenchmarkVersion is main's share of howl --version: what runs after the
+// package inits (which no benchmark here sees; see README Performance).
+func BenchmarkVersion(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		run([]string{"--version"}, strings.NewReader(""), io.Discard, io.Discard)
 	}
 }
