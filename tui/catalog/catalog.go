@@ -332,9 +332,21 @@ func (c *Pane) SetSize(w, h int) tea.Cmd {
 		c.rebuild()
 	}
 	c.height = h
-	c.filter.SetWidth(max(w-4-12, 4))
+	c.fitFilter()
 	c.ensureVisible()
 	return nil
+}
+
+// fitFilter leaves room on the filter line for the widest count it can
+// show ("100126 of 100126" at 120,000 items), so the count is not cut.
+func (c *Pane) fitFilter() {
+	n := 0
+	for _, all := range c.all {
+		n = max(n, len(all))
+	}
+	countW := len(fmt.Sprintf("%d of %d", n, n))
+	// Borders (2), the prompt (2), the cursor (1) and a space before the count.
+	c.filter.SetWidth(max(c.width-6-countW, 4))
 }
 
 // Focus and Blur move the keyboard focus.
@@ -547,6 +559,7 @@ func (c *Pane) rebuildAll() tea.Cmd {
 		}
 		c.all[i] = all
 	}
+	c.fitFilter()
 	c.version++
 	if c.query != "" {
 		c.filt.plainOK = false // the rows without the filter are out of date

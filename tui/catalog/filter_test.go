@@ -237,3 +237,14 @@ func TestAFilteredRowMarksTheLettersTheFilterMatched(t *testing.T) {
 		t.Errorf("after clearing the filter the row still marks a match:\n%q", v)
 	}
 }
+
+// At 120,000 items the filter line still shows its whole count: the
+// input leaves room for "100000 of 100000".
+func TestTheFilterLineShowsItsWholeCountAt120k(t *testing.T) {
+	b := filterBench(t)
+	b.run(b.key("s"))
+	line := strings.Split(b.view(), "\n")[1]
+	if !strings.Contains(line, "100000 of 100000") || !strings.Contains(line, "/ s") {
+		t.Errorf("the filter line cuts its count or its query: %q", line)
+	}
+}
