@@ -248,3 +248,33 @@ func TestTheFilterLineShowsItsWholeCountAt120k(t *testing.T) {
 		t.Errorf("the filter line cuts its count or its query: %q", line)
 	}
 }
+
+// The in-order check reads an ASCII name's bytes and any other name's
+// runes: a query finds both kinds, a query with a letter beyond ASCII
+// never finds an ASCII name, and a rune that folds to ASCII (the Kelvin
+// sign) still matches its letter.
+func TestTheFilterFindsASCIIAndOtherNamesAlike(t *testing.T) {
+	items := []mcp.CatalogItem{
+		{Kind: mcp.KindTool, ID: "cafe", Name: "cafe"},
+		{Kind: mcp.KindTool, ID: "café-menu", Name: "café-menu"},
+		{Kind: mcp.KindTool, ID: "omega", Name: "Ωmega"},
+		{Kind: mcp.KindTool, ID: "kelvin", Name: "\u212Aelvin"},
+	}
+	for _, tc := range []struct{ query, want string }{
+		{"caf", "cafe café-menu"},
+		{"café", "café-menu"},
+		{"ωm", "Ωmega"},
+		{"mega", "Ωmega"},
+		{"kel", "\u212Aelvin"},
+		{"cafe menu", ""},
+	} {
+		b := newBench(t, items...)
+		b.run(b.key("/"))
+		for _, r := range tc.query {
+			b.run(b.key(string(r)))
+		}
+		if got := strings.Join(names(b.c.matches[0]), " "); got != tc.want {
+			t.Errorf("%q finds %q, want %q", tc.query, got, tc.want)
+		}
+	}
+}
