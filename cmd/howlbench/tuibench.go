@@ -20,7 +20,7 @@ import (
 // match 40,952 -> 3,970 -> 488 -> 38 -> 1), then Esc to the list without
 // a filter.
 // Then "s", which every generated resource matches (100,000 rows), and
-// Esc again. howl draws at most 120 frames a second (tui.FramesPerSecond),
+// Esc again; then "s" and Esc at once, while its run is in flight. howl draws at most 120 frames a second (tui.FramesPerSecond),
 // so an echo waits up to 8.3 ms for its frame on top of the work. The
 // floor beside them is the same loop over cat: what sending a key and
 // reading the screen cost by themselves.
@@ -33,6 +33,7 @@ type tuiTiming struct {
 	echo          []float64 // every typed key's echo
 	clear, allHit float64   // Esc after "12345"; "s" (100,000 rows)
 	clearAll      float64   // Esc after "s"
+	clearInFlight float64   // Esc sent once "s" echoed, its run not yet shown
 }
 
 func tuiFilter() comparison {
@@ -68,9 +69,10 @@ func tuiFilter() comparison {
 }
 
 func tuiNotes(runs []tuiTiming) []string {
-	var first, later, echo, clear, all, clearAll, floor []float64
+	var first, later, echo, clear, all, clearAll, inFlight, floor []float64
 	for _, t := range runs {
 		floor = append(floor, t.floor...)
+		inFlight = append(inFlight, t.clearInFlight)
 		first = append(first, t.first)
 		later = append(later, t.later...)
 		echo = append(echo, t.echo...)
@@ -85,14 +87,14 @@ func tuiNotes(runs []tuiTiming) []string {
 	results := append(append(append([]float64{}, first...), later...), all...)
 	_, _, worst := stats(results)
 	_, _, worstEcho := stats(echo)
-	_, _, worstClear := stats(append(clear, clearAll...))
+	_, _, worstClear := stats(append(append(clear, clearAll...), inFlight...))
 	return []string{
 		fmt.Sprintf("floor: a key sent to cat in tmux, to its echo on screen (send-keys and capture-pane themselves): %s", ms(floor)),
 		fmt.Sprintf("results of the first key (a run over 120,000): %s", ms(first)),
 		fmt.Sprintf("results of each later key (narrowing the last run): %s", ms(later)),
 		fmt.Sprintf("results of \"s\" (100,000 rows): %s", ms(all)),
 		fmt.Sprintf("echo of a key: %s", ms(echo)) + met(worstEcho <= 0.016, " (goal <= 16 ms)"),
-		fmt.Sprintf("clear (Esc): %s after \"12345\", %s after \"s\"", ms(clear), ms(clearAll)) + met(worstClear <= 0.050, " (goal: never blocks; <= 50 ms)"),
+		fmt.Sprintf("clear (Esc): %s after \"12345\", %s after \"s\", %s sent once \"s\" echoed (its run in flight)", ms(clear), ms(clearAll), ms(inFlight)) + met(worstClear <= 0.050, " (goal: never blocks; <= 50 ms)"),
 		fmt.Sprintf("%d sessions; every result within 50 ms", len(runs)) + met(worst <= 0.050, ""),
 	}
 }
@@ -227,6 +229,23 @@ func tuiSession(tmux string, e *env, cfg string, n int) (tuiTiming, error) {
 		return t, err
 	}
 	t.echo, t.allHit = append(t.echo, echo), res
-	t.clearAll, err = clear()
+	if t.clearAll, err = clear(); err != nil {
+		return t, err
+	}
+	// Esc on the heels of a key, once its echo shows: the run it started
+	// is cancelled, and the rows from before come back (the filter line
+	// gone) without waiting for it.
+	send("/")
+	send("-l", "s")
+	if err := wait("echo of \"s\"", 30*time.Second, func(s string) bool { return strings.Contains(s, "/ s") }); err != nil {
+		return t, err
+	}
+	t0 := time.Now()
+	send("Escape")
+	err = wait("list without a filter after an Esc in flight", 30*time.Second, func(s string) bool {
+		c, filtered := count(s)
+		return c >= bigScale && !filtered && !strings.Contains(s, "/ s")
+	})
+	t.clearInFlight = time.Since(t0).Seconds()
 	return t, err
 }
