@@ -180,6 +180,9 @@ func matchEntries(ctx context.Context, terms terms, entries []*Entry, cands []in
 	}
 	keys = keys[:nk]
 	slices.Sort(keys)
+	if ctx.Err() != nil { // cancelled while sorting: the rows are not wanted
+		return nil, nil
+	}
 	out := make([]*Entry, len(keys))
 	for o, k := range keys {
 		out[o] = entries[k&keyPlaceMask]
