@@ -35,6 +35,16 @@ func NewSafeWriter(w io.Writer) *SafeWriter { return &SafeWriter{w: w} }
 func (s *SafeWriter) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if len(s.held) == 0 && firstUnsafe(p, false) < 0 {
+		// Nothing to remove and nothing cut at the end (a partial
+		// character or escape is unsafe as it stands): the usual write,
+		// passed on as it is. Copying it to a string, sanitizing the copy
+		// and writing that was three copies of all of `howl ls --json`.
+		if _, err := s.w.Write(p); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
 	buf := p
 	if len(s.held) > 0 {
 		buf = append(s.held, p...)

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 )
@@ -23,7 +24,7 @@ var hostileOutput = []string{
 }
 
 func TestSafeWriterLetsNoEscapeThroughWhereverTheWritesSplit(t *testing.T) {
-	whole := "before " + strings.Join(hostileOutput, " mid ") + " after\n\ttabbed\n"
+	whole := "before ✓ naïve " + strings.Join(hostileOutput, " mid ") + " after 界\n\ttabbed\n"
 	want := Sanitize(whole)
 	for size := 1; size <= len(whole); size++ {
 		var out bytes.Buffer
@@ -38,6 +39,14 @@ func TestSafeWriterLetsNoEscapeThroughWhereverTheWritesSplit(t *testing.T) {
 		if bytes.ContainsAny(out.Bytes(), "\x1b\x07\r\x9b\x9c\x9d") || strings.ContainsAny(out.String(), "\u202e\u009b") {
 			t.Fatalf("writes of %d bytes let a control through: %q", size, out.String())
 		}
+	}
+}
+
+func TestSafeWriterPassesSafeWritesOnWithoutCopying(t *testing.T) {
+	safe := []byte(strings.Repeat(`{"id": "demo://scale/000001", "title": "naïve ✓"},`+"\n\t", 1000))
+	w := NewSafeWriter(io.Discard)
+	if allocs := testing.AllocsPerRun(20, func() { w.Write(safe) }); allocs != 0 {
+		t.Errorf("a write with nothing to remove made %.0f allocations; howl ls --json writes 45 MB of such bytes, and each copy of them is garbage", allocs)
 	}
 }
 

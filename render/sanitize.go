@@ -109,8 +109,9 @@ func isBidiControl(r rune) bool {
 }
 
 // firstUnsafe returns the index of the first byte Sanitize would change, or
-// -1 when s is already safe.
-func firstUnsafe(s string, oneLine bool) int {
+// -1 when s is already safe. It reads bytes as they are, so SafeWriter can
+// pass a safe write through without copying it to a string and back.
+func firstUnsafe[T string | []byte](s T, oneLine bool) int {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
@@ -120,13 +121,21 @@ func firstUnsafe(s string, oneLine bool) int {
 			}
 			return i
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
+		r, size := decodeRune(s[i:])
 		if r == utf8.RuneError && size == 1 || isC1(r) || isBidiControl(r) {
 			return i
 		}
 		i += size
 	}
 	return -1
+}
+
+// decodeRune is utf8.DecodeRuneInString or utf8.DecodeRune, as s is.
+func decodeRune[T string | []byte](s T) (rune, int) {
+	if b, ok := any(s).([]byte); ok {
+		return utf8.DecodeRune(b)
+	}
+	return utf8.DecodeRuneInString(string(s))
 }
 
 // skipC1 skips the sequence a C1 introducer (8-bit or U+0080-U+009F) starts,
