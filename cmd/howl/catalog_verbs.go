@@ -2,10 +2,8 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -294,22 +292,19 @@ func writeListing(w io.Writer, l listing) error {
 	}
 	bw.Write(head[:len(head)-len("\n}\n")])
 	bw.WriteString(",\n  \"items\": [")
-	// One encoder and buffer for every item: 120,000 of each was most of
+	// One writer and buffer for every item: 120,000 of each was most of
 	// the garbage the listing made.
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("    ", "  ")
+	iw := newItemWriter()
+	var buf []byte
 	for i, it := range l.Items {
-		buf.Reset()
-		if err := enc.Encode(it); err != nil {
+		if buf, err = iw.appendItem(buf[:0], it); err != nil {
 			return err
 		}
 		if i > 0 {
 			bw.WriteByte(',')
 		}
-		bw.WriteString("\n    ")
-		bw.Write(render.EscapeTerminalControls(buf.Bytes()[:buf.Len()-1]))
+		bw.WriteString("\n" + itemIndent)
+		bw.Write(render.EscapeTerminalControls(buf))
 	}
 	if len(l.Items) > 0 {
 		bw.WriteString("\n  ")

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/howl-mcp/howl/mcp"
@@ -31,6 +33,66 @@ func TestListingIsWrittenAnItemAtATimeExactlyAsWhole(t *testing.T) {
 		}
 		if whole.String() != streamed.String() {
 			t.Errorf("streamed:\n%s\nwhole:\n%s", streamed.String(), whole.String())
+		}
+	}
+}
+
+// TestListedItemIsWrittenAsEncodingJSONWritesIt fills every field of a
+// catalog item (a field added later too: it is set by reflection) with
+// values that need escaping, and holds the hand-written item encoding of
+// `howl ls --json` to what encoding/json writes, byte for byte.
+func TestListedItemIsWrittenAsEncodingJSONWritesIt(t *testing.T) {
+	hard := "a\"b\\c\x01\b\f\n\r\t<&> \u2028\u2029 \x7f \u009b \u202e é\xff界"
+	var fill func(v reflect.Value)
+	fill = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.String:
+			v.SetString(hard)
+		case reflect.Bool:
+			v.SetBool(true)
+		case reflect.Int, reflect.Int64:
+			v.SetInt(-1234567890123)
+		case reflect.Float64:
+			v.SetFloat(0.000001234)
+		case reflect.Pointer:
+			v.Set(reflect.New(v.Type().Elem()))
+			fill(v.Elem())
+		case reflect.Struct:
+			for i := range v.NumField() {
+				if v.Type().Field(i).IsExported() {
+					fill(v.Field(i))
+				}
+			}
+		case reflect.Slice:
+			if v.Type() == reflect.TypeFor[json.RawMessage]() {
+				v.SetBytes([]byte(" {\"type\": \"object\",\n \"properties\": {\"m\": {\"enum\": [1, 2.5e3, \"<&>\\u2028\"]}}, \"e\": {}, \"a\": []}\n"))
+				return
+			}
+			v.Set(reflect.MakeSlice(v.Type(), 2, 2))
+			fill(v.Index(0))
+			fill(v.Index(1))
+		}
+	}
+	var full mcp.CatalogItem
+	fill(reflect.ValueOf(&full).Elem())
+	for _, it := range []*mcp.CatalogItem{
+		&full,
+		{Kind: mcp.KindResource, Server: "s", ID: "demo://x", Name: "x"},
+		{Kind: mcp.KindTool, ID: "", Schema: json.RawMessage("null"), Off: true},
+	} {
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent(itemIndent, "  ")
+		if err := enc.Encode(it); err != nil {
+			t.Fatal(err)
+		}
+		got, err := newItemWriter().appendItem(nil, it)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != strings.TrimSuffix(want.String(), "\n") {
+			t.Errorf("the item is written as\n%s\nencoding/json writes\n%s", got, want.String())
 		}
 	}
 }
