@@ -298,7 +298,7 @@ func (c *Catalog) dedupe() {
 	for _, it := range c.Items {
 		k := itemKey{it.Kind, it.ID}
 		if _, seen := c.index[k]; seen {
-			c.Warnings = append(c.Warnings, Warning{Kind: it.Kind, Reason: fmt.Sprintf("duplicate %s %q skipped", it.Kind, it.ID)})
+			c.Warnings = append(c.Warnings, duplicateWarning(it.Kind, it.ID))
 			c.Duplicates = append(c.Duplicates, it)
 			continue
 		}
@@ -306,6 +306,11 @@ func (c *Catalog) dedupe() {
 		out = append(out, it)
 	}
 	c.Items = out
+}
+
+// duplicateWarning says an item was skipped for the key of an earlier one.
+func duplicateWarning(k Kind, id string) Warning {
+	return Warning{Kind: k, Reason: fmt.Sprintf("duplicate %s %q skipped", k, id)}
 }
 
 // kindListing is one kind's listing, as far as it has gone: the items of
@@ -329,6 +334,10 @@ type kindListing struct {
 	// failed: the listing failed (its first page, or a page that was not
 	// a JSON object), so how many items of the kind there are is unknown.
 	failed bool
+	// lean: keep each item's bytes in listed, not the parsed item in
+	// pages (Runtime.Listing).
+	lean   bool
+	listed [][]ListedItem
 }
 
 // listMore reads pages of l's kind until the listing ends or until stop
@@ -393,16 +402,21 @@ func (c *Conn) listMore(ctx context.Context, l *kindListing, stop func(CatalogIt
 		}
 		// Each page's items in a slice of their own, sized once: one slice
 		// grown item by item to 100,000 allocated five times its size.
-		page := make([]CatalogItem, 0, len(elems))
+		var page []CatalogItem
+		if !l.lean {
+			page = make([]CatalogItem, 0, len(elems))
+		}
+		var keep []int
+		var ids []string
 		found := false
-		for _, it := range elems {
+		for i, it := range elems {
 			if full := listingFull(k, l.raws, l.bytes, len(it)); full != "" {
 				warn("%s", full)
 				break
 			}
 			l.raws++
 			l.bytes += len(it)
-			item, perr := parseItem(c.name, k, it)
+			item, perr := parseItemAs(c.name, k, it, l.lean)
 			if perr != nil {
 				l.warns = append(l.warns, Warning{Kind: k, Reason: fmt.Sprintf("%s[%d] skipped: %s", key, l.raws-1, perr)})
 				continue
@@ -413,8 +427,15 @@ func (c *Conn) listMore(ctx context.Context, l *kindListing, stop func(CatalogIt
 					continue
 				}
 			}
+			if l.lean {
+				keep, ids = append(keep, i), append(ids, item.ID)
+				continue
+			}
 			page = append(page, item)
 			found = found || stop != nil && stop(item)
+		}
+		if len(keep) > 0 {
+			l.keepLean(c.name, elems, keep, ids)
 		}
 		if len(page) > 0 {
 			l.pages = append(l.pages, page)
@@ -498,6 +519,10 @@ type rawItem struct {
 		TaskSupport string `json:"taskSupport"`
 	} `json:"execution"`
 	Meta json.RawMessage `json:"_meta"`
+	// check: only check the item and read its id (a lean listing keeps
+	// the item's bytes and parses them again when it is shown), so the
+	// strings that are not its id are not copied, nor the raw members.
+	check bool
 }
 
 // itemFields are rawItem's JSON names.
@@ -511,12 +536,17 @@ var itemFields = []string{"name", "title", "description", "uri", "uriTemplate", 
 // in json.Unmarshal, which validates each item again before decoding it.
 func (ri *rawItem) read(raw []byte) error {
 	var ferr error
-	err := render.ObjectMembers(raw, func(key string, v []byte) bool {
-		name := key
-		if !slices.Contains(itemFields, key) {
-			name = ""
+	err := render.ObjectMemberBytes(raw, func(key, v []byte) bool {
+		name := ""
+		for _, f := range itemFields {
+			if string(key) == f {
+				name = f
+				break
+			}
+		}
+		if name == "" {
 			for _, f := range itemFields {
-				if strings.EqualFold(f, key) {
+				if bytes.EqualFold([]byte(f), key) {
 					name = f
 					break
 				}
@@ -526,15 +556,15 @@ func (ri *rawItem) read(raw []byte) error {
 		case "name":
 			ferr = readString(v, key, &ri.Name)
 		case "title":
-			ferr = readString(v, key, &ri.Title)
+			ferr = readString(v, key, ri.unlessChecking(&ri.Title))
 		case "description":
-			ferr = readString(v, key, &ri.Description)
+			ferr = readString(v, key, ri.unlessChecking(&ri.Description))
+		case "mimeType":
+			ferr = readString(v, key, ri.unlessChecking(&ri.MIMEType))
 		case "uri":
 			ferr = readString(v, key, &ri.URI)
 		case "uriTemplate":
 			ferr = readString(v, key, &ri.URITemplate)
-		case "mimeType":
-			ferr = readString(v, key, &ri.MIMEType)
 		case "size":
 			ri.Size = nil
 			if string(v) != "null" {
@@ -545,13 +575,13 @@ func (ri *rawItem) read(raw []byte) error {
 				ri.Size = &n
 			}
 		case "inputSchema":
-			ri.InputSchema = bytes.Clone(v)
+			ri.InputSchema = ri.keep(v)
 		case "outputSchema":
-			ri.OutputSchema = bytes.Clone(v)
+			ri.OutputSchema = ri.keep(v)
 		case "annotations":
-			ri.Annotations = bytes.Clone(v)
+			ri.Annotations = ri.keep(v)
 		case "_meta":
-			ri.Meta = bytes.Clone(v)
+			ri.Meta = ri.keep(v)
 		case "arguments":
 			ferr = json.Unmarshal(v, &ri.Arguments)
 		case "execution":
@@ -565,12 +595,33 @@ func (ri *rawItem) read(raw []byte) error {
 	return ferr
 }
 
-// readString reads a JSON string (or null, which leaves *s alone).
-func readString(v []byte, key string, s *string) error {
+// unlessChecking is s, or nil (read nothing into it) when the item is
+// only checked.
+func (ri *rawItem) unlessChecking(s *string) *string {
+	if ri.check {
+		return nil
+	}
+	return s
+}
+
+// keep is a raw member's value: a copy, or the bytes themselves when the
+// item is only checked.
+func (ri *rawItem) keep(v []byte) []byte {
+	if ri.check {
+		return v
+	}
+	return bytes.Clone(v)
+}
+
+// readString reads a JSON string (or null, which leaves *s alone); with
+// s nil, it only checks the string.
+func readString(v, key []byte, s *string) error {
 	switch v[0] {
 	case '"':
 		b, err := render.StringBytes(v)
-		*s = string(b)
+		if s != nil {
+			*s = string(b)
+		}
 		return err
 	case 'n':
 		return nil
@@ -585,10 +636,16 @@ type resourceAnnotations struct {
 }
 
 func parseItem(server string, k Kind, raw json.RawMessage) (CatalogItem, error) {
+	return parseItemAs(server, k, raw, false)
+}
+
+// parseItemAs is parseItem; with check, only the item's id is sure to be
+// read (the rest may be missing, or point into raw).
+func parseItemAs(server string, k Kind, raw json.RawMessage, check bool) (CatalogItem, error) {
 	if k == KindSkill {
 		return parseSkill(server, raw)
 	}
-	var ri rawItem
+	ri := rawItem{check: check}
 	if err := ri.read(raw); err != nil {
 		return CatalogItem{}, fmt.Errorf("not a valid %s: %v", k, err)
 	}
@@ -797,11 +854,11 @@ func (kc *kindCache) find(id string, from int) (CatalogItem, bool) {
 	return CatalogItem{}, false
 }
 
-// SortItems orders items by kind (catalog order), then server, then id.
+// SortListed orders items by kind (catalog order), then server, then id.
 // It sorts pointers, so a listing of 120,000 items moves 8 bytes an item,
 // not the item, and a listing already in order is only checked.
-func SortItems(items []*CatalogItem) {
-	order := func(a, b *CatalogItem) int {
+func SortListed(items []*ListedItem) {
+	order := func(a, b *ListedItem) int {
 		return cmp.Or(cmp.Compare(kindRank(a.Kind), kindRank(b.Kind)), strings.Compare(a.Server, b.Server), strings.Compare(a.ID, b.ID))
 	}
 	if !slices.IsSortedFunc(items, order) {

@@ -140,6 +140,8 @@ func serveFixture(name string) int {
 		})
 	case "hostile":
 		return serveHostile()
+	case "odd-listing":
+		return serveOddListing()
 	case "long-lines":
 		return serveLongLines()
 	case "demo-big":

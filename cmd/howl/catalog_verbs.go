@@ -160,11 +160,11 @@ type serverListing struct {
 }
 
 // listing is `howl ls --json`: coverage first, then per-server counts and
-// warnings, then every item. Items point into the runtime's catalogs.
+// warnings, then every item. Items point into the servers' listings.
 type listing struct {
-	Coverage string             `json:"coverage"`
-	Servers  []serverListing    `json:"servers"`
-	Items    []*mcp.CatalogItem `json:"items"`
+	Coverage string            `json:"coverage"`
+	Servers  []serverListing   `json:"servers"`
+	Items    []*mcp.ListedItem `json:"items"`
 }
 
 func newLsCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
@@ -223,7 +223,7 @@ func buildListing(ctx context.Context, s *session, names []string, k mcp.Kind) (
 		}
 		servers++
 		sl := serverListing{Name: st.Name, State: st.State, Reason: st.Reason}
-		cat, err := s.rt.Catalog(ctx, st.Name, false)
+		cat, err := s.rt.Listing(ctx, st.Name)
 		if err != nil {
 			failed++
 			if sl.Reason == "" {
@@ -242,23 +242,18 @@ func buildListing(ctx context.Context, s *session, names []string, k mcp.Kind) (
 		}
 		sl.Warnings = cat.Warnings
 		l.Items = slices.Grow(l.Items, len(cat.Items))
-		for i := range cat.Items {
-			it := &cat.Items[i]
+		for _, it := range cat.Items {
 			if k != "" && it.Kind != k {
 				continue
 			}
-			if it.Kind == mcp.KindTool && s.rt.ToolOff(st.Name, it.ID) {
-				off := *it // the runtime's catalog is shared: mark a copy
-				off.Off = true
-				it = &off
-			}
+			it.Off = it.Kind == mcp.KindTool && s.rt.ToolOff(st.Name, it.ID)
 			l.Items = append(l.Items, it)
 		}
 		l.Servers = append(l.Servers, sl)
 	}
-	mcp.SortItems(l.Items)
+	mcp.SortListed(l.Items)
 	if l.Items == nil {
-		l.Items = []*mcp.CatalogItem{}
+		l.Items = []*mcp.ListedItem{}
 	}
 	what := "items"
 	if k != "" {
@@ -296,8 +291,12 @@ func writeListing(w io.Writer, l listing) error {
 	// the garbage the listing made.
 	iw := newItemWriter()
 	var buf []byte
-	for i, it := range l.Items {
-		if buf, err = iw.appendItem(buf[:0], it); err != nil {
+	for i, li := range l.Items {
+		it, err := li.Item()
+		if err != nil {
+			return err
+		}
+		if buf, err = iw.appendItem(buf[:0], &it); err != nil {
 			return err
 		}
 		if i > 0 {
@@ -325,7 +324,11 @@ func printListing(w io.Writer, l listing) {
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "KIND\tSERVER\tID\tDESCRIPTION")
-	for _, it := range l.Items {
+	for _, li := range l.Items {
+		it, err := li.Item()
+		if err != nil {
+			continue // it parsed when it was listed
+		}
 		desc := it.Description
 		if it.Title != "" {
 			desc = it.Title + ": " + desc

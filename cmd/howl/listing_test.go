@@ -12,17 +12,17 @@ import (
 
 func TestListingIsWrittenAnItemAtATimeExactlyAsWhole(t *testing.T) {
 	size := int64(12)
-	items := []*mcp.CatalogItem{
-		{Kind: mcp.KindTool, Server: "s", ID: "echo", Name: "echo", Description: "line\nbreak \u009b and \u202e", Schema: json.RawMessage(`{"type":"object","properties":{"m":{"type":"string"}}}`)},
-		{Kind: mcp.KindResource, Server: "s", ID: "demo://x", Name: "x", URI: "demo://x", MIMEType: "text/plain", Size: &size, Audience: []string{"user"}},
-		{Kind: mcp.KindPrompt, Server: "s", ID: "p", Name: "p <&>", Arguments: []mcp.PromptArgument{{Name: "a", Required: true}}},
+	items := []*mcp.ListedItem{
+		mcp.NewListedItem(&mcp.CatalogItem{Kind: mcp.KindTool, Server: "s", ID: "echo", Name: "echo", Description: "line\nbreak \u009b and \u202e", Schema: json.RawMessage(`{"type":"object","properties":{"m":{"type":"string"}}}`)}),
+		mcp.NewListedItem(&mcp.CatalogItem{Kind: mcp.KindResource, Server: "s", ID: "demo://x", Name: "x", URI: "demo://x", MIMEType: "text/plain", Size: &size, Audience: []string{"user"}}),
+		mcp.NewListedItem(&mcp.CatalogItem{Kind: mcp.KindPrompt, Server: "s", ID: "p", Name: "p <&>", Arguments: []mcp.PromptArgument{{Name: "a", Required: true}}}),
 	}
 	one := 1
 	servers := []serverListing{{Name: "s", State: mcp.StateReady, Counts: map[mcp.Kind]*int{mcp.KindTool: &one, mcp.KindPrompt: nil}, Warnings: []mcp.Warning{{Kind: mcp.KindTool, Reason: "x\x7f"}}}}
 	for _, l := range []listing{
 		{Coverage: "3 items", Servers: servers, Items: items},
-		{Coverage: "0 items", Servers: servers, Items: []*mcp.CatalogItem{}},
-		{Coverage: "0 items", Items: []*mcp.CatalogItem{}},
+		{Coverage: "0 items", Servers: servers, Items: []*mcp.ListedItem{}},
+		{Coverage: "0 items", Items: []*mcp.ListedItem{}},
 	} {
 		var whole, streamed bytes.Buffer
 		if err := writeJSON(&whole, l); err != nil {

@@ -1,0 +1,100 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// oddItems are items a listing has to get right: escapes, a key in
+// another case, a duplicate, malformed ones, annotations and schemas.
+var oddItems = map[string][]string{
+	"tools": {
+		`{"name": "t\u00e9st", "title": "A \"quoted\" <title>", "description": "line\nbreak \u2028 \u202e", "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}}}, "annotations": {"title": "ignored", "readOnlyHint": true}, "execution": {"taskSupport": "optional"}}`,
+		`{"NAME": "upper", "Description": "keys in another case"}`,
+		`{"name": "echo", "description": "a duplicate of the fixture's echo"}`,
+		`{"name": 42}`,
+		`{"description": "no name"}`,
+		`[1, 2]`,
+		`{"name": "bad-title", "title": 5}`,
+	},
+	"resources": {
+		`{"uri": "file:///z", "name": "z", "mimeType": "text/plain", "size": 3, "annotations": {"audience": ["user"], "priority": 0.5, "lastModified": "2026-01-01T00:00:00Z"}}`,
+		`{"uri": "file:///a", "name": "again"}`,
+		`{"uri": "file:///\/escaped", "title": null}`,
+		`{"uri": "file:///bad-size", "size": "big"}`,
+		`{"name": "no uri"}`,
+	},
+}
+
+// serveOddListing serves a tool and a resource, and adds oddItems to what
+// the server lists.
+func serveOddListing() int {
+	s := server.NewMCPServer("odd", "1.0", server.WithResourceCapabilities(false, false), server.WithToolCapabilities(false))
+	s.AddTool(mcpgo.NewTool("echo", mcpgo.WithString("message")), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		return mcpgo.NewToolResultText(""), nil
+	})
+	s.AddResource(mcpgo.NewResource("file:///a", "a"), func(context.Context, mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
+		return nil, nil
+	})
+	return proxyStdio(s, func(string, json.RawMessage, json.RawMessage) []byte { return nil }, func(resp map[string]json.RawMessage) {
+		var res map[string]json.RawMessage
+		if json.Unmarshal(resp["result"], &res) != nil {
+			return
+		}
+		for key, extra := range oddItems {
+			if list, ok := res[key]; ok {
+				var items []json.RawMessage
+				_ = json.Unmarshal(list, &items)
+				for _, it := range extra {
+					items = append(items, json.RawMessage(it))
+				}
+				res[key], _ = json.Marshal(items)
+			}
+		}
+		resp["result"], _ = json.Marshal(res)
+	})
+}
+
+// TestListingShowsWhatTheCatalogShows holds the lean listing of `howl ls`
+// (each item's bytes kept, parsed again when shown) to the catalog: the
+// same items, the same warnings, in the same order, and so the same JSON.
+func TestListingShowsWhatTheCatalogShows(t *testing.T) {
+	for _, name := range []string{"odd-listing", "degraded", "demo"} {
+		rt := startRuntime(t, fixture(name))
+		ctx := context.Background()
+		lean, err := rt.Listing(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := rt.Catalog(ctx, name, false); err != nil {
+			t.Fatal(err)
+		}
+		cached, err := rt.Listing(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lean.Items[0].parsed != nil || cached.Items[0].parsed == nil {
+			t.Fatalf("%s: the first listing must keep bytes, the second use the cached catalog", name)
+		}
+		got, err := json.MarshalIndent(lean, "", " ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.MarshalIndent(cached, "", " ")
+		if string(got) != string(want) {
+			t.Errorf("%s: the lean listing\n%s\nthe catalog's\n%s", name, got, want)
+		}
+		if name == "odd-listing" {
+			for _, w := range []string{`duplicate tool \"echo\" skipped`, `duplicate resource \"file:///a\" skipped`, `tools[4] skipped`, `resources[5] skipped`, `not a size in bytes`, `\"title\" is not a string`, `"tést"`, `file:////escaped`, `"upper"`} {
+				if !strings.Contains(string(got), w) {
+					t.Errorf("the odd listing lacks %s:\n%s", w, got)
+				}
+			}
+		}
+	}
+}
