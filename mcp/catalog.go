@@ -334,9 +334,9 @@ type kindListing struct {
 	// failed: the listing failed (its first page, or a page that was not
 	// a JSON object), so how many items of the kind there are is unknown.
 	failed bool
-	// lean: keep each item's bytes in listed, not the parsed item in
-	// pages (Runtime.Listing).
-	lean   bool
+	// store: keep each item's bytes there and the item in listed, not
+	// the parsed item in pages (Runtime.Listing).
+	store  *pageStore
 	listed [][]ListedItem
 }
 
@@ -403,7 +403,7 @@ func (c *Conn) listMore(ctx context.Context, l *kindListing, stop func(CatalogIt
 		// Each page's items in a slice of their own, sized once: one slice
 		// grown item by item to 100,000 allocated five times its size.
 		var page []CatalogItem
-		if !l.lean {
+		if l.store == nil {
 			page = make([]CatalogItem, 0, len(elems))
 		}
 		var keep []int
@@ -416,7 +416,7 @@ func (c *Conn) listMore(ctx context.Context, l *kindListing, stop func(CatalogIt
 			}
 			l.raws++
 			l.bytes += len(it)
-			item, perr := parseItemAs(c.name, k, it, l.lean)
+			item, perr := parseItemAs(c.name, k, it, l.store != nil)
 			if perr != nil {
 				l.warns = append(l.warns, Warning{Kind: k, Reason: fmt.Sprintf("%s[%d] skipped: %s", key, l.raws-1, perr)})
 				continue
@@ -427,7 +427,7 @@ func (c *Conn) listMore(ctx context.Context, l *kindListing, stop func(CatalogIt
 					continue
 				}
 			}
-			if l.lean {
+			if l.store != nil {
 				keep, ids = append(keep, i), append(ids, item.ID)
 				continue
 			}

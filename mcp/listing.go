@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"sync"
 )
@@ -12,10 +14,12 @@ import (
 // Listing is a server's catalog as `howl ls` shows it once: the kinds
 // listed, what went wrong, and every item, each kept as the JSON the
 // server sent (checked and parsed once as it arrived, parsed again when
-// it is shown) rather than as a CatalogItem. At 120,000 items the parsed
-// catalog, the pages it was gathered from and its index were five times
-// the client memory of a client that keeps the items' bytes; a Listing
-// keeps the bytes, and is not cached (Catalog is what later questions use).
+// it is shown) rather than as a CatalogItem, and kept in a temp file, not
+// in memory. At 120,000 items the parsed catalog, the pages it was
+// gathered from and its index were five times the client memory of a
+// client that keeps the items' bytes in memory; a Listing holds the
+// items' ids in memory and nothing more of them. It is not cached
+// (Catalog is what later questions use). Close removes its file.
 type Listing struct {
 	Server   string
 	Listed   []Kind
@@ -24,6 +28,15 @@ type Listing struct {
 	Failed []Kind
 	// Items are deduplicated as a Catalog's are, in listing order.
 	Items []*ListedItem
+	store *pageStore
+}
+
+// Close removes the listing's temp file; its items can no longer be read.
+func (l *Listing) Close() error {
+	if l.store == nil {
+		return nil
+	}
+	return l.store.close()
 }
 
 // ListedItem is one item of a Listing.
@@ -32,9 +45,12 @@ type ListedItem struct {
 	Server string
 	ID     string
 	// Off marks a tool the person switched off (CatalogItem.Off).
-	Off    bool
+	Off bool
+	// n and at are the length and place of the item's JSON in store.
+	n      int32
+	at     int64
+	store  *pageStore
 	parsed *CatalogItem // when the item came from a cached Catalog
-	raw    []byte       // else the server's JSON of it
 }
 
 // Item parses the item (again: it parsed when it was listed).
@@ -44,7 +60,7 @@ func (it *ListedItem) Item() (CatalogItem, error) {
 		c = *it.parsed
 	} else {
 		var err error
-		if c, err = parseItem(it.Server, it.Kind, it.raw); err != nil {
+		if c, err = it.store.parse(it); err != nil {
 			return c, err
 		}
 	}
@@ -109,20 +125,22 @@ func (r *Runtime) Listing(ctx context.Context, name string) (*Listing, error) {
 		return l, nil
 	}
 	want := conn.listedKinds()
+	store := newPageStore(spoolDir(r.opts.CacheDir))
 	results := make([]*kindListing, len(want))
 	var wg sync.WaitGroup
 	for i, k := range want {
 		wg.Go(func() {
-			l := &kindListing{kind: k, lean: true}
+			l := &kindListing{kind: k, store: store}
 			conn.listMore(ctx, l, nil)
 			results[i] = l
 		})
 	}
 	wg.Wait()
 	if ctx.Err() != nil {
+		store.close()
 		return nil, fmt.Errorf("listing %s: %w", name, ctx.Err())
 	}
-	l := &Listing{Server: name, Listed: want}
+	l := &Listing{Server: name, Listed: want, store: store}
 	n := 0
 	for _, kl := range results {
 		for _, p := range kl.listed {
@@ -155,21 +173,118 @@ func (r *Runtime) Listing(ctx context.Context, name string) (*Listing, error) {
 	return l, nil
 }
 
-// keepLean keeps the items of one page that passed (keep) as a page of
-// ListedItems whose bytes are copied into one slice of exactly their
-// size: a page's line, which holds more than its items, is not kept
-// alive by them.
+// keepLean keeps the items of one page that passed (keep) in l's store,
+// one write a page, and as a page of ListedItems.
 func (l *kindListing) keepLean(server string, elems [][]byte, keep []int, ids []string) {
 	size := 0
 	for _, i := range keep {
 		size += len(elems[i])
 	}
-	arena := make([]byte, 0, size)
 	page := make([]ListedItem, len(keep))
+	b := make([]byte, 0, size)
 	for j, i := range keep {
-		start := len(arena)
-		arena = append(arena, elems[i]...)
-		page[j] = ListedItem{Kind: l.kind, Server: server, ID: ids[j], raw: arena[start:len(arena):len(arena)]}
+		page[j] = ListedItem{Kind: l.kind, Server: server, ID: ids[j], n: int32(len(elems[i])), at: int64(len(b)), store: l.store}
+		b = append(b, elems[i]...)
+	}
+	at := l.store.add(b)
+	for j := range page {
+		page[j].at += at
 	}
 	l.listed = append(l.listed, page)
+}
+
+// pageStore holds the JSON of a Listing's items: in a temp file under
+// dir, read back a block at a time while the reads follow one another, or
+// in memory when no file can be made. Its size is bounded by the bounds
+// on a listing (MaxListingBytes a kind).
+type pageStore struct {
+	dir  string
+	mu   sync.Mutex
+	f    *os.File
+	size int64
+	mem  [][]byte // the pages, when there is no file
+	err  error    // why there is no file
+	// buf holds the bytes of the file from bufAt, read ahead.
+	buf   []byte
+	bufAt int64
+}
+
+// pageStoreBlock is how much of the file one read brings in.
+const pageStoreBlock = 256 << 10
+
+func newPageStore(dir string) *pageStore { return &pageStore{dir: dir} }
+
+// add stores one page's items and returns where they start.
+func (s *pageStore) add(b []byte) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.f == nil && s.err == nil {
+		if s.err = os.MkdirAll(s.dir, 0o700); s.err == nil {
+			s.f, s.err = os.CreateTemp(s.dir, "listing-*.tmp") // 0600
+		}
+	}
+	if s.f != nil {
+		if _, err := s.f.WriteAt(b, s.size); err == nil {
+			at := s.size
+			s.size += int64(len(b))
+			return at
+		}
+		s.err = fmt.Errorf("writing %s: the listing is kept in memory from here", s.f.Name())
+	}
+	// In memory: a page's items at (its index, 0) of a space of its own.
+	s.mem = append(s.mem, b)
+	return int64(len(s.mem)-1)<<32 | 1<<62
+}
+
+// parse parses the JSON of it, reading it back.
+func (s *pageStore) parse(it *ListedItem) (CatalogItem, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	raw, err := s.read(it.at, int(it.n))
+	if err != nil {
+		return CatalogItem{}, fmt.Errorf("reading back %s %q of the listing of %s: %w", it.Kind, it.ID, it.Server, err)
+	}
+	return parseItem(it.Server, it.Kind, raw) // copies what it keeps of raw
+}
+
+func (s *pageStore) read(at int64, n int) ([]byte, error) {
+	if at&(1<<62) != 0 {
+		page := s.mem[(at&^(1<<62))>>32]
+		off := at & (1<<32 - 1)
+		return page[off : off+int64(n)], nil
+	}
+	if s.f == nil {
+		return nil, errors.New("the listing is closed")
+	}
+	if at >= s.bufAt && at+int64(n) <= s.bufAt+int64(len(s.buf)) {
+		return s.buf[at-s.bufAt:][:n], nil
+	}
+	size := max(n, pageStoreBlock)
+	if cap(s.buf) < size {
+		s.buf = make([]byte, size)
+	}
+	s.buf = s.buf[:size]
+	m, err := s.f.ReadAt(s.buf, at)
+	if m < n {
+		s.buf = s.buf[:0]
+		return nil, err
+	}
+	s.buf, s.bufAt = s.buf[:m], at
+	return s.buf[:n], nil
+}
+
+func (s *pageStore) close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.mem, s.buf = nil, nil
+	if s.f == nil {
+		return nil
+	}
+	f := s.f
+	s.f = nil
+	err := f.Close()
+	if rerr := os.Remove(f.Name()); err == nil {
+		err = rerr
+	}
+	return err
 }

@@ -3,6 +3,9 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -71,6 +74,7 @@ func TestListingShowsWhatTheCatalogShows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer lean.Close()
 		if _, err := rt.Catalog(ctx, name, false); err != nil {
 			t.Fatal(err)
 		}
@@ -95,6 +99,62 @@ func TestListingShowsWhatTheCatalogShows(t *testing.T) {
 					t.Errorf("the odd listing lacks %s:\n%s", w, got)
 				}
 			}
+		}
+	}
+}
+
+// TestListedItemsReadBackInAnyOrder reads a store's items back in and out
+// of the order they were written, from a temp file and, when none can be
+// made, from memory; a closed listing leaves no file.
+func TestListedItemsReadBackInAnyOrder(t *testing.T) {
+	dir := t.TempDir()
+	blocked := filepath.Join(dir, "a-file")
+	os.WriteFile(blocked, nil, 0o600)
+	for _, where := range []string{filepath.Join(dir, "spool"), blocked} {
+		s := newPageStore(where)
+		l := &kindListing{kind: KindPrompt, store: s}
+		var want []string
+		for p := range 3 {
+			var elems [][]byte
+			var keep []int
+			var ids []string
+			for i := range 40 {
+				id := fmt.Sprintf("p%d-%d-%s", p, i, strings.Repeat("x", i*i*7))
+				if i == 39 {
+					id += strings.Repeat("y", pageStoreBlock) // longer than a block
+				}
+				elems = append(elems, []byte(`{"name": "`+id+`"}`))
+				if i%3 != 1 {
+					keep, ids, want = append(keep, i), append(ids, id), append(want, id)
+				}
+			}
+			l.keepLean("s", elems, keep, ids)
+		}
+		var items []*ListedItem
+		for _, p := range l.listed {
+			for i := range p {
+				items = append(items, &p[i])
+			}
+		}
+		for _, order := range [][]int{{0, 1, 2, 3, 4, 50, 51, 10, 70, 5, 79, 0}, nil} {
+			if order == nil {
+				for i := range items {
+					order = append(order, len(items)-1-i)
+				}
+			}
+			for _, i := range order {
+				it, err := items[i].Item()
+				if err != nil || it.ID != want[i] {
+					t.Fatalf("%s: item %d read back as %q (%v), want %q", where, i, it.ID, err, want[i])
+				}
+			}
+		}
+		if (s.f != nil) != (where != blocked) {
+			t.Errorf("%s: file %v, want one only where a directory can be made", where, s.f)
+		}
+		s.close()
+		if left, _ := filepath.Glob(filepath.Join(where, "*")); len(left) > 0 {
+			t.Errorf("a closed listing left %v", left)
 		}
 	}
 }

@@ -165,6 +165,14 @@ type listing struct {
 	Coverage string            `json:"coverage"`
 	Servers  []serverListing   `json:"servers"`
 	Items    []*mcp.ListedItem `json:"items"`
+	from     []*mcp.Listing
+}
+
+// close drops the servers' listings, which Items are read from.
+func (l listing) close() {
+	for _, from := range l.from {
+		from.Close()
+	}
 }
 
 func newLsCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
@@ -192,6 +200,7 @@ func newLsCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
 			}
 			defer s.close()
 			l, failed := buildListing(cmd.Context(), s, names, k)
+			defer l.close()
 			if asJSON {
 				if err := writeListing(stdout, l); err != nil {
 					return err
@@ -240,6 +249,7 @@ func buildListing(ctx context.Context, s *session, names []string, k mcp.Kind) (
 				sl.Counts[kk] = nil
 			}
 		}
+		l.from = append(l.from, cat)
 		sl.Warnings = cat.Warnings
 		l.Items = slices.Grow(l.Items, len(cat.Items))
 		for _, it := range cat.Items {

@@ -19,6 +19,7 @@ func runOverview(ctx context.Context, g *globalFlags, w io.Writer) error {
 	}
 	defer s.close()
 	l, _ := buildListing(ctx, s, nil, "")
+	defer l.close()
 	fmt.Fprintf(w, "howl %s: %s (config: %s)\n\n", buildVersion(), l.Coverage, configSource(s.cfg))
 	for _, sl := range l.Servers {
 		if sl.State != mcp.StateReady {
