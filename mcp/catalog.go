@@ -334,9 +334,9 @@ type kindListing struct {
 	// failed: the listing failed (its first page, or a page that was not
 	// a JSON object), so how many items of the kind there are is unknown.
 	failed bool
-	// store: keep each item's bytes there and the item in listed, not
-	// the parsed item in pages (Runtime.Listing).
-	store  *pageStore
+	// src: keep each item's bytes in its store and the item in listed,
+	// not the parsed item in pages (Runtime.Listing).
+	src    *itemSource
 	listed [][]ListedItem
 }
 
@@ -403,7 +403,7 @@ func (c *Conn) listMore(ctx context.Context, l *kindListing, stop func(CatalogIt
 		// Each page's items in a slice of their own, sized once: one slice
 		// grown item by item to 100,000 allocated five times its size.
 		var page []CatalogItem
-		if l.store == nil {
+		if l.src == nil {
 			page = make([]CatalogItem, 0, len(elems))
 		}
 		var keep []int
@@ -416,7 +416,7 @@ func (c *Conn) listMore(ctx context.Context, l *kindListing, stop func(CatalogIt
 			}
 			l.raws++
 			l.bytes += len(it)
-			item, perr := parseItemAs(c.name, k, it, l.store != nil)
+			item, perr := parseItemAs(c.name, k, it, l.src != nil)
 			if perr != nil {
 				l.warns = append(l.warns, Warning{Kind: k, Reason: fmt.Sprintf("%s[%d] skipped: %s", key, l.raws-1, perr)})
 				continue
@@ -427,7 +427,7 @@ func (c *Conn) listMore(ctx context.Context, l *kindListing, stop func(CatalogIt
 					continue
 				}
 			}
-			if l.store != nil {
+			if l.src != nil {
 				keep, ids = append(keep, i), append(ids, item.ID)
 				continue
 			}
@@ -435,7 +435,7 @@ func (c *Conn) listMore(ctx context.Context, l *kindListing, stop func(CatalogIt
 			found = found || stop != nil && stop(item)
 		}
 		if len(keep) > 0 {
-			l.keepLean(c.name, elems, keep, ids)
+			l.keepLean(elems, keep, ids)
 		}
 		if len(page) > 0 {
 			l.pages = append(l.pages, page)
@@ -859,7 +859,7 @@ func (kc *kindCache) find(id string, from int) (CatalogItem, bool) {
 // not the item, and a listing already in order is only checked.
 func SortListed(items []*ListedItem) {
 	order := func(a, b *ListedItem) int {
-		return cmp.Or(cmp.Compare(kindRank(a.Kind), kindRank(b.Kind)), strings.Compare(a.Server, b.Server), strings.Compare(a.ID, b.ID))
+		return cmp.Or(cmp.Compare(kindRank(a.Kind()), kindRank(b.Kind())), strings.Compare(a.Server(), b.Server()), strings.Compare(a.ID, b.ID))
 	}
 	if !slices.IsSortedFunc(items, order) {
 		slices.SortStableFunc(items, order)

@@ -39,18 +39,40 @@ func (l *Listing) Close() error {
 	return l.store.close()
 }
 
-// ListedItem is one item of a Listing.
+// ListedItem is one item of a Listing: its id, and where its JSON is.
+// It is small (48 bytes; 120,000 of them are 5.8 MB).
 type ListedItem struct {
-	Kind   Kind
-	Server string
-	ID     string
+	ID string
 	// Off marks a tool the person switched off (CatalogItem.Off).
 	Off bool
-	// n and at are the length and place of the item's JSON in store.
+	// n and at are the length and place of the item's JSON in src.store.
 	n      int32
 	at     int64
-	store  *pageStore
+	src    *itemSource
 	parsed *CatalogItem // when the item came from a cached Catalog
+}
+
+// itemSource is what the items of one kind of one listing share.
+type itemSource struct {
+	server string
+	kind   Kind
+	store  *pageStore
+}
+
+// Kind is the item's kind.
+func (it *ListedItem) Kind() Kind {
+	if it.parsed != nil {
+		return it.parsed.Kind
+	}
+	return it.src.kind
+}
+
+// Server is the name of the item's server.
+func (it *ListedItem) Server() string {
+	if it.parsed != nil {
+		return it.parsed.Server
+	}
+	return it.src.server
 }
 
 // Item parses the item (again: it parsed when it was listed).
@@ -60,7 +82,7 @@ func (it *ListedItem) Item() (CatalogItem, error) {
 		c = *it.parsed
 	} else {
 		var err error
-		if c, err = it.store.parse(it); err != nil {
+		if c, err = it.src.store.parse(it); err != nil {
 			return c, err
 		}
 	}
@@ -70,7 +92,7 @@ func (it *ListedItem) Item() (CatalogItem, error) {
 
 // NewListedItem is a ListedItem of a parsed item.
 func NewListedItem(it *CatalogItem) *ListedItem {
-	return &ListedItem{Kind: it.Kind, Server: it.Server, ID: it.ID, parsed: it}
+	return &ListedItem{ID: it.ID, parsed: it}
 }
 
 // MarshalJSON writes the item as its CatalogItem, HTML unescaped (as
@@ -96,7 +118,7 @@ func (l *Listing) KnownCount(kind Kind) (n int, ok bool) {
 		return 0, false
 	}
 	for _, it := range l.Items {
-		if it.Kind == kind {
+		if it.Kind() == kind {
 			n++
 		}
 	}
@@ -119,7 +141,7 @@ func (r *Runtime) Listing(ctx context.Context, name string) (*Listing, error) {
 		items := make([]ListedItem, len(cached.Items))
 		for i := range cached.Items {
 			it := &cached.Items[i]
-			items[i] = ListedItem{Kind: it.Kind, Server: it.Server, ID: it.ID, parsed: it}
+			items[i] = ListedItem{ID: it.ID, parsed: it}
 			l.Items[i] = &items[i]
 		}
 		return l, nil
@@ -130,7 +152,7 @@ func (r *Runtime) Listing(ctx context.Context, name string) (*Listing, error) {
 	var wg sync.WaitGroup
 	for i, k := range want {
 		wg.Go(func() {
-			l := &kindListing{kind: k, store: store}
+			l := &kindListing{kind: k, src: &itemSource{server: name, kind: k, store: store}}
 			conn.listMore(ctx, l, nil)
 			results[i] = l
 		})
@@ -149,18 +171,22 @@ func (r *Runtime) Listing(ctx context.Context, name string) (*Listing, error) {
 	}
 	// The items stay in the pages they were kept in; Items points at them.
 	l.Items = make([]*ListedItem, 0, n)
-	seen := make(map[itemKey]struct{}, n)
 	var dups []Warning
 	for i, kl := range results {
+		// One kind's ids at a time: a kind's items share a kind.
+		size := 0
+		for _, p := range kl.listed {
+			size += len(p)
+		}
+		seen := make(map[string]struct{}, size)
 		for _, p := range kl.listed {
 			for j := range p {
 				it := &p[j]
-				k := itemKey{it.Kind, it.ID}
-				if _, dup := seen[k]; dup {
-					dups = append(dups, duplicateWarning(it.Kind, it.ID))
+				if _, dup := seen[it.ID]; dup {
+					dups = append(dups, duplicateWarning(kl.kind, it.ID))
 					continue
 				}
-				seen[k] = struct{}{}
+				seen[it.ID] = struct{}{}
 				l.Items = append(l.Items, it)
 			}
 		}
@@ -175,7 +201,7 @@ func (r *Runtime) Listing(ctx context.Context, name string) (*Listing, error) {
 
 // keepLean keeps the items of one page that passed (keep) in l's store,
 // one write a page, and as a page of ListedItems.
-func (l *kindListing) keepLean(server string, elems [][]byte, keep []int, ids []string) {
+func (l *kindListing) keepLean(elems [][]byte, keep []int, ids []string) {
 	size := 0
 	for _, i := range keep {
 		size += len(elems[i])
@@ -183,10 +209,10 @@ func (l *kindListing) keepLean(server string, elems [][]byte, keep []int, ids []
 	page := make([]ListedItem, len(keep))
 	b := make([]byte, 0, size)
 	for j, i := range keep {
-		page[j] = ListedItem{Kind: l.kind, Server: server, ID: ids[j], n: int32(len(elems[i])), at: int64(len(b)), store: l.store}
+		page[j] = ListedItem{ID: ids[j], n: int32(len(elems[i])), at: int64(len(b)), src: l.src}
 		b = append(b, elems[i]...)
 	}
-	at := l.store.add(b)
+	at := l.src.store.add(b)
 	for j := range page {
 		page[j].at += at
 	}
@@ -242,9 +268,9 @@ func (s *pageStore) parse(it *ListedItem) (CatalogItem, error) {
 	defer s.mu.Unlock()
 	raw, err := s.read(it.at, int(it.n))
 	if err != nil {
-		return CatalogItem{}, fmt.Errorf("reading back %s %q of the listing of %s: %w", it.Kind, it.ID, it.Server, err)
+		return CatalogItem{}, fmt.Errorf("reading back %s %q of the listing of %s: %w", it.src.kind, it.ID, it.src.server, err)
 	}
-	return parseItem(it.Server, it.Kind, raw) // copies what it keeps of raw
+	return parseItem(it.src.server, it.src.kind, raw) // copies what it keeps of raw
 }
 
 func (s *pageStore) read(at int64, n int) ([]byte, error) {

@@ -112,7 +112,7 @@ func TestListedItemsReadBackInAnyOrder(t *testing.T) {
 	os.WriteFile(blocked, nil, 0o600)
 	for _, where := range []string{filepath.Join(dir, "spool"), blocked} {
 		s := newPageStore(where)
-		l := &kindListing{kind: KindPrompt, store: s}
+		l := &kindListing{kind: KindPrompt, src: &itemSource{server: "s", kind: KindPrompt, store: s}}
 		var want []string
 		for p := range 3 {
 			var elems [][]byte
@@ -128,7 +128,7 @@ func TestListedItemsReadBackInAnyOrder(t *testing.T) {
 					keep, ids, want = append(keep, i), append(ids, id), append(want, id)
 				}
 			}
-			l.keepLean("s", elems, keep, ids)
+			l.keepLean(elems, keep, ids)
 		}
 		var items []*ListedItem
 		for _, p := range l.listed {

@@ -253,10 +253,10 @@ func buildListing(ctx context.Context, s *session, names []string, k mcp.Kind) (
 		sl.Warnings = cat.Warnings
 		l.Items = slices.Grow(l.Items, len(cat.Items))
 		for _, it := range cat.Items {
-			if k != "" && it.Kind != k {
+			if k != "" && it.Kind() != k {
 				continue
 			}
-			it.Off = it.Kind == mcp.KindTool && s.rt.ToolOff(st.Name, it.ID)
+			it.Off = it.Kind() == mcp.KindTool && s.rt.ToolOff(st.Name, it.ID)
 			l.Items = append(l.Items, it)
 		}
 		l.Servers = append(l.Servers, sl)

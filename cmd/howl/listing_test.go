@@ -10,6 +10,13 @@ import (
 	"github.com/howl-mcp/howl/mcp"
 )
 
+// lsJSON is what `howl ls --json` prints, as a script reads it.
+type lsJSON struct {
+	Coverage string
+	Servers  []serverListing
+	Items    []mcp.CatalogItem
+}
+
 func TestListingIsWrittenAnItemAtATimeExactlyAsWhole(t *testing.T) {
 	size := int64(12)
 	items := []*mcp.ListedItem{

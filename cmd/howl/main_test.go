@@ -67,7 +67,7 @@ func TestLsJSONListsEveryKindAndEveryDemoResource(t *testing.T) {
 	if !strings.HasPrefix(out, "{\n  \"coverage\":") {
 		t.Errorf("coverage does not lead: %.60s", out)
 	}
-	var l listing
+	var l lsJSON
 	if err := json.Unmarshal([]byte(out), &l); err != nil {
 		t.Fatal(err)
 	}

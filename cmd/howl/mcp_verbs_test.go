@@ -220,7 +220,7 @@ func TestASwitchedOffToolIsListedAsOffAndTheVerbsActAsTheModel(t *testing.T) {
 	os.MkdirAll(filepath.Dir(userConfig(home)), 0o700)
 	os.WriteFile(userConfig(home), []byte(`{"mcpServers": {"d": {"command": "`+self(t)+`", "args": ["demo-server"], "disabledTools": ["echo"]}}}`), 0o600)
 	out, _, code := howl(t, "ls", "--kind", "tool", "--json")
-	var l listing
+	var l lsJSON
 	if err := json.Unmarshal([]byte(out), &l); err != nil || code != 0 {
 		t.Fatalf("exit %d %v", code, err)
 	}
