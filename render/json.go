@@ -149,6 +149,10 @@ func EscapeTerminalControls(js []byte) []byte {
 	return out
 }
 
+// IsTerminalControl reports the characters EscapeTerminalControls
+// escapes: DEL, the C1 controls and the bidi controls.
+func IsTerminalControl(r rune) bool { return r == del || isC1(r) || isBidiControl(r) }
+
 func firstTerminalControl(js []byte) int {
 	for i := 0; i < len(js); {
 		c := js[i]

@@ -313,7 +313,7 @@ func writeListing(w io.Writer, l listing) error {
 			bw.WriteByte(',')
 		}
 		bw.WriteString("\n" + itemIndent)
-		bw.Write(render.EscapeTerminalControls(buf))
+		bw.Write(buf) // escaped as it was written
 	}
 	if len(l.Items) > 0 {
 		bw.WriteString("\n  ")

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/render"
 )
 
 // itemIndent is where an item of `howl ls --json` sits: in "items", two
@@ -15,12 +16,13 @@ const itemIndent = "    "
 
 // itemWriter writes the items of `howl ls --json` exactly as a json.Encoder
 // (HTML left unescaped, indented by itemIndent and "  ") writes a
-// *mcp.CatalogItem, without the Encoder's reflection and its second pass
-// to indent: on a listing of 120,000 items those two were most of the
+// *mcp.CatalogItem, and render.EscapeTerminalControls then escapes it,
+// without the Encoder's reflection, its second pass to indent, and the
+// third to escape: on a listing of 120,000 items those were most of the
 // client's time. The common fields (strings, a size, a flag) are written
 // here; the rest (a tool's schemas, annotations, arguments, a skill) go
-// through encoding/json and json.Indent, field by field.
-// TestListedItemIsWrittenAsEncodingJSONWritesIt sets every field.
+// through encoding/json, json.Indent and EscapeTerminalControls, field
+// by field. TestListedItemIsWrittenAsEncodingJSONWritesIt sets every field.
 type itemWriter struct {
 	scratch bytes.Buffer
 	enc     *json.Encoder
@@ -119,17 +121,18 @@ func (w *itemWriter) appendValue(b []byte, v any) ([]byte, error) {
 		}
 		compact = bytes.TrimSuffix(w.scratch.Bytes(), []byte("\n"))
 	}
-	out := bytes.NewBuffer(b)
-	if err := json.Indent(out, compact, itemIndent+"  ", "  "); err != nil {
+	var out bytes.Buffer
+	if err := json.Indent(&out, compact, itemIndent+"  ", "  "); err != nil {
 		return b, err
 	}
-	return out.Bytes(), nil
+	return append(b, render.EscapeTerminalControls(out.Bytes())...), nil
 }
 
 // appendString appends s as a JSON string as encoding/json writes it with
-// HTML left unescaped: quote and backslash escaped, control characters
-// escaped (\b, \f, \n, \r, \t by name), invalid UTF-8 as U+FFFD, and
-// U+2028 and U+2029 escaped.
+// HTML left unescaped (quote and backslash escaped, control characters
+// escaped, \b, \f, \n, \r, \t by name, invalid UTF-8 as U+FFFD, and
+// U+2028 and U+2029 escaped), and as EscapeTerminalControls then escapes
+// it (DEL, C1 and bidi controls as \u00XX).
 func appendString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
@@ -137,7 +140,7 @@ func appendString(b []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
+			if c >= 0x20 && c != '"' && c != '\\' && c != 0x7f {
 				i++
 				continue
 			}
@@ -155,6 +158,8 @@ func appendString(b []byte, s string) []byte {
 				b = append(b, '\\', 'r')
 			case '\t':
 				b = append(b, '\\', 't')
+			case 0x7f:
+				b = append(b, `\u007f`...)
 			default:
 				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
 			}
@@ -167,9 +172,9 @@ func appendString(b []byte, s string) []byte {
 		case r == utf8.RuneError && size == 1:
 			b = append(b, s[start:i]...)
 			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
+		case r == '\u2028' || r == '\u2029' || render.IsTerminalControl(r):
 			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			b = append(b, '\\', 'u', hex[r>>12&0xF], hex[r>>8&0xF], hex[r>>4&0xF], hex[r&0xF])
 		default:
 			i += size
 			continue

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/render"
 )
 
 // lsJSON is what `howl ls --json` prints, as a script reads it.
@@ -47,7 +48,8 @@ func TestListingIsWrittenAnItemAtATimeExactlyAsWhole(t *testing.T) {
 // TestListedItemIsWrittenAsEncodingJSONWritesIt fills every field of a
 // catalog item (a field added later too: it is set by reflection) with
 // values that need escaping, and holds the hand-written item encoding of
-// `howl ls --json` to what encoding/json writes, byte for byte.
+// `howl ls --json` to what encoding/json writes and
+// render.EscapeTerminalControls escapes, byte for byte.
 func TestListedItemIsWrittenAsEncodingJSONWritesIt(t *testing.T) {
 	hard := "a\"b\\c\x01\b\f\n\r\t<&> \u2028\u2029 \x7f \u009b \u202e é\xff界"
 	var fill func(v reflect.Value)
@@ -98,7 +100,7 @@ func TestListedItemIsWrittenAsEncodingJSONWritesIt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if string(got) != strings.TrimSuffix(want.String(), "\n") {
+		if string(got) != strings.TrimSuffix(string(render.EscapeTerminalControls(want.Bytes())), "\n") {
 			t.Errorf("the item is written as\n%s\nencoding/json writes\n%s", got, want.String())
 		}
 	}
