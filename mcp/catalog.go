@@ -808,6 +808,24 @@ type kindCache struct {
 	mu  sync.Mutex
 	l   kindListing
 	cat *Catalog // the whole kind, once listed to its end
+	// one holds the catalog of each item found before the end, made
+	// once, so that the schema CheckArguments compiles in it is compiled
+	// once: a call that found its tool in a fresh catalog of one item
+	// compiled the tool's schema on every call (28% of a warm call's CPU).
+	one map[string]*Catalog
+}
+
+// single is the catalog of one item found in a partial listing.
+func (kc *kindCache) single(server string, it CatalogItem) *Catalog {
+	if c, ok := kc.one[it.ID]; ok {
+		return c
+	}
+	c := &Catalog{Server: server, Items: []CatalogItem{it}}
+	if kc.one == nil {
+		kc.one = map[string]*Catalog{}
+	}
+	kc.one[it.ID] = c
+	return c
 }
 
 func (kc *kindCache) lookup(ctx context.Context, conn *Conn, id string) (CatalogItem, bool, *Catalog, error) {
@@ -818,7 +836,7 @@ func (kc *kindCache) lookup(ctx context.Context, conn *Conn, id string) (Catalog
 		return it, ok, kc.cat, nil
 	}
 	if it, ok := kc.find(id, 0); ok {
-		return it, true, &Catalog{Server: conn.name, Items: []CatalogItem{it}}, nil
+		return it, true, kc.single(conn.name, it), nil
 	}
 	if !slices.Contains(conn.listedKinds(), kc.l.kind) {
 		kc.cat = &Catalog{Server: conn.name, Listed: []Kind{}}
@@ -831,7 +849,7 @@ func (kc *kindCache) lookup(ctx context.Context, conn *Conn, id string) (Catalog
 		return CatalogItem{}, false, nil, fmt.Errorf("listing %s of %s: %w", kindList[kc.l.kind].key, conn.name, err)
 	}
 	if it, ok := kc.find(id, from); ok {
-		return it, true, &Catalog{Server: conn.name, Items: []CatalogItem{it}}, nil
+		return it, true, kc.single(conn.name, it), nil
 	}
 	cat := &Catalog{Server: conn.name, Listed: []Kind{kc.l.kind}, Items: slices.Concat(kc.l.pages...), Warnings: kc.l.warns}
 	cat.dedupe()

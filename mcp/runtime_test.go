@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"os/exec"
 	"strings"
 	"testing"
@@ -204,5 +205,32 @@ func TestAServerThatNeverAnswersSaysHowLongItWasGiven(t *testing.T) {
 	st, _ := rt.ServerStatus("mute")
 	if st.State != StateFailed || !strings.Contains(st.Reason, "did not answer within 700ms") || !strings.Contains(st.Reason, `"startTimeout"`) {
 		t.Errorf("a start timeout must say how long and what to change: %s %q", st.State, st.Reason)
+	}
+}
+
+// TestALookedUpToolKeepsItsCompiledSchema: a tool found without listing
+// the whole catalog is found in the same one-item catalog each time, so
+// the schema its arguments are checked against is compiled once, not on
+// every call.
+func TestALookedUpToolKeepsItsCompiledSchema(t *testing.T) {
+	rt := startRuntime(t, fixture("demo"))
+	ctx := context.Background()
+	args := json.RawMessage(`{"tool":"echo","arguments":{"message":"hello"}}`)
+	var cats []*Catalog
+	for range 2 {
+		if _, err := rt.CallMeta(ctx, "mcp_invoke_demo", args); err != nil {
+			t.Fatal(err)
+		}
+		_, ok, cat, err := rt.Item(ctx, "demo", KindTool, "echo")
+		if err != nil || !ok {
+			t.Fatalf("echo: %v %v", ok, err)
+		}
+		cats = append(cats, cat)
+	}
+	if cats[0] != cats[1] {
+		t.Error("each lookup of echo made a catalog of its own, and CheckArguments compiled echo's schema again in each")
+	}
+	if _, ok := cats[0].schemas.Load("echo"); !ok {
+		t.Error("echo's schema is not kept in the catalog it was found in")
 	}
 }
