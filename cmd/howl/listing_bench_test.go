@@ -14,12 +14,7 @@ import (
 // spawned, every page listed, the items sorted and written. howlbench's
 // catalog-scale row sets the same command beside the floor.
 func BenchmarkLsJSON100k(b *testing.B) {
-	dir := b.TempDir()
-	b.Setenv("HOWL_CONFIG", "")
-	b.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
-	b.Setenv("HOME", dir)
-	b.Setenv("HOWL_CACHE_DIR", filepath.Join(dir, "cache"))
-	b.Setenv("HOWL_DATA_DIR", filepath.Join(dir, "data"))
+	dir := isolate(b)
 	exe, _ := os.Executable()
 	cfg := filepath.Join(dir, "scale.json")
 	if err := os.WriteFile(cfg, []byte(`{"mcpServers":{"scale":{"command":"`+exe+`","args":["demo-server","--scale","100000"]}}}`), 0o600); err != nil {

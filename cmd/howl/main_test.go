@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 // isolate gives a test a home with no config anywhere and its own cache,
 // and works in a project directory below it (<home>/work), so that the
 // configs tests write in the home are the person's own, not the project's.
-func isolate(t *testing.T) string {
+func isolate(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
 	t.Setenv("HOWL_CONFIG", "")
