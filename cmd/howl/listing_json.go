@@ -85,6 +85,9 @@ func (w *itemWriter) appendItem(b []byte, it *mcp.CatalogItem) ([]byte, error) {
 		field("skill", it.Skill)
 	}
 	b = appendStringField(b, "app_uri", it.AppURI, true)
+	if len(it.AppVisibility) > 0 {
+		field("app_visibility", it.AppVisibility)
+	}
 	if err != nil {
 		return b, err
 	}
