@@ -70,7 +70,7 @@ type KeyMap struct {
 // line, a page, or far enough to reach the top or the bottom (panes
 // clamp). ok is false for a key that does not scroll.
 func (k *KeyMap) ScrollBy(msg tea.KeyMsg, page int) (delta int, ok bool) {
-	const far = 1 << 40
+	const far = 1 << 30 // past any end; an int on 32-bit targets too
 	switch {
 	case key.Matches(msg, k.Up):
 		return -1, true

@@ -509,7 +509,7 @@ func (v *Pane) Scroll(delta int) tea.Cmd {
 	return v.ensure()
 }
 
-func clampDelta(d int) int { return common.Clamp(d, -1<<40, 1<<40) }
+func clampDelta(d int) int { return common.Clamp(d, -1<<30, 1<<30) } // int on 32-bit targets too
 
 // page fetches the next (dir 1) or previous (dir -1) page of a paged read.
 func (v *Pane) page(dir int) tea.Cmd {
