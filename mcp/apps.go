@@ -77,6 +77,13 @@ func AppCallable(it CatalogItem) bool {
 	return len(it.AppVisibility) == 0 || slices.Contains(it.AppVisibility, "app")
 }
 
+// ModelCallable reports whether the model may see and call the tool it:
+// its _meta.ui.visibility, when it has one, must include "model" (a tool
+// only its app calls, such as a dashboard's poll, is the app's).
+func ModelCallable(it CatalogItem) bool {
+	return len(it.AppVisibility) == 0 || slices.Contains(it.AppVisibility, "model")
+}
+
 // listedAppMeta keeps an app resource's listed _meta.ui, bounded: what is
 // bigger than MaxAppMetaBytes is not kept (the content's own counts).
 func listedAppMeta(meta json.RawMessage) json.RawMessage {

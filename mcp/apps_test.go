@@ -178,3 +178,38 @@ func TestAListedAppMetaOverMaxAppMetaBytesIsNotKept(t *testing.T) {
 		t.Errorf("a _meta.ui over MaxAppMetaBytes kept %d bytes, want none", len(got))
 	}
 }
+
+// TestTheModelNeverFindsDescribesOrCallsAnAppOnlyTool: a tool whose
+// _meta.ui.visibility leaves out "model" is its app's (the extension: the
+// host hides it from the model). mcp_search never lists it, describe does
+// not give its schema, invoke refuses with the reason; the tools the
+// model may use stay found.
+func TestTheModelNeverFindsDescribesOrCallsAnAppOnlyTool(t *testing.T) {
+	for _, shape := range []FunctionShape{FunctionsPerServer, FunctionsShared} {
+		rt := startReady(t, &Config{Servers: []ServerConfig{fixture("app-meta")}}, RuntimeOptions{Functions: shape})
+		ctx := context.Background()
+		sfx := FunctionSuffix("app-meta")
+		search, describe, invoke := "mcp_search_"+sfx, "mcp_describe_"+sfx, "mcp_invoke_"+sfx
+		server := ""
+		if shape == FunctionsShared {
+			search, describe, invoke, server = "mcp_search", "mcp_describe", "mcp_invoke", `"server":"app-meta",`
+		}
+		out, err := rt.CallMeta(ctx, search, json.RawMessage(`{`+server+`"query":"","limit":200}`))
+		if err != nil {
+			t.Fatalf("%s: search: %v", shape, err)
+		}
+		if strings.Contains(string(out), `"for_apps"`) || !strings.Contains(string(out), `"for_both"`) || !strings.Contains(string(out), `"for_the_model"`) {
+			t.Errorf("%s: search lists the app-only tool or lacks the model's: %.600s", shape, out)
+		}
+		if out, err := rt.CallMeta(ctx, describe, json.RawMessage(`{`+server+`"tool":"for_apps"}`)); err == nil && strings.Contains(string(out), `"input_schema"`) {
+			t.Errorf("%s: describe of the app-only tool: %s", shape, out)
+		}
+		out, err = rt.CallMeta(ctx, invoke, json.RawMessage(`{`+server+`"tool":"for_apps","arguments":{}}`))
+		if msg := string(out) + fmt.Sprint(err); !strings.Contains(msg, "for its MCP App only") {
+			t.Errorf("%s: invoking the app-only tool: %s %v, want a refusal saying it is the app's", shape, out, err)
+		}
+		if out, err := rt.CallMeta(ctx, invoke, json.RawMessage(`{`+server+`"tool":"for_both","arguments":{}}`)); err != nil || strings.Contains(string(out), "MCP App only") {
+			t.Errorf("%s: invoking a tool for both: %s %v, want it run", shape, out, err)
+		}
+	}
+}

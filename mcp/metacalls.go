@@ -272,6 +272,9 @@ func (r *Runtime) callInvoke(ctx context.Context, at callSite, args MetaArgs) ([
 	if err != nil {
 		return nil, callErrorf("%s: %v", fn, err)
 	}
+	if found && !ModelCallable(it) {
+		return nil, callErrorf("%s: tool %q of %s is for its MCP App only (its _meta.ui.visibility is %q): the model cannot call it; use another tool %s finds", fn, tool, server, it.AppVisibility, at.ref(PrefixSearch))
+	}
 	if found {
 		toolArgs = DropNullOptionals(it, toolArgs)
 		// Arguments howl could not check go to the server, which judges them.

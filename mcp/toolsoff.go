@@ -42,8 +42,10 @@ func (r *Runtime) SetToolsOff(server string, off []string) error {
 }
 
 // ModelCatalog is server's catalog as the model reaches it: without the
-// tools the person switched off. Search and describe read it; with no
-// tool off it is Catalog itself.
+// tools the person switched off, and without the tools an MCP App's
+// server keeps for its app (_meta.ui.visibility without "model": the
+// extension says the host hides them from the model). Search and describe
+// read it; with no tool hidden it is Catalog itself.
 func (r *Runtime) ModelCatalog(ctx context.Context, server string) (*Catalog, error) {
 	cat, err := r.Catalog(ctx, server, false)
 	if err != nil {
@@ -55,17 +57,20 @@ func (r *Runtime) ModelCatalog(ctx context.Context, server string) (*Catalog, er
 	if s == nil { // a reload removed it since Catalog: its switches are gone too
 		return nil, r.unknown(server)
 	}
-	off := s.cfg.DisabledTools
-	if len(off) == 0 {
-		return cat, nil
-	}
 	if s.modelCatOf == cat && s.modelCat != nil {
 		return s.modelCat, nil
 	}
-	visible := &Catalog{Server: cat.Server, Listed: cat.Listed, Warnings: cat.Warnings, Failed: cat.Failed}
-	for _, it := range cat.Items {
-		if it.Kind != KindTool || !ToolOff(off, it.ID) {
-			visible.Items = append(visible.Items, it)
+	off := s.cfg.DisabledTools
+	hidden := func(it CatalogItem) bool {
+		return it.Kind == KindTool && (ToolOff(off, it.ID) || !ModelCallable(it))
+	}
+	visible := cat
+	if slices.ContainsFunc(cat.Items, hidden) {
+		visible = &Catalog{Server: cat.Server, Listed: cat.Listed, Warnings: cat.Warnings, Failed: cat.Failed}
+		for _, it := range cat.Items {
+			if !hidden(it) {
+				visible.Items = append(visible.Items, it)
+			}
 		}
 	}
 	s.modelCat, s.modelCatOf = visible, cat
