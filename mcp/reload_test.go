@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -348,15 +349,20 @@ func TestReloadRefusesAConfigReplacedByADeviceOrAHugeFile(t *testing.T) {
 	if err := os.Remove(g.path); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(os.DevNull, g.path); err != nil {
-		t.Skip("no symlinks here:", err)
-	}
-	_, err := g.rl.Reload()
-	if err == nil || !strings.Contains(err.Error(), "is not a regular file (it is a device)") {
-		t.Errorf("a config that is a link to a device must be refused as such: %v", err)
-	}
-	if err := os.Remove(g.path); err != nil {
-		t.Fatal(err)
+	// A link to a device is a Unix worry: Windows' NUL is no file a link
+	// can name (under Wine such a link stats as missing), so there only
+	// the huge file is tried.
+	if runtime.GOOS != "windows" {
+		if err := os.Symlink(os.DevNull, g.path); err != nil {
+			t.Fatal("a symlink to the null device:", err)
+		}
+		_, err := g.rl.Reload()
+		if err == nil || !strings.Contains(err.Error(), "is not a regular file (it is a device)") {
+			t.Errorf("a config that is a link to a device must be refused as such: %v", err)
+		}
+		if err := os.Remove(g.path); err != nil {
+			t.Fatal(err)
+		}
 	}
 	f, err := os.Create(g.path)
 	if err != nil {
