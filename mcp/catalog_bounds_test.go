@@ -80,3 +80,31 @@ func TestEndlessFreshCursorsStopAtMaxListingBytesInBoundedMemory(t *testing.T) {
 		t.Errorf("listing %d MiB of tools grew the heap %d MiB", MaxListingBytes>>20, grew>>20)
 	}
 }
+
+// TestHowlLsListingOfEndlessToolsStopsAtMaxListingBytesOnDisk: `howl ls`
+// keeps a listing's items in a temp file, not a catalog. A server that
+// never stops offering large tools fills that file no further than the
+// catalog's bound, and says so as the catalog does.
+func TestHowlLsListingOfEndlessToolsStopsAtMaxListingBytesOnDisk(t *testing.T) {
+	rt := startRuntime(t, fixture("endless-big-tools"))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	l, err := rt.Listing(ctx, "endless-big-tools")
+	if err != nil {
+		t.Fatalf("the listing must end by itself: %v", err)
+	}
+	defer l.Close()
+	if l.store == nil {
+		t.Fatal("the listing kept no store of its items")
+	}
+	if l.store.size > MaxListingBytes {
+		t.Fatalf("the listing's temp file holds %d bytes, want at most MaxListingBytes (%d)", l.store.size, MaxListingBytes)
+	}
+	found := false
+	for _, w := range l.Warnings {
+		found = found || (w.Kind == KindTool && strings.Contains(w.Reason, fmt.Sprintf("MaxListingBytes = %d per kind", MaxListingBytes)))
+	}
+	if !found || len(l.Items) == 0 {
+		t.Errorf("kept %d items with warnings %v, want the tools that fit and a warning naming MaxListingBytes", len(l.Items), l.Warnings)
+	}
+}
