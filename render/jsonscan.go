@@ -73,15 +73,8 @@ func ObjectMemberBytes(raw []byte, fn func(key, value []byte) bool) error {
 		if !fn(key, raw[vs:s.i]) {
 			return nil
 		}
-		s.space()
-		switch {
-		case s.peek(','):
-			s.i++
-		case s.peek('}'):
-			s.i++
-			return s.end()
-		default:
-			return s.fail("expected ',' or '}' in an object")
+		if done, err := s.next('}', "an object"); done || err != nil {
+			return err
 		}
 	}
 }
@@ -113,17 +106,26 @@ func ArrayElements(raw []byte, fn func(elem []byte) bool) error {
 		if !fn(raw[vs:s.i]) {
 			return nil
 		}
-		s.space()
-		switch {
-		case s.peek(','):
-			s.i++
-		case s.peek(']'):
-			s.i++
-			return s.end()
-		default:
-			return s.fail("expected ',' or ']' in an array")
+		if done, err := s.next(']', "an array"); done || err != nil {
+			return err
 		}
 	}
+}
+
+// next reads what follows a top-level member or element: a ',' before
+// another, or the closing byte, after which only white space may come
+// (done).
+func (s *jsonScanner) next(closing byte, in string) (done bool, err error) {
+	s.space()
+	switch {
+	case s.peek(','):
+		s.i++
+		return false, nil
+	case s.peek(closing):
+		s.i++
+		return true, s.end()
+	}
+	return false, s.fail("expected ',' or '" + string(closing) + "' in " + in)
 }
 
 // ValidJSON reports whether raw is one valid JSON value (surrounding
