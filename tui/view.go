@@ -139,9 +139,8 @@ func (m *Model) tabBar() (cells []tabCell, pad int) {
 		if spans := tabColumns(cells, l.pad); spans[len(spans)-1][1] <= m.width {
 			return cells, l.pad
 		}
-		pad = l.pad
 	}
-	return cells, pad
+	return cells, 0 // the shortest layout: Fit cuts what still does not fit
 }
 
 // tabColumns are the columns each cell takes: an active cell is
