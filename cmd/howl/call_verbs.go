@@ -31,6 +31,18 @@ func callMeta(ctx context.Context, s *session, prefix, server string, args any) 
 	return out, err
 }
 
+// readMeta opens server and asks its mcp_read_ function for req (a URI or
+// a skill), with the paging flags: the bytes the model would receive.
+func readMeta(cmd *cobra.Command, g *globalFlags, pg *paging, server string, req map[string]any) ([]byte, error) {
+	s, err := open(cmd.Context(), g, server)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	pg.put(cmd, req)
+	return callMeta(cmd.Context(), s, mcp.PrefixRead, server, req)
+}
+
 // emit prints the model's bytes exactly (plus one newline) for --json,
 // except that characters a terminal could act on are \u-escaped (the same
 // JSON), or a person's rendering otherwise.
@@ -81,17 +93,11 @@ With --json it prints the exact bytes the model would receive.`,
 			if err != nil {
 				return err
 			}
-			s, err := open(cmd.Context(), g, args[0])
-			if err != nil {
-				return err
-			}
-			defer s.close()
 			req := map[string]any{"uri": args[1]}
 			if len(vals) > 0 {
 				req["arguments"] = vals
 			}
-			pg.put(cmd, req)
-			out, err := callMeta(cmd.Context(), s, mcp.PrefixRead, args[0], req)
+			out, err := readMeta(cmd, g, &pg, args[0], req)
 			if err != nil {
 				return err
 			}

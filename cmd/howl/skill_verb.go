@@ -36,17 +36,11 @@ gives the model.`,
 			if err != nil {
 				return err
 			}
-			s, err := open(cmd.Context(), g, args[0])
-			if err != nil {
-				return err
-			}
-			defer s.close()
 			req := map[string]any{"skill": args[1]}
 			if len(args) == 3 {
 				req["file"] = args[2]
 			}
-			pg.put(cmd, req)
-			out, err := callMeta(cmd.Context(), s, mcp.PrefixRead, args[0], req)
+			out, err := readMeta(cmd, g, &pg, args[0], req)
 			if err != nil {
 				return err
 			}
