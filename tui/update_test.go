@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"github.com/charmbracelet/x/ansi"
 	"strings"
 	"testing"
@@ -428,7 +429,26 @@ func TestATallDialogLeavesTheHelpLineVisible(t *testing.T) {
 // bar where tabSpans says a click finds it; at 80 columns the bar used to
 // run Chat off its end.
 func TestTheTabBarKeepsChatAndItsClickTargetsAtEveryWidth(t *testing.T) {
-	hs, _ := fakeHarness(t, 120, 40)
+	// Counts as wide as a big server's, narrowed by a filter, the widest
+	// titles the bar draws ("Resources 1111/12000").
+	var items []mcp.CatalogItem
+	for i := range 12000 {
+		id := fmt.Sprintf("res-%05d", i)
+		items = append(items, mcp.CatalogItem{Kind: mcp.KindResource, ID: "mem://" + id, Name: id, URI: "mem://" + id})
+		if i < 1200 {
+			items = append(items, mcp.CatalogItem{Kind: mcp.KindTool, ID: "tool-" + id, Name: "tool-" + id},
+				mcp.CatalogItem{Kind: mcp.KindPrompt, ID: "prompt-" + id, Name: "prompt-" + id})
+		}
+	}
+	rt := newFakeRuntime()
+	rt.addServer("mem", items...)
+	hs := newHarness(t, rt, []string{"mem"}, 120, 40)
+	t.Cleanup(hs.dumpOnFailure)
+	hs.keys("2", "/")
+	hs.typeText("1")
+	if !strings.Contains(hs.view(), "/12000") {
+		t.Fatalf("the filter's counts are not on the bar:\n%s", hs.view())
+	}
 	for w := MinWidth; w <= 120; w++ {
 		hs.send(tea.WindowSizeMsg{Width: w, Height: 40})
 		bar := []rune(ansi.Strip(strings.SplitN(hs.view(), "\n", 2)[0]))
@@ -441,6 +461,9 @@ func TestTheTabBarKeepsChatAndItsClickTargetsAtEveryWidth(t *testing.T) {
 			if got != cells[i].title {
 				t.Fatalf("width %d: columns %d-%d read %q, want the tab %q: %q", w, s[0], s[1], got, cells[i].title, string(bar))
 			}
+		}
+		if !strings.HasSuffix(strings.TrimRight(string(bar), " "), chatTabTitle) {
+			t.Fatalf("width %d: the bar does not end with the Chat tab: %q", w, string(bar))
 		}
 	}
 }

@@ -119,21 +119,26 @@ type tabCell struct {
 
 // tabBar lays the tab bar out for the terminal's width: the full titles
 // with a blank either side of each, then without those blanks, then with
-// short kind names ("Res 126", "Tmpl 2"), the first that fits. Chat, the
-// last tab, stays on the bar at 80 columns whatever the counts say
+// short kind names ("Res 126", "Tmpl 2"), then with only the active tab's
+// count, the first that fits. Chat, the last tab, stays on the bar down
+// to the narrowest terminal howl draws on whatever the counts say
 // ("Resources 126+?" beside a failed server used to push it off).
 func (m *Model) tabBar() (cells []tabCell, pad int) {
 	for _, l := range []struct {
-		short bool
-		pad   int
-	}{{false, 1}, {false, 0}, {true, 0}} {
+		short, bare bool // short names; no count but the active tab's
+		pad         int
+	}{{false, false, 1}, {false, false, 0}, {true, false, 0}, {true, true, 0}} {
 		cells = cells[:0]
 		for i := range catalog.TabTitles {
+			active := i == m.catalog.Tab() && !m.chatMode
 			title := m.catalog.TabTitle(i)
-			if l.short {
+			switch {
+			case l.bare && !active:
+				title = catalog.ShortTabTitles[i]
+			case l.short:
 				title = m.catalog.ShortTabTitle(i)
 			}
-			cells = append(cells, tabCell{title, i == m.catalog.Tab() && !m.chatMode})
+			cells = append(cells, tabCell{title, active})
 		}
 		cells = append(cells, tabCell{chatTabTitle, m.chatMode})
 		if spans := tabColumns(cells, l.pad); spans[len(spans)-1][1] <= m.width {

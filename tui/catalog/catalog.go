@@ -25,8 +25,8 @@ const numKinds = 5
 // TabTitles name the catalog tabs, in mcp.Kinds order.
 var TabTitles = [numKinds]string{"Tools", "Resources", "Templates", "Prompts", "Skills"}
 
-// shortTabTitles name the tabs on a tab bar too narrow for TabTitles.
-var shortTabTitles = [numKinds]string{"Tools", "Res", "Tmpl", "Prompts", "Skills"}
+// ShortTabTitles name the tabs on a tab bar too narrow for TabTitles.
+var ShortTabTitles = [numKinds]string{"Tools", "Res", "Tmpl", "Prompts", "Skills"}
 
 // kindIndex is the tab of a kind.
 func kindIndex(k mcp.Kind) int {
@@ -404,7 +404,7 @@ func (c *Pane) TabTitle(i int) string { return c.tabTitle(i, TabTitles[i]) }
 
 // ShortTabTitle is TabTitle with a short kind name ("Res 126+?"), for a
 // narrow tab bar.
-func (c *Pane) ShortTabTitle(i int) string { return c.tabTitle(i, shortTabTitles[i]) }
+func (c *Pane) ShortTabTitle(i int) string { return c.tabTitle(i, ShortTabTitles[i]) }
 
 func (c *Pane) tabTitle(i int, name string) string {
 	total := countText(len(c.all[i]), c.unknown(i))
