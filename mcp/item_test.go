@@ -110,13 +110,35 @@ func TestCallingAToolThatIsNotThereListsToolsOnceAndSuggests(t *testing.T) {
 	}
 }
 
-func TestPromptArgumentsAreCheckedFromPromptsAlone(t *testing.T) {
+// TestGettingAPromptListsNothingUntilTheServerRefuses: a prompt is asked
+// for straight away, wherever it is in the listing; only a refusal lists
+// prompts (and nothing else) to say why, and what that listed is kept.
+func TestGettingAPromptListsNothingUntilTheServerRefuses(t *testing.T) {
 	rt, log := scaleRuntime(t)
+	for _, name := range []string{demo.CodeReviewPrompt, "gen_prompt_00200"} {
+		if _, err := scaleCall(t, rt, "mcp_prompt", map[string]any{"prompt": name, "arguments": map[string]any{"language": "go"}}); err != nil {
+			t.Fatal(err)
+		}
+		if got := log.take(); len(got) != 1 || got["prompts/get"] != 1 {
+			t.Errorf("getting %s sent %v; want one prompts/get and no listing", name, got)
+		}
+	}
 	_, err := scaleCall(t, rt, "mcp_prompt", map[string]any{"prompt": demo.CodeReviewPrompt})
-	if err == nil || !strings.Contains(err.Error(), "missing required arguments") {
+	if err == nil || !strings.Contains(err.Error(), "missing required arguments") || !strings.Contains(err.Error(), `"language" (`) {
 		t.Fatalf("a prompt without its required argument: %v", err)
 	}
-	if got := log.take(); len(got) != 1 || got["prompts/list"] == 0 {
-		t.Errorf("checking a prompt's arguments sent %v; want prompts/list only", got)
+	if got := log.take(); len(got) != 2 || got["prompts/get"] != 1 || got["prompts/list"] == 0 {
+		t.Errorf("a refused prompt sent %v; want the prompts/get, then prompts/list only", got)
+	}
+	// Now its declaration is held: the same mistake is caught before the server is asked.
+	if _, err := scaleCall(t, rt, "mcp_prompt", map[string]any{"prompt": demo.CodeReviewPrompt}); err == nil {
+		t.Fatal("the second try without the argument was not refused")
+	}
+	if got := log.take(); len(got) != 0 {
+		t.Errorf("the second try without the argument sent %v; want nothing", got)
+	}
+	_, err = scaleCall(t, rt, "mcp_prompt", map[string]any{"prompt": "code_revie"})
+	if err == nil || !strings.Contains(err.Error(), `did you mean "code_review"`) {
+		t.Errorf("a misspelt prompt: %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -49,19 +50,19 @@ func (e *MissingArgumentsError) Error() string {
 		render.Ellipsize(e.Prompt, render.MaxQuotedValueBytes), render.ListSome(parts, len(e.Missing))))
 }
 
-// GetPrompt checks the arguments against the prompt's declared ones (from
-// the catalog, or a listing of prompts only as far as this one: see
-// Runtime.Item), gets it from the server and flattens it.
+// GetPrompt gets a prompt from the server and flattens it. Its arguments
+// are checked against the declaration howl already holds (the catalog, or
+// what an earlier lookup listed). Without one it asks the server first,
+// which is what a one-off `howl prompt` does on a server of 100k items: a
+// listing is made only when the server refuses, to say why (an unknown
+// name with the nearest ones, or the missing required arguments with their
+// descriptions). A server that renders a prompt without a required
+// argument, rather than refusing, is taken at its word.
 func (r *Runtime) GetPrompt(ctx context.Context, server, name string, args map[string]string) (*PromptResult, error) {
-	it, ok, cat, err := r.Item(ctx, server, KindPrompt, name)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, callErrorf("%v", notFound(cat, KindPrompt, name))
-	}
-	if missing := MissingArguments(it, args); len(missing) > 0 {
-		return nil, &MissingArgumentsError{Prompt: name, Missing: missing}
+	if it, ok := r.cachedItem(server, KindPrompt, name); ok {
+		if missing := MissingArguments(it, args); len(missing) > 0 {
+			return nil, &MissingArgumentsError{Prompt: name, Missing: missing}
+		}
 	}
 	conn, err := r.Conn(server)
 	if err != nil {
@@ -71,13 +72,35 @@ func (r *Runtime) GetPrompt(ctx context.Context, server, name string, args map[s
 		return conn.GetPromptRaw(ctx, name, args)
 	})
 	if err != nil {
-		return nil, err
+		return nil, r.explainPromptError(ctx, server, name, args, err)
 	}
 	store, err := r.spillStore()
 	if err != nil {
 		return nil, err
 	}
 	return FlattenPrompt(store, server, name, raw)
+}
+
+// explainPromptError turns a server's refusal of prompts/get into howl's
+// own teaching error where the prompt's declaration explains it: listing
+// prompts only, as far as this one (see Runtime.Item). Otherwise, or when
+// the lookup fails too, the server's own error stands.
+func (r *Runtime) explainPromptError(ctx context.Context, server, name string, args map[string]string, getErr error) error {
+	var se *ServerError
+	if !errors.As(getErr, &se) || ctx.Err() != nil {
+		return getErr
+	}
+	it, ok, cat, err := r.Item(ctx, server, KindPrompt, name)
+	switch {
+	case err != nil:
+		return getErr
+	case !ok:
+		return callErrorf("%v", notFound(cat, KindPrompt, name))
+	}
+	if missing := MissingArguments(it, args); len(missing) > 0 {
+		return &MissingArgumentsError{Prompt: name, Missing: missing}
+	}
+	return getErr
 }
 
 // MissingArguments returns the prompt's required arguments absent from args.

@@ -77,7 +77,7 @@ func SchemasServer() *server.MCPServer {
 			mcpgo.ArgumentDescription(strings.Repeat("a long description ", 10))))
 	}
 	s.AddPrompt(mcpgo.NewPrompt("many-args", args...), func(context.Context, mcpgo.GetPromptRequest) (*mcpgo.GetPromptResult, error) {
-		return nil, errors.New("not reached: howl asks for the missing arguments first")
+		return nil, errors.New("many-args needs all its arguments") // howl then lists to name them
 	})
 	s.AddResource(mcpgo.NewResource("hostile://fails", "fails"), func(context.Context, mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
 		return nil, errors.New(strings.Repeat("the server says no. ", HugeServerMessage/20))
