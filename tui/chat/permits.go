@@ -59,6 +59,22 @@ func (r *PermissionRequest) Rule() string {
 	return r.Server + ":" + r.Tool
 }
 
+// sessionKey is what a "for this session" answer to r allows: the rule
+// (or, for a call naming no tool, the function), for the same asker only.
+// An app's grant is that app's: the model, or another app, is still asked,
+// since the person answered about a button in one page, not about every
+// caller of the tool.
+func (r *PermissionRequest) sessionKey() string {
+	key := r.Rule()
+	if key == "" {
+		key = r.Call.Name
+	}
+	if r.App != "" {
+		key = "app " + r.App + " " + key
+	}
+	return key
+}
+
 type permissionReply struct {
 	decision string
 	err      error
@@ -118,10 +134,7 @@ func (p *Permits) ask(ctx context.Context, cats llm.Catalogs, post func(context.
 	if mc.Prefix == mcp.PrefixInvoke {
 		req.Tool = ma.Tool
 	}
-	key := req.Rule()
-	if key == "" {
-		key = call.Name
-	}
+	key := req.sessionKey()
 	if req.Tool != "" {
 		if cat, err := cats.Catalog(ctx, mc.Server, false); err == nil {
 			if it, ok := cat.Lookup(mcp.KindTool, req.Tool); ok {
@@ -202,9 +215,9 @@ func persistAllowCmd(path, rule string) tea.Cmd {
 // turn; an "always" answer is saved to the config file in a command.
 func (c *Pane) AnswerPermission(req *PermissionRequest, answer PermissionAnswer) tea.Cmd {
 	p := c.permits
-	key := req.Rule()
-	if key == "" {
-		key = req.Call.Name
+	key, rule := req.sessionKey(), req.Rule()
+	if rule == "" {
+		rule = req.Call.Name
 	}
 	var reply permissionReply
 	var cmd tea.Cmd
@@ -227,13 +240,15 @@ func (c *Pane) AnswerPermission(req *PermissionRequest, answer PermissionAnswer)
 			if p != nil {
 				p.grant(key, reply.decision)
 			}
-			cmd = common.ReportWarn("there is no config file of yours to save to, so " + render.SanitizeLine(key) + " is allowed for this session only")
+			cmd = common.ReportWarn("there is no config file of yours to save to, so " + render.SanitizeLine(rule) + " is allowed for this session only")
 		default:
-			reply.decision = "always allowed by you: rule " + key
+			// A saved rule is the config's, for every caller: the dialog
+			// offers it as "always allow server:tool".
+			reply.decision = "always allowed by you: rule " + rule
 			reply.approve, reply.save = true, true
-			p.grant(key, "allowed by rule "+key)
-			p.addRule(key)
-			cmd = common.Deliver(common.OwnerChat, c.com.NewID(), persistAllowCmd(p.source, key))
+			p.grant(key, "allowed by rule "+rule)
+			p.addRule(rule)
+			cmd = common.Deliver(common.OwnerChat, c.com.NewID(), persistAllowCmd(p.source, rule))
 		}
 	}
 	req.reply <- reply

@@ -146,8 +146,16 @@ func (d *PermissionDialog) Render(maxW, maxH int) []string {
 			continue
 		}
 		desc := b.Help().Desc
-		if b.Help().Key == d.com.Keys.Permission.Always.Help().Key {
+		switch b.Help().Key {
+		case d.com.Keys.Permission.Always.Help().Key:
 			desc = "always allow " + render.SanitizeLine(r.Rule())
+			if r.App != "" {
+				desc += " (for the model and every app)"
+			}
+		case d.com.Keys.Permission.Session.Help().Key:
+			if r.App != "" {
+				desc = "allow this app this tool for the session (the model is still asked)"
+			}
 		}
 		opts = append(opts, b.Help().Key+" "+desc)
 	}

@@ -1,0 +1,110 @@
+package chat
+
+import (
+	"context"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/howl-mcp/howl/llm"
+	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/mcp/demo"
+)
+
+// demoRuntime is the embedded demo in this process, over stdio's framing.
+func demoRuntime(t *testing.T) *mcp.Runtime {
+	t.Helper()
+	sc := mcp.ServerConfig{Name: "demo", Transport: mcp.TransportStdio, Command: "howl", Args: []string{"demo-server"},
+		Serve: func(ctx context.Context, in io.Reader, out io.Writer) error {
+			return demo.ServeStdio(ctx, demo.New(demo.Options{}), in, out)
+		}}
+	rt := mcp.NewRuntime(&mcp.Config{Servers: []mcp.ServerConfig{sc}}, mcp.RuntimeOptions{CacheDir: t.TempDir()})
+	t.Cleanup(func() { rt.Close() })
+	if err := rt.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := rt.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return rt
+}
+
+// TestASessionAnswerToAnAppAllowsThatAppOnly: "s" given to an MCP App's
+// call lets that app call the tool again unasked, but the model, and
+// another app, are still asked; "s" given to the model does not let an
+// app through either. Before, one grant keyed by "server:tool" served
+// every caller, so a button in a page allowed the model's calls too.
+func TestASessionAnswerToAnAppAllowsThatAppOnly(t *testing.T) {
+	com := testCommon()
+	com.ModelRT = demoRuntime(t)
+	c := New(com, nil, nil, 0)
+	c.permits = NewPermits(llm.Permissions{}, "")
+	cats := com.ModelRT.(llm.Catalogs)
+	call := llm.ToolCall{ID: "c1", Name: "mcp_invoke_demo", Arguments: `{"tool":"` + demo.DeleteNoteTool + `","arguments":{"id":"note-007"}}`}
+
+	// asked runs one decision of the model's (app "") or an app's,
+	// answering a question with answer, and reports whether the person was
+	// asked. The answer goes through AnswerPermission, as the dialog's does.
+	asked := func(app string, answer PermissionAnswer) bool {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		questions := make(chan *PermissionRequest, 1)
+		post := func(ctx context.Context, req *PermissionRequest) error {
+			select {
+			case questions <- req:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		decide := c.permits.decider(cats, questions)
+		if app != "" {
+			decide = c.AppDecider(app, post)
+		}
+		type outcome struct {
+			decision string
+			err      error
+		}
+		done := make(chan outcome, 1)
+		go func() {
+			d, err := decide(ctx, call)
+			done <- outcome{d, err}
+		}()
+		was := false
+		for {
+			select {
+			case req := <-questions:
+				was = true
+				c.AnswerPermission(req, answer)
+			case o := <-done:
+				if o.err != nil && answer != AnswerDeny {
+					t.Fatalf("app %q: %s, %v", app, o.decision, o.err)
+				}
+				return was
+			case <-ctx.Done():
+				t.Fatalf("app %q: no decision within 30 s", app)
+			}
+		}
+	}
+	const dice, other = "ui://demo/dice.html", "ui://other/app.html"
+	if !asked(dice, AnswerSession) {
+		t.Fatal("the app's first call was not asked about")
+	}
+	if asked(dice, AnswerDeny) {
+		t.Error("the app was asked again after \"s\" for the session")
+	}
+	if !asked(other, AnswerOnce) {
+		t.Error("another app was let through by the first app's \"s\"")
+	}
+	if !asked("", AnswerSession) {
+		t.Error("the model was let through by an app's \"s\"")
+	}
+	c.permits = NewPermits(llm.Permissions{}, "")
+	asked("", AnswerSession)
+	if !asked(dice, AnswerOnce) {
+		t.Error("an app was let through by the model's \"s\"")
+	}
+}
