@@ -105,6 +105,9 @@ type appLink struct {
 	eventBytes int
 	dropped    int
 	queued     []appAsk
+	// context is the app's latest ui/update-model-context not yet handed
+	// to the root (nil: none since the last read).
+	context *string
 	// perms are the relayed calls put to the person, with their sizes.
 	perms map[*chat.PermissionRequest]int
 	// held counts the asks queued or on screen, and their bytes, until
@@ -209,6 +212,17 @@ func (l *appLink) message(ctx context.Context, text string) error {
 	return m.Wait(ctx)
 }
 
+// modelContext keeps the app's latest model context for the root to
+// hand to the chat: a newer one replaces it (each is at most
+// apphost.MaxModelContextBytes).
+func (l *appLink) modelContext(_ context.Context, text string) error {
+	l.mu.Lock()
+	l.context = &text
+	l.mu.Unlock()
+	l.poke()
+	return nil
+}
+
 func (l *appLink) close() { l.doneOnce.Do(func() { close(l.done) }) }
 
 // appNewsMsg is what an app did since the last read: bridge events (and
@@ -217,6 +231,8 @@ type appNewsMsg struct {
 	events  []apphost.Event
 	dropped int
 	asks    []appAsk
+	// context is the app's latest model context, when it sent one.
+	context *string
 	// ended: the app asked to be closed (or was); no more news comes.
 	ended bool
 }
@@ -234,8 +250,8 @@ func (l *appLink) wait(appDone <-chan struct{}) tea.Cmd {
 		}
 		l.mu.Lock()
 		defer l.mu.Unlock()
-		msg := appNewsMsg{events: l.events, dropped: l.dropped, asks: l.queued, ended: ended}
-		l.events, l.eventBytes, l.dropped, l.queued = nil, 0, 0, nil
+		msg := appNewsMsg{events: l.events, dropped: l.dropped, asks: l.queued, context: l.context, ended: ended}
+		l.events, l.eventBytes, l.dropped, l.queued, l.context = nil, 0, 0, nil, nil
 		return msg
 	})
 }
@@ -265,10 +281,11 @@ func (m *Model) openAppFor(l *viewer.AppLoad) tea.Cmd {
 	m.apps[l.App] = &openApp{link: link}
 	spec := apphost.Spec{
 		Server: l.Server, Backend: rt, Input: l.Args, Result: l.Result,
-		Theme:   "light",
-		Decide:  llm.AppDecider(m.chat.AppDecider(l.URI, link.postPermission), l.Server, l.Tool),
-		Message: link.message,
-		Event:   link.event,
+		Theme:        "light",
+		Decide:       llm.AppDecider(m.chat.AppDecider(l.URI, link.postPermission), l.Server, l.Tool),
+		Message:      link.message,
+		ModelContext: link.modelContext,
+		Event:        link.event,
 	}
 	if m.com.Theme.Dark {
 		spec.Theme = "dark"
@@ -353,8 +370,12 @@ func (m *Model) handleAppNews(id common.RequestID, msg appNewsMsg) tea.Cmd {
 			m.dialogs.Push(dialog.NewAppMessageDialog(m.com, a.msg))
 		}
 	}
+	if msg.context != nil {
+		m.chat.SetAppContext(id, l.server, l.uri, *msg.context)
+	}
 	if msg.ended {
 		delete(m.apps, id)
+		m.chat.DropAppContext(id)
 		l.close()
 		m.dropAppDialogs(l)
 		m.logs.Note(l.server, prefix+"closed (the app asked to)", now)
@@ -375,6 +396,7 @@ func (m *Model) closeGoneApps() tea.Cmd {
 			continue
 		}
 		delete(m.apps, id)
+		m.chat.DropAppContext(id)
 		oa.link.close()
 		m.dropAppDialogs(oa.link)
 		m.logs.Note(oa.link.server, "app "+render.SanitizeLine(oa.link.uri)+": closed with its document", m.com.Now())

@@ -17,6 +17,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"github.com/howl-mcp/howl/llm"
+	"github.com/howl-mcp/howl/llm/llmtest"
 	"github.com/howl-mcp/howl/mcp/demo"
 	"github.com/howl-mcp/howl/mcp/mcptest"
 	"github.com/howl-mcp/howl/tui/common"
@@ -85,6 +86,12 @@ func bridge(t *testing.T, appURL, method string, params any) bridgeReply {
 // ctrl+s. It returns the program, the clock and the app's address.
 func appProgram(t *testing.T) (*program, *Model, *testClock, string) {
 	t.Helper()
+	return appProgramWith(t, nil)
+}
+
+// appProgramWith is appProgram with the chat's model (nil: none).
+func appProgramWith(t *testing.T, model llm.Model) (*program, *Model, *testClock, string) {
+	t.Helper()
 	browserURL := recordingBrowser(t)
 	relay := NewRelay()
 	rt := newRuntime(t, relay.Push, demoServer("demo"))
@@ -92,10 +99,13 @@ func appProgram(t *testing.T) (*program, *Model, *testClock, string) {
 	perms := llm.Permissions{}
 	clock := &testClock{t: time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC)}
 	m := New(Options{Runtime: rt, Servers: []string{"demo"}, Theme: testTheme(), Tick: noTick, DisplayPath: displayTestPath,
-		Permissions: &perms, Now: clock.Now})
+		Permissions: &perms, Now: clock.Now, Model: model})
 	t.Cleanup(m.Close)
 	p := runProgram(t, m, relay)
 	p.wait("Resources 126")
+	if model != nil { // a model opens the chat first
+		p.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlT})
+	}
 	p.tm.Send(keyMsg("/"))
 	p.tm.Type(demo.DiceTool)
 	p.wait("dice.html: an MCP App") // roll_dice is selected: the detail says so
@@ -198,6 +208,61 @@ func TestAnAppsMessageIsPostedOnlyAfterTheDialogShowsItSanitized(t *testing.T) {
 	}
 	if strings.ContainsAny(joined, "\x1b\x07") {
 		t.Errorf("the posted message kept terminal controls: %q", joined)
+	}
+}
+
+// TestAnAppsModelContextGoesWithTheNextTurnOnce: the app's latest
+// ui/update-model-context (a newer one replacing the older) reaches the
+// model with the person's next turn, after the turn's text, introduced as
+// the app's words, without terminal controls; the transcript shows it as
+// a chip; the turn after does not carry it again.
+func TestAnAppsModelContextGoesWithTheNextTurnOnce(t *testing.T) {
+	srv, model := scriptedModel(t, llmtest.Sequence(llmtest.Turn{Text: "Noted."}, llmtest.Turn{Text: "Again."}))
+	p, _, clock, appURL := appProgramWith(t, model)
+	for _, text := range []string{"the dice showed 2", "the dice show \x1b[2J4"} {
+		if r := bridge(t, appURL, "ui/update-model-context", map[string]any{"content": []map[string]any{{"type": "text", "text": text}}}); r.Error != nil {
+			t.Fatalf("ui/update-model-context: %+v", r.Error)
+		}
+	}
+	post := func(text string) {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			if r := bridge(t, appURL, "ui/message", map[string]any{"role": "user", "content": []map[string]any{{"type": "text", "text": text}}}); r.Error != nil {
+				t.Errorf("ui/message: %+v", r.Error)
+			}
+		}()
+		p.wait(text)
+		clock.advance(common.PermissionGrace + time.Millisecond)
+		p.tm.Send(keyMsg("y"))
+		<-done
+	}
+	post("what did I roll?")
+	p.wait("Noted.")
+	p.wait("app ui://demo/dice.html context")
+	post("and now?")
+	p.wait("Again.")
+	p.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+	p.tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second))
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("the model got %d requests, want 2", len(reqs))
+	}
+	lastUser := func(r llmtest.Request) string {
+		for i := len(r.Messages) - 1; i >= 0; i-- {
+			if r.Messages[i].Role == "user" {
+				return r.Messages[i].Text
+			}
+		}
+		return ""
+	}
+	first, second := lastUser(reqs[0]), lastUser(reqs[1])
+	if !strings.HasPrefix(first, "what did I roll?") || !strings.Contains(first, "[context from the MCP App ui://demo/dice.html of server demo") ||
+		!strings.Contains(first, "the dice show 4") || strings.Contains(first, "showed 2") || strings.Contains(first, "\x1b") {
+		t.Errorf("the first turn's message is %q: want the text, then the app's latest context, clean", first)
+	}
+	if strings.Contains(second, "context from the MCP App") {
+		t.Errorf("the second turn carried the context again: %q", second)
 	}
 }
 

@@ -50,6 +50,12 @@ type Spec struct {
 	// Message receives a ui/message (the text of its text blocks). Nil
 	// refuses them.
 	Message func(ctx context.Context, text string) error
+	// ModelContext receives a ui/update-model-context: the app's state as
+	// text for the model's next turn (its text blocks, then its
+	// structuredContent as JSON), "" when the app clears it. Each update
+	// replaces the app's last. Nil: there is no model (howl app), and the
+	// update is acknowledged and dropped, saying so in the event.
+	ModelContext func(ctx context.Context, text string) error
 	// Event is told of every bridge request and what became of it. Nil
 	// is fine. It is called from the host's goroutines.
 	Event func(Event)
@@ -219,6 +225,9 @@ func (a *App) serveState(w http.ResponseWriter) {
 	}
 	if a.spec.Message != nil {
 		caps["message"] = map[string]any{"text": struct{}{}}
+	}
+	if a.spec.ModelContext != nil {
+		caps["updateModelContext"] = map[string]any{"text": struct{}{}, "structuredContent": struct{}{}}
 	}
 	allow, _ := viewPermissions(a.spec.View.Permissions)
 	input := a.spec.Input
@@ -394,8 +403,7 @@ func (a *App) handle(ctx context.Context, m rpcMessage) (any, *rpcError) {
 		a.event(m.Method, p.Level+" "+render.Ellipsize(string(p.Data), 200), nil)
 		return nil, nil
 	case "ui/update-model-context":
-		a.event(m.Method, "howl keeps no model context for apps yet", nil)
-		return struct{}{}, nil
+		return a.modelContext(ctx, m.Params)
 	case "ui/request-display-mode":
 		return map[string]any{"mode": "inline"}, nil
 	}
@@ -517,6 +525,57 @@ func (a *App) message(ctx context.Context, params json.RawMessage) (any, *rpcErr
 		err = a.spec.Message(ctx, text.String())
 	}
 	a.event("ui/message", render.Ellipsize(text.String(), 200), err)
+	if err != nil {
+		return nil, &rpcError{Code: codeRefused, Message: err.Error()}
+	}
+	return struct{}{}, nil
+}
+
+// modelContext is ui/update-model-context: the app's text blocks, then
+// its structuredContent as indented JSON, without terminal controls,
+// within MaxModelContextBytes, handed to Spec.ModelContext to replace the
+// app's last. Other blocks (images, audio) are named, not kept.
+func (a *App) modelContext(ctx context.Context, params json.RawMessage) (any, *rpcError) {
+	var p struct {
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+		Structured json.RawMessage `json:"structuredContent"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, &rpcError{Code: codeInvalidParams, Message: "ui/update-model-context needs {\"content\": [{\"type\": \"text\", \"text\": ...}], \"structuredContent\": {...}} (either, or neither to clear)"}
+	}
+	var parts []string
+	for _, c := range p.Content {
+		if c.Type == "text" {
+			parts = append(parts, c.Text)
+		} else {
+			parts = append(parts, fmt.Sprintf("[a %s block, not kept: howl gives the model an app's text and structured content only]", render.Ellipsize(c.Type, 40)))
+		}
+	}
+	if st := bytes.TrimSpace(p.Structured); len(st) > 0 && !bytes.Equal(st, []byte("null")) {
+		var b bytes.Buffer
+		if err := json.Indent(&b, st, "", "  "); err != nil {
+			return nil, &rpcError{Code: codeInvalidParams, Message: "ui/update-model-context: structuredContent is not JSON: " + err.Error()}
+		}
+		parts = append(parts, "structured content:\n"+b.String())
+	}
+	text := render.Sanitize(strings.Join(parts, "\n\n"))
+	var err error
+	detail := fmt.Sprintf("%d bytes for the model's next turn", len(text))
+	switch {
+	case len(text) > MaxModelContextBytes:
+		err = fmt.Errorf("ui/update-model-context: %d bytes, over howl's MaxModelContextBytes = %d: send a summary of the app's state", len(text), MaxModelContextBytes)
+	case a.spec.ModelContext == nil:
+		detail = "acknowledged and dropped: there is no model here (howl app)"
+	default:
+		if text == "" {
+			detail = "cleared"
+		}
+		err = a.spec.ModelContext(ctx, text)
+	}
+	a.event("ui/update-model-context", detail, err)
 	if err != nil {
 		return nil, &rpcError{Code: codeRefused, Message: err.Error()}
 	}

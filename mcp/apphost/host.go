@@ -39,6 +39,9 @@ const (
 	MaxRelayBytes = 8 << 20
 	// MaxMessageBytes bounds the text of one ui/message.
 	MaxMessageBytes = 64 << 10
+	// MaxModelContextBytes bounds one ui/update-model-context, as the
+	// text the model reads with the person's next chat turn.
+	MaxModelContextBytes = 16 << 10
 	// MaxInFlight bounds the bridge requests one app has waiting on howl
 	// at once (relayed calls running, questions asked): an app flooding
 	// tools/call cannot make howl start more server calls than this.

@@ -423,3 +423,85 @@ func TestAnAppFloodingToolsCallIsRefusedPastMaxInFlight(t *testing.T) {
 		t.Errorf("a call after the flood ended answered %+v, want it judged by the rules again", rerr)
 	}
 }
+
+// TestAnAppsModelContextReachesTheHostBoundedAndClean: ui/update-model-
+// context hands the host the app's text blocks and structuredContent (as
+// JSON) without terminal controls; an empty update clears it; one over
+// MaxModelContextBytes is refused naming the bound and the host's last
+// context stands; the capability is offered only when the host keeps it,
+// and without it an update is acknowledged and dropped.
+func TestAnAppsModelContextReachesTheHostBoundedAndClean(t *testing.T) {
+	rt, _ := demoRuntime(t)
+	view, err := rt.ReadApp(context.Background(), "demo", demo.DiceAppURI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	var mu sync.Mutex
+	var got []string
+	a, err := h.Open(Spec{Server: "demo", Backend: rt, View: view, ModelContext: func(_ context.Context, text string) error {
+		mu.Lock()
+		got = append(got, text)
+		mu.Unlock()
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stateOf(t, a), `"updateModelContext"`) {
+		t.Error("the host keeps model context but does not offer updateModelContext")
+	}
+	update := map[string]any{
+		"content":           []map[string]any{{"type": "text", "text": "rolled \x1b[31m4\x1b[0m"}, {"type": "image", "data": "AAAA", "mimeType": "image/png"}},
+		"structuredContent": map[string]any{"roll": 4},
+	}
+	if _, rerr := rpc(t, a, "ui/update-model-context", update); rerr != nil {
+		t.Fatal(rerr)
+	}
+	if _, rerr := rpc(t, a, "ui/update-model-context", map[string]any{"content": []map[string]any{{"type": "text", "text": strings.Repeat("x", MaxModelContextBytes+1)}}}); rerr == nil || !strings.Contains(rerr.Message, "MaxModelContextBytes") {
+		t.Errorf("an update over the bound: %+v, want a refusal naming MaxModelContextBytes", rerr)
+	}
+	if _, rerr := rpc(t, a, "ui/update-model-context", map[string]any{}); rerr != nil {
+		t.Fatal(rerr)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 2 || got[1] != "" {
+		t.Fatalf("the host got %q; want the update, then the clearing (the oversized one never reaches it)", got)
+	}
+	for _, want := range []string{"rolled 4", "[a image block, not kept", "structured content:\n{\n  \"roll\": 4\n}"} {
+		if !strings.Contains(got[0], want) {
+			t.Errorf("the context %q lacks %q", got[0], want)
+		}
+	}
+	if strings.Contains(got[0], "\x1b") {
+		t.Errorf("the context keeps a terminal control: %q", got[0])
+	}
+
+	_, plain := openDice(t, rt, nil)
+	if strings.Contains(stateOf(t, plain), `"updateModelContext"`) {
+		t.Error("a host without a model offers updateModelContext")
+	}
+	if _, rerr := rpc(t, plain, "ui/update-model-context", update); rerr != nil {
+		t.Errorf("without a model an update is refused (%+v); want it acknowledged and dropped", rerr)
+	}
+}
+
+// stateOf is the app's /state document, as its page reads it.
+func stateOf(t *testing.T, a *App) string {
+	t.Helper()
+	resp, err := http.Get(a.URL() + "state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

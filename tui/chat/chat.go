@@ -34,6 +34,9 @@ const coalesceWindow = 16 * time.Millisecond
 type Pane struct {
 	com *common.Common
 	tr  transcript
+	// appCtx are the open apps' model contexts for the next turn
+	// (appcontext.go).
+	appCtx []appContext
 
 	width, height int
 	// top is the first transcript line shown; follow keeps the view at the
@@ -233,8 +236,11 @@ func (c *Pane) SubmitWith(text string, atts []MentionAttachment) tea.Cmd {
 		return common.ReportWarn("a turn is running: wait for it, or press esc to cancel it")
 	}
 	c.tr.add(&chatItem{kind: itemUser, text: text})
+	if c.model != nil {
+		atts = append(atts, c.takeAppContexts()...)
+	}
 	for _, a := range atts {
-		c.tr.add(attachmentChip(a.mention.String(), a.body))
+		c.tr.add(attachmentChip(a.name(), a.body))
 	}
 	text, marks := withAttachments(text, atts)
 	c.stick()

@@ -55,6 +55,25 @@ func ParseMentions(text string, servers []string) []Mention {
 type MentionAttachment struct {
 	mention Mention
 	body    string
+	// app, when set, makes this an MCP App's model context (see
+	// SetAppContext) rather than a mentioned resource: its ui:// URI.
+	app string
+}
+
+// name is the attachment's chip label and its name in the record.
+func (a MentionAttachment) name() string {
+	if a.app != "" {
+		return "app " + a.app + " context"
+	}
+	return a.mention.String()
+}
+
+// header introduces the attachment's body to the model.
+func (a MentionAttachment) header() string {
+	if a.app != "" {
+		return fmt.Sprintf("[context from the MCP App %s of server %s (ui/update-model-context): the app's state, sent by the app, not words of the person]", a.app, a.mention.server)
+	}
+	return fmt.Sprintf("[attached %s, as mcp_read_%s returns it]", a.mention, mcp.FunctionSuffix(a.mention.server))
 }
 
 // mentionFailure is a mention that could not be read, and why.
@@ -81,7 +100,7 @@ func ReadMentionsCmd(ctx context.Context, rt Runtime, id common.RequestID, text 
 				msg.Failed = append(msg.Failed, MentionFailure{m, err})
 				continue
 			}
-			msg.Atts = append(msg.Atts, MentionAttachment{m, string(out)})
+			msg.Atts = append(msg.Atts, MentionAttachment{mention: m, body: string(out)})
 		}
 		return msg
 	})
@@ -97,8 +116,8 @@ func withAttachments(text string, atts []MentionAttachment) (string, []llm.Attac
 	b.WriteString(text)
 	marks := make([]llm.Attachment, len(atts))
 	for i, a := range atts {
-		marks[i] = llm.Attachment{Name: a.mention.String(), Section: b.Len()}
-		fmt.Fprintf(&b, "\n\n[attached %s, as mcp_read_%s returns it]\n", a.mention, mcp.FunctionSuffix(a.mention.server))
+		marks[i] = llm.Attachment{Name: a.name(), Section: b.Len()}
+		fmt.Fprintf(&b, "\n\n%s\n", a.header())
 		marks[i].Body = b.Len()
 		b.WriteString(a.body)
 		marks[i].End = b.Len()
