@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/howl-mcp/howl/mcp"
 )
 
 // A session that stays open for scripts: `howl serve-session` starts every
@@ -117,7 +119,7 @@ func serveSession(ctx context.Context, g *globalFlags, path string, idle time.Du
 		return fmt.Errorf("listening on %s: %w", path, err)
 	}
 	fmt.Fprintf(stdout, "howl session at %s holds %s; run verbs with --session; ends after %s idle or with howl serve-session --stop\n",
-		path, strings.Join(s.cfg.Names(), ", "), idle)
+		path, heldServers(s.cfg), idle)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	srv := &sessionServer{s: s, g: g, idle: idle, stop: cancel, activity: make(chan struct{}, 1), errs: map[*frameOut]bool{}}
@@ -412,4 +414,32 @@ func stopSession(path string, stdout io.Writer) error {
 		return errors.New(strings.TrimSpace(errb.String()))
 	}
 	return nil
+}
+
+// heldServers names the servers a session holds, and apart those it does
+// not start: disabled ones, and an untrusted project file's (whose names
+// that file chose, so they are cleaned and never listed as held).
+func heldServers(cfg *mcp.Config) string {
+	var held, off, untrusted []string
+	for _, sc := range cfg.Servers {
+		switch {
+		case sc.Untrusted != "":
+			untrusted = append(untrusted, clean(sc.Name))
+		case sc.Disabled:
+			off = append(off, clean(sc.Name))
+		default:
+			held = append(held, clean(sc.Name))
+		}
+	}
+	out := "no servers"
+	if len(held) > 0 {
+		out = strings.Join(held, ", ")
+	}
+	if len(off) > 0 {
+		out += " (disabled, not started: " + strings.Join(off, ", ") + ")"
+	}
+	if len(untrusted) > 0 {
+		out += " (not started, from an untrusted project file until you run howl trust: " + strings.Join(untrusted, ", ") + ")"
+	}
+	return out
 }
