@@ -87,6 +87,25 @@ func BenchmarkCallWithoutListing100k(b *testing.B) {
 	}
 }
 
+// BenchmarkPromptWithoutListing100k is one `howl prompt` of the last of
+// 10,000 prompts on a server of 120,000 items with nothing listed yet: one
+// prompts/get (it listed prompts page by page, 100 pages, to check the
+// arguments first).
+func BenchmarkPromptWithoutListing100k(b *testing.B) {
+	rt := NewRuntime(&Config{Servers: []ServerConfig{fixture("demo-scale-100k")}}, RuntimeOptions{CacheDir: b.TempDir()})
+	defer rt.Close()
+	_ = rt.Start()
+	_ = rt.Wait(context.Background())
+	args := json.RawMessage(`{"prompt":"` + demo.GreetingPrompt + `"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		rt.forget("demo-scale-100k")
+		if _, err := rt.CallMeta(context.Background(), "mcp_prompt_demo-scale-100k", args); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkReadBlob50MiB reads the demo's 50 MiB blob over stdio and
 // spills it: B/op is what holding the 67 MiB answer costs (about once).
 func BenchmarkReadBlob50MiB(b *testing.B) {
