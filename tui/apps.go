@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -403,6 +404,47 @@ func (m *Model) closeGoneApps() tea.Cmd {
 		cmds = append(cmds, closeAppCmd(oa.app))
 	}
 	return tea.Batch(cmds...)
+}
+
+// closeAppsOfReload closes the apps whose server a reload took away:
+// removed from the config, switched off (or no longer trusted), or
+// restarted because its entry changed. A restarted server is a new
+// connection whose tools may differ from the ones the app was opened
+// with, so its app closes too: open it again to get one that matches.
+// Each server's log says which app closed and why; so does what it
+// returns, sorted, for the reload's notice.
+func (m *Model) closeAppsOfReload(res mcp.ReloadResult) (tea.Cmd, []string) {
+	if len(m.apps) == 0 {
+		return nil, nil
+	}
+	why := func(server string) string {
+		switch {
+		case slices.Contains(res.Removed, server):
+			return "was removed by a reload"
+		case slices.Contains(res.Restarted, server):
+			return "was restarted by a reload (its entry changed): open the app again"
+		case slices.Contains(res.Stopped, server):
+			return "was stopped by a reload (switched off, or its file no longer trusted)"
+		}
+		return ""
+	}
+	var cmds []tea.Cmd
+	var said []string
+	for id, oa := range m.apps {
+		reason := why(oa.link.server)
+		if reason == "" {
+			continue
+		}
+		delete(m.apps, id)
+		oa.link.close()
+		m.dropAppDialogs(oa.link)
+		line := render.SanitizeLine("app " + oa.link.uri + " closed: server " + oa.link.server + " " + reason)
+		m.logs.Note(oa.link.server, line, m.com.Now())
+		said = append(said, line)
+		cmds = append(cmds, closeAppCmd(oa.app))
+	}
+	slices.Sort(said) // map order is random: say them in one order
+	return tea.Batch(cmds...), said
 }
 
 // dropAppDialogs closes the questions a closed app left on screen; the

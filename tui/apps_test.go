@@ -18,6 +18,7 @@ import (
 
 	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/llm/llmtest"
+	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/mcp/demo"
 	"github.com/howl-mcp/howl/mcp/mcptest"
 	"github.com/howl-mcp/howl/tui/common"
@@ -272,20 +273,7 @@ func TestAnAppsModelContextGoesWithTheNextTurnOnce(t *testing.T) {
 func TestClosingAnAppsDocumentTearsTheAppDown(t *testing.T) {
 	p, _, _, appURL := appProgram(t)
 	p.tm.Send(keyMsg("esc"))
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		resp, err := appClient.Get(appURL)
-		if err == nil {
-			resp.Body.Close()
-		}
-		if err != nil || resp.StatusCode == http.StatusNotFound {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the app's page still answers %d after its document closed", resp.StatusCode)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitAppGone(t, appURL, "after its document closed")
 	p.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
 	final := p.tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*Model)
 	if n := final.openApps(); n != 0 || strings.Contains(final.View(), "app open") {
@@ -293,6 +281,65 @@ func TestClosingAnAppsDocumentTearsTheAppDown(t *testing.T) {
 	}
 	if !strings.Contains(final.logs.Text("demo"), "closed with its document") {
 		t.Errorf("the log does not say the app closed:\n%s", final.logs.Text("demo"))
+	}
+}
+
+// waitAppGone waits until the app's address stops answering.
+func waitAppGone(t *testing.T, appURL, when string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := appClient.Get(appURL)
+		if err == nil {
+			resp.Body.Close()
+		}
+		if err != nil || resp.StatusCode == http.StatusNotFound {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the app's page still answers %d %s", resp.StatusCode, when)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestAReloadThatRemovesOrRestartsAnAppsServerClosesTheApp: a config
+// reload that removes the app's server, or restarts it because its entry
+// changed, tears the app down (its address stops answering, the status
+// bar's mark goes) rather than leaving it to fail every relayed call; the
+// server's log and the reload's notice say which app closed and why.
+func TestAReloadThatRemovesOrRestartsAnAppsServerClosesTheApp(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  func() *mcp.Config
+		want string
+	}{
+		{"removed", func() *mcp.Config { return &mcp.Config{} },
+			"app ui://demo/dice.html closed: server demo was removed by a reload"},
+		{"restarted", func() *mcp.Config {
+			sc := demoServer("demo")
+			sc.Env = map[string]string{"HOWL_RELOADED": "1"}
+			return &mcp.Config{Servers: []mcp.ServerConfig{sc}}
+		}, "app ui://demo/dice.html closed: server demo was restarted by a reload (its entry changed): open the app again"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, m, _, appURL := appProgram(t)
+			rt := m.com.RT.(*mcp.Runtime)
+			res := rt.Apply(tc.cfg(), mcp.ReloadResult{}) // as the watch of the files does
+			waitAppGone(t, appURL, "after a reload took its server away ("+res.String()+")")
+			p.wait("config reloaded")
+			p.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+			final := p.tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*Model)
+			if n := final.openApps(); n != 0 || strings.Contains(final.View(), "app open") {
+				t.Errorf("%d apps still open after the reload:\n%s", n, final.View())
+			}
+			if log := final.logs.Text("demo"); !strings.Contains(log, tc.want) {
+				t.Errorf("the demo's log lacks %q:\n%s", tc.want, log)
+			}
+			if chat := strings.Join(final.chat.Texts(), "\n"); !strings.Contains(chat, tc.want) {
+				t.Errorf("the reload's notice lacks %q:\n%s", tc.want, chat)
+			}
+		})
 	}
 }
 

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -39,7 +40,9 @@ func (m *Model) cmdReload() tea.Cmd {
 // watch of the files): the catalog and the chat get the servers it left,
 // a tool switched in the file shows as switched, a project file that is
 // new or changed is asked about, and the status bar and the chat say what
-// changed (the chat's line stays; it is not part of the conversation).
+// changed (the chat's line stays; it is not part of the conversation),
+// and an MCP App whose server was removed, stopped or restarted closes,
+// saying so.
 // The model's declarations come from the runtime at its next request.
 func (m *Model) handleReload(res mcp.ReloadResult) tea.Cmd {
 	if res.Err != "" {
@@ -60,9 +63,12 @@ func (m *Model) handleReload(res mcp.ReloadResult) tea.Cmd {
 		m.openTrustDialogs(&ProjectTrust{Files: res.Untrusted, Allow: m.trust.Allow})
 		m.updateKeys()
 	}
+	closeApps, closed := m.closeAppsOfReload(res)
+	cmds = append(cmds, closeApps)
 	if res.Changed() {
-		m.chat.Notice(render.Sanitize(res.String()))
-		cmds = append(cmds, m.status.Set(common.InfoMsg{Type: common.InfoPlain, Msg: render.SanitizeLine(res.String()), TTL: 2 * common.DefaultInfoTTL}))
+		said := strings.Join(append([]string{res.String()}, closed...), " · ")
+		m.chat.Notice(render.Sanitize(said))
+		cmds = append(cmds, m.status.Set(common.InfoMsg{Type: common.InfoPlain, Msg: render.SanitizeLine(said), TTL: 2 * common.DefaultInfoTTL}))
 	}
 	return tea.Batch(cmds...)
 }
