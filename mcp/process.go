@@ -40,11 +40,8 @@ func stopServer(p serverProcess, grace time.Duration) {
 	p.Kill()
 }
 
-// exitedReason and killedReason are how every platform words a server's end.
+// exitedReason is how every platform words a server's exit; killedReason
+// (exitwatch_signal.go) words its death by a signal where one is seen.
 func exitedReason(status int) string {
 	return fmt.Sprintf("server process exited with status %d", status)
-}
-
-func killedReason(signal int, name string) string {
-	return fmt.Sprintf("server process was killed by signal %d (%s)", signal, name)
 }

@@ -259,14 +259,6 @@ func latencies(d []time.Duration) loadLatency {
 	return loadLatency{Min: ms(s[0]), Mean: ms(sum / time.Duration(len(s))), P50: ms(rank(0.50)), P90: ms(rank(0.90)), P99: ms(rank(0.99)), Max: ms(s[len(s)-1])}
 }
 
-// processes is "1 process" or "N processes".
-func processes(n int) string {
-	if n == 1 {
-		return "1 process"
-	}
-	return fmt.Sprintf("%d processes", n)
-}
-
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 func printLoad(w io.Writer, r loadReport) {
