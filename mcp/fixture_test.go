@@ -190,6 +190,10 @@ func serveFixture(name string) int {
 			return 1
 		}
 		return 0
+	case "stalled-listing":
+		return serveStalledListing()
+	case "stalled-lister":
+		return listStalled()
 	case "paging-loop":
 		// A cursor that repeats forever.
 		s := server.NewMCPServer("loop", "1.0", server.WithResourceCapabilities(false, false))

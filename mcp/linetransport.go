@@ -207,8 +207,7 @@ func (t *lineTransport) readLine() ([]byte, error) {
 	n := 0
 	dropSpool := func() {
 		if spool != nil {
-			spool.Close()
-			os.Remove(spool.Name())
+			spool.Close() // unlinked: closing it is its end
 			spool = nil
 		}
 	}
@@ -259,13 +258,14 @@ func (t *lineTransport) readLine() ([]byte, error) {
 	return bytes.TrimRight(line, "\r\n"), nil
 }
 
-// startSpool moves a line being read to a new temp file; nil when the
-// file cannot be made (the line then stays in memory).
+// startSpool moves a line being read to a new temp file, unlinked as it
+// is made (a howl killed mid-line leaves nothing); nil when the file
+// cannot be made (the line then stays in memory).
 func (t *lineTransport) startSpool(head, piece []byte) *os.File {
 	if err := os.MkdirAll(t.spoolDir, 0o700); err != nil {
 		return nil
 	}
-	f, err := os.CreateTemp(t.spoolDir, "line-*.tmp") // 0600
+	f, err := createUnlinkedTemp(t.spoolDir, "line-*.tmp")
 	if err != nil {
 		return nil
 	}
@@ -275,7 +275,6 @@ func (t *lineTransport) startSpool(head, piece []byte) *os.File {
 		}
 	}
 	f.Close()
-	os.Remove(f.Name())
 	return nil
 }
 

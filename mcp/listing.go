@@ -219,9 +219,9 @@ func (l *kindListing) keepLean(elems [][]byte, keep []int, ids []string) {
 	l.listed = append(l.listed, page)
 }
 
-// pageStore holds the JSON of a Listing's items: in a temp file under
-// dir, read back a block at a time while the reads follow one another, or
-// in memory when no file can be made. Its size is bounded by the bounds
+// pageStore holds the JSON of a Listing's items: in an unlinked temp file
+// under dir (createUnlinkedTemp), read back a block at a time while the
+// reads follow one another, or in memory when no file can be made. Its size is bounded by the bounds
 // on a listing (MaxListingBytes a kind).
 type pageStore struct {
 	dir  string
@@ -246,7 +246,9 @@ func (s *pageStore) add(b []byte) int64 {
 	defer s.mu.Unlock()
 	if s.f == nil && s.err == nil {
 		if s.err = os.MkdirAll(s.dir, 0o700); s.err == nil {
-			s.f, s.err = os.CreateTemp(s.dir, "listing-*.tmp") // 0600
+			// Unlinked at once: a listing cut short (howl killed) leaves
+			// no file behind.
+			s.f, s.err = createUnlinkedTemp(s.dir, "listing-*.tmp")
 		}
 	}
 	if s.f != nil {
@@ -308,9 +310,5 @@ func (s *pageStore) close() error {
 	}
 	f := s.f
 	s.f = nil
-	err := f.Close()
-	if rerr := os.Remove(f.Name()); err == nil {
-		err = rerr
-	}
-	return err
+	return f.Close() // the file has no name left: closing it is its end
 }

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -156,5 +158,134 @@ func TestListedItemsReadBackInAnyOrder(t *testing.T) {
 		if left, _ := filepath.Glob(filepath.Join(where, "*")); len(left) > 0 {
 			t.Errorf("a closed listing left %v", left)
 		}
+	}
+}
+
+// listingFiles are the listing files with a name in the spool directory
+// of a runtime whose cache is cache.
+func listingFiles(t *testing.T, cache string) []string {
+	t.Helper()
+	left, err := filepath.Glob(filepath.Join(spoolDir(cache), "listing-*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return left
+}
+
+// TestAListingsFileHasNoNameWhileOpenOrAfter: the file a listing keeps
+// its items in is unlinked as it is made, so the spool directory holds no
+// listing file while the listing is read, nor after it is closed.
+func TestAListingsFileHasNoNameWhileOpenOrAfter(t *testing.T) {
+	cache := t.TempDir()
+	rt := NewRuntime(&Config{Servers: []ServerConfig{fixture("demo")}}, RuntimeOptions{CacheDir: cache})
+	t.Cleanup(func() { rt.Close() })
+	if err := rt.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := rt.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	l, err := rt.Listing(ctx, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.store.f == nil {
+		t.Fatalf("the listing is kept in memory (%v): want a file, to check it has no name", l.store.err)
+	}
+	if _, err := l.Items[len(l.Items)-1].Item(); err != nil {
+		t.Fatalf("the open listing's last item does not read back: %v", err)
+	}
+	if left := listingFiles(t, cache); len(left) > 0 {
+		t.Errorf("an open listing's file has a name, which a kill would leave behind: %v", left)
+	}
+	l.Close()
+	if left := listingFiles(t, cache); len(left) > 0 {
+		t.Errorf("a closed listing left %v", left)
+	}
+}
+
+// Where the stalled lister and its server meet the test.
+const (
+	stalledCacheEnv  = "HOWL_TEST_STALLED_CACHE"
+	stalledMarkerEnv = "HOWL_TEST_STALLED_MARKER"
+)
+
+// serveStalledListing lists one tool and a cursor, then never answers
+// the next page: it writes the marker file instead, once the first page
+// is in howl's listing file.
+func serveStalledListing() int {
+	marker := os.Getenv(stalledMarkerEnv)
+	return proxyStdio(gatedServer(true, false, false), func(method string, id, params json.RawMessage) []byte {
+		if method != "tools/list" {
+			return nil
+		}
+		var p struct {
+			Cursor string `json:"cursor"`
+		}
+		_ = json.Unmarshal(params, &p)
+		if p.Cursor == "" {
+			return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"first","inputSchema":{"type":"object"}}],"nextCursor":"more"}}`, id))
+		}
+		_ = os.WriteFile(marker, []byte("page 2 asked"), 0o600)
+		return []byte{} // unanswered
+	}, nil)
+}
+
+// listStalled is a howl that lists the stalled server until it is killed.
+func listStalled() int {
+	sc := fixture("stalled-listing")
+	sc.Env[stalledMarkerEnv] = os.Getenv(stalledMarkerEnv)
+	rt := NewRuntime(&Config{Servers: []ServerConfig{sc}}, RuntimeOptions{CacheDir: os.Getenv(stalledCacheEnv)})
+	if err := rt.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	ctx := context.Background()
+	if err := rt.Wait(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	_, err := rt.Listing(ctx, "stalled-listing") // waits for page 2 forever
+	fmt.Fprintln(os.Stderr, "the stalled listing ended:", err)
+	return 1
+}
+
+// TestAListingKilledMidwayLeavesNoFile: a howl killed while a listing's
+// first page is in its file and the second has not come leaves no
+// listing file behind.
+func TestAListingKilledMidwayLeavesNoFile(t *testing.T) {
+	cache, marker := t.TempDir(), filepath.Join(t.TempDir(), "marker")
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), fixtureEnv+"=stalled-lister", stalledCacheEnv+"="+cache, stalledMarkerEnv+"="+marker)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	deadline := time.After(60 * time.Second)
+	for {
+		if _, err := os.Stat(marker); err == nil {
+			break
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("the lister ended before its listing stalled (%v): %s", err, stderr.String())
+		case <-deadline:
+			_ = cmd.Process.Kill()
+			<-exited
+			t.Fatalf("the stalled server was never asked for its second page: %s", stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
+	if left := listingFiles(t, cache); len(left) > 0 {
+		t.Errorf("a howl killed mid-listing left %v", left)
 	}
 }
