@@ -174,7 +174,8 @@ func listingFiles(t *testing.T, cache string) []string {
 
 // TestAListingsFileHasNoNameWhileOpenOrAfter: the file a listing keeps
 // its items in is unlinked as it is made, so the spool directory holds no
-// listing file while the listing is read, nor after it is closed.
+// listing file while the listing is read (on Unix; Windows deletes it on
+// close), nor after it is closed.
 func TestAListingsFileHasNoNameWhileOpenOrAfter(t *testing.T) {
 	cache := t.TempDir()
 	rt := NewRuntime(&Config{Servers: []ServerConfig{fixture("demo")}}, RuntimeOptions{CacheDir: cache})
@@ -197,7 +198,7 @@ func TestAListingsFileHasNoNameWhileOpenOrAfter(t *testing.T) {
 	if _, err := l.Items[len(l.Items)-1].Item(); err != nil {
 		t.Fatalf("the open listing's last item does not read back: %v", err)
 	}
-	if left := listingFiles(t, cache); len(left) > 0 {
+	if left := listingFiles(t, cache); openTempsHaveNoName && len(left) > 0 {
 		t.Errorf("an open listing's file has a name, which a kill would leave behind: %v", left)
 	}
 	l.Close()

@@ -12,6 +12,9 @@ import (
 // modesApply: Unix file modes guard howl's files (0600, 0700).
 const modesApply = true
 
+// openTempsHaveNoName: createUnlinkedTemp unlinks the file it made.
+const openTempsHaveNoName = true
+
 // killedReasonWords is how a server's status says Process.Kill ended it.
 const killedReasonWords = "killed by signal 9"
 

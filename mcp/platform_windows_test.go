@@ -11,6 +11,10 @@ import (
 // directories, where howl keeps them.
 const modesApply = false
 
+// openTempsHaveNoName: an open FILE_FLAG_DELETE_ON_CLOSE file keeps its
+// name until its handle closes (createUnlinkedTemp).
+const openTempsHaveNoName = false
+
 // killedReasonWords is how a server's status says Process.Kill ended it
 // (TerminateProcess with exit code 1).
 const killedReasonWords = "exited with status 1"
