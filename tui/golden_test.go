@@ -27,6 +27,7 @@ func TestGolden(t *testing.T) {
 		{"catalog_templates", func(h *harness) { h.keys("3") }},
 		{"catalog_prompts", func(h *harness) { h.keys("4") }},
 		{"detail_tool", func(h *harness) { h.selectItem(demo.StructuredTool); h.keys("tab") }},
+		{"detail_app_tool", func(h *harness) { h.selectItem(demo.DiceTool); h.keys("tab") }},
 		{"detail_resource", func(h *harness) { h.keys("2"); h.selectItem(demo.WelcomeURI); h.keys("tab") }},
 		{"detail_template", func(h *harness) { h.keys("3"); h.selectItem(demo.UserTemplate); h.keys("tab") }},
 		{"detail_prompt", func(h *harness) { h.keys("4"); h.selectItem(demo.CodeReviewPrompt); h.keys("tab") }},

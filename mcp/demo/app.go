@@ -24,7 +24,7 @@ const DiceMaxSides = 1000
 func (d *demoServer) addDiceApp() {
 	tool := mcp.NewTool(DiceTool,
 		mcp.WithToolTitle("Roll a die (app)"),
-		mcp.WithDescription("Rolls a die with the given number of sides. It has an MCP App: in howl, `howl app demo roll_dice` opens it in the browser."),
+		mcp.WithDescription("Rolls a die with the given number of sides. It has an MCP App: in howl, Enter on this tool in the TUI, or `howl app demo roll_dice`, opens it in the browser."),
 		mcp.WithNumber("sides", mcp.Description(fmt.Sprintf("How many sides the die has (2 to %d, default 6).", DiceMaxSides))),
 		mcp.WithBoolean("autoplay", mcp.Description("The app rolls once more and posts the result to the chat by itself (howl's tests use it).")),
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{ReadOnlyHint: ptr(true), DestructiveHint: ptr(false), IdempotentHint: ptr(false), OpenWorldHint: ptr(false)}),
