@@ -327,7 +327,7 @@ func TestAReloadThatRemovesOrRestartsAnAppsServerClosesTheApp(t *testing.T) {
 			rt := m.com.RT.(*mcp.Runtime)
 			res := rt.Apply(tc.cfg(), mcp.ReloadResult{}) // as the watch of the files does
 			waitAppGone(t, appURL, "after a reload took its server away ("+res.String()+")")
-			p.wait("config reloaded")
+			p.wait("closed: server demo") // the status bar's news, first
 			p.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
 			final := p.tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*Model)
 			if n := final.openApps(); n != 0 || strings.Contains(final.View(), "app open") {

@@ -66,7 +66,9 @@ func (m *Model) handleReload(res mcp.ReloadResult) tea.Cmd {
 	closeApps, closed := m.closeAppsOfReload(res)
 	cmds = append(cmds, closeApps)
 	if res.Changed() {
-		said := strings.Join(append([]string{res.String()}, closed...), " · ")
+		// An app closing is the news a person may not expect: first, so
+		// a narrow status bar does not cut it off.
+		said := strings.Join(append(closed, res.String()), " · ")
 		m.chat.Notice(render.Sanitize(said))
 		cmds = append(cmds, m.status.Set(common.InfoMsg{Type: common.InfoPlain, Msg: render.SanitizeLine(said), TTL: 2 * common.DefaultInfoTTL}))
 	}
