@@ -177,18 +177,9 @@ func listingFiles(t *testing.T, cache string) []string {
 // listing file while the listing is read (on Unix; Windows deletes it on
 // close), nor after it is closed.
 func TestAListingsFileHasNoNameWhileOpenOrAfter(t *testing.T) {
-	cache := t.TempDir()
-	rt := NewRuntime(&Config{Servers: []ServerConfig{fixture("demo")}}, RuntimeOptions{CacheDir: cache})
-	t.Cleanup(func() { rt.Close() })
-	if err := rt.Start(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := rt.Wait(ctx); err != nil {
-		t.Fatal(err)
-	}
-	l, err := rt.Listing(ctx, "demo")
+	rt := startRuntime(t, fixture("demo"))
+	cache := rt.opts.CacheDir
+	l, err := rt.Listing(context.Background(), "demo")
 	if err != nil {
 		t.Fatal(err)
 	}
