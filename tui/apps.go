@@ -375,10 +375,7 @@ func (m *Model) handleAppNews(id common.RequestID, msg appNewsMsg) tea.Cmd {
 		m.chat.SetAppContext(id, l.server, l.uri, *msg.context)
 	}
 	if msg.ended {
-		delete(m.apps, id)
-		m.chat.DropAppContext(id)
-		l.close()
-		m.dropAppDialogs(l)
+		m.forgetApp(id, oa)
 		m.logs.Note(l.server, prefix+"closed (the app asked to)", now)
 		return tea.Batch(closeAppCmd(oa.app), common.ReportInfo(prefix+"closed (the app asked to)"))
 	}
@@ -396,10 +393,7 @@ func (m *Model) closeGoneApps() tea.Cmd {
 		if live[id] {
 			continue
 		}
-		delete(m.apps, id)
-		m.chat.DropAppContext(id)
-		oa.link.close()
-		m.dropAppDialogs(oa.link)
+		m.forgetApp(id, oa)
 		m.logs.Note(oa.link.server, "app "+render.SanitizeLine(oa.link.uri)+": closed with its document", m.com.Now())
 		cmds = append(cmds, closeAppCmd(oa.app))
 	}
@@ -435,9 +429,7 @@ func (m *Model) closeAppsOfReload(res mcp.ReloadResult) (tea.Cmd, []string) {
 		if reason == "" {
 			continue
 		}
-		delete(m.apps, id)
-		oa.link.close()
-		m.dropAppDialogs(oa.link)
+		m.forgetApp(id, oa)
 		line := render.SanitizeLine("app " + oa.link.uri + " closed: server " + oa.link.server + " " + reason)
 		m.logs.Note(oa.link.server, line, m.com.Now())
 		said = append(said, line)
@@ -445,6 +437,16 @@ func (m *Model) closeAppsOfReload(res mcp.ReloadResult) (tea.Cmd, []string) {
 	}
 	slices.Sort(said) // map order is random: say them in one order
 	return tea.Batch(cmds...), said
+}
+
+// forgetApp lets an open app go, however it closes: its link ends, its
+// questions leave the screen and its model context is dropped unsent.
+// Tearing it down (closeAppCmd) is the caller's command.
+func (m *Model) forgetApp(id common.RequestID, oa *openApp) {
+	delete(m.apps, id)
+	m.chat.DropAppContext(id)
+	oa.link.close()
+	m.dropAppDialogs(oa.link)
 }
 
 // dropAppDialogs closes the questions a closed app left on screen; the
