@@ -75,6 +75,7 @@ func (c *Pane) SetToolOff(server, id string, off bool) {
 			}
 		}
 	}
+	c.countMarks()
 }
 
 // newEntry sanitizes an item for display.
@@ -233,6 +234,9 @@ type Pane struct {
 	// fresh are the items a list_changed brought that the person has not
 	// yet had the cursor on, by freshKey.
 	fresh map[string]bool
+	// freshN and offN count each tab's items marked new and switched
+	// off (countMarks).
+	freshN, offN [numKinds]int
 }
 
 // freshKey names a catalog item across servers.
@@ -249,6 +253,7 @@ func (c *Pane) HandleCatalogChanged(server string, ch *mcp.CatalogChange) tea.Cm
 		for _, k := range ch.Removed {
 			delete(c.fresh, freshKey(server, k))
 		}
+		c.countMarks()
 	}
 	return c.Reload(server, false)
 }
@@ -262,23 +267,28 @@ func (c *Pane) isFresh(e *Entry) bool {
 // moves call it (a key, the wheel, a click), not a reload that happens to
 // put a new item under the cursor.
 func (c *Pane) MarkSeen() {
-	if e := c.Selected(); e != nil && len(c.fresh) > 0 {
+	if e := c.Selected(); e != nil && c.isFresh(e) {
 		delete(c.fresh, freshKey(e.item.Server, e.item.Key()))
+		c.freshN[c.tab]--
 	}
 }
 
-// freshCount is how many items of tab i are marked new.
-func (c *Pane) freshCount(i int) int {
-	if len(c.fresh) == 0 {
-		return 0
-	}
-	n := 0
-	for _, e := range c.all[i] {
-		if c.isFresh(e) {
-			n++
+// countMarks counts each tab's items marked new and switched off, for
+// the tab titles: once when the entries or the marks change, not on
+// every frame (a walk over 120,000 entries, and a key built for each
+// while any item is new).
+func (c *Pane) countMarks() {
+	for i, all := range c.all {
+		c.freshN[i], c.offN[i] = 0, 0
+		for _, e := range all {
+			if c.isFresh(e) {
+				c.freshN[i]++
+			}
+			if e.off {
+				c.offN[i]++
+			}
 		}
 	}
-	return n
 }
 
 // Runtime is what the catalog asks of the MCP side, from commands only:
@@ -411,10 +421,10 @@ func (c *Pane) tabTitle(i int, name string) string {
 	if c.matches != nil {
 		return fmt.Sprintf("%s %d/%s", name, len(c.matches[i]), total)
 	}
-	if n := c.freshCount(i); n > 0 {
+	if n := c.freshN[i]; n > 0 {
 		return fmt.Sprintf("%s %s +%d new", name, total, n)
 	}
-	if n := c.offCount(i); n > 0 {
+	if n := c.offN[i]; n > 0 {
 		return fmt.Sprintf("%s %s (%d off)", name, total, n)
 	}
 	return fmt.Sprintf("%s %s", name, total)
@@ -450,19 +460,6 @@ func countText(n int, unknown bool) string {
 		return "?"
 	}
 	return strconv.Itoa(n) + "+?"
-}
-
-// offCount is how many items of tab i the person switched off.
-func (c *Pane) offCount(i int) int {
-	n := 0
-	for _, sv := range c.servers {
-		for _, e := range sv.entries[i] {
-			if e.off {
-				n++
-			}
-		}
-	}
-	return n
 }
 
 // ApplyStatus records a server's new state. A server that became ready is
@@ -559,6 +556,7 @@ func (c *Pane) rebuildAll() tea.Cmd {
 		}
 		c.all[i] = all
 	}
+	c.countMarks()
 	c.fitFilter()
 	c.version++
 	if c.query != "" {
