@@ -59,3 +59,25 @@ func TestMarkdownSetsFloorAndPeerBesideHowl(t *testing.T) {
 		}
 	}
 }
+
+// A spread's percentiles are nearest-rank over the sample, in ms: of ten
+// keys the p90 is the ninth slowest, so one slow key shows in the max
+// only, and two show in the p90 too.
+func TestSpreadReportsNearestRankPercentiles(t *testing.T) {
+	ms := func(xs ...float64) []float64 {
+		for i := range xs {
+			xs[i] /= 1000
+		}
+		return xs
+	}
+	one := spreadOf(ms(5, 1, 2, 3, 4, 6, 7, 8, 9, 100))
+	if one.p50 != 5 || one.p90 != 9 || one.max != 100 || one.n != 10 {
+		t.Errorf("one slow key of ten: %+v, want p50 5, p90 9, max 100", one)
+	}
+	if two := spreadOf(ms(1, 2, 3, 4, 5, 6, 7, 8, 90, 100)); two.p90 != 90 {
+		t.Errorf("two slow keys of ten: p90 %v, want 90", two.p90)
+	}
+	if got := within(one, spread{max: 42}, 16, "every echo"); got != " (goal every echo <= 16 ms: p90 met, max NOT met; the floor's own max is 42 ms)" {
+		t.Errorf("the verdict reads %q", got)
+	}
+}
