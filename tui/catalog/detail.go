@@ -87,7 +87,7 @@ func (d *Detail) lines() []string {
 		return nil
 	}
 	w := d.width - 2
-	sub := subscribedText(d.com, d.entry.item)
+	sub := subscribedText(d.com, *d.entry.item)
 	if d.cacheFor != d.entry || d.cacheWidth != w || d.cacheSub != sub {
 		d.cache = renderDetail(d.com, d.entry, w)
 		d.cacheFor, d.cacheWidth, d.cacheSub = d.entry, w, sub
@@ -182,7 +182,7 @@ const maxHighlightedSchema = 32 << 10
 // renderDetail lays out one item at width w (inside the border).
 func renderDetail(com *common.Common, e *Entry, w int) []string {
 	st := com.Styles
-	it := e.item
+	it := *e.item
 	var out []string
 	add := func(lines ...string) { out = append(out, lines...) }
 	pad := " "

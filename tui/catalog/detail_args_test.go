@@ -12,7 +12,7 @@ import (
 func detailOf(t *testing.T, it mcp.CatalogItem) string {
 	t.Helper()
 	b := newBench(t, it)
-	return strings.Join(renderDetail(b.c.com, &Entry{item: it}, 70), "\n")
+	return strings.Join(renderDetail(b.c.com, &Entry{item: &it}, 70), "\n")
 }
 
 // A prompt or a tool that takes no arguments does not list "none" under
