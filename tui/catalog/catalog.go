@@ -210,8 +210,10 @@ type Pane struct {
 	byName  map[string]*Server
 
 	tab int
-	// all holds each kind's entries across servers, in server order.
-	all [numKinds][]*Entry
+	// all holds each kind's entries across servers, in server order;
+	// spans say where each server's are.
+	all   [numKinds][]*Entry
+	spans [numKinds][]serverSpan
 	// version bumps whenever all is rebuilt, so late filter results over
 	// an older catalog are recognised and dropped.
 	version int
@@ -556,8 +558,10 @@ func (c *Pane) handleLoaded(id common.RequestID, msg catalogLoadedMsg) tea.Cmd {
 func (c *Pane) rebuildAll() tea.Cmd {
 	for i := range c.all {
 		var all []*Entry
+		c.spans[i] = c.spans[i][:0:0]
 		for _, sv := range c.servers {
 			all = append(all, sv.entries[i]...)
+			c.spans[i] = append(c.spans[i], serverSpan{sv: sv, end: int32(len(all))})
 		}
 		c.all[i] = all
 	}
@@ -655,7 +659,7 @@ func (c *Pane) runFilter() tea.Cmd {
 	c.filterID = c.com.NewID()
 	ctx, cancel := context.WithCancel(c.com.Ctx)
 	c.filt.cancel = cancel
-	job := filterJob{id: c.filterID, version: c.version, query: c.query, all: c.all, byName: c.byName}
+	job := filterJob{id: c.filterID, version: c.version, query: c.query, all: c.all, spans: c.spans}
 	if last := c.filt.last; last != nil && last.version == c.version && strings.HasPrefix(c.query, last.query) {
 		job.base = last
 	}

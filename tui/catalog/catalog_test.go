@@ -125,7 +125,7 @@ func BenchmarkFilter10k(b *testing.B) {
 	all := h.c.all
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		_ = filterCmd(context.Background(), filterJob{id: 1, version: 1, query: "res12", all: all, byName: h.c.byName})()
+		_ = filterCmd(context.Background(), filterJob{id: 1, version: 1, query: "res12", all: all, spans: h.c.spans})()
 	}
 }
 

@@ -30,7 +30,11 @@ import (
 //   - it returns the rows to show (with their name column's width and the
 //     best match's row), built off the update path, so the update path
 //     only swaps them in; and the rows without a filter are kept while
-//     one is shown, so clearing it is a swap too.
+//     one is shown, so clearing it is a swap too;
+//   - what runs on one core after the workers is kept to a pass over the
+//     sorted keys: a match's server is found from its place (each
+//     server's entries are one span of the kind's), and the name column's
+//     width is found by the workers, so no entry is read twice.
 
 // filterDoneMsg is the result of one filter run over every kind.
 type filterDoneMsg struct {
@@ -83,8 +87,16 @@ type filterJob struct {
 	all     [numKinds][]*Entry
 	// base, when set, is the run for a prefix of query over the same
 	// entries: only its candidates can match.
-	base   *filterDoneMsg
-	byName map[string]*Server
+	base *filterDoneMsg
+	// spans are each kind's servers, in the order of all's entries.
+	spans [numKinds][]serverSpan
+}
+
+// serverSpan is one server's entries in a kind's entries: those before
+// end, from the previous span's end.
+type serverSpan struct {
+	sv  *Server
+	end int32
 }
 
 // filterCmd runs job off the update path, best first (see rank.go); its
@@ -99,12 +111,16 @@ func filterCmd(ctx context.Context, job filterJob) tea.Cmd {
 			if job.base != nil {
 				cands = job.base.cands[k]
 			}
-			msg.matches[k], msg.cands[k] = matchEntries(ctx, terms, entries, cands, job.base != nil)
+			var keys []uint64
+			keys, msg.cands[k], msg.nameW[k] = matchEntries(ctx, terms, entries, cands, job.base != nil)
 			if ctx.Err() != nil {
 				return nil
 			}
-			msg.rows[k], msg.best[k] = filteredRows(job.byName, msg.matches[k], job.query)
-			msg.nameW[k] = nameWidth(msg.rows[k])
+			msg.matches[k] = make([]*Entry, len(keys))
+			for o, key := range keys {
+				msg.matches[k][o] = entries[key&keyPlaceMask]
+			}
+			msg.rows[k], msg.best[k] = filteredRows(job.spans[k], msg.matches[k], keys, job.query)
 		}
 		return *msg
 	})
@@ -115,9 +131,10 @@ func filterCmd(ctx context.Context, job filterJob) tea.Cmd {
 const filterChunk = 2048
 
 // matchEntries matches terms against entries (only those at cands when
-// narrow), in parallel, and returns the matches best first (ties in entry
-// order) and the candidates for a longer query.
-func matchEntries(ctx context.Context, terms terms, entries []*Entry, cands []int32, narrow bool) ([]*Entry, []int32) {
+// narrow), in parallel, and returns the matches' keys best first (ties in
+// entry order; a key's low bits are the entry's place), the candidates
+// for a longer query and the widest match's name, in cells.
+func matchEntries(ctx context.Context, terms terms, entries []*Entry, cands []int32, narrow bool) ([]uint64, []int32, int) {
 	entries = entries[:min(len(entries), maxRankedEntries)]
 	n := len(entries)
 	if narrow {
@@ -127,7 +144,7 @@ func matchEntries(ctx context.Context, terms terms, entries []*Entry, cands []in
 	// arrays of n, counting them; they are closed up below.
 	keys, next := make([]uint64, n), make([]int32, n)
 	chunks := (n + filterChunk - 1) / filterChunk
-	nKeys, nCands := make([]int, chunks), make([]int, chunks)
+	nKeys, nCands, nameW := make([]int, chunks), make([]int, chunks), make([]int, chunks)
 	var claimed atomic.Int64
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), max(chunks, 1)) {
@@ -142,13 +159,14 @@ func matchEntries(ctx context.Context, terms terms, entries []*Entry, cands []in
 					return
 				}
 				lo, hi := c*filterChunk, min(n, (c+1)*filterChunk)
-				nk, nc := lo, lo
+				nk, nc, w := lo, lo, 0
 				for j := lo; j < hi; j++ {
 					i := int32(j)
 					if narrow {
 						i = cands[j]
 					}
-					ix := &entries[i].idx
+					e := entries[i]
+					ix := &e.idx
 					if !holdsEveryTerm(ix, terms) {
 						continue
 					}
@@ -159,9 +177,10 @@ func matchEntries(ctx context.Context, terms terms, entries []*Entry, cands []in
 					if r, pos, ok = m.matchEntry(pos[:0], ix, terms); ok {
 						keys[nk] = r.key(i)
 						nk++
+						w = max(w, e.nameCells)
 					}
 				}
-				nKeys[c], nCands[c] = nk-lo, nc-lo
+				nKeys[c], nCands[c], nameW[c] = nk-lo, nc-lo, w
 				// Two workers fill two cores: the key that supersedes this
 				// run, its echo and its frame would wait for the scheduler
 				// to preempt one (10 ms a step) without this.
@@ -171,7 +190,7 @@ func matchEntries(ctx context.Context, terms terms, entries []*Entry, cands []in
 	}
 	wg.Wait()
 	if ctx.Err() != nil {
-		return nil, nil
+		return nil, nil, 0
 	}
 	nk, nc := 0, 0
 	for c := range chunks {
@@ -181,59 +200,60 @@ func matchEntries(ctx context.Context, terms terms, entries []*Entry, cands []in
 	keys = keys[:nk]
 	slices.Sort(keys)
 	if ctx.Err() != nil { // cancelled while sorting: the rows are not wanted
-		return nil, nil
+		return nil, nil, 0
 	}
-	out := make([]*Entry, len(keys))
-	for o, k := range keys {
-		out[o] = entries[k&keyPlaceMask]
-	}
-	return out, slices.Clip(next[:nc])
+	return keys, slices.Clip(next[:nc]), slices.Max(append(nameW, 0))
 }
 
 // filteredRows are the rows of one kind under a filter: each server with
 // a match under its header, the server with the best match first, or a
 // notice that nothing matches; and the row of the best match (-1 when
-// there is none).
-func filteredRows(byName map[string]*Server, matches []*Entry, query string) ([]row, int) {
+// there is none). keys are the matches' (see matchEntries), spans the
+// kind's servers.
+func filteredRows(spans []serverSpan, matches []*Entry, keys []uint64, query string) ([]row, int) {
 	if len(matches) == 0 {
 		return []row{{kind: rowNotice, text: fmt.Sprintf("nothing matches %q", query)}}, -1
 	}
 	// Each server's matches go under its header in one pass: count them,
 	// then place each where its server's rows start. Matches of one rank
 	// keep entry order, which is server order, so they come in runs of one
-	// server: the last server looked up is kept.
-	var order []*Server
-	place := map[*Server]int{} // index in order
-	var count []int
-	serverOf := make([]int32, len(matches))
-	lastName, last := "", -1
-	for i, e := range matches {
-		if last < 0 || e.item.Server != lastName {
-			sv := byName[e.item.Server]
-			k, ok := place[sv]
-			if !ok {
-				k = len(order)
-				place[sv] = k
-				order = append(order, sv)
-				count = append(count, 0)
-			}
-			lastName, last = e.item.Server, k
+	// server: the span last found is tried first.
+	var order []int                    // spans, in the order their first match comes
+	place := make([]int, len(spans))   // index in order + 1; 0 while unseen
+	count := make([]int, len(spans)+1) // by index in order
+	spanOf := func(p int32, last int) int {
+		if last >= 0 && p < spans[last].end && (last == 0 || p >= spans[last-1].end) {
+			return last
 		}
-		serverOf[i] = int32(last)
-		count[last]++
+		s := 0
+		for s < len(spans)-1 && p >= spans[s].end {
+			s++
+		}
+		return s
+	}
+	last := -1
+	for _, k := range keys {
+		last = spanOf(int32(k&keyPlaceMask), last)
+		if place[last] == 0 {
+			order = append(order, last)
+			place[last] = len(order)
+		}
+		count[place[last]-1]++
 	}
 	rows := make([]row, len(matches)+len(order))
 	next := make([]int, len(order))
 	at := 0
-	for k, sv := range order {
-		rows[at] = row{kind: rowHeader, server: sv}
-		next[k] = at + 1
-		at += 1 + count[k]
+	for o, s := range order {
+		rows[at] = row{kind: rowHeader, server: spans[s].sv}
+		next[o] = at + 1
+		at += 1 + count[o]
 	}
-	for i, e := range matches {
-		k := serverOf[i]
-		rows[next[k]] = row{kind: rowItem, server: order[k], e: e}
-		next[k]++
+	last = -1
+	for i, k := range keys {
+		last = spanOf(int32(k&keyPlaceMask), last)
+		o := place[last] - 1
+		rows[next[o]] = row{kind: rowItem, server: spans[last].sv, e: matches[i]}
+		next[o]++
 	}
 	return rows, 1 // the best match leads the first server's rows
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -44,7 +45,7 @@ func TestNarrowingTheQueryFindsWhatAFullRunFinds(t *testing.T) {
 		var base *filterDoneMsg
 		for i := 1; i <= len(typed); i++ {
 			q := typed[:i]
-			job := filterJob{id: 1, version: c.version, query: q, all: c.all, byName: c.byName}
+			job := filterJob{id: 1, version: c.version, query: q, all: c.all, spans: c.spans}
 			full := filterCmd(context.Background(), job)().(common.Result).Msg.(filterDoneMsg)
 			job.base = base
 			narrowed := filterCmd(context.Background(), job)().(common.Result).Msg.(filterDoneMsg)
@@ -60,7 +61,7 @@ func TestAFilterRunCancelledByTheNextKeyDeliversNothing(t *testing.T) {
 	c := newBench(t, commontest.BigCatalog()...).c
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if r := filterCmd(ctx, filterJob{id: 1, version: c.version, query: "e", all: c.all, byName: c.byName})().(common.Result); r.Msg != nil {
+	if r := filterCmd(ctx, filterJob{id: 1, version: c.version, query: "e", all: c.all, spans: c.spans})().(common.Result); r.Msg != nil {
 		t.Errorf("a cancelled run delivered %T", r.Msg)
 	}
 }
@@ -178,7 +179,7 @@ func BenchmarkFilter120k(b *testing.B) {
 	c := filterBench(b).c
 	b.ReportAllocs()
 	for b.Loop() {
-		_ = filterCmd(context.Background(), filterJob{id: 1, version: c.version, query: "s", all: c.all, byName: c.byName})()
+		_ = filterCmd(context.Background(), filterJob{id: 1, version: c.version, query: "s", all: c.all, spans: c.spans})()
 	}
 }
 
@@ -191,7 +192,7 @@ func BenchmarkFilter120kTyping(b *testing.B) {
 	for b.Loop() {
 		var base *filterDoneMsg
 		for i := 1; i <= len(q); i++ {
-			msg := filterCmd(context.Background(), filterJob{id: 1, version: c.version, query: q[:i], all: c.all, base: base, byName: c.byName})().(common.Result).Msg.(filterDoneMsg)
+			msg := filterCmd(context.Background(), filterJob{id: 1, version: c.version, query: q[:i], all: c.all, base: base, spans: c.spans})().(common.Result).Msg.(filterDoneMsg)
 			base = &msg
 		}
 	}
@@ -203,7 +204,7 @@ func BenchmarkFilter120kTyping(b *testing.B) {
 // result swapped in, with 100,000 rows, then the clear.
 func BenchmarkFilterUpdate120k(b *testing.B) {
 	c := filterBench(b).c
-	msg := filterCmd(context.Background(), filterJob{version: c.version, query: "s", all: c.all, byName: c.byName})().(common.Result).Msg
+	msg := filterCmd(context.Background(), filterJob{version: c.version, query: "s", all: c.all, spans: c.spans})().(common.Result).Msg
 	key := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("s")}
 	back := tea.KeyMsg{Type: tea.KeyBackspace}
 	b.ReportAllocs()
@@ -276,5 +277,46 @@ func TestTheFilterFindsASCIIAndOtherNamesAlike(t *testing.T) {
 		if got := strings.Join(names(b.c.matches[0]), " "); got != tc.want {
 			t.Errorf("%q finds %q, want %q", tc.query, got, tc.want)
 		}
+	}
+}
+
+// Under a filter each server's matches sit under its header, the server
+// with the best match first: a match's server is found from its place
+// among the kind's entries (a server with none of the kind, d, holds an
+// empty span between a and b), and the name column is as wide as the
+// widest match.
+func TestFilteredRowsGroupEachMatchUnderItsServer(t *testing.T) {
+	th := theme.New(theme.Options{Dark: true, Profile: termenv.Ascii})
+	com := &common.Common{Ctx: context.Background(), Theme: th, Styles: th.Styles, Keys: common.DefaultKeyMap(),
+		Tick: func(time.Duration, tea.Msg) tea.Cmd { return nil }, Log: common.DiscardLogger(), Progress: &common.ProgressBoard{}}
+	tools := map[string][]string{"a": {"alpha-x", "zeta"}, "b": {"wx"}, "c": {"x", "y"}}
+	rt := &fakeRuntime{catalogs: map[string]*mcp.Catalog{}}
+	for _, sv := range []string{"a", "b", "c", "d"} {
+		items := []mcp.CatalogItem{{Kind: mcp.KindResource, Server: sv, ID: sv + "://r", URI: sv + "://r", Name: "r"}}
+		for _, n := range tools[sv] {
+			items = append(items, mcp.CatalogItem{Kind: mcp.KindTool, Server: sv, ID: n, Name: n})
+		}
+		rt.catalogs[sv] = &mcp.Catalog{Server: sv, Listed: mcp.Kinds, Items: items}
+	}
+	b := &bench{t: t, c: New(com, rt, []string{"a", "d", "b", "c"}), rt: rt}
+	b.c.SetSize(48, 38)
+	for _, sv := range []string{"a", "d", "b", "c"} {
+		b.run(b.c.ApplyStatus(mcp.Status{Name: sv, State: mcp.StateReady}))
+	}
+	b.run(b.key("/"))
+	b.run(b.key("x"))
+	var got []string
+	for _, r := range b.c.rows[0] {
+		if r.kind == rowHeader {
+			got = append(got, "["+r.server.name+"]")
+		} else {
+			got = append(got, r.server.name+":"+r.e.item.Name)
+		}
+	}
+	if want := "[c] c:x [a] a:alpha-x [b] b:wx"; strings.Join(got, " ") != want {
+		t.Errorf("the rows under the filter are %q, want %q", strings.Join(got, " "), want)
+	}
+	if b.c.nameW[0] != len("alpha-x") {
+		t.Errorf("the name column is %d cells, want %d (alpha-x)", b.c.nameW[0], len("alpha-x"))
 	}
 }
