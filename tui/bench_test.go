@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -33,59 +32,36 @@ func BenchmarkViewCatalog10k(b *testing.B) {
 	}
 }
 
-// scaleItems is a catalog shaped like demo-server --scale 100000:
-// 100,000 resources, 10,000 tools and 10,000 prompts.
-func scaleItems() []mcp.CatalogItem {
-	var items []mcp.CatalogItem
-	for i := 1; i <= 100_000; i++ {
-		n := fmt.Sprintf("%06d", i)
-		items = append(items, mcp.CatalogItem{Kind: mcp.KindResource, ID: "demo://scale/" + n, Name: "scale-" + n, Title: fmt.Sprintf("Generated item %d", i), URI: "demo://scale/" + n})
-	}
-	for i := 1; i <= 10_000; i++ {
-		n := fmt.Sprintf("%05d", i)
-		items = append(items, mcp.CatalogItem{Kind: mcp.KindTool, ID: "gen_tool_" + n, Name: "gen_tool_" + n, Title: fmt.Sprintf("Generated tool %d", i)},
-			mcp.CatalogItem{Kind: mcp.KindPrompt, ID: "gen_prompt_" + n, Name: "gen_prompt_" + n, Title: fmt.Sprintf("Generated prompt %d", i)})
-	}
-	return items
-}
-
 // BenchmarkViewCatalog120k draws a frame over 120,000 items (issue 20:
 // a key's echo waits for it): on the Resources tab without a filter, with
 // one item marked new (a list_changed), and under the filter "s" (every
 // resource matches). Nothing in a frame may walk the catalog.
 func BenchmarkViewCatalog120k(b *testing.B) {
 	rt := newFakeRuntime()
-	items := scaleItems()
+	items := commontest.ScaleCatalog()
 	rt.addServer("big", items...)
 	h := newHarness(b, rt, []string{"big"}, 120, 40)
 	h.keys("2")
-	b.Run("plain", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			_ = h.m.View()
-		}
-	})
+	frames := func(name string) {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = h.m.View()
+			}
+		})
+	}
+	frames("plain")
 	h.send(EventsMsg{Events: []mcp.Event{{Kind: mcp.EventCatalogChanged, Server: "big", Change: &mcp.CatalogChange{Added: []string{items[500].Key()}}}}})
 	if title := h.m.catalog.TabTitle(1); !strings.HasSuffix(title, "+1 new") {
 		b.Fatalf("the resources tab is %q, want one new", title)
 	}
-	b.Run("one-new", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			_ = h.m.View()
-		}
-	})
+	frames("one-new")
 	h.keys("/")
 	h.typeText("s")
 	if title := h.m.catalog.TabTitle(1); !strings.HasPrefix(title, "Resources 100000/") {
 		b.Fatalf("the resources tab is %q, want every resource matched", title)
 	}
-	b.Run("filtered", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			_ = h.m.View()
-		}
-	})
+	frames("filtered")
 }
 
 // repaintBytes is what bubbletea's line-diffing renderer writes to go from

@@ -148,26 +148,10 @@ func TestAServerThatFailsUnderTheFilterLeavesItAndTheRowsAfterIt(t *testing.T) {
 	}
 }
 
-// scaleEntries is a catalog shaped like demo-server --scale 100000: 100,000
-// resources, 10,000 tools and 10,000 prompts.
-func scaleEntries() []mcp.CatalogItem {
-	var items []mcp.CatalogItem
-	for i := 1; i <= 100_000; i++ {
-		n := fmt.Sprintf("%06d", i)
-		items = append(items, mcp.CatalogItem{Kind: mcp.KindResource, ID: "demo://scale/" + n, Name: "scale-" + n, Title: fmt.Sprintf("Generated item %d", i), URI: "demo://scale/" + n})
-	}
-	for i := 1; i <= 10_000; i++ {
-		n := fmt.Sprintf("%05d", i)
-		items = append(items, mcp.CatalogItem{Kind: mcp.KindTool, ID: "gen_tool_" + n, Name: "gen_tool_" + n, Title: fmt.Sprintf("Generated tool %d", i)},
-			mcp.CatalogItem{Kind: mcp.KindPrompt, ID: "gen_prompt_" + n, Name: "gen_prompt_" + n, Title: fmt.Sprintf("Generated prompt %d", i)})
-	}
-	return items
-}
-
 // filterBench is the catalog over the 120,000-item scale catalog, on the
 // Resources tab with the filter line open.
 func filterBench(tb testing.TB) *bench {
-	b := newBench(tb, scaleEntries()...)
+	b := newBench(tb, commontest.ScaleCatalog()...)
 	b.c.SetTab(1)
 	b.run(b.key("/"))
 	return b
