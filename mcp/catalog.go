@@ -466,8 +466,21 @@ func (c *Conn) listMore(ctx context.Context, l *kindListing, stop func(CatalogIt
 	}
 }
 
-// listPage asks for one page of kind k and returns its raw result.
+// listPage asks for one page of kind k and returns its raw result. A page
+// unanswered for the connection's pageTimeout fails, saying so, rather
+// than leaving the listing (and "listing…" on screen) waiting for ever.
 func (c *Conn) listPage(ctx context.Context, k Kind, cursor string) (json.RawMessage, error) {
+	limit := cmp.Or(c.pageTimeout, DefaultCallTimeout)
+	tctx, cancel := context.WithTimeoutCause(ctx, limit, fmt.Errorf("no answer within %s: raise \"timeout\" on the server's entry in the config (e.g. \"timeout\": \"5m\") if it is only slow", limit))
+	defer cancel()
+	raw, err := c.listPageWithin(tctx, k, cursor)
+	if raw == nil && ctx.Err() == nil && tctx.Err() != nil {
+		err = context.Cause(tctx)
+	}
+	return raw, err
+}
+
+func (c *Conn) listPageWithin(ctx context.Context, k Kind, cursor string) (json.RawMessage, error) {
 	pctx, sink := withRawSink(ctx)
 	var err error
 	p := mcpgo.PaginatedRequest{Params: mcpgo.PaginatedParams{Cursor: mcpgo.Cursor(cursor)}}

@@ -174,18 +174,21 @@ func (e lineEmitter) Write(p []byte) (int, error) {
 
 // Conn is a live connection to one server.
 type Conn struct {
-	name     string
-	client   *client.Client
-	cmd      *exec.Cmd // stdio only
-	proc     serverProcess
-	pipe     *stdioPipe
-	inproc   *inProcess // a server in howl's process (ServerConfig.Serve)
-	grace    time.Duration
-	init     *mcpgo.InitializeResult
-	features Features
-	meta     map[string]any // the _meta of requests howl sends itself (rawrequest.go)
-	closed   sync.Once
-	closing  atomic.Bool
+	name   string
+	client *client.Client
+	cmd    *exec.Cmd // stdio only
+	proc   serverProcess
+	pipe   *stdioPipe
+	inproc *inProcess // a server in howl's process (ServerConfig.Serve)
+	grace  time.Duration
+	// pageTimeout bounds how long one page of a listing may go unanswered
+	// (zero: DefaultCallTimeout).
+	pageTimeout time.Duration
+	init        *mcpgo.InitializeResult
+	features    Features
+	meta        map[string]any // the _meta of requests howl sends itself (rawrequest.go)
+	closed      sync.Once
+	closing     atomic.Bool
 }
 
 // Name is the server's configured name.
@@ -222,13 +225,15 @@ type dialOptions struct {
 	gate requestGate
 	// spoolDir is where a stdio server's long messages are spooled.
 	spoolDir string
+	// pageTimeout bounds each page of a listing (the entry's "timeout").
+	pageTimeout time.Duration
 }
 
 // dial opens the transport, runs the handshake and returns a ready Conn.
 // lifetime bounds the connection (cancelling it ends a stdio child);
 // ctx bounds only the handshake.
 func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn, error) {
-	c := &Conn{name: sc.Name, grace: o.grace}
+	c := &Conn{name: sc.Name, grace: o.grace, pageTimeout: o.pageTimeout}
 	if sc.ShutdownGrace > 0 {
 		c.grace = sc.ShutdownGrace
 	}

@@ -281,3 +281,31 @@ func TestAListingKilledMidwayLeavesNoFile(t *testing.T) {
 		t.Errorf("a howl killed mid-listing left %v", left)
 	}
 }
+
+// TestAPageNeverAnsweredEndsTheListingAfterTheServersTimeout: a server
+// that answers page 1 and never page 2 no longer keeps a listing (and
+// "listing…" on screen) waiting for ever: after the entry's "timeout" the
+// page fails, the first page's item is kept, and the warning names the
+// bound and the fix.
+func TestAPageNeverAnsweredEndsTheListingAfterTheServersTimeout(t *testing.T) {
+	sc := fixture("stalled-listing")
+	sc.Env[stalledMarkerEnv] = filepath.Join(t.TempDir(), "asked")
+	sc.CallTimeout = 300 * time.Millisecond
+	rt := startRuntime(t, sc)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cat, err := rt.Catalog(ctx, "stalled-listing", false)
+	if err != nil {
+		t.Fatalf("the listing failed as a whole (%v); want page 2's failure as a warning", err)
+	}
+	if cat.Count(KindTool) != 1 {
+		t.Errorf("%d tools kept, want the first page's one", cat.Count(KindTool))
+	}
+	var said []string
+	for _, w := range cat.Warnings {
+		said = append(said, w.Reason)
+	}
+	if got := strings.Join(said, "; "); !strings.Contains(got, "page 2 failed (no answer within 300ms") || !strings.Contains(got, `raise "timeout"`) {
+		t.Errorf("the warnings say %q; want page 2's failure, its timeout and the fix", got)
+	}
+}

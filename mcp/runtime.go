@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -443,6 +444,8 @@ func (r *Runtime) connectAuth(name string, gen int, sc ServerConfig, ring *stder
 		elicit:   r.holdingElicitor(r.opts.Elicit),
 		gate:     func() (func(), bool) { return r.admit(name) },
 		spoolDir: spoolDir(r.opts.CacheDir),
+		// A listing's page waits no longer than a call without progress.
+		pageTimeout: cmp.Or(sc.CallTimeout, r.opts.CallTimeout, DefaultCallTimeout),
 	}
 	if auth != nil {
 		opts.httpClient = &http.Client{Transport: auth}
