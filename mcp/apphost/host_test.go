@@ -84,8 +84,14 @@ func demoRuntime(t *testing.T) (*mcp.Runtime, *tracedCalls) {
 // app's tool calls.
 func openDice(t *testing.T, rt *mcp.Runtime, decide func(context.Context, string, map[string]any) (string, error)) (*Host, *App) {
 	t.Helper()
-	ctx := context.Background()
-	view, err := rt.ReadApp(ctx, "demo", demo.DiceAppURI)
+	return openDiceWith(t, rt, Spec{Decide: decide, Message: func(context.Context, string) error { return nil }})
+}
+
+// openDiceWith opens the demo's dice app with spec (its server, backend
+// and view filled in) in a host of its own.
+func openDiceWith(t *testing.T, rt *mcp.Runtime, spec Spec) (*Host, *App) {
+	t.Helper()
+	view, err := rt.ReadApp(context.Background(), "demo", demo.DiceAppURI)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,8 +100,8 @@ func openDice(t *testing.T, rt *mcp.Runtime, decide func(context.Context, string
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.Close() })
-	a, err := h.Open(Spec{Server: "demo", Backend: rt, View: view, Decide: decide,
-		Message: func(context.Context, string) error { return nil }})
+	spec.Server, spec.Backend, spec.View = "demo", rt, view
+	a, err := h.Open(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -432,26 +438,14 @@ func TestAnAppFloodingToolsCallIsRefusedPastMaxInFlight(t *testing.T) {
 // and without it an update is acknowledged and dropped.
 func TestAnAppsModelContextReachesTheHostBoundedAndClean(t *testing.T) {
 	rt, _ := demoRuntime(t)
-	view, err := rt.ReadApp(context.Background(), "demo", demo.DiceAppURI)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
 	var mu sync.Mutex
 	var got []string
-	a, err := h.Open(Spec{Server: "demo", Backend: rt, View: view, ModelContext: func(_ context.Context, text string) error {
+	_, a := openDiceWith(t, rt, Spec{ModelContext: func(_ context.Context, text string) error {
 		mu.Lock()
 		got = append(got, text)
 		mu.Unlock()
 		return nil
 	}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if !strings.Contains(stateOf(t, a), `"updateModelContext"`) {
 		t.Error("the host keeps model context but does not offer updateModelContext")
 	}
