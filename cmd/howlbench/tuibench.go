@@ -47,6 +47,9 @@ type tuiTiming struct {
 	clear, allHit []float64 // Esc after "12345"; "s" (100,000 rows)
 	clearAll      []float64 // Esc after "s"
 	clearInFlight []float64 // Esc sent once "s" echoed, its run not yet shown
+	// echoOver is each echo less the floor sample taken right after it:
+	// what of the echo was howl's beyond what tmux costs at that moment.
+	echoOver []float64
 }
 
 func tuiFilter() comparison {
@@ -119,9 +122,10 @@ func within(s, floor spread, goalMs float64, what string) string {
 }
 
 func tuiNotes(runs []tuiTiming) []string {
-	var first, later, echo, clear, all, clearAll, inFlight, floor []float64
+	var first, later, echo, echoOver, clear, all, clearAll, inFlight, floor []float64
 	for _, t := range runs {
 		floor = append(floor, t.floor...)
+		echoOver = append(echoOver, t.echoOver...)
 		inFlight = append(inFlight, t.clearInFlight...)
 		first = append(first, t.first...)
 		later = append(later, t.later...)
@@ -138,7 +142,8 @@ func tuiNotes(runs []tuiTiming) []string {
 		fmt.Sprintf("results of the first key (a run over 120,000): %s", spreadOf(first)),
 		fmt.Sprintf("results of each later key (narrowing the last run): %s", spreadOf(later)),
 		fmt.Sprintf("results of \"s\" (100,000 rows): %s", spreadOf(all)),
-		fmt.Sprintf("echo of a key: %s", spreadOf(echo)) + within(spreadOf(echo), fl, 16, "every echo"),
+		fmt.Sprintf("echo of a key: %s", spreadOf(echo)) + within(spreadOf(echo), fl, 16, "every echo") +
+			fmt.Sprintf("; each echo less the floor sample taken right after it (tmux's own cost at that moment): %s", spreadOf(echoOver)),
 		fmt.Sprintf("clear (Esc): after \"12345\" %s; after \"s\" %s; sent once \"s\" echoed (its run in flight) %s", spreadOf(clear), spreadOf(clearAll), spreadOf(inFlight)) +
 			within(clears, fl, 50, "never blocks,"),
 		fmt.Sprintf("%d sessions of %d rounds; results of every key: %s", len(runs), tuiRounds, results) + within(results, fl, 50, "every result"),
@@ -209,10 +214,10 @@ func tuiSession(tmux string, e *env, cfg string, n int) (tuiTiming, error) {
 		return t, fmt.Errorf("tmux new-session (floor): %v: %s", err, out)
 	}
 	floor := &catFloor{srv: srv}
-	pairFloor := func() error {
+	pairFloor := func() (float64, error) {
 		s, err := floor.sample()
 		t.floor = append(t.floor, s)
-		return err
+		return s, err
 	}
 	screen := func() string { return srv.screen("howl") }
 	send := func(keys ...string) { srv.send("howl", keys...) }
@@ -257,7 +262,9 @@ func tuiSession(tmux string, e *env, cfg string, n int) (tuiTiming, error) {
 				results = now
 			}
 		}
-		return echo, results, pairFloor()
+		f, err := pairFloor()
+		t.echoOver = append(t.echoOver, echo-f)
+		return echo, results, err
 	}
 	clear := func() (float64, error) {
 		t0 := time.Now()
@@ -266,7 +273,9 @@ func tuiSession(tmux string, e *env, cfg string, n int) (tuiTiming, error) {
 		if err != nil {
 			return 0, err
 		}
-		return time.Since(t0).Seconds(), pairFloor()
+		took := time.Since(t0).Seconds()
+		_, err = pairFloor()
+		return took, err
 	}
 	openFilter := func() error {
 		send("/")
@@ -327,7 +336,7 @@ func tuiSession(tmux string, e *env, cfg string, n int) (tuiTiming, error) {
 			return t, err
 		}
 		t.clearInFlight = append(t.clearInFlight, time.Since(t0).Seconds())
-		if err := pairFloor(); err != nil {
+		if _, err := pairFloor(); err != nil {
 			return t, err
 		}
 	}
