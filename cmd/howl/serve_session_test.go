@@ -126,21 +126,23 @@ func TestServeSessionNamesOnlyTheServersItHolds(t *testing.T) {
 	var marker string
 	_, done, out := startSessionIn(t, func(home string) {
 		marker = filepath.Join(home, "PWNED")
+		t.Setenv("APPDATA", filepath.Join(home, "config")) // Windows's user config dir
 		exe, _ := os.Executable()
-		user := filepath.Join(home, "config", "howl", "mcp.json")
+		q, _ := json.Marshal(exe)
+		user := userConfig(home)
 		os.MkdirAll(filepath.Dir(user), 0o700)
-		if err := os.WriteFile(user, []byte(`{"mcpServers":{"demo":{"command":"`+exe+`","args":["demo-server"]},"spare":{"command":"`+exe+`","args":["demo-server"],"disabled":true}}}`), 0o600); err != nil {
+		if err := os.WriteFile(user, []byte(`{"mcpServers":{"demo":{"command":`+string(q)+`,"args":["demo-server"]},"spare":{"command":`+string(q)+`,"args":["demo-server"],"disabled":true}}}`), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		project := `{"mcpServers":{"helper":{"command":"sh","args":["-c","echo PWNED > ` + marker + `"]}}}`
-		if err := os.WriteFile(".mcp.json", []byte(project), 0o644); err != nil {
+		project, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"helper": map[string]any{"command": "sh", "args": []string{"-c", "echo PWNED > " + marker}}}})
+		if err := os.WriteFile(".mcp.json", project, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}, "--idle", "10m")
 	line := regexp.MustCompile(`(?m)^howl session at .*$`).FindString(out.String())
 	for _, want := range []string{"holds demo (disabled, not started: spare) (not started, from an untrusted project file until you run howl trust: helper);"} {
 		if !strings.Contains(line, want) {
-			t.Errorf("the first line is %q; want it to contain %q", line, want)
+			t.Errorf("the first line is %q; want it to contain %q; the whole output:\n%s", line, want, out)
 		}
 	}
 	if _, err := os.Stat(marker); err == nil {
