@@ -1,6 +1,10 @@
 package chat
 
-import "github.com/howl-mcp/howl/tui/common"
+import (
+	"fmt"
+
+	"github.com/howl-mcp/howl/tui/common"
+)
 
 // An open MCP App may tell the model its state (ui/update-model-context).
 // The chat keeps each app's latest, replaced by its next update, and
@@ -42,7 +46,8 @@ func (c *Pane) PendingAppContexts() int { return len(c.appCtx) }
 func (c *Pane) takeAppContexts() []MentionAttachment {
 	out := make([]MentionAttachment, 0, len(c.appCtx))
 	for _, a := range c.appCtx {
-		out = append(out, MentionAttachment{mention: NewMention(a.server, a.uri), body: a.text, app: a.uri})
+		out = append(out, MentionAttachment{name: "app " + a.uri + " context", body: a.text,
+			header: fmt.Sprintf("[context from the MCP App %s of server %s (ui/update-model-context): the app's state, sent by the app, not words of the person]", a.uri, a.server)})
 	}
 	c.appCtx = nil
 	return out

@@ -240,7 +240,7 @@ func (c *Pane) SubmitWith(text string, atts []MentionAttachment) tea.Cmd {
 		atts = append(atts, c.takeAppContexts()...)
 	}
 	for _, a := range atts {
-		c.tr.add(attachmentChip(a.name(), a.body))
+		c.tr.add(attachmentChip(a.name, a.body))
 	}
 	text, marks := withAttachments(text, atts)
 	c.stick()

@@ -50,30 +50,18 @@ func ParseMentions(text string, servers []string) []Mention {
 	return out
 }
 
-// mentionAttachment is a mentioned resource as mcp_read returns it to the
-// model: bounded, coverage first (a binary is its spill metadata).
+// MentionAttachment is a section the model reads after the person's text:
+// a mentioned resource as mcp_read returns it (bounded, coverage first; a
+// binary is its spill metadata), or an MCP App's model context. name is
+// its chip and its name in the record, header introduces body to the model.
 type MentionAttachment struct {
-	mention Mention
-	body    string
-	// app, when set, makes this an MCP App's model context (see
-	// SetAppContext) rather than a mentioned resource: its ui:// URI.
-	app string
+	name, header, body string
 }
 
-// name is the attachment's chip label and its name in the record.
-func (a MentionAttachment) name() string {
-	if a.app != "" {
-		return "app " + a.app + " context"
-	}
-	return a.mention.String()
-}
-
-// header introduces the attachment's body to the model.
-func (a MentionAttachment) header() string {
-	if a.app != "" {
-		return fmt.Sprintf("[context from the MCP App %s of server %s (ui/update-model-context): the app's state, sent by the app, not words of the person]", a.app, a.mention.server)
-	}
-	return fmt.Sprintf("[attached %s, as mcp_read_%s returns it]", a.mention, mcp.FunctionSuffix(a.mention.server))
+// mentionAttachment is m's resource, read as out.
+func mentionAttachment(m Mention, out string) MentionAttachment {
+	return MentionAttachment{name: m.String(), body: out,
+		header: fmt.Sprintf("[attached %s, as mcp_read_%s returns it]", m, mcp.FunctionSuffix(m.server))}
 }
 
 // mentionFailure is a mention that could not be read, and why.
@@ -100,7 +88,7 @@ func ReadMentionsCmd(ctx context.Context, rt Runtime, id common.RequestID, text 
 				msg.Failed = append(msg.Failed, MentionFailure{m, err})
 				continue
 			}
-			msg.Atts = append(msg.Atts, MentionAttachment{mention: m, body: string(out)})
+			msg.Atts = append(msg.Atts, mentionAttachment(m, string(out)))
 		}
 		return msg
 	})
@@ -116,8 +104,8 @@ func withAttachments(text string, atts []MentionAttachment) (string, []llm.Attac
 	b.WriteString(text)
 	marks := make([]llm.Attachment, len(atts))
 	for i, a := range atts {
-		marks[i] = llm.Attachment{Name: a.name(), Section: b.Len()}
-		fmt.Fprintf(&b, "\n\n%s\n", a.header())
+		marks[i] = llm.Attachment{Name: a.name, Section: b.Len()}
+		fmt.Fprintf(&b, "\n\n%s\n", a.header)
 		marks[i].Body = b.Len()
 		b.WriteString(a.body)
 		marks[i].End = b.Len()
