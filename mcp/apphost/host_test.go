@@ -462,12 +462,22 @@ func TestAnAppsModelContextReachesTheHostBoundedAndClean(t *testing.T) {
 	if _, rerr := rpc(t, a, "ui/update-model-context", map[string]any{}); rerr != nil {
 		t.Fatal(rerr)
 	}
+	// 8,000 nested arrays (16 KB) would indent to 128 MB; compacted they
+	// stay 20 KB, under the bound, and reach the host as sent.
+	deep := json.RawMessage(strings.Repeat("[", 8000) + strings.Repeat("]", 8000))
+	if _, rerr := rpc(t, a, "ui/update-model-context", map[string]any{"structuredContent": deep}); rerr != nil {
+		t.Errorf("deeply nested structuredContent: %+v", rerr)
+	}
 	mu.Lock()
 	defer mu.Unlock()
+	if len(got) != 3 || len(got[2]) > MaxModelContextBytes || !strings.HasSuffix(got[2], "]]]") {
+		t.Fatalf("the deep update reached the host as %d bytes (%d updates); want it compact, within MaxModelContextBytes", len(got[len(got)-1]), len(got))
+	}
+	got = got[:2]
 	if len(got) != 2 || got[1] != "" {
 		t.Fatalf("the host got %q; want the update, then the clearing (the oversized one never reaches it)", got)
 	}
-	for _, want := range []string{"rolled 4", "[a image block, not kept", "structured content:\n{\n  \"roll\": 4\n}"} {
+	for _, want := range []string{"rolled 4", "[a image block, not kept", `structured content: {"roll":4}`} {
 		if !strings.Contains(got[0], want) {
 			t.Errorf("the context %q lacks %q", got[0], want)
 		}
