@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -181,8 +182,11 @@ const refusedMalformed = "refused: the arguments are not exactly one JSON object
 // reach another server's tools.
 func AppDecider(decide DecideFunc, server, opened string) func(context.Context, string, map[string]any) (string, error) {
 	return func(ctx context.Context, tool string, args map[string]any) (string, error) {
-		if tool == opened {
+		if tool == opened && opened != "" {
 			return "allowed: the tool you opened this app with", nil
+		}
+		if decide == nil && opened == "" {
+			return "", errors.New("howl has no permission rules here, and this app was opened from its resource, not a tool: it may call no tools")
 		}
 		if decide == nil {
 			return "", fmt.Errorf("howl has no permission rules here, so this app may call only %s", opened)

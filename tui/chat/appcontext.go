@@ -39,9 +39,6 @@ func (c *Pane) DropAppContext(id common.RequestID) {
 	}
 }
 
-// PendingAppContexts counts the app contexts waiting for the next turn.
-func (c *Pane) PendingAppContexts() int { return len(c.appCtx) }
-
 // takeAppContexts hands the waiting contexts to a turn, oldest first.
 func (c *Pane) takeAppContexts() []MentionAttachment {
 	out := make([]MentionAttachment, 0, len(c.appCtx))

@@ -59,20 +59,25 @@ func (r *PermissionRequest) Rule() string {
 	return r.Server + ":" + r.Tool
 }
 
-// sessionKey is what a "for this session" answer to r allows: the rule
-// (or, for a call naming no tool, the function), for the same asker only.
-// An app's grant is that app's: the model, or another app, is still asked,
-// since the person answered about a button in one page, not about every
-// caller of the tool.
+// ruleOrName is the rule that would allow the call, or for a call naming
+// no tool its function: what a grant is for.
+func (r *PermissionRequest) ruleOrName() string {
+	if rule := r.Rule(); rule != "" {
+		return rule
+	}
+	return r.Call.Name
+}
+
+// sessionKey is what a "for this session" answer to r allows: its
+// ruleOrName, for the same asker only. An app's grant is that app's: the
+// model, or another app, is still asked, since the person answered about
+// a button in one page, not about every caller of the tool. A grant under
+// the bare ruleOrName (an "always" answer) is every caller's.
 func (r *PermissionRequest) sessionKey() string {
-	key := r.Rule()
-	if key == "" {
-		key = r.Call.Name
-	}
 	if r.App != "" {
-		key = "app " + r.App + " " + key
+		return "app " + r.App + " " + r.ruleOrName()
 	}
-	return key
+	return "model " + r.ruleOrName()
 }
 
 type permissionReply struct {
@@ -101,17 +106,21 @@ func NewPermits(p llm.Permissions, source string) *Permits {
 
 // decider is the DecideFunc for one turn: asks reach the chat through asks.
 func (p *Permits) decider(cats llm.Catalogs, asks chan<- *PermissionRequest) llm.DecideFunc {
-	rules := p.snapshot()
-	post := func(ctx context.Context, req *PermissionRequest) error {
+	return p.deciderFor(cats, "", func(ctx context.Context, req *PermissionRequest) error {
 		select {
 		case asks <- req:
 			return nil
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-	}
-	return rules.Decider(cats, func(ctx context.Context, call llm.ToolCall, why string) (string, error) {
-		return p.ask(ctx, cats, post, "", call, why)
+	})
+}
+
+// deciderFor is the running rules, as they are now, applied to the calls
+// of app ("" for the model): the rest is put to the person through post.
+func (p *Permits) deciderFor(cats llm.Catalogs, app string, post func(context.Context, *PermissionRequest) error) llm.DecideFunc {
+	return p.snapshot().Decider(cats, func(ctx context.Context, call llm.ToolCall, why string) (string, error) {
+		return p.ask(ctx, cats, post, app, call, why)
 	})
 }
 
@@ -150,6 +159,10 @@ func (p *Permits) ask(ctx context.Context, cats llm.Catalogs, post func(context.
 	}
 	p.mu.Lock()
 	granted, ok := p.session[key]
+	if !ok { // an "always" answer given this session, to any caller
+		key = req.ruleOrName()
+		granted, ok = p.session[key]
+	}
 	if ok && req.Changed != nil {
 		delete(p.session, key) // granted for what the tool was, not what it is now
 		ok = false
@@ -215,10 +228,7 @@ func persistAllowCmd(path, rule string) tea.Cmd {
 // turn; an "always" answer is saved to the config file in a command.
 func (c *Pane) AnswerPermission(req *PermissionRequest, answer PermissionAnswer) tea.Cmd {
 	p := c.permits
-	key, rule := req.sessionKey(), req.Rule()
-	if rule == "" {
-		rule = req.Call.Name
-	}
+	key, rule := req.sessionKey(), req.ruleOrName()
 	var reply permissionReply
 	var cmd tea.Cmd
 	switch answer {
@@ -243,10 +253,12 @@ func (c *Pane) AnswerPermission(req *PermissionRequest, answer PermissionAnswer)
 			cmd = common.ReportWarn("there is no config file of yours to save to, so " + render.SanitizeLine(rule) + " is allowed for this session only")
 		default:
 			// A saved rule is the config's, for every caller: the dialog
-			// offers it as "always allow server:tool".
+			// offers it as "always allow server:tool". The callers already
+			// running (this turn, the open apps) hold copies of the rules
+			// from before it, so it is granted for them by its bare name.
 			reply.decision = "always allowed by you: rule " + rule
 			reply.approve, reply.save = true, true
-			p.grant(key, "allowed by rule "+rule)
+			p.grant(rule, "allowed by rule "+rule)
 			p.addRule(rule)
 			cmd = common.Deliver(common.OwnerChat, c.com.NewID(), persistAllowCmd(p.source, rule))
 		}
@@ -268,11 +280,7 @@ func (c *Pane) AppDecider(app string, post func(context.Context, *PermissionRequ
 	if !ok || c.permits == nil {
 		return c.decide
 	}
-	p := c.permits
-	rules := p.snapshot()
-	return rules.Decider(cats, func(ctx context.Context, call llm.ToolCall, why string) (string, error) {
-		return p.ask(ctx, cats, post, app, call, why)
-	})
+	return c.permits.deciderFor(cats, app, post)
 }
 
 // handlePermissionSaved reports the write of an "always" rule.

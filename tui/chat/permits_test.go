@@ -2,7 +2,9 @@ package chat
 
 import (
 	"context"
+	"errors"
 	"io"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -106,5 +108,18 @@ func TestASessionAnswerToAnAppAllowsThatAppOnly(t *testing.T) {
 	asked("", AnswerSession)
 	if !asked(dice, AnswerOnce) {
 		t.Error("an app was let through by the model's \"s\"")
+	}
+	// "a" saves a rule for every caller, those already running included
+	// (the save itself is a command, not run here).
+	c.permits = NewPermits(llm.Permissions{}, filepath.Join(t.TempDir(), "mcp.json"))
+	decideOther := c.AppDecider(other, func(context.Context, *PermissionRequest) error { return errors.New("asked") })
+	if !asked(dice, AnswerAlways) {
+		t.Fatal("the app's first call under new rules was not asked about")
+	}
+	if asked("", AnswerDeny) {
+		t.Error("the model was asked again after \"a\", always allow")
+	}
+	if d, err := decideOther(context.Background(), call); err != nil {
+		t.Errorf("an app open before the \"a\" was refused or asked (%s, %v); want it allowed by the rule", d, err)
 	}
 }
