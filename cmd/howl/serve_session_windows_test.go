@@ -37,3 +37,48 @@ func TestServeSessionPipeIsTheOwnersAlone(t *testing.T) {
 	howl(t, "serve-session", "--stop")
 	waitExit(t, done)
 }
+
+// A client that connects and leaves before the listener waits for it
+// (serve-session's probe for a running session does) leaves the pipe
+// instance to be disconnected; Accept does that and takes the next
+// client, rather than failing, which ended the whole session.
+func TestServeSessionPipeTakesTheNextClientAfterOneThatLeft(t *testing.T) {
+	isolate(t)
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	path, err := sessionSocket()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := sessionListen(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	early, err := sessionDial(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	early.Close() // gone before Accept
+	accepted := make(chan error, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			c.Close()
+		}
+		accepted <- err
+	}()
+	late, err := sessionDial(ctx, path)
+	if err == nil {
+		defer late.Close()
+	}
+	select {
+	case err := <-accepted:
+		if err != nil {
+			t.Fatalf("Accept after a client that left: %v; want the next client", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("Accept took no client within 10 s")
+	}
+}

@@ -105,6 +105,15 @@ func (l *pipeListener) Accept() (net.Conn, error) {
 	defer windows.CloseHandle(ev)
 	ov := &windows.Overlapped{HEvent: ev}
 	err = windows.ConnectNamedPipe(h, ov)
+	for errors.Is(err, windows.ERROR_NO_DATA) {
+		// A client connected and left before this wait began (serve-session
+		// probes for a running session that way): the instance must be
+		// disconnected before it can take the next client. Not an error of
+		// the listener's, which would end the session.
+		if err = windows.DisconnectNamedPipe(h); err == nil {
+			err = windows.ConnectNamedPipe(h, ov)
+		}
+	}
 	if errors.Is(err, windows.ERROR_IO_PENDING) {
 		var n uint32
 		err = windows.GetOverlappedResult(h, ov, &n, true) // Close cancels it
