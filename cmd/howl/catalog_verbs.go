@@ -201,12 +201,12 @@ func newLsCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
 			defer s.close()
 			l, failed := buildListing(cmd.Context(), s, names, k)
 			defer l.close()
+			write := printListing
 			if asJSON {
-				if err := writeListing(stdout, l); err != nil {
-					return err
-				}
-			} else {
-				printListing(stdout, l)
+				write = writeListing
+			}
+			if err := write(stdout, l); err != nil {
+				return err
 			}
 			if failed > 0 && failed == len(l.Servers) {
 				return fmt.Errorf("no server could be listed (%d failed): see howl servers", failed)
@@ -322,7 +322,7 @@ func writeListing(w io.Writer, l listing) error {
 	return bw.Flush()
 }
 
-func printListing(w io.Writer, l listing) {
+func printListing(w io.Writer, l listing) error {
 	fmt.Fprintln(w, l.Coverage)
 	for _, s := range l.Servers {
 		if s.State != mcp.StateReady {
@@ -336,8 +336,9 @@ func printListing(w io.Writer, l listing) {
 	fmt.Fprintln(tw, "KIND\tSERVER\tID\tDESCRIPTION")
 	for _, li := range l.Items {
 		it, err := li.Item()
-		if err != nil {
-			continue // it parsed when it was listed
+		if err != nil { // the listing's temp file failed under it, as writeListing says
+			tw.Flush()
+			return err
 		}
 		desc := it.Description
 		if it.Title != "" {
@@ -348,7 +349,7 @@ func printListing(w io.Writer, l listing) {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", it.Kind, clean(it.Server), clean(truncate(it.ID, 60)), clean(truncate(desc, 80)))
 	}
-	tw.Flush()
+	return tw.Flush()
 }
 
 // openCatalog starts one server and lists its catalog as the model

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/term"
@@ -156,54 +155,32 @@ func runTUI(ctx context.Context, g *globalFlags, rf resumeFlags, stdin io.Reader
 		Store:        tuiStore(ss.st),
 		StoreError:   ss.unavailable,
 		Resume:       ss.resume,
-		Trust:        projectTrust(cfg, rt, reloader),
+		Trust:        projectTrust(cfg, reloader),
 		NoConfig:     cfg.Looked,
 		Reload:       reload,
 	}, relay, stdout, progOpts...)
 }
 
 // projectTrust is what the TUI needs to ask about the untrusted project
-// files (nil when there are none and no reload can bring one): trusting
-// one records it (when it is to be remembered) and starts its servers.
-// Its settings apply from the next start: the chat's model and rules were
-// resolved before the TUI opened, and this runs beside them. With a
-// reloader, the reloader decides (a file trusted for this run stays so
-// across reloads while its content is what the person saw).
-func projectTrust(cfg *mcp.Config, rt *mcp.Runtime, rl *mcp.Reloader) *tui.ProjectTrust {
-	files := cfg.Untrusted()
-	if rl != nil {
-		return &tui.ProjectTrust{Files: files, Allow: func(f mcp.ConfigFile, remember bool) ([]string, error) {
-			var ts *mcp.TrustStore
-			if remember {
-				var err error
-				if ts, err = mcp.DefaultTrustStore(); err != nil {
-					return nil, err
-				}
-			}
-			return rl.Trust(f, remember, ts)
-		}}
-	}
-	if len(files) == 0 {
+// files: trusting one records it (when it is to be remembered) and starts
+// its servers, the reloader deciding (a file trusted for this run stays
+// so across reloads while its content is what the person saw). Its
+// settings apply from the next start: the chat's model and rules were
+// resolved before the TUI opened. Nil without a reloader: servers named
+// on the command line (--url, --stdio) come from no file to trust.
+func projectTrust(cfg *mcp.Config, rl *mcp.Reloader) *tui.ProjectTrust {
+	if rl == nil {
 		return nil
 	}
-	var servers = map[string][]string{}
-	for _, sc := range cfg.Servers {
-		if sc.Untrusted != "" {
-			servers[sc.File] = append(servers[sc.File], sc.Name)
-		}
-	}
-	return &tui.ProjectTrust{Files: files, Allow: func(f mcp.ConfigFile, remember bool) ([]string, error) {
+	return &tui.ProjectTrust{Files: cfg.Untrusted(), Allow: func(f mcp.ConfigFile, remember bool) ([]string, error) {
+		var ts *mcp.TrustStore
 		if remember {
-			ts, err := mcp.DefaultTrustStore()
-			if err != nil {
-				return nil, err
-			}
-			if err := ts.Trust(f.Path, f.SHA256, time.Now()); err != nil {
+			var err error
+			if ts, err = mcp.DefaultTrustStore(); err != nil {
 				return nil, err
 			}
 		}
-		names := servers[f.Path]
-		return names, rt.Trust(names...)
+		return rl.Trust(f, remember, ts)
 	}}
 }
 
