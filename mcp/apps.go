@@ -109,6 +109,12 @@ type appUIMeta struct {
 
 // fill takes from listed what m does not declare (the extension: hosts
 // read the content's _meta.ui, with the resources/list entry as fallback).
+// complete reports whether the content declared every field, so the
+// listing has nothing to add.
+func (m *appUIMeta) complete() bool {
+	return m.CSP != nil && m.Permissions != nil && m.PrefersBorder != nil && m.Domain != ""
+}
+
 func (m *appUIMeta) fill(listed json.RawMessage) {
 	var l appUIMeta
 	if len(listed) == 0 || json.Unmarshal(listed, &l) != nil {
@@ -208,8 +214,8 @@ func (r *Runtime) ReadApp(ctx context.Context, server, uri string) (AppView, err
 			return v, &ServerError{Server: server, Method: "resources/read", Err: fmt.Errorf("app %s is %d bytes of HTML, over howl's MaxAppHTMLBytes = %d: it is not opened", uri, len(v.HTML), MaxAppHTMLBytes)}
 		}
 		ui := c.Meta.UI
-		if cat, err := r.Catalog(ctx, server, false); err == nil {
-			if it, ok := cat.Lookup(KindResource, uri); ok {
+		if !ui.complete() { // the listing's _meta.ui is the fallback, looked up only then
+			if it, ok, _, err := r.Item(ctx, server, KindResource, uri); err == nil && ok {
 				ui.fill(it.AppMeta)
 			}
 		}
@@ -235,31 +241,28 @@ func (r *Runtime) CallToolRaw(ctx context.Context, server, tool string, args map
 	if err != nil {
 		return nil, err
 	}
-	var taskSupport string
-	if cat, err := r.Catalog(ctx, server, false); err == nil {
-		if it, ok := cat.Lookup(KindTool, tool); ok {
-			taskSupport = it.TaskSupport
-		}
-	}
-	return r.callTool(ctx, conn, server, tool, taskSupport, args)
+	it, _, _, _ := r.Item(ctx, server, KindTool, tool) // unlisted: no task support known
+	return r.callTool(ctx, conn, server, tool, it.TaskSupport, args)
 }
 
 // AppCallTool is CallToolRaw for a call an app asks for: only a tool its
 // own server lists, and only one whose _meta.ui.visibility lets apps call
 // it, ever reaches the server.
 func (r *Runtime) AppCallTool(ctx context.Context, server, tool string, args map[string]any) (json.RawMessage, error) {
-	cat, err := r.Catalog(ctx, server, false)
-	if err != nil {
-		return nil, err
-	}
-	it, ok := cat.Lookup(KindTool, tool)
+	it, ok, _, err := r.Item(ctx, server, KindTool, tool)
 	switch {
+	case err != nil:
+		return nil, err
 	case !ok:
 		return nil, fmt.Errorf("%s lists no tool %q: an app calls only its own server's tools", server, tool)
 	case !AppCallable(it):
 		return nil, fmt.Errorf("tool %s of %s is not for apps (its _meta.ui.visibility is %q)", tool, server, it.AppVisibility)
 	}
-	return r.CallToolRaw(ctx, server, tool, args)
+	conn, err := r.Conn(server)
+	if err != nil {
+		return nil, err
+	}
+	return r.callTool(ctx, conn, server, tool, it.TaskSupport, args)
 }
 
 // ReadResourceRaw reads a resource of server for an app and returns the
