@@ -34,41 +34,27 @@ func isAppMIME(mime string) bool {
 	return strings.EqualFold(strings.ReplaceAll(mime, " ", ""), AppMIMEType)
 }
 
-// toolAppURI reads a tool's _meta for the app it declares:
-// _meta.ui.resourceUri, or the extension's earlier flat key
-// "ui/resourceUri". Only ui:// URIs count.
-func toolAppURI(meta json.RawMessage) string {
-	if len(meta) == 0 {
-		return ""
-	}
+// toolAppMeta reads a tool's _meta once for what MCP Apps put there: the
+// ui:// interface it declares (_meta.ui.resourceUri, or the older flat
+// "ui/resourceUri"; "" when neither is a ui:// URI), and who may call it
+// (_meta.ui.visibility: "model", "app"; nil for both).
+func toolAppMeta(meta json.RawMessage) (uri string, visibility []string) {
 	var m struct {
 		UI struct {
-			ResourceURI string `json:"resourceUri"`
+			ResourceURI string   `json:"resourceUri"`
+			Visibility  []string `json:"visibility"`
 		} `json:"ui"`
 		Flat string `json:"ui/resourceUri"`
 	}
-	if json.Unmarshal(meta, &m) != nil {
-		return ""
+	if len(meta) == 0 || json.Unmarshal(meta, &m) != nil {
+		return "", nil
 	}
 	for _, u := range []string{m.UI.ResourceURI, m.Flat} {
 		if strings.HasPrefix(u, AppScheme) {
-			return u
+			return u, m.UI.Visibility
 		}
 	}
-	return ""
-}
-
-// toolAppVisibility reads a tool's _meta.ui.visibility ("model", "app").
-func toolAppVisibility(meta json.RawMessage) []string {
-	var m struct {
-		UI struct {
-			Visibility []string `json:"visibility"`
-		} `json:"ui"`
-	}
-	if len(meta) == 0 || json.Unmarshal(meta, &m) != nil {
-		return nil
-	}
-	return m.UI.Visibility
+	return "", m.UI.Visibility
 }
 
 // AppCallable reports whether an app may call the tool it: its

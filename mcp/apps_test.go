@@ -47,8 +47,8 @@ func TestToolAppURIReadsTheNestedAndTheFlatKeyAndOnlyUIURIs(t *testing.T) {
 		{`[]`, ""},
 		{``, ""},
 	} {
-		if got := toolAppURI(json.RawMessage(c.meta)); got != c.want {
-			t.Errorf("toolAppURI(%s) = %q, want %q", c.meta, got, c.want)
+		if got, _ := toolAppMeta(json.RawMessage(c.meta)); got != c.want {
+			t.Errorf("toolAppMeta(%s) = %q, want %q", c.meta, got, c.want)
 		}
 	}
 	if !IsAppResource("demo://x", "text/html; profile=mcp-app") || IsAppResource("demo://x", "text/html") {

@@ -683,8 +683,7 @@ func parseItemAs(server string, k Kind, raw json.RawMessage, check bool) (Catalo
 		if ri.Execution != nil {
 			it.TaskSupport = ri.Execution.TaskSupport
 		}
-		it.AppURI = toolAppURI(ri.Meta)
-		it.AppVisibility = toolAppVisibility(ri.Meta)
+		it.AppURI, it.AppVisibility = toolAppMeta(ri.Meta)
 	case KindResource, KindTemplate:
 		if k == KindResource {
 			if ri.URI == "" {
