@@ -480,6 +480,7 @@ func (c *Conn) listPage(ctx context.Context, k Kind, cursor string) (json.RawMes
 	return raw, err
 }
 
+// listPageWithin is listPage's request, bounded by ctx alone.
 func (c *Conn) listPageWithin(ctx context.Context, k Kind, cursor string) (json.RawMessage, error) {
 	pctx, sink := withRawSink(ctx)
 	var err error

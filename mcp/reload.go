@@ -307,9 +307,10 @@ func settingsChanged(old, cfg *Config) []string {
 // untrusted with the same content: the ones to ask about.
 func newlyUntrusted(old, cfg *Config) []ConfigFile {
 	var out []ConfigFile
+	before := old.Untrusted()
 	for _, f := range cfg.Untrusted() {
 		asked := false
-		for _, o := range old.Untrusted() {
+		for _, o := range before {
 			if o.Path == f.Path && o.SHA256 == f.SHA256 {
 				asked = true
 			}

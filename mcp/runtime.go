@@ -444,8 +444,9 @@ func (r *Runtime) connectAuth(name string, gen int, sc ServerConfig, ring *stder
 		elicit:   r.holdingElicitor(r.opts.Elicit),
 		gate:     func() (func(), bool) { return r.admit(name) },
 		spoolDir: spoolDir(r.opts.CacheDir),
-		// A listing's page waits no longer than a call without progress.
-		pageTimeout: cmp.Or(sc.CallTimeout, r.opts.CallTimeout, DefaultCallTimeout),
+		// A listing's page waits no longer than a call without progress
+		// (zero: listPage's default, DefaultCallTimeout).
+		pageTimeout: cmp.Or(sc.CallTimeout, r.opts.CallTimeout),
 	}
 	if auth != nil {
 		opts.httpClient = &http.Client{Transport: auth}
