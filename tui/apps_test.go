@@ -19,6 +19,7 @@ import (
 	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/llm/llmtest"
 	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/mcp/apphost"
 	"github.com/howl-mcp/howl/mcp/demo"
 	"github.com/howl-mcp/howl/mcp/mcptest"
 	"github.com/howl-mcp/howl/tui/common"
@@ -433,5 +434,28 @@ func TestTheDemoAppOpenedFromTheTUIRunsInChromium(t *testing.T) {
 	}
 	if chat := strings.Join(final.chat.Texts(), "\n"); !strings.Contains(chat, "The dice app shows") {
 		t.Errorf("the chat lacks the app's accepted message:\n%s", chat)
+	}
+}
+
+// TestAnAppsBridgeEventsAreBoundedInCountAndBytes: events an app causes
+// faster than the log takes them keep at most MaxAppEvents and
+// MaxAppEventBytes, the oldest dropped and counted, and one event's detail
+// (an app names the tool it calls, of any length) is cut on the way in.
+func TestAnAppsBridgeEventsAreBoundedInCountAndBytes(t *testing.T) {
+	l := newAppLink(1, "demo", "ui://demo/dice.html")
+	huge := strings.Repeat("x", 1<<20)
+	for range MaxAppEvents + 10 {
+		l.event(apphost.Event{Method: "tools/call", Detail: huge, Err: huge})
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.events) > MaxAppEvents || l.eventBytes > MaxAppEventBytes || l.dropped < 10 {
+		t.Errorf("%d events, %d bytes, %d dropped; want at most %d events and %d bytes, the rest dropped and counted",
+			len(l.events), l.eventBytes, l.dropped, MaxAppEvents, MaxAppEventBytes)
+	}
+	for _, e := range l.events {
+		if len(e.Detail) > 2*maxAppEventField || len(e.Err) > 2*maxAppEventField {
+			t.Fatalf("an event kept %d bytes of detail and %d of error", len(e.Detail), len(e.Err))
+		}
 	}
 }
