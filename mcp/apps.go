@@ -93,14 +93,14 @@ type appUIMeta struct {
 	Domain        string          `json:"domain"`
 }
 
-// fill takes from listed what m does not declare (the extension: hosts
-// read the content's _meta.ui, with the resources/list entry as fallback).
 // complete reports whether the content declared every field, so the
 // listing has nothing to add.
 func (m *appUIMeta) complete() bool {
 	return m.CSP != nil && m.Permissions != nil && m.PrefersBorder != nil && m.Domain != ""
 }
 
+// fill takes from listed what m does not declare (the extension: hosts
+// read the content's _meta.ui, with the resources/list entry as fallback).
 func (m *appUIMeta) fill(listed json.RawMessage) {
 	var l appUIMeta
 	if len(listed) == 0 || json.Unmarshal(listed, &l) != nil {
@@ -177,11 +177,18 @@ func (r *Runtime) ReadApp(ctx context.Context, server, uri string) (AppView, err
 			Text     *string `json:"text"`
 			Blob     *string `json:"blob"`
 			Meta     struct {
-				UI appUIMeta `json:"ui"`
+				UI json.RawMessage `json:"ui"`
 			} `json:"_meta"`
 		}
 		if json.Unmarshal(raw, &c) != nil {
 			continue
+		}
+		// A _meta.ui that does not parse ("permissions": {"camera": true})
+		// declares nothing: the listing's, else the strictest, applies.
+		// It does not cost the app its HTML.
+		var ui appUIMeta
+		if len(c.Meta.UI) > 0 && json.Unmarshal(c.Meta.UI, &ui) != nil {
+			ui = appUIMeta{}
 		}
 		if mt := strings.ToLower(c.MIMEType); !isAppMIME(mt) && !strings.HasPrefix(mt, "text/html") {
 			continue
@@ -199,7 +206,6 @@ func (r *Runtime) ReadApp(ctx context.Context, server, uri string) (AppView, err
 		if len(v.HTML) > MaxAppHTMLBytes {
 			return v, &ServerError{Server: server, Method: "resources/read", Err: fmt.Errorf("app %s is %d bytes of HTML, over howl's MaxAppHTMLBytes = %d: it is not opened", uri, len(v.HTML), MaxAppHTMLBytes)}
 		}
-		ui := c.Meta.UI
 		if !ui.complete() { // the listing's _meta.ui is the fallback, looked up only then
 			if it, ok, _, err := r.Item(ctx, server, KindResource, uri); err == nil && ok {
 				ui.fill(it.AppMeta)

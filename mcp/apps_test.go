@@ -92,6 +92,9 @@ func appMetaServer() *server.MCPServer {
 	s.AddResource(mcpgo.Resource{URI: "ui://fx/both.html", Name: "both", MIMEType: AppMIMEType,
 		Meta: ui(map[string]any{"csp": map[string]any{"connectDomains": []any{"https://api.listed.example"}}, "permissions": map[string]any{"camera": map[string]any{}}})},
 		page("ui://fx/both.html", map[string]any{"ui": map[string]any{"csp": map[string]any{"connectDomains": []any{"https://api.content.example"}}, "permissions": map[string]any{}}}, 0))
+	s.AddResource(mcpgo.Resource{URI: "ui://fx/malformed.html", Name: "malformed", MIMEType: AppMIMEType,
+		Meta: ui(map[string]any{"csp": map[string]any{"connectDomains": []any{"https://api.listed.example"}}})},
+		page("ui://fx/malformed.html", map[string]any{"ui": map[string]any{"permissions": map[string]any{"camera": true}, "domain": 5}}, 0))
 	for uri, n := range map[string]int{"ui://fx/max.html": MaxAppHTMLBytes, "ui://fx/over.html": MaxAppHTMLBytes + 1} {
 		s.AddResource(mcpgo.Resource{URI: uri, Name: uri, MIMEType: AppMIMEType}, page(uri, nil, n))
 	}
@@ -128,6 +131,15 @@ func TestReadAppTakesWhatTheContentLeavesOutFromTheListing(t *testing.T) {
 	}
 	if strings.Join(v.CSP.ConnectDomains, ",") != "https://api.content.example" || v.Permissions.Camera != nil {
 		t.Errorf("an app declared in both read as csp %+v, permissions %+v; want the content's (no camera)", v.CSP, v.Permissions)
+	}
+	// A content _meta.ui that does not parse declares nothing: the app
+	// still opens, with the listing's CSP and no permission granted.
+	v, err = rt.ReadApp(ctx, "app-meta", "ui://fx/malformed.html")
+	if err != nil || len(v.HTML) == 0 {
+		t.Fatalf("an app whose content _meta.ui is malformed: %v, %d bytes of HTML; want it read", err, len(v.HTML))
+	}
+	if strings.Join(v.CSP.ConnectDomains, ",") != "https://api.listed.example" || v.Permissions.Camera != nil || v.Domain != "" {
+		t.Errorf("the malformed app read as csp %+v, permissions %+v, domain %q; want the listing's CSP and nothing else", v.CSP, v.Permissions, v.Domain)
 	}
 }
 
