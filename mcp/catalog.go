@@ -733,11 +733,8 @@ func (r *Runtime) Catalog(ctx context.Context, name string, refresh bool) (*Cata
 		return nil, err
 	}
 	r.mu.Lock()
-	var cached *Catalog
-	gen := 0
-	if s := r.servers[name]; s != nil { // a reload may have removed it since
-		cached, gen = s.catalog, s.catGen
-	}
+	slot := r.slotOf(name)
+	cached, gen := slot.catalog, slot.catGen
 	r.mu.Unlock()
 	if cached != nil && !refresh {
 		return cached, nil
@@ -768,10 +765,7 @@ func (r *Runtime) Item(ctx context.Context, server string, kind Kind, id string)
 		return CatalogItem{}, false, nil, err
 	}
 	r.mu.Lock()
-	slot := r.servers[server]
-	if slot == nil { // a reload removed it since Conn
-		slot = &serverSlot{}
-	}
+	slot := r.slotOf(server)
 	full := slot.catalog
 	var kc *kindCache
 	if full == nil && slot.conn == conn {

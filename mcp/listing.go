@@ -134,10 +134,7 @@ func (r *Runtime) Listing(ctx context.Context, name string) (*Listing, error) {
 		return nil, err
 	}
 	r.mu.Lock()
-	var cached *Catalog
-	if s := r.servers[name]; s != nil { // a reload may have removed it since Conn
-		cached = s.catalog
-	}
+	cached := r.slotOf(name).catalog
 	r.mu.Unlock()
 	if cached != nil {
 		l := &Listing{Server: cached.Server, Listed: cached.Listed, Warnings: cached.Warnings, Failed: cached.Failed, Items: make([]*ListedItem, len(cached.Items))}

@@ -181,6 +181,16 @@ func (r *Runtime) nextGen() int {
 	return r.gens
 }
 
+// slotOf is name's slot, or an empty one when a reload removed it since
+// the caller's Conn or Catalog (r.mu held): reads find nothing there, and
+// what is written to it goes nowhere.
+func (r *Runtime) slotOf(name string) *serverSlot {
+	if s := r.servers[name]; s != nil {
+		return s
+	}
+	return &serverSlot{}
+}
+
 // serverSlot is the runtime's record of one configured server.
 type serverSlot struct {
 	cfg     ServerConfig
