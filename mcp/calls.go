@@ -54,29 +54,46 @@ func progressMetaFor(ctx context.Context) *mcpgo.Meta {
 // asked, and the call failed answering it (a declined or failed sampling,
 // say), so the failure is what the caller gets.
 func (c *Conn) rawResult(ctx context.Context, method string, call func(context.Context) error) (json.RawMessage, error) {
+	raw, _, err := c.rawResultFrom(ctx, method, false, call)
+	return raw, err
+}
+
+// rawResultFrom is rawResult where streamsBlobs lets a long answer's
+// blobs stay in the stdio transport's spool file: then raw is its short
+// copy and long holds them, and the caller closes long. A raw capture
+// (the TUI's raw view) keeps the exact bytes, so it turns streaming off.
+func (c *Conn) rawResultFrom(ctx context.Context, method string, streamsBlobs bool, call func(context.Context) error) (raw json.RawMessage, long *SpooledStrings, err error) {
 	sctx, sink := withRawSink(ctx)
-	err := call(sctx)
-	raw := sink.get()
+	_, capturing := ctx.Value(rawCaptureKey{}).(*RawCapture)
+	sink.streamsBlobs = streamsBlobs && !capturing
+	err = call(sctx)
+	raw, long = sink.get(), sink.takeLong()
 	if raw != nil && !asksForInput(raw) {
 		captureRaw(ctx, raw)
-		return raw, nil
+		return raw, long, nil
 	}
+	long.Close()
+	return nil, nil, c.rawFailure(ctx, method, raw, err)
+}
+
+// rawFailure is why a call made with a raw sink has no result.
+func (c *Conn) rawFailure(ctx context.Context, method string, raw json.RawMessage, err error) error {
 	if raw != nil && ctx.Err() == nil {
 		if err == nil {
 			err = errors.New("the client stopped answering")
 		}
-		return nil, fmt.Errorf("%s on %s stopped: the server asked howl for input mid-call and got no answer: %w", method, c.name, err)
+		return fmt.Errorf("%s on %s stopped: the server asked howl for input mid-call and got no answer: %w", method, c.name, err)
 	}
 	if err == nil {
 		err = errors.New("the server sent no result")
 	}
 	if ctx.Err() != nil {
-		return nil, fmt.Errorf("%s on %s cancelled: %w", method, c.name, ctx.Err())
+		return fmt.Errorf("%s on %s cancelled: %w", method, c.name, ctx.Err())
 	}
 	if errors.Is(err, transport.ErrTransportClosed) {
 		err = fmt.Errorf("the connection closed before the answer came (did the server exit? see howl servers): %w", err)
 	}
-	return nil, &ServerError{Server: c.name, Method: method, Err: err}
+	return &ServerError{Server: c.name, Method: method, Err: err}
 }
 
 // asksForInput reports whether a raw result is a 2026-07-28
@@ -98,7 +115,26 @@ func asksForInput(raw json.RawMessage) bool {
 
 // ReadRaw reads a resource and returns the raw items of its contents array.
 func (c *Conn) ReadRaw(ctx context.Context, uri string) ([]json.RawMessage, error) {
-	raw, err := c.rawResult(ctx, "resources/read", func(ctx context.Context) error {
+	r, err := c.readRaw(ctx, uri, false)
+	return r.Contents, err
+}
+
+// ReadStreamed is ReadRaw for a caller that renders the contents with
+// render.ReadContentsFrom(..., Long): a long blob stays in the stdio
+// transport's spool file and is decoded from there. The caller closes Long.
+func (c *Conn) ReadStreamed(ctx context.Context, uri string) (StreamedRead, error) {
+	return c.readRaw(ctx, uri, true)
+}
+
+// StreamedRead is a read's raw contents and the blobs they left in the
+// spool file (nil when none did).
+type StreamedRead struct {
+	Contents []json.RawMessage
+	Long     *SpooledStrings
+}
+
+func (c *Conn) readRaw(ctx context.Context, uri string, streamsBlobs bool) (StreamedRead, error) {
+	raw, long, err := c.rawResultFrom(ctx, "resources/read", streamsBlobs, func(ctx context.Context) error {
 		req := mcpgo.ReadResourceRequest{}
 		req.Params.URI = uri
 		req.Params.Meta = progressMetaFor(ctx)
@@ -106,13 +142,14 @@ func (c *Conn) ReadRaw(ctx context.Context, uri string) ([]json.RawMessage, erro
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return StreamedRead{}, err
 	}
 	contents, err := rawContents(raw)
 	if err != nil {
-		return nil, &ServerError{Server: c.name, Method: "resources/read", Err: fmt.Errorf("the result's contents is not an array of objects: %v", err)}
+		long.Close()
+		return StreamedRead{}, &ServerError{Server: c.name, Method: "resources/read", Err: fmt.Errorf("the result's contents is not an array of objects: %v", err)}
 	}
-	return contents, nil
+	return StreamedRead{Contents: contents, Long: long}, nil
 }
 
 // rawContents returns the items of a read result's contents array as

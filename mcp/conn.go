@@ -43,6 +43,38 @@ type rawSink struct {
 	// typed: the caller reads mcp-go's typed result too (the handshake),
 	// so the stdio transport must not stand in for it (standIn).
 	typed bool
+	// streamsBlobs: the caller decodes blobs from the stdio transport's
+	// spool file (render.ReadContentsFrom), so a long answer's short copy
+	// serves, and long holds what it left in the file.
+	streamsBlobs bool
+	long         *SpooledStrings
+}
+
+// setLong keeps the spooled blobs of the sink's latest answer.
+func (s *rawSink) setLong(long *SpooledStrings) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.long.Close() // an earlier round's (2026-07-28 input requests)
+	s.long = long
+}
+
+// spooledBytes is how much of the latest answer stayed in the spool file.
+func (s *rawSink) spooledBytes() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.long == nil {
+		return 0
+	}
+	return s.long.elided
+}
+
+// takeLong hands the spooled blobs over to the caller, who closes them.
+func (s *rawSink) takeLong() *SpooledStrings {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	long := s.long
+	s.long = nil
+	return long
 }
 
 func withRawSink(ctx context.Context) (context.Context, *rawSink) {
@@ -135,7 +167,11 @@ func (t *sseTap) SendRequest(ctx context.Context, r transport.JSONRPCRequest) (*
 func tapped(ctx context.Context, trace traceFunc, r transport.JSONRPCRequest, resp *transport.JSONRPCResponse, err error, start time.Time) {
 	tap(ctx, resp)
 	if trace != nil {
-		trace(r, resp, err, time.Since(start))
+		spooled := 0
+		if s, ok := ctx.Value(rawSinkKey{}).(*rawSink); ok {
+			spooled = s.spooledBytes()
+		}
+		trace(r, resp, spooled, err, time.Since(start))
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -55,7 +56,7 @@ type lineTransport struct {
 	spoolDir string // where long lines are spooled ("" keeps them in memory)
 
 	mu        sync.Mutex
-	pending   map[string]chan *transport.JSONRPCResponse
+	pending   map[string]pendingRequest
 	onNotify  func(mcpgo.JSONRPCNotification)
 	onRequest transport.RequestHandler
 	ctx       context.Context
@@ -71,7 +72,7 @@ type lineTransport struct {
 func newLineTransport(in io.Reader, out io.WriteCloser, logger *slog.Logger, spoolDir string) *lineTransport {
 	return &lineTransport{
 		in: bufio.NewReaderSize(in, 64<<10), out: out, logger: logger, spoolDir: spoolDir,
-		pending: map[string]chan *transport.JSONRPCResponse{}, ctx: context.Background(),
+		pending: map[string]pendingRequest{}, ctx: context.Background(),
 		done: make(chan struct{}),
 	}
 }
@@ -132,8 +133,12 @@ func (t *lineTransport) SendRequest(ctx context.Context, req transport.JSONRPCRe
 	}
 	key := req.ID.String()
 	ch := make(chan *transport.JSONRPCResponse, 1)
+	p := pendingRequest{ch: ch}
+	if s, ok := ctx.Value(rawSinkKey{}).(*rawSink); ok && s.streamsBlobs {
+		p.sink = s
+	}
 	t.mu.Lock()
-	t.pending[key] = ch
+	t.pending[key] = p
 	t.mu.Unlock()
 	forget := func() {
 		t.mu.Lock()
@@ -183,7 +188,7 @@ func (t *lineTransport) SendNotification(ctx context.Context, n mcpgo.JSONRPCNot
 func (t *lineTransport) readLoop() {
 	defer t.closeDone() // requests still waiting fail with ErrTransportClosed
 	for {
-		line, err := t.readLine()
+		line, long, err := t.readLine()
 		if err != nil {
 			if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) {
 				t.logger.Error("Error reading from stdout", "err", err)
@@ -191,19 +196,22 @@ func (t *lineTransport) readLoop() {
 			return
 		}
 		if len(line) > 0 {
-			t.dispatch(line)
+			t.dispatch(line, long)
 		}
 	}
 }
 
 // readLine reads one line, without its line ending, into a slice of its
 // own. A line over spoolLineBytes is spooled to a temp file and read back
-// at its exact size; one over MaxMessageBytes is dropped, and the
-// request it answers (if its id is near its start) fails with a message
-// saying so.
-func (t *lineTransport) readLine() ([]byte, error) {
-	var line, head []byte
+// at its exact size, unless it answers a request that streams its blobs:
+// then the line is its short copy, and long holds the blobs the copy left
+// in the file (see spooledline.go). A line over MaxMessageBytes is
+// dropped, and the request it answers (if its id is near its start) fails
+// with a message saying so.
+func (t *lineTransport) readLine() (line []byte, long *SpooledStrings, err error) {
+	var head []byte
 	var spool *os.File
+	var compactor *lineCompactor
 	n := 0
 	dropSpool := func() {
 		if spool != nil {
@@ -224,38 +232,74 @@ func (t *lineTransport) readLine() ([]byte, error) {
 			dropSpool()
 		case spool != nil:
 			if _, werr := spool.Write(piece); werr != nil {
-				return nil, fmt.Errorf("spooling a %s message to %s: %w", render.HumanBytes(int64(n)), spool.Name(), werr)
+				return nil, nil, fmt.Errorf("spooling a %s message to %s: %w", render.HumanBytes(int64(n)), spool.Name(), werr)
 			}
+			compactor.feed(piece)
 		case line == nil && err != bufio.ErrBufferFull:
 			line = bytes.Clone(piece) // the usual case: the whole line at once
 		case len(line)+len(piece) > spoolLineBytes && t.spoolDir != "":
 			if spool = t.startSpool(line, piece); spool == nil {
 				line = append(line, piece...) // no spool: keep it in memory
 			} else {
+				compactor = newLineCompactor(spool)
+				compactor.feed(line)
+				compactor.feed(piece)
 				line = nil
 			}
 		default:
+			if len(line)+len(piece) > cap(line) {
+				// Double: append grows a long slice by a quarter, which
+				// allocated five times a 1 MiB line on the way to it.
+				line = slices.Grow(line, max(len(line), len(piece)))
+			}
 			line = append(line, piece...)
 		}
 		if err == bufio.ErrBufferFull {
 			continue
 		}
 		if err != nil {
-			return nil, err // a last line without its newline is dropped, as mcp-go does
+			return nil, nil, err // a last line without its newline is dropped, as mcp-go does
 		}
 		break
 	}
 	if n > MaxMessageBytes {
 		t.tooLong(head, n)
-		return nil, nil
+		return nil, nil, nil
 	}
 	if spool != nil {
+		if compact, long, ok := compactor.result(); ok && t.streamsBlobs(compact) {
+			spool = nil // long owns the file now
+			return compact, long, nil
+		}
 		line = make([]byte, n)
 		if m, err := spool.ReadAt(line, 0); m < n {
-			return nil, fmt.Errorf("reading back a spooled %s message: %w", render.HumanBytes(int64(n)), err)
+			return nil, nil, fmt.Errorf("reading back a spooled %s message: %w", render.HumanBytes(int64(n)), err)
 		}
 	}
-	return bytes.TrimRight(line, "\r\n"), nil
+	return bytes.TrimRight(line, "\r\n"), nil, nil
+}
+
+// pendingRequest is a request waiting for its answer; sink is set when
+// the request reads its blobs from the spool file (rawSink.streamsBlobs).
+type pendingRequest struct {
+	ch   chan *transport.JSONRPCResponse
+	sink *rawSink
+}
+
+// streamsBlobs reports whether a line's short copy is a result answering
+// a request that reads its blobs from the spool file.
+func (t *lineTransport) streamsBlobs(compact []byte) bool {
+	m, err := parseMembers(compact)
+	if err != nil || m.method != nil || m.result == nil || m.errDetail != nil && string(m.errDetail) != "null" {
+		return false
+	}
+	var id mcpgo.RequestId
+	if json.Unmarshal(m.id, &id) != nil {
+		return false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.pending[id.String()].sink != nil
 }
 
 // startSpool moves a line being read to a new temp file, unlinked as it
@@ -289,7 +333,7 @@ func (t *lineTransport) tooLong(head []byte, n int) {
 	}
 	t.deliver(transport.NewJSONRPCErrorResponse(rid, mcpgo.INTERNAL_ERROR, fmt.Sprintf(
 		"the server's answer is %s, over the %d-byte MaxMessageBytes bound on one message, and was dropped: ask for less (a smaller resource, a page, a narrower call)",
-		render.HumanBytes(int64(n)), MaxMessageBytes), nil))
+		render.HumanBytes(int64(n)), MaxMessageBytes), nil), nil)
 }
 
 // members are the members of one JSON-RPC message, as subslices of its line.
@@ -297,11 +341,8 @@ type members struct {
 	id, method, result, errDetail []byte
 }
 
-// dispatch routes one line: a notification to the handler, a request to
-// the request handler, an answer to the request waiting for it. A line
-// that does not parse is dropped, unless it answers a request: then a
-// parse error stands in for it, so the call fails at once with the reason.
-func (t *lineTransport) dispatch(line []byte) {
+// parseMembers finds a message's members.
+func parseMembers(line []byte) (members, error) {
 	var m members
 	err := render.ObjectMembers(line, func(k string, v []byte) bool {
 		switch k {
@@ -316,16 +357,32 @@ func (t *lineTransport) dispatch(line []byte) {
 		}
 		return true
 	})
+	return m, err
+}
+
+// dispatch routes one line: a notification to the handler, a request to
+// the request handler, an answer to the request waiting for it. A line
+// that does not parse is dropped, unless it answers a request: then a
+// parse error stands in for it, so the call fails at once with the reason.
+// long, when not nil, goes with the answer to its request's sink, and is
+// closed if it cannot.
+func (t *lineTransport) dispatch(line []byte, long *SpooledStrings) {
+	m, err := parseMembers(line)
 	if err != nil {
+		long.Close()
 		fail := parseFailure(line)
 		if fail == nil {
 			return // a notification, a request or garbage: mcp-go drops it too
 		}
-		t.dispatch(fail)
+		t.dispatch(fail, nil)
 		return
 	}
 	if string(m.id) == "null" {
 		m.id = nil
+	}
+	if m.method != nil || m.id == nil {
+		long.Close() // only an answer streams its blobs
+		long = nil
 	}
 	switch {
 	case m.method != nil && m.id == nil:
@@ -347,27 +404,35 @@ func (t *lineTransport) dispatch(line []byte) {
 	default:
 		resp := &transport.JSONRPCResponse{JSONRPC: mcpgo.JSONRPC_VERSION, Result: m.result}
 		if json.Unmarshal(m.id, &resp.ID) != nil {
+			long.Close()
 			return
 		}
 		if m.errDetail != nil && string(m.errDetail) != "null" {
 			resp.Error = &mcpgo.JSONRPCErrorDetails{}
 			if json.Unmarshal(m.errDetail, resp.Error) != nil {
+				long.Close()
 				return
 			}
 		}
-		t.deliver(resp)
+		t.deliver(resp, long)
 	}
 }
 
-// deliver hands an answer to the request waiting for it.
-func (t *lineTransport) deliver(resp *transport.JSONRPCResponse) {
+// deliver hands an answer to the request waiting for it, and long, if
+// any, to that request's sink; long is closed when no sink takes it.
+func (t *lineTransport) deliver(resp *transport.JSONRPCResponse, long *SpooledStrings) {
 	key := resp.ID.String()
 	t.mu.Lock()
-	ch, ok := t.pending[key]
+	p, ok := t.pending[key]
 	delete(t.pending, key)
+	if ok && long != nil && p.sink != nil {
+		p.sink.setLong(long)
+		long = nil
+	}
 	t.mu.Unlock()
+	long.Close()
 	if ok {
-		ch <- resp // buffered: never blocks
+		p.ch <- resp // buffered: never blocks
 	}
 }
 

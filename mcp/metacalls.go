@@ -146,17 +146,18 @@ func (r *Runtime) callRead(ctx context.Context, at callSite, args MetaArgs) ([]b
 	if err != nil {
 		return nil, callErrorf("%s: %v", fn, err)
 	}
-	contents, err := tracked(r, ctx, server, "resources/read", "resources/read", func(ctx context.Context) ([]json.RawMessage, error) {
-		return conn.ReadRaw(ctx, uri)
+	read, err := tracked(r, ctx, server, "resources/read", "resources/read", func(ctx context.Context) (StreamedRead, error) {
+		return conn.ReadStreamed(ctx, uri)
 	})
 	if err != nil {
 		return nil, err
 	}
+	defer read.Long.Close()
 	store, err := r.spillStore()
 	if err != nil {
 		return nil, err
 	}
-	res, err := render.ReadContents(store, server, contents, opts)
+	res, err := render.ReadContentsFrom(store, server, read.Contents, opts, read.Long)
 	if err != nil {
 		return nil, callErrorf("%s: %v", fn, err)
 	}

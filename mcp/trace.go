@@ -83,7 +83,7 @@ func (r *Runtime) SetTracing(on bool) { r.tracing.Store(on) }
 
 // tracer is the trace hook of one server's transport.
 func (r *Runtime) tracer(server string) traceFunc {
-	return func(req transport.JSONRPCRequest, resp *transport.JSONRPCResponse, err error, took time.Duration) {
+	return func(req transport.JSONRPCRequest, resp *transport.JSONRPCResponse, spooled int, err error, took time.Duration) {
 		if !r.tracing.Load() {
 			return
 		}
@@ -108,7 +108,7 @@ func (r *Runtime) tracer(server string) traceFunc {
 		case resp != nil && resp.Error != nil:
 			t.Err = fmt.Sprintf("%d %s", resp.Error.Code, resp.Error.Message)
 		case resp != nil:
-			t.Bytes = len(resp.Result)
+			t.Bytes = len(resp.Result) + spooled
 		}
 		r.emit(Event{Kind: EventTrace, Server: server, Trace: &t})
 	}
@@ -140,8 +140,10 @@ func (r *Runtime) traceAnswer(server, method string, start time.Time, answer str
 	r.emit(Event{Kind: EventTrace, Server: server, Trace: &t})
 }
 
-// traceFunc sees a request and its outcome once it has ended.
-type traceFunc func(req transport.JSONRPCRequest, resp *transport.JSONRPCResponse, err error, took time.Duration)
+// traceFunc sees a request and its outcome once it has ended; spooled is
+// the bytes of the result that stayed in the stdio transport's spool file
+// (its body shows their placeholders).
+type traceFunc func(req transport.JSONRPCRequest, resp *transport.JSONRPCResponse, spooled int, err error, took time.Duration)
 
 // traceTarget is the tool, prompt or URI a request's params name. mcp-go
 // passes typed params on initialize-era connections and a map of raw

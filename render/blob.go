@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
@@ -67,8 +68,6 @@ func decodeBlob[B string | []byte](store *SpillStore, server, label, mimeType st
 	if err := checkDecodedSize(label, b64); err != nil {
 		return decodedBlob{}, err
 	}
-	d := blobDecoder{store: store, server: server, label: label, hash: sha256.New()}
-	defer d.cleanup()
 	var src io.Reader
 	switch b := any(b64).(type) {
 	case string:
@@ -76,7 +75,23 @@ func decodeBlob[B string | []byte](store *SpillStore, server, label, mimeType st
 	case []byte:
 		src = bytes.NewReader(b)
 	}
-	if err := d.run(src, len(b64)); err != nil {
+	return decodeStream(store, server, label, mimeType, src, len(b64))
+}
+
+// decodeBlobFrom decodes n characters of base64 read from r, which has no
+// line breaks (mcp's spool file leaves only pure base64 there).
+func decodeBlobFrom(store *SpillStore, server, label, mimeType string, r io.Reader, n int64) (decodedBlob, error) {
+	if err := checkBase64Chars(label, n); err != nil {
+		return decodedBlob{}, err
+	}
+	return decodeStream(store, server, label, mimeType, bufio.NewReaderSize(r, 4*blobChunk), int(n))
+}
+
+// decodeStream decodes b64Len characters of base64 from src.
+func decodeStream(store *SpillStore, server, label, mimeType string, src io.Reader, b64Len int) (decodedBlob, error) {
+	d := blobDecoder{store: store, server: server, label: label, hash: sha256.New()}
+	defer d.cleanup()
+	if err := d.run(src, b64Len); err != nil {
 		return decodedBlob{}, err
 	}
 	if d.file == nil && d.sniff.text() {
@@ -110,8 +125,13 @@ func checkDecodedSize[B string | []byte](label string, b64 B) error {
 	case []byte:
 		breaks = bytes.Count(b, []byte("\n")) + bytes.Count(b, []byte("\r"))
 	}
-	chars := len(b64) - breaks
-	if minDecoded := int64(chars)/4*3 - 2; minDecoded > MaxDecodedBlob {
+	return checkBase64Chars(label, int64(len(b64)-breaks))
+}
+
+// checkBase64Chars rejects chars characters of base64 that must decode to
+// more than MaxDecodedBlob bytes.
+func checkBase64Chars(label string, chars int64) error {
+	if minDecoded := chars/4*3 - 2; minDecoded > MaxDecodedBlob {
 		return tooLarge(label, fmt.Sprintf("about %d bytes", minDecoded))
 	}
 	return nil

@@ -3,6 +3,7 @@ package render
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 )
 
 // Item is one rendered content item: a *TextResult, *SpillResult,
@@ -70,6 +71,20 @@ const envelopeReserve = 1024
 // not fit are replaced by one *OmittedItems marker. The only error is a
 // teaching *Error for invalid opts.
 func ReadContents(store *SpillStore, server string, contents []json.RawMessage, opts PageOptions) (*ReadResult, error) {
+	return ReadContentsFrom(store, server, contents, opts, nil)
+}
+
+// LongStrings gives the long strings a transport left out of an answer
+// it holds in memory (mcp's spool files): Open returns the characters of
+// the string a stand-in value (its JSON) replaced, and how many there
+// are, or ok false when raw stands for none.
+type LongStrings interface {
+	Open(raw []byte) (r io.Reader, n int64, ok bool)
+}
+
+// ReadContentsFrom is ReadContents for contents whose blobs long may hold:
+// a blob that long opens is decoded from its reader, never held whole.
+func ReadContentsFrom(store *SpillStore, server string, contents []json.RawMessage, opts PageOptions, long LongStrings) (*ReadResult, error) {
 	p, err := newPager(opts)
 	if err != nil {
 		return nil, err
@@ -79,7 +94,7 @@ func ReadContents(store *SpillStore, server string, contents []json.RawMessage, 
 		room = MaxResponseBytes
 	}
 	parts := layout(len(contents), room, func(i int) *part {
-		return contentPart(store, p, server, i, contents[i])
+		return contentPart(store, p, server, i, contents[i], long)
 	})
 	r := &ReadResult{ItemsTotal: len(contents), Items: []Item{}}
 	for _, part := range parts {
@@ -105,7 +120,7 @@ func ReadContents(store *SpillStore, server string, contents []json.RawMessage, 
 }
 
 // contentPart parses and prepares content item i for layout.
-func contentPart(store *SpillStore, p *pager, server string, i int, raw json.RawMessage) *part {
+func contentPart(store *SpillStore, p *pager, server string, i int, raw json.RawMessage, long LongStrings) *part {
 	c, perr := parseContent(i, raw)
 	if perr != nil {
 		return fixedPart(perr)
@@ -115,11 +130,16 @@ func contentPart(store *SpillStore, p *pager, server string, i int, raw json.Raw
 		s := p.lazy(c.text.s)
 		return textPart(p.maxBytes, func(page int) Item { return p.page(s(), uri, mimeType, page) })
 	}
-	b64, err := c.blob.bytes()
-	if err != nil {
-		return fixedPart(itemError(i, uri, err))
+	var b decodedBlob
+	var err error
+	if r, n, ok := openLong(long, c.blob.raw); ok {
+		b, err = decodeBlobFrom(store, server, c.uri, c.mimeType, r, n)
+	} else {
+		var b64 []byte
+		if b64, err = c.blob.bytes(); err == nil {
+			b, err = decodeBlob(store, server, c.uri, c.mimeType, b64)
+		}
 	}
-	b, err := decodeBlob(store, server, c.uri, c.mimeType, b64)
 	switch {
 	case err != nil:
 		return fixedPart(itemError(i, uri, err))
@@ -129,6 +149,14 @@ func contentPart(store *SpillStore, p *pager, server string, i int, raw json.Raw
 	}
 	s := p.lazy(b.text)
 	return textPart(p.maxBytes, func(page int) Item { return pageSniffed(p, s(), uri, mimeType, page) })
+}
+
+// openLong opens the long string raw stands for, if long holds one.
+func openLong(long LongStrings, raw []byte) (io.Reader, int64, bool) {
+	if long == nil || raw == nil {
+		return nil, 0, false
+	}
+	return long.Open(raw)
 }
 
 func fixedPart(it Item) *part {

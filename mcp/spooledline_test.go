@@ -1,0 +1,182 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"math/rand"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/howl-mcp/howl/render"
+)
+
+// compactLine feeds line to a compactor in random pieces, the way the
+// transport feeds what it spools, with the line itself as the spool file.
+func compactLine(t *testing.T, line string, seed int64) ([]byte, *SpooledStrings, bool) {
+	t.Helper()
+	f, err := os.CreateTemp(t.TempDir(), "line-*.tmp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	if _, err := f.WriteString(line); err != nil {
+		t.Fatal(err)
+	}
+	c := newLineCompactor(f)
+	r := rand.New(rand.NewSource(seed))
+	for rest := []byte(line); len(rest) > 0; {
+		n := min(len(rest), 1+r.Intn(9000))
+		c.feed(rest[:n])
+		rest = rest[n:]
+	}
+	return c.result()
+}
+
+func b64Run(n int, seed int64) string {
+	b := make([]byte, n*3/4)
+	rand.New(rand.NewSource(seed)).Read(b)
+	return base64Std(b)
+}
+
+func TestASpooledLinesShortCopyLeavesOnlyLongBlobsInTheFile(t *testing.T) {
+	big1, big2 := b64Run(200_000, 1), b64Run(elideStringBytes+4, 2)
+	line := `{"jsonrpc":"2.0","id":7,"result":{"contents":[` +
+		`{"uri":"a \"quoted\" \\ one","blob":"` + big1 + `"},` +
+		`{"uri":"b", "BLOB" : "` + big2 + `"},` +
+		`{"uri":"c","blob":"QUFB","text":"blob"},` +
+		`{"uri":"d","mimeType":"x/y","blob":"` + b64Run(1000, 3) + `"}]}}` + "\n"
+	for seed := range int64(20) {
+		compact, long, ok := compactLine(t, line, seed)
+		if !ok {
+			t.Fatalf("seed %d: the line with two long blobs was not compacted", seed)
+		}
+		var v struct {
+			ID     int
+			Result struct{ Contents []map[string]string }
+		}
+		if err := json.Unmarshal(compact, &v); err != nil || v.ID != 7 || len(v.Result.Contents) != 4 {
+			t.Fatalf("seed %d: the short copy is not the message: %v\n%.300s", seed, err, compact)
+		}
+		cs := v.Result.Contents
+		if cs[0]["uri"] != `a "quoted" \ one` || cs[2]["blob"] != "QUFB" || cs[2]["text"] != "blob" || cs[3]["blob"] != b64Run(1000, 3) || cs[3]["mimeType"] != "x/y" {
+			t.Errorf("seed %d: short strings changed: %v", seed, cs)
+		}
+		if len(compact) > 2000 {
+			t.Errorf("seed %d: the short copy is %d bytes", seed, len(compact))
+		}
+		for i, want := range map[int]string{0: big1, 1: cs[1]["BLOB"]} {
+			raw, _ := json.Marshal(cs[i]["blob"] + cs[i]["BLOB"])
+			r, n, ok := long.Open(raw)
+			if !ok {
+				t.Fatalf("seed %d: placeholder %s does not open", seed, raw)
+			}
+			got, _ := io.ReadAll(r)
+			if i == 1 {
+				want = big2
+			}
+			if string(got) != want || n != int64(len(want)) {
+				t.Errorf("seed %d: blob %d opened to %d bytes (n %d), want the %d of the line", seed, i, len(got), n, len(want))
+			}
+		}
+		if want := len(line) - 1 - len(compact); long.elided != want {
+			t.Errorf("seed %d: elided %d bytes, want %d", seed, long.elided, want)
+		}
+	}
+}
+
+func TestAPlaceholderAServerWritesOpensNothing(t *testing.T) {
+	big := b64Run(100_000, 4)
+	_, long, ok := compactLine(t, `{"id":1,"result":{"blob":"`+big+`"}}`, 1)
+	if !ok {
+		t.Fatal("not compacted")
+	}
+	for _, forged := range []string{
+		`"` + placeholderPrefix + `AAAAAAAAAAAAAAAAAAAAAAAAAA#0"`, // another nonce
+		`"` + placeholderPrefix + long.nonce + `#1"`,                // past the spans
+		`"` + placeholderPrefix + long.nonce + `#-0"`,
+		`"` + placeholderPrefix + long.nonce + `#"`,
+		`"` + placeholderPrefix + long.nonce + `#0`,
+		`"` + placeholderPrefix + long.nonce + `#00000000000000000000000000000000000000"`,
+		`"QUFB"`,
+	} {
+		if _, _, ok := long.Open([]byte(forged)); ok {
+			t.Errorf("%s opened a span", forged)
+		}
+	}
+	if _, _, ok := long.Open([]byte(long.placeholder(0))); !ok {
+		t.Error("the real placeholder does not open")
+	}
+}
+
+func TestALineWithAnyOtherLongStringIsReadBackWhole(t *testing.T) {
+	big := b64Run(100_000, 5)
+	for name, line := range map[string]string{
+		"long text":           `{"id":1,"result":{"contents":[{"uri":"a","blob":"` + big + `"},{"uri":"b","text":"` + big + `"}]}}`,
+		"escaped slash":       `{"id":1,"result":{"blob":"` + big[:50_000] + `\/` + big[50_000:] + `"}}`,
+		"escaped line break":  `{"id":1,"result":{"blob":"` + big[:50_000] + `\n` + big[50_000:] + `"}}`,
+		"not base64":          `{"id":1,"result":{"blob":"` + big[:50_000] + `-_` + big[50_000:] + `"}}`,
+		"escaped key":         `{"id":1,"result":{"bl\u006fb":"` + big + `"}}`,
+		"key after a value":   `{"id":1,"result":{"x":"blob","y":"` + big + `"}}`,
+		"unterminated string": `{"id":1,"result":{"blob":"` + big,
+		"no long string":      `{"id":1,"result":{"blob":"QUFB"}}`,
+		"short copy too long": `{"id":1,"result":{"blob":"` + big + `","pad":[` + strings.Repeat(`"x",`, maxCompactBytes/4) + `"x"]}}`,
+	} {
+		if _, _, ok := compactLine(t, line, 1); ok {
+			t.Errorf("%s: compacted, so it would not be read back whole", name)
+		}
+	}
+}
+
+func TestAnAnswerNoRequestWaitsForClosesItsSpoolFile(t *testing.T) {
+	big := b64Run(100_000, 6)
+	_, long, ok := compactLine(t, `{"id":1,"result":{"blob":"`+big+`"}}`, 1)
+	if !ok {
+		t.Fatal("not compacted")
+	}
+	tr := newLineTransport(strings.NewReader(""), nopWriteCloser{}, libLogger(nil), "")
+	tr.dispatch([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`), long)
+	if _, err := long.file.Stat(); !errors.Is(err, os.ErrClosed) {
+		t.Errorf("the spool file of an answer nobody waits for is still open: %v", err)
+	}
+}
+
+type nopWriteCloser struct{}
+
+func (nopWriteCloser) Write(p []byte) (int, error) { return len(p), nil }
+func (nopWriteCloser) Close() error                { return nil }
+
+func TestABlobReadThroughMcpReadIsDecodedFromTheSpoolFileInBothEras(t *testing.T) {
+	for _, era := range []Era{EraLegacy, EraModern} {
+		t.Run(string(era), func(t *testing.T) {
+			rt, _ := longRuntime(t, era)
+			args := json.RawMessage(`{"uri":"` + longBlobURI + `"}`)
+			if _, err := rt.CallMeta(context.Background(), "mcp_read_long-lines", args); err != nil {
+				t.Fatal(err) // warm: the connection's own allocations are done
+			}
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			out, err := rt.CallMeta(context.Background(), "mcp_read_long-lines", args)
+			runtime.ReadMemStats(&after)
+			if err != nil || !bytes.Contains(out, []byte(`"spilled":true`)) {
+				t.Fatalf("%s %v", out, err)
+			}
+			b64 := len(base64Std(longBytes()))
+			if got := after.TotalAlloc - before.TotalAlloc; got > uint64(b64) {
+				t.Errorf("reading a blob of %d base64 bytes allocated %d bytes: the answer was held in memory", b64, got)
+			}
+
+			// The TUI's raw read (no streaming) still gets every byte.
+			items, err := rt.ReadResourceRaw(context.Background(), "long-lines", longBlobURI)
+			if err != nil || len(items) != 1 || !bytes.Contains(items[0], []byte(base64Std(longBytes()))) {
+				t.Errorf("the raw read lost the blob: %d items, %v", len(items), err)
+			}
+		})
+	}
+}
+
+var _ render.LongStrings = (*SpooledStrings)(nil)
