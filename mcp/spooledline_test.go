@@ -97,7 +97,7 @@ func TestAPlaceholderAServerWritesOpensNothing(t *testing.T) {
 	}
 	for _, forged := range []string{
 		`"` + placeholderPrefix + `AAAAAAAAAAAAAAAAAAAAAAAAAA#0"`, // another nonce
-		`"` + placeholderPrefix + long.nonce + `#1"`,                // past the spans
+		`"` + placeholderPrefix + long.nonce + `#1"`,              // past the spans
 		`"` + placeholderPrefix + long.nonce + `#-0"`,
 		`"` + placeholderPrefix + long.nonce + `#"`,
 		`"` + placeholderPrefix + long.nonce + `#0`,
