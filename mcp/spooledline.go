@@ -171,8 +171,9 @@ func (c *lineCompactor) feedString(p []byte) []byte {
 	c.off += int64(len(chars))
 	if !c.isLong && len(c.str)+len(chars) <= elideStringBytes {
 		c.str = append(c.str, chars...)
-	} else {
-		c.isLong = true
+	} else if c.isLong = true; !c.blobNext || !c.base64 {
+		c.failed = true // a long string no placeholder can stand for
+		return nil
 	}
 	if end < 0 {
 		return nil
