@@ -287,10 +287,12 @@ type pendingRequest struct {
 }
 
 // streamsBlobs reports whether a line's short copy is a result answering
-// a request that reads its blobs from the spool file.
+// a request that reads its blobs from the spool file. A result asking for
+// input (2026-07-28) is mcp-go's to act on, placeholders and all, so it
+// is read whole.
 func (t *lineTransport) streamsBlobs(compact []byte) bool {
 	m, err := parseMembers(compact)
-	if err != nil || m.method != nil || m.result == nil || m.errDetail != nil && string(m.errDetail) != "null" {
+	if err != nil || m.method != nil || m.result == nil || m.errDetail != nil && string(m.errDetail) != "null" || asksForInput(m.result) {
 		return false
 	}
 	var id mcpgo.RequestId

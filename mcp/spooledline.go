@@ -193,6 +193,8 @@ func (c *lineCompactor) scanEscaped(p []byte) int {
 			c.escaped, c.base64 = true, false
 		case b == '"':
 			return i
+		case !isBase64[b]:
+			c.base64 = false
 		}
 	}
 	return -1

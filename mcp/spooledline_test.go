@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/client/transport"
+
 	"github.com/howl-mcp/howl/render"
 )
 
@@ -116,18 +118,21 @@ func TestAPlaceholderAServerWritesOpensNothing(t *testing.T) {
 func TestALineWithAnyOtherLongStringIsReadBackWhole(t *testing.T) {
 	big := b64Run(100_000, 5)
 	for name, line := range map[string]string{
-		"long text":           `{"id":1,"result":{"contents":[{"uri":"a","blob":"` + big + `"},{"uri":"b","text":"` + big + `"}]}}`,
-		"escaped slash":       `{"id":1,"result":{"blob":"` + big[:50_000] + `\/` + big[50_000:] + `"}}`,
-		"escaped line break":  `{"id":1,"result":{"blob":"` + big[:50_000] + `\n` + big[50_000:] + `"}}`,
-		"not base64":          `{"id":1,"result":{"blob":"` + big[:50_000] + `-_` + big[50_000:] + `"}}`,
-		"escaped key":         `{"id":1,"result":{"bl\u006fb":"` + big + `"}}`,
-		"key after a value":   `{"id":1,"result":{"x":"blob","y":"` + big + `"}}`,
-		"unterminated string": `{"id":1,"result":{"blob":"` + big,
-		"no long string":      `{"id":1,"result":{"blob":"QUFB"}}`,
-		"short copy too long": `{"id":1,"result":{"blob":"` + big + `","pad":[` + strings.Repeat(`"x",`, maxCompactBytes/4) + `"x"]}}`,
+		"long text":                   `{"id":1,"result":{"contents":[{"uri":"a","blob":"` + big + `"},{"uri":"b","text":"` + big + `"}]}}`,
+		"escaped slash":               `{"id":1,"result":{"blob":"` + big[:50_000] + `\/` + big[50_000:] + `"}}`,
+		"escaped line break":          `{"id":1,"result":{"blob":"` + big[:50_000] + `\n` + big[50_000:] + `"}}`,
+		"not base64":                  `{"id":1,"result":{"blob":"` + big[:50_000] + `-_` + big[50_000:] + `"}}`,
+		"escaped key":                 `{"id":1,"result":{"bl\u006fb":"` + big + `"}}`,
+		"key after a value":           `{"id":1,"result":{"x":"blob","y":"` + big + `"}}`,
+		"unterminated string":         `{"id":1,"result":{"blob":"` + big,
+		"no long string":              `{"id":1,"result":{"blob":"QUFB"}}`,
+		"not base64, escape after it": `{"id":1,"result":{"blob":"` + big[:len(big)-10] + `-` + big[len(big)-10:] + `","t":"a\b"}}`,
+		"short copy too long":         `{"id":1,"result":{"blob":"` + big + `","pad":[` + strings.Repeat(`"x",`, maxCompactBytes/4) + `"x"]}}`,
 	} {
-		if _, _, ok := compactLine(t, line, 1); ok {
-			t.Errorf("%s: compacted, so it would not be read back whole", name)
+		for seed := range int64(5) {
+			if _, _, ok := compactLine(t, line, seed); ok {
+				t.Errorf("%s (seed %d): compacted, so it would not be read back whole", name, seed)
+			}
 		}
 	}
 }
@@ -142,6 +147,29 @@ func TestAnAnswerNoRequestWaitsForClosesItsSpoolFile(t *testing.T) {
 	tr.dispatch([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`), long)
 	if _, err := long.file.Stat(); !errors.Is(err, os.ErrClosed) {
 		t.Errorf("the spool file of an answer nobody waits for is still open: %v", err)
+	}
+}
+
+func TestOnlyAnAnswerToAStreamingRequestIsServedByTheShortCopy(t *testing.T) {
+	big := b64Run(100_000, 7)
+	tr := newLineTransport(strings.NewReader(""), nopWriteCloser{}, libLogger(nil), "")
+	tr.pending["int64:1"] = pendingRequest{ch: make(chan *transport.JSONRPCResponse, 1), sink: &rawSink{streamsBlobs: true}}
+	tr.pending["int64:2"] = pendingRequest{ch: make(chan *transport.JSONRPCResponse, 1)}
+	for line, want := range map[string]bool{
+		`{"jsonrpc":"2.0","id":1,"result":{"blob":"` + big + `"}}`:                                   true,
+		`{"jsonrpc":"2.0","id":2,"result":{"blob":"` + big + `"}}`:                                   false, // did not ask
+		`{"jsonrpc":"2.0","id":3,"result":{"blob":"` + big + `"}}`:                                   false, // nobody waits
+		`{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","blob":"` + big + `"}}`:     false,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"no","data":{"blob":"` + big + `"}}}`:   false,
+		`{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"blob":"` + big + `"}}`: false,
+	} {
+		compact, _, ok := compactLine(t, line, 1)
+		if !ok {
+			t.Fatalf("not compacted: %.80s", line)
+		}
+		if got := tr.streamsBlobs(compact); got != want {
+			t.Errorf("%.60s: served by the short copy %v, want %v", line, got, want)
+		}
 	}
 }
 
