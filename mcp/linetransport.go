@@ -28,8 +28,9 @@ import (
 // (howl reads the raw result, item by item). On a 50 MiB blob that was the
 // 67 MiB line eight times over (381 MiB), and on a 100,000-item listing
 // most of the time. lineTransport reads each line once, spooling a long
-// one to a temp file so that it is held in memory once, at its exact size;
-// it checks the line with one pass of render's JSON scanner and hands out
+// one to a temp file so that it is held in memory once, at its exact size
+// (or, for a blob read through mcp_read_, not at all: spooledline.go); it
+// checks the line with one pass of render's JSON scanner and hands out
 // the result as a subslice of the line. It is mcp-go's transport in every
 // other way: same routing by id, same handling of notifications and of
 // the server's own requests, same errors.
