@@ -499,7 +499,7 @@ func runWatch(t *testing.T, g *reloadRig) (watchTicks, func()) {
 	ended := make(chan struct{})
 	go func() {
 		defer close(ended)
-		g.rl.watch(ctx, w.ticks, func() { w.looked <- struct{}{} })
+		g.rl.watch(ctx, w.ticks, nil, func() { w.looked <- struct{}{} })
 	}()
 	var once sync.Once
 	stop := func() {

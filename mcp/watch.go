@@ -165,14 +165,22 @@ func (l *Reloader) WatchedFiles() []string {
 // file that appears; it needs no dependency. The caller owns the
 // goroutine it runs on.
 func (l *Reloader) Watch(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	l.watch(ctx, t.C, nil)
+	l.WatchReporting(ctx, interval, nil)
 }
 
-// watch is Watch driven by tick; looked, when set, hears when each look
-// (and the reload it led to) is done (tests send the ticks and wait).
-func (l *Reloader) watch(ctx context.Context, tick <-chan time.Time, looked func()) {
+// WatchReporting is Watch that also hands each reload's outcome to
+// report (when not nil), on the watch's goroutine: for a caller that
+// hears no runtime events, such as howl serve-session's log.
+func (l *Reloader) WatchReporting(ctx context.Context, interval time.Duration, report func(ReloadResult, error)) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	l.watch(ctx, t.C, report, nil)
+}
+
+// watch is WatchReporting driven by tick; looked, when set, hears when
+// each look (and the reload it led to) is done (tests send the ticks and
+// wait).
+func (l *Reloader) watch(ctx context.Context, tick <-chan time.Time, report func(ReloadResult, error), looked func()) {
 	w := l.newFileWatch()
 	pending := 0
 	for {
@@ -187,7 +195,10 @@ func (l *Reloader) watch(ctx context.Context, tick <-chan time.Time, looked func
 		}
 		if pending > 0 && (!changed || pending >= WatchMaxWait) {
 			pending = 0
-			_, _ = l.Reload() // reported as an EventReload
+			res, err := l.Reload() // reported as an EventReload too
+			if report != nil {
+				report(res, err)
+			}
 		}
 		if looked != nil {
 			looked()
