@@ -124,6 +124,22 @@ func serveSession(ctx context.Context, g *globalFlags, path string, idle time.Du
 	defer cancel()
 	srv := &sessionServer{s: s, g: g, idle: idle, stop: cancel, activity: make(chan struct{}, 1), errs: map[*frameOut]bool{}}
 	logw := &lockedWriter{w: stdout}
+	if g.oneOff() == "" {
+		// The config files are watched as the TUI watches them: an edit
+		// starts, stops or restarts servers, and the next verb sees it.
+		// The watch ends before the runtime closes (defers run last first).
+		rl := mcp.NewReloader(s.rt, s.cfg, loadOptions(g))
+		s.current = rl.Config
+		var watched sync.WaitGroup
+		watched.Go(func() {
+			rl.WatchReporting(ctx, mcp.WatchInterval, func(res mcp.ReloadResult, err error) {
+				if err != nil || res.Changed() {
+					fmt.Fprintln(logw, "howl session: "+clean(res.String()))
+				}
+			})
+		})
+		defer func() { cancel(); watched.Wait() }()
+	}
 	g.parked.notify = func(line string) { srv.tell(logw, line) }
 	go func() { // ends when the listener closes
 		<-ctx.Done()

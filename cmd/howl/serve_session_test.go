@@ -154,6 +154,55 @@ func TestServeSessionNamesOnlyTheServersItHolds(t *testing.T) {
 	waitExit(t, done)
 }
 
+// An edit of the config reaches a running session, as it reaches the
+// TUI: a server added is started and the next verb uses it, one removed
+// is stopped, and the session's log says so.
+func TestServeSessionAppliesAnEditOfItsConfig(t *testing.T) {
+	var user string
+	var q []byte
+	write := func(servers string) {
+		t.Helper()
+		if err := os.WriteFile(user, []byte(`{"mcpServers":{`+servers+`}}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, done, out := startSessionIn(t, func(home string) {
+		t.Setenv("APPDATA", filepath.Join(home, "config")) // Windows's user config dir
+		exe, _ := os.Executable()
+		q, _ = json.Marshal(exe)
+		user = userConfig(home)
+		os.MkdirAll(filepath.Dir(user), 0o700)
+		write(`"first":{"command":` + string(q) + `,"args":["demo-server"]}`)
+	}, "--idle", "10m")
+	if _, errOut, code := howl(t, "call", "--session", "second", demo.EchoTool, "message=hi"); code != exitUsage || !strings.Contains(errOut, `no server named "second"`) {
+		t.Fatalf("before the edit: exit %d: %s", code, errOut)
+	}
+	write(`"second":{"command":` + string(q) + `,"args":["demo-server"]}`)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		got, errOut, code := howl(t, "call", "--session", "second", demo.EchoTool, "message=hi")
+		if code == 0 && strings.Contains(got, "hi") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the added server was not usable within 60s: exit %d: %s %s\nsession log:\n%s", code, got, errOut, out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if _, errOut, code := howl(t, "call", "--session", "first", demo.EchoTool, "message=hi"); code != exitUsage || !strings.Contains(errOut, `no server named "first"`) {
+		t.Errorf("the removed server: exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"howl session: config reloaded: ", "started second", "stopped first"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the session log does not say %q:\n%s", want, out)
+		}
+	}
+	if _, errOut, code := howl(t, "serve-session", "--stop"); code != 0 {
+		t.Fatalf("--stop: exit %d: %s", code, errOut)
+	}
+	waitExit(t, done)
+}
+
 // A session ends on its own after --idle without a request.
 func TestServeSessionEndsWhenIdle(t *testing.T) {
 	_, done, out := startSession(t, "--idle", "300ms")

@@ -86,15 +86,27 @@ type session struct {
 	borrowed bool
 	// parked are the servers' questions a serve-session holds for howl answer.
 	parked *parkedQuestions
+	// current, in a serve-session that watches its config files, is the
+	// config it applied last (cfg is the one it started with).
+	current func() *mcp.Config
+}
+
+// config is the session's config as it is now.
+func (s *session) config() *mcp.Config {
+	if s.current != nil {
+		return s.current()
+	}
+	return s.cfg
 }
 
 // shared is the serve-session's session lent to one verb (nil outside one),
 // the names checked against its config.
 func shared(g *globalFlags, names ...string) (*session, error) {
-	if err := checkNames(g.shared.cfg, names...); err != nil {
+	cfg := g.shared.config()
+	if err := checkNames(cfg, names...); err != nil {
 		return nil, err
 	}
-	return &session{cfg: g.shared.cfg, rt: g.shared.rt, parked: g.shared.parked, borrowed: true}, nil
+	return &session{cfg: cfg, rt: g.shared.rt, parked: g.shared.parked, borrowed: true}, nil
 }
 
 // open loads the config and starts the named servers (all enabled ones when
