@@ -242,9 +242,11 @@ func (t *lineTransport) readLine() (line []byte, long *SpooledStrings, err error
 			if spool = t.startSpool(line, piece); spool == nil {
 				line = append(line, piece...) // no spool: keep it in memory
 			} else {
-				compactor = newLineCompactor(spool)
-				compactor.feed(line)
-				compactor.feed(piece)
+				if t.anyStreams() {
+					compactor = newLineCompactor(spool)
+					compactor.feed(line)
+					compactor.feed(piece)
+				}
 				line = nil
 			}
 		default:
@@ -268,7 +270,7 @@ func (t *lineTransport) readLine() (line []byte, long *SpooledStrings, err error
 		return nil, nil, nil
 	}
 	if spool != nil {
-		if compact, long, ok := compactor.result(); ok && t.streamsBlobs(compact) {
+		if compact, long, ok := compactor.result(); ok && t.wantsShortCopy(compact) {
 			spool = nil // long owns the file now
 			return compact, long, nil
 		}
@@ -280,6 +282,20 @@ func (t *lineTransport) readLine() (line []byte, long *SpooledStrings, err error
 	return bytes.TrimRight(line, "\r\n"), nil, nil
 }
 
+// anyStreams reports whether a request waiting reads its blobs from the
+// spool file: a line read while none does is not compacted (it could
+// only answer one that is waiting already).
+func (t *lineTransport) anyStreams() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, p := range t.pending {
+		if p.sink != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // pendingRequest is a request waiting for its answer; sink is set when
 // the request reads its blobs from the spool file (rawSink.streamsBlobs).
 type pendingRequest struct {
@@ -287,11 +303,11 @@ type pendingRequest struct {
 	sink *rawSink
 }
 
-// streamsBlobs reports whether a line's short copy is a result answering
+// wantsShortCopy reports whether a line's short copy is a result answering
 // a request that reads its blobs from the spool file. A result asking for
 // input (2026-07-28) is mcp-go's to act on, placeholders and all, so it
 // is read whole.
-func (t *lineTransport) streamsBlobs(compact []byte) bool {
+func (t *lineTransport) wantsShortCopy(compact []byte) bool {
 	m, err := parseMembers(compact)
 	if err != nil || m.method != nil || m.result == nil || m.errDetail != nil && string(m.errDetail) != "null" || asksForInput(m.result) {
 		return false

@@ -176,4 +176,39 @@ func TestTraceCountsTheAnswerHowlReadNotTheStandInMcpGoParsed(t *testing.T) {
 	}
 }
 
+// With the trace's bodies kept, a blob is read whole: the body traced is
+// the server's bytes, never the placeholder the short copy would hold.
+func TestATracedBodyIsTheBlobTheServerSent(t *testing.T) {
+	var mu sync.Mutex
+	var traces []RPCTrace
+	sc := fixture("long-lines")
+	rt := NewRuntime(&Config{Servers: []ServerConfig{sc}}, RuntimeOptions{CacheDir: t.TempDir(), OnEvent: func(e Event) {
+		if e.Kind == EventTrace {
+			mu.Lock()
+			traces = append(traces, *e.Trace)
+			mu.Unlock()
+		}
+	}})
+	t.Cleanup(func() { rt.Close() })
+	_ = rt.Start()
+	_ = rt.Wait(context.Background())
+	rt.SetTracing(true)
+	rt.SetTraceBodies(true)
+	if _, err := rt.CallMeta(context.Background(), "mcp_read_long-lines", json.RawMessage(`{"uri":"`+longBlobURI+`"}`)); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, tr := range traces {
+		if tr.Method != "resources/read" {
+			continue
+		}
+		if bytes.Contains(tr.Response, []byte(placeholderPrefix)) || tr.ResponseBytes <= longSize {
+			t.Errorf("the traced body is %d bytes and reads %.200s", tr.ResponseBytes, tr.Response)
+		}
+		return
+	}
+	t.Errorf("no resources/read trace: %+v", traces)
+}
+
 func base64Std(b []byte) string { return base64.StdEncoding.EncodeToString(b) }

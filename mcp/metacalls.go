@@ -147,6 +147,11 @@ func (r *Runtime) callRead(ctx context.Context, at callSite, args MetaArgs) ([]b
 		return nil, callErrorf("%s: %v", fn, err)
 	}
 	read, err := tracked(r, ctx, server, "resources/read", "resources/read", func(ctx context.Context) (StreamedRead, error) {
+		if r.tracing.Load() && r.bodies.Load() {
+			// A traced body is the server's bytes, never a placeholder.
+			items, err := conn.ReadRaw(ctx, uri)
+			return StreamedRead{Contents: items}, err
+		}
 		return conn.ReadStreamed(ctx, uri)
 	})
 	if err != nil {

@@ -16,10 +16,12 @@ import (
 // file its line was written to, not from memory: the line is held as a
 // short copy in which each long base64 "blob" value is a placeholder, and
 // the decoder reads the value from the file. Reading a 50 MiB blob then
-// costs howl kilobytes of heap where it cost the 67 MiB line.
+// costs howl about 5 MB (the line's first MiB, held before it is spooled,
+// and the decoder's buffers) where it cost the 67 MiB line.
 //
 // The copy is built by a scanner fed each piece of the line as it is
-// spooled, so the line is not read twice. A line the copy does not serve
+// spooled, so the line is not read twice, and only while a request that
+// can use it waits. A line the copy does not serve
 // (any other long string in it, a short copy that grows past its bound,
 // an answer to a request that did not ask for it, a notification) is read
 // back from the file whole, as before.
@@ -100,7 +102,7 @@ type lineCompactor struct {
 	escaped  bool
 	start    int64  // the line's offset of the string's first character
 	str      []byte // the string so far, while it is short
-	isLong   bool   // the string is past elideStringBytes
+	tooLong  bool   // the string is past elideStringBytes: not copied
 	base64   bool   // every character so far is base64
 
 	key      []byte // the last short string, kept while a ':' may follow it
@@ -113,9 +115,10 @@ func newLineCompactor(file *os.File) *lineCompactor {
 	return &lineCompactor{long: &SpooledStrings{file: file, nonce: rand.Text()}}
 }
 
-// feed scans the next piece of the line.
+// feed scans the next piece of the line (none when c is nil: no copy is
+// being built).
 func (c *lineCompactor) feed(p []byte) {
-	for len(p) > 0 && !c.failed {
+	for c != nil && len(p) > 0 && !c.failed {
 		if c.inString {
 			p = c.feedString(p)
 			continue
@@ -127,7 +130,7 @@ func (c *lineCompactor) feed(p []byte) {
 		}
 		c.structural(p[:q])
 		c.off++
-		c.inString, c.escaped, c.isLong, c.base64 = true, false, false, true
+		c.inString, c.escaped, c.tooLong, c.base64 = true, false, false, true
 		c.start, c.str = c.off, c.str[:0]
 		c.blobNext = c.haveKey && c.colon && strings.EqualFold(string(c.key), "blob")
 		c.haveKey, c.colon = false, false
@@ -140,7 +143,8 @@ func (c *lineCompactor) structural(seg []byte) {
 	c.off += int64(len(seg))
 	c.out = append(c.out, seg...)
 	if len(c.out) > maxCompactBytes {
-		c.failed = true
+		c.failed, c.out = true, nil
+		return
 	}
 	for _, b := range seg {
 		switch b {
@@ -156,23 +160,32 @@ func (c *lineCompactor) structural(seg []byte) {
 // feedString scans a string's characters up to its closing quote, and
 // returns what follows it in p.
 func (c *lineCompactor) feedString(p []byte) []byte {
-	end := -1
-	if c.escaped || bytes.IndexByte(p, '\\') >= 0 {
-		end = c.scanEscaped(p)
-	} else if end = bytes.IndexByte(p, '"'); end < 0 {
-		c.checkBase64(p)
-	} else {
-		c.checkBase64(p[:end])
-	}
+	// The first quote ends the string unless a backslash comes before it
+	// (only up to the quote: a piece's later strings are not looked at
+	// here, or a piece of many short strings costs its square).
+	end := bytes.IndexByte(p, '"')
 	chars := p
 	if end >= 0 {
 		chars = p[:end]
 	}
+	if c.escaped || bytes.IndexByte(chars, '\\') >= 0 {
+		end = c.scanEscaped(p)
+		chars = p
+		if end >= 0 {
+			chars = p[:end]
+		}
+	} else {
+		c.checkBase64(chars)
+	}
 	c.off += int64(len(chars))
-	if !c.isLong && len(c.str)+len(chars) <= elideStringBytes {
+	if !c.tooLong && len(c.str)+len(chars) <= elideStringBytes {
 		c.str = append(c.str, chars...)
-	} else if c.isLong = true; !c.blobNext || !c.base64 {
+	} else {
+		c.tooLong = true
+	}
+	if c.tooLong && (!c.blobNext || !c.base64) {
 		c.failed = true // a long string no placeholder can stand for
+		c.out, c.str = nil, nil
 		return nil
 	}
 	if end < 0 {
@@ -219,7 +232,7 @@ func (c *lineCompactor) closeString() {
 	c.off++ // the closing quote
 	c.inString = false
 	switch {
-	case !c.isLong:
+	case !c.tooLong:
 		c.out = append(c.out, '"')
 		c.out = append(c.out, c.str...)
 		c.out = append(c.out, '"')
@@ -240,7 +253,7 @@ func (c *lineCompactor) closeString() {
 // result is the short copy and what it left in the file, or ok false
 // when the line must be read back whole.
 func (c *lineCompactor) result() (compact []byte, long *SpooledStrings, ok bool) {
-	if c.failed || c.inString || len(c.long.spans) == 0 {
+	if c == nil || c.failed || c.inString || len(c.long.spans) == 0 {
 		return nil, nil, false
 	}
 	return bytes.TrimRight(c.out, "\r\n"), c.long, true

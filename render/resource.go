@@ -77,7 +77,9 @@ func ReadContents(store *SpillStore, server string, contents []json.RawMessage, 
 // LongStrings gives the long strings a transport left out of an answer
 // it holds in memory (mcp's spool files): Open returns the characters of
 // the string a stand-in value (its JSON) replaced, and how many there
-// are, or ok false when raw stands for none.
+// are, or ok false when raw stands for none. The characters are base64
+// as it was sent, with no escapes and no line breaks (decodeBlobFrom
+// relies on it).
 type LongStrings interface {
 	Open(raw []byte) (r io.Reader, n int64, ok bool)
 }
