@@ -143,7 +143,9 @@ func (l *Reloader) wrote(path string, before, after []byte) {
 
 // WatchedFiles are the files Watch looks at: --config or $HOWL_CONFIG
 // alone, else the user's file and the project's ./.mcp.json, whether or
-// not they exist yet (one that appears is read).
+// not they exist yet (one that appears is read), and the store of trusted
+// project files, so that howl trust run elsewhere (by the person, in
+// another terminal) starts the project's servers here too.
 func (l *Reloader) WatchedFiles() []string {
 	if l.opts.Path != "" {
 		return []string{l.opts.Path}
@@ -154,6 +156,13 @@ func (l *Reloader) WatchedFiles() []string {
 	var out []string
 	for _, c := range defaultCandidates(configDirs(l.opts)) {
 		out = append(out, c.path)
+	}
+	ts := l.opts.Trust
+	if ts == nil {
+		ts, _ = DefaultTrustStore()
+	}
+	if ts != nil {
+		out = append(out, ts.Path())
 	}
 	return out
 }

@@ -203,6 +203,42 @@ func TestServeSessionAppliesAnEditOfItsConfig(t *testing.T) {
 	waitExit(t, done)
 }
 
+// A project's servers wait in a session until the person trusts the
+// project's file, from another terminal: then the session starts them.
+func TestServeSessionStartsAProjectsServersOnceTrusted(t *testing.T) {
+	_, done, out := startSessionIn(t, func(home string) {
+		exe, _ := os.Executable()
+		project, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"helper": map[string]any{"command": exe, "args": []string{"demo-server"}}}})
+		if err := os.WriteFile(".mcp.json", project, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}, "--idle", "10m")
+	if _, errOut, code := howl(t, "call", "--session", "helper", demo.EchoTool, "message=hi"); code != exitUsage || !strings.Contains(errOut, "you have not trusted") {
+		t.Fatalf("before howl trust: exit %d: %s", code, errOut)
+	}
+	if _, errOut, code := howl(t, "trust"); code != 0 {
+		t.Fatalf("howl trust: exit %d: %s", code, errOut)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		got, errOut, code := howl(t, "call", "--session", "helper", demo.EchoTool, "message=hi")
+		if code == 0 && strings.Contains(got, "hi") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the trusted project's server was not usable within 60s: exit %d: %s %s\nsession log:\n%s", code, got, errOut, out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !strings.Contains(out.String(), "started helper") {
+		t.Errorf("the session log does not say it started helper:\n%s", out)
+	}
+	if _, errOut, code := howl(t, "serve-session", "--stop"); code != 0 {
+		t.Fatalf("--stop: exit %d: %s", code, errOut)
+	}
+	waitExit(t, done)
+}
+
 // A session ends on its own after --idle without a request.
 func TestServeSessionEndsWhenIdle(t *testing.T) {
 	_, done, out := startSession(t, "--idle", "300ms")
