@@ -7,6 +7,7 @@ package catalog
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -470,17 +471,22 @@ func countText(n int, unknown bool) string {
 }
 
 // ApplyStatus records a server's new state. A server that became ready is
-// listed; one that left ready forgets its catalog.
+// listed; one that left ready forgets its catalog. Only what the new
+// state changes is rebuilt: nothing when the list shows the server as it
+// did (a ready server reported ready again), the server's own rows when
+// its entries stay as they were, and the whole list (and the filter's
+// run) only when its entries leave it: at 120,000 items a full rebuild
+// is 11 ms and 6.7 MB on the update path for every status event.
 func (c *Pane) ApplyStatus(st mcp.Status) tea.Cmd {
 	sv, ok := c.byName[st.Name]
 	if !ok {
 		return nil
 	}
-	was := sv.status.State
+	was, had := sv.shown(), sv.hasEntries()
 	sv.status = st
 	var cmd tea.Cmd
 	switch {
-	case st.State == mcp.StateReady && (was != mcp.StateReady || !sv.loaded && !sv.loading):
+	case st.State == mcp.StateReady && (was.state != mcp.StateReady || !sv.loaded && !sv.loading):
 		cmd = c.load(sv, false)
 	case st.State != mcp.StateReady:
 		c.cancelLoad(sv)
@@ -489,18 +495,67 @@ func (c *Pane) ApplyStatus(st mcp.Status) tea.Cmd {
 		sv.warns = [numKinds][]string{}
 		sv.failed = [numKinds]bool{}
 	}
-	return tea.Batch(cmd, c.rebuildAll())
+	switch {
+	case had && !sv.hasEntries():
+		return tea.Batch(cmd, c.rebuildAll())
+	case sv.shown() != was:
+		c.rebuildServer(sv)
+	}
+	return cmd
+}
+
+// shownState is what a server's rows show of it beyond its listing.
+type shownState struct {
+	state mcp.State
+	// notice is the notice shown instead of its listing; listing marks
+	// its listing shown (its warnings and items), which only a new
+	// listing changes.
+	notice  string
+	listing bool
+}
+
+// shown is what sv's rows show of it beyond its listing (as buildRows
+// draws them): when it is the same before and after a change, the change
+// leaves its rows as they are.
+func (sv *Server) shown() shownState {
+	s := shownState{state: sv.status.State}
+	switch {
+	case s.state == mcp.StateFailed || s.state == mcp.StateAuthRequired:
+		s.notice = sv.status.Reason
+	case s.state != mcp.StateReady:
+	case sv.loadErr != "":
+		s.notice = "listing failed: " + sv.loadErr
+	case sv.loading && !sv.loaded:
+		s.notice = "listing…"
+	default:
+		s.listing = true
+	}
+	return s
+}
+
+// hasEntries reports whether sv lists any item.
+func (sv *Server) hasEntries() bool {
+	for _, es := range sv.entries {
+		if len(es) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Reload lists a server again: refresh asks the server rather than the
-// runtime's cache.
+// runtime's cache. A server whose items are shown keeps them until the
+// new listing lands, so its rows stay as they are.
 func (c *Pane) Reload(name string, refresh bool) tea.Cmd {
 	sv, ok := c.byName[name]
 	if !ok || sv.status.State != mcp.StateReady {
 		return nil
 	}
+	was := sv.shown()
 	cmd := c.load(sv, refresh)
-	c.rebuild()
+	if sv.shown() != was {
+		c.rebuildServer(sv)
+	}
 	return cmd
 }
 
@@ -546,7 +601,7 @@ func (c *Pane) handleLoaded(id common.RequestID, msg catalogLoadedMsg) tea.Cmd {
 	sv.cancel, sv.pending, sv.loading = nil, 0, false
 	if msg.err != nil {
 		sv.loadErr = render.SanitizeLine(msg.err.Error())
-		c.rebuild()
+		c.rebuildServer(sv)
 		return nil
 	}
 	sv.loaded, sv.loadErr = true, ""
@@ -820,63 +875,150 @@ func (c *Pane) buildRows(t int) []row {
 	if c.matches != nil {
 		return c.filt.last.rows[t] // built with the matches, off the update path
 	}
-	kind := mcp.Kinds[t]
 	rows := make([]row, 0, len(c.all[t])+2*len(c.servers))
 	for _, sv := range c.servers {
-		rows = append(rows, row{kind: rowHeader, server: sv})
-		notice := func(text string, isErr, spin bool) {
-			stop := sv.status.State == mcp.StateFailed || sv.status.State == mcp.StateAuthRequired
-			lines := common.WrapText(text, max(c.width-2-4, 10))
-			if len(lines) > maxNoticeLines {
-				lines = lines[:maxNoticeLines]
-				lines[maxNoticeLines-1] += " …"
-			}
-			for i, l := range lines {
-				if i > 0 {
-					l = "  " + l
-				}
-				rows = append(rows, row{kind: rowNotice, server: sv, text: l, isErr: isErr, spin: spin && i == 0, stop: stop && i == 0})
-			}
-		}
-		switch sv.status.State {
-		case mcp.StateStarting, "":
-			notice("starting…", false, true)
-			continue
-		case mcp.StateFailed, mcp.StateAuthRequired:
-			reason := render.SanitizeLine(sv.status.Reason)
-			if reason == "" {
-				reason = "no reason given"
-			}
-			notice(string(sv.status.State)+": "+reason, true, false)
-			continue
-		case mcp.StateReady:
-		default:
-			notice(string(sv.status.State), false, false)
-			continue
-		}
-		if sv.loadErr != "" {
-			notice("listing failed: "+sv.loadErr, true, false)
-			continue
-		}
-		if sv.loading && !sv.loaded {
-			notice("listing…", false, true)
-			continue
-		}
-		for _, w := range sv.warns[t] {
-			notice("⚠ "+w, true, false)
-		}
-		if !sv.listed[kind] && len(sv.warns[t]) == 0 {
-			notice(fmt.Sprintf("%s offers no %s", render.SanitizeLine(sv.name), strings.ToLower(TabTitles[t])), false, false)
-			continue
-		}
-		for _, e := range sv.entries[t] {
-			rows = append(rows, row{kind: rowItem, server: sv, e: e})
-		}
-		if len(sv.entries[t]) == 0 && len(sv.warns[t]) == 0 {
-			notice("no "+strings.ToLower(TabTitles[t]), false, false)
-		}
+		rows = c.serverRows(rows, sv, t)
 	}
 	return rows
+}
+
+// serverRows appends sv's rows in tab t, without a filter, to rows.
+func (c *Pane) serverRows(rows []row, sv *Server, t int) []row {
+	rows = append(rows, row{kind: rowHeader, server: sv})
+	notice := func(text string, isErr, spin bool) {
+		stop := sv.status.State == mcp.StateFailed || sv.status.State == mcp.StateAuthRequired
+		lines := common.WrapText(text, max(c.width-2-4, 10))
+		if len(lines) > maxNoticeLines {
+			lines = lines[:maxNoticeLines]
+			lines[maxNoticeLines-1] += " …"
+		}
+		for i, l := range lines {
+			if i > 0 {
+				l = "  " + l
+			}
+			rows = append(rows, row{kind: rowNotice, server: sv, text: l, isErr: isErr, spin: spin && i == 0, stop: stop && i == 0})
+		}
+	}
+	shown := sv.shown()
+	switch {
+	case shown.state == mcp.StateStarting || shown.state == "":
+		notice("starting…", false, true)
+		return rows
+	case shown.state == mcp.StateFailed || shown.state == mcp.StateAuthRequired:
+		reason := render.SanitizeLine(shown.notice)
+		if reason == "" {
+			reason = "no reason given"
+		}
+		notice(string(shown.state)+": "+reason, true, false)
+		return rows
+	case shown.state != mcp.StateReady:
+		notice(string(shown.state), false, false)
+		return rows
+	case !shown.listing:
+		notice(shown.notice, sv.loadErr != "", sv.loadErr == "")
+		return rows
+	}
+	kind := mcp.Kinds[t]
+	for _, w := range sv.warns[t] {
+		notice("⚠ "+w, true, false)
+	}
+	if !sv.listed[kind] && len(sv.warns[t]) == 0 {
+		notice(fmt.Sprintf("%s offers no %s", render.SanitizeLine(sv.name), strings.ToLower(TabTitles[t])), false, false)
+		return rows
+	}
+	for _, e := range sv.entries[t] {
+		rows = append(rows, row{kind: rowItem, server: sv, e: e})
+	}
+	if len(sv.entries[t]) == 0 && len(sv.warns[t]) == 0 {
+		notice("no "+strings.ToLower(TabTitles[t]), false, false)
+	}
+	return rows
+}
+
+// rebuildServer rebuilds sv's rows alone, in place among the others'
+// (a copy of the rows after them at most, not a rebuild of every row),
+// after a change that left every server's entries as they were: in the
+// rows without a filter, shown or kept for clearing one. The rows under a
+// filter hold matches only, which did not change.
+func (c *Pane) rebuildServer(sv *Server) {
+	for t := range c.rows {
+		plain, w := c.filt.plain[t], c.filt.plainW[t]
+		if c.matches == nil {
+			plain, w = c.rows[t], c.nameW[t]
+		} else if !c.filt.plainOK {
+			continue // clearing the filter rebuilds them
+		}
+		lo, hi := serverSpanIn(plain, sv, t)
+		if lo < 0 {
+			c.rebuild() // not drawn yet
+			return
+		}
+		seg := c.serverRows(nil, sv, t)
+		if slices.ContainsFunc(plain[lo:hi], func(r row) bool { return r.kind == rowItem }) {
+			w = -1 // its items may have been the widest
+		}
+		plain = slices.Replace(plain, lo, hi, seg...)
+		if w < 0 {
+			w = nameWidth(plain)
+		}
+		w = max(w, nameWidth(seg))
+		c.filt.plain[t], c.filt.plainW[t] = plain, w
+		if c.matches != nil {
+			continue
+		}
+		c.rows[t], c.nameW[t] = plain, w
+		switch cur := c.cursor[t]; {
+		case cur >= hi:
+			c.cursor[t] = cur + len(seg) - (hi - lo)
+		case cur >= lo:
+			c.cursor[t] = nearestSelectable(plain, lo)
+		}
+	}
+	c.ensureVisible()
+}
+
+// serverSpanIn finds sv's rows in the rows of tab t without a filter:
+// from its header to the next. A server's items are one run of its
+// entries, stepped over at once.
+func serverSpanIn(rows []row, sv *Server, t int) (lo, hi int) {
+	lo = -1
+	for i := 0; i < len(rows); {
+		r := rows[i]
+		switch {
+		case r.kind == rowHeader && lo >= 0:
+			return lo, i
+		case r.kind == rowHeader && r.server == sv:
+			lo = i
+		case r.kind == rowItem:
+			// The run of r's server's items holds every row up to its
+			// last entry's when that row is one of them.
+			if n := len(r.server.entries[t]); n > 1 && i+n-1 < len(rows) && rows[i+n-1].kind == rowItem && rows[i+n-1].server == r.server {
+				i += n
+				continue
+			}
+		}
+		i++
+	}
+	if lo < 0 {
+		return -1, -1
+	}
+	return lo, len(rows)
+}
+
+// nearestSelectable is the selectable row nearest at or after i, else
+// before it (0 when none is).
+func nearestSelectable(rows []row, i int) int {
+	for j := i; j < len(rows); j++ {
+		if rows[j].selectable() {
+			return j
+		}
+	}
+	for j := min(i, len(rows)) - 1; j >= 0; j-- {
+		if rows[j].selectable() {
+			return j
+		}
+	}
+	return 0
 }
 
 // Render draws the pane at its size.
