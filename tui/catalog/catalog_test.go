@@ -250,7 +250,7 @@ func TestAnEntryPointsAtItsListedItem(t *testing.T) {
 		items = append(items, mcp.CatalogItem{Kind: mcp.KindResource, Server: "mem", ID: "demo://scale/" + n, URI: "demo://scale/" + n, Name: "scale-" + n, Title: "Generated item " + n})
 	}
 	rt := &fakeRuntime{catalogs: map[string]*mcp.Catalog{"mem": {Server: "mem", Listed: mcp.Kinds, Items: items}}}
-	load := loadCatalogCmd(context.Background(), rt, nil, "mem", 1, false)
+	load := loadCatalogCmd(context.Background(), rt, nil, "mem", 1, false, nil)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	msg := load().(common.Result).Msg.(catalogLoadedMsg)

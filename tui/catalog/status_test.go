@@ -116,3 +116,89 @@ func TestAStatusEventRebuildsOnlyWhatItChanges(t *testing.T) {
 		t.Errorf("after the listed server failed the tab says %q", got)
 	}
 }
+
+// BenchmarkFilterClearDeep120k clears a filter whose cursor sits on its
+// last match, the last of 100,000 resources: the rows from before the
+// filter come back with the cursor on that item.
+func BenchmarkFilterClearDeep120k(b *testing.B) {
+	c := filterBench(b).c
+	msg := filterCmd(context.Background(), filterJob{version: c.version, query: "s", all: c.all, spans: c.spans})().(common.Result).Msg
+	key := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("s")}
+	back := tea.KeyMsg{Type: tea.KeyBackspace}
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		_, _ = c.HandleKey(key)
+		_ = c.HandleResult(common.Result{Owner: common.OwnerCatalog, ID: c.filterID, Msg: msg})
+		c.cursor[1] = len(c.rows[1]) - 1
+		b.StartTimer()
+		_, _ = c.HandleKey(back)
+	}
+}
+
+// BenchmarkListChanged120k is the update path's share of a list_changed
+// on a server of 120,000 items that added one: the new item marked, and
+// the new listing (built off the update path) swapped in.
+func BenchmarkListChanged120k(b *testing.B) {
+	h := scaleServers(b)
+	sv := h.c.byName["big"]
+	listing := h.results(loadCatalogCmd(context.Background(), h.rt, nil, "big", 1, false, nil))[0].Msg
+	added := &mcp.CatalogChange{Added: []string{h.rt.catalogs["big"].Items[500].Key()}}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = h.c.HandleCatalogChanged("big", added)
+		_ = h.c.HandleResult(common.Result{Owner: common.OwnerCatalog, ID: sv.pending, Msg: listing})
+	}
+}
+
+// Clearing a filter puts the cursor back on the item it was on, found
+// from the item's place among its server's entries (not by walking the
+// rows before it): here the last resource of the second server.
+func TestClearingTheFilterKeepsTheCursorOnItsItem(t *testing.T) {
+	b := serversBench(t, map[string][]mcp.CatalogItem{"big": commontest.BigCatalog(), "side": sampleItems()}, []string{"side", "big"}, 1)
+	b.run(b.c.ApplyStatus(mcp.Status{Name: "side", State: mcp.StateReady}))
+	b.run(b.key("/"))
+	for _, k := range "resource-2499" {
+		b.run(b.key(string(k)))
+	}
+	if got := b.c.Selected(); got == nil || got.item.Name != "resource-2499" {
+		t.Fatalf("the filter's best match is %v", got)
+	}
+	cmd, _ := b.c.HandleKey(tea.KeyMsg{Type: tea.KeyEsc})
+	b.run(cmd)
+	if got := b.c.Selected(); got == nil || got.item.Name != "resource-2499" || got.item.Server != "big" {
+		t.Fatalf("after clearing the filter the cursor is on %v, want big's resource-2499", got)
+	}
+	if r := b.c.rows[1][b.c.cursor[1]]; r.e.item.Name != "resource-2499" || b.c.offset[1] == 0 {
+		t.Errorf("the cursor's row is not scrolled into view: offset %d", b.c.offset[1])
+	}
+}
+
+// The marks of new items are counted per server as each listing lands:
+// a new item stays marked through a second listing, another server's
+// change leaves the count, and a server that fails takes its marks away.
+func TestNewItemsStayMarkedAcrossListingsAndLeaveWithTheirServer(t *testing.T) {
+	b := serversBench(t, map[string][]mcp.CatalogItem{"big": commontest.BigCatalog(), "side": sampleItems()}, []string{"side", "big"}, 1)
+	b.run(b.c.ApplyStatus(mcp.Status{Name: "side", State: mcp.StateReady}))
+	big := b.rt.catalogs["big"].Items
+	b.run(b.c.HandleCatalogChanged("big", &mcp.CatalogChange{Added: []string{big[1].Key(), big[5].Key()}}))
+	if got := b.c.TabTitle(1); got != "Resources 2501 +2 new" {
+		t.Fatalf("after a list_changed the tab says %q", got)
+	}
+	b.run(b.c.Reload("big", true))
+	b.run(b.c.ApplyStatus(mcp.Status{Name: "side", State: mcp.StateFailed, Reason: "gone"}))
+	if got := b.c.TabTitle(1); got != "Resources 2500+? +2 new" {
+		t.Fatalf("after a second listing and another server failing the tab says %q", got)
+	}
+	if !b.c.SelectID(big[1].ID) {
+		t.Fatalf("no row for %s", big[1].ID)
+	}
+	b.c.MarkSeen()
+	if got := b.c.TabTitle(1); got != "Resources 2500+? +1 new" {
+		t.Fatalf("after the cursor was on a new item the tab says %q", got)
+	}
+	b.run(b.c.ApplyStatus(mcp.Status{Name: "big", State: mcp.StateFailed, Reason: "gone"}))
+	if got := b.c.TabTitle(1); got != "Resources ?" {
+		t.Errorf("after its server failed the tab says %q", got)
+	}
+}
