@@ -96,7 +96,14 @@ func (c *Pane) SetToolOff(server, id string, off bool) {
 
 // newEntry sanitizes an item for display.
 func newEntry(it *mcp.CatalogItem) *Entry {
-	e := &Entry{item: it, name: render.SanitizeLine(it.Name)}
+	e := &Entry{}
+	e.fill(it)
+	return e
+}
+
+// fill makes e the entry of it, sanitized for display.
+func (e *Entry) fill(it *mcp.CatalogItem) {
+	*e = Entry{item: it, name: render.SanitizeLine(it.Name)}
 	if e.name == "" {
 		e.name = render.SanitizeLine(it.ID)
 	}
@@ -114,7 +121,6 @@ func newEntry(it *mcp.CatalogItem) *Entry {
 	e.hay = e.name + "  " + render.SanitizeLine(it.Title) + "  " + render.SanitizeLine(it.ID)
 	e.idx = newHayIndex(e.hay, len(e.name))
 	e.nameCells = common.WidthOf(e.name)
-	return e
 }
 
 // Server is what the TUI knows of one server: its state (from runtime
@@ -164,10 +170,22 @@ func loadCatalogCmd(ctx context.Context, rt Runtime, approvals *llm.Approvals, s
 		for _, k := range cat.Listed {
 			msg.listed[k] = true
 		}
+		// The entries are one allocation, and each kind's list is made
+		// its size: at 120,000 items, 120,000 objects fewer for every
+		// collection to visit, and no garbage from growing the lists.
+		slab := make([]Entry, len(cat.Items))
+		var n [numKinds]int
+		for j := range cat.Items {
+			n[kindIndex(cat.Items[j].Kind)]++
+		}
+		for i := range msg.entries {
+			msg.entries[i] = make([]*Entry, 0, n[i])
+		}
 		for j := range cat.Items {
 			it := &cat.Items[j]
 			i := kindIndex(it.Kind)
-			e := newEntry(it)
+			e := &slab[j]
+			e.fill(it)
 			if o, ok := rt.(toolsOffer); ok && it.Kind == mcp.KindTool {
 				e.off = o.ToolOff(server, it.ID)
 			}

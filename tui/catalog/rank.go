@@ -35,8 +35,12 @@ const (
 // folded bytes too, for the in-order check every entry of a run gets, and
 // no offsets (a rune's offset is its index).
 type hayIndex struct {
+	// low is the folded runes; nil when the hay is ASCII, whose folded
+	// bytes are ascii: matchEntry reads them as runes in a scratch of its
+	// own, so an entry does not keep four bytes a letter (at 120,000 items,
+	// 24 MB the heap held and every collection marked).
 	low   []rune
-	ascii []byte // low as bytes; nil unless the hay is ASCII
+	ascii []byte // the folded bytes; nil unless the hay is ASCII
 	off   []int  // nil when ascii is set
 	word  []bool
 	nameN int // runes of the name, the hay's first part
@@ -48,12 +52,20 @@ const maxHayRunes = 1024
 
 // newHayIndex indexes hay, whose first nameBytes bytes are the name.
 func newHayIndex(hay string, nameBytes int) hayIndex {
-	n := min(utf8.RuneCountInString(hay), maxHayRunes)
-	ix := hayIndex{low: make([]rune, 0, n), word: make([]bool, 0, n)}
-	ascii := isASCII(hay)
-	if !ascii {
-		ix.off = make([]int, 0, n)
+	if isASCII(hay) {
+		n := min(len(hay), maxHayRunes)
+		ix := hayIndex{ascii: make([]byte, n), word: make([]bool, n), nameN: min(nameBytes, n)}
+		prev := rune(0)
+		for i := range n {
+			r := rune(hay[i])
+			ix.word[i] = i == 0 || !isWordRune(prev) && isWordRune(r) || unicode.IsLower(prev) && unicode.IsUpper(r)
+			ix.ascii[i] = byte(unicode.ToLower(r))
+			prev = r
+		}
+		return ix
 	}
+	n := min(utf8.RuneCountInString(hay), maxHayRunes)
+	ix := hayIndex{low: make([]rune, 0, n), word: make([]bool, 0, n), off: make([]int, 0, n)}
 	prev := rune(0)
 	for i, r := range hay {
 		if len(ix.low) == maxHayRunes {
@@ -65,19 +77,27 @@ func newHayIndex(hay string, nameBytes int) hayIndex {
 		start := len(ix.low) == 0 || !isWordRune(prev) && isWordRune(r) ||
 			unicode.IsLower(prev) && unicode.IsUpper(r)
 		ix.low = append(ix.low, unicode.ToLower(r))
-		if !ascii {
-			ix.off = append(ix.off, i)
-		}
+		ix.off = append(ix.off, i)
 		ix.word = append(ix.word, start)
 		prev = r
 	}
-	if ascii {
-		ix.ascii = make([]byte, len(ix.low))
-		for i, r := range ix.low {
-			ix.ascii[i] = byte(r)
-		}
-	}
 	return ix
+}
+
+// runes is ix with its folded runes: ix itself, or for an ASCII hay a
+// copy whose runes are read from its bytes into m's scratch (valid until
+// the next call).
+func (m *matcher) runes(ix *hayIndex) *hayIndex {
+	if ix.low != nil || ix.ascii == nil {
+		return ix
+	}
+	m.low = m.low[:0]
+	for _, b := range ix.ascii {
+		m.low = append(m.low, rune(b))
+	}
+	m.view = *ix
+	m.view.low = m.low
+	return &m.view
 }
 
 // offset is the byte offset in the hay of rune i.
@@ -190,12 +210,16 @@ type matcher struct {
 	gen    uint32
 	run    []int
 	path   []int // the runes the word-starts search has matched so far
+	// low and view are an ASCII hay read as runes (runes).
+	low  []rune
+	view hayIndex
 }
 
 // matchEntry ranks ix against every term; ok is false when one of them
 // does not match. The matched byte positions in the hay are appended to
 // dst, sorted and without repeats.
 func (m *matcher) matchEntry(dst []int, ix *hayIndex, terms terms) (r rank, out []int, ok bool) {
+	ix = m.runes(ix)
 	r.nameLen = ix.nameN
 	r.first = len(ix.low)
 	start := len(dst)

@@ -202,3 +202,18 @@ func TestNewItemsStayMarkedAcrossListingsAndLeaveWithTheirServer(t *testing.T) {
 		t.Errorf("after its server failed the tab says %q", got)
 	}
 }
+
+// BenchmarkListingArrives120k is a listing of 120,000 items arriving in
+// the catalog: its entries prepared (off the update path) and swapped in
+// (on it). What it allocates beyond what stays is garbage the next
+// collection, while the person types, has to sweep.
+func BenchmarkListingArrives120k(b *testing.B) {
+	h := scaleServers(b)
+	sv := h.c.byName["big"]
+	b.ReportAllocs()
+	for b.Loop() {
+		listing := h.results(loadCatalogCmd(context.Background(), h.rt, nil, "big", 1, false, nil))[0].Msg
+		_ = h.c.Reload("big", false)
+		_ = h.c.HandleResult(common.Result{Owner: common.OwnerCatalog, ID: sv.pending, Msg: listing})
+	}
+}
