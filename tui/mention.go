@@ -66,9 +66,7 @@ func (m *Model) mentionCompletions() []chat.Completion {
 			continue
 		}
 		for _, kind := range []mcp.Kind{mcp.KindResource, mcp.KindTemplate} {
-			for _, it := range sv.Items(kind) {
-				out = append(out, chat.MentionCompletion(it))
-			}
+			sv.EachItem(kind, func(it *mcp.CatalogItem) { out = append(out, chat.MentionCompletion(it)) })
 		}
 	}
 	return out

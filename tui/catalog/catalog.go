@@ -1277,13 +1277,13 @@ func (sv *Server) Status() mcp.Status { return sv.status }
 func (sv *Server) Loaded() bool  { return sv.loaded }
 func (sv *Server) Loading() bool { return sv.loading }
 
-// Items are the server's listed items of a kind.
-func (sv *Server) Items(k mcp.Kind) []mcp.CatalogItem {
-	var out []mcp.CatalogItem
+// EachItem calls fn with each of the server's listed items of a kind, in
+// the runtime's listed catalog (which nothing changes): no copies, which
+// at 100,000 resources were 40 MB.
+func (sv *Server) EachItem(k mcp.Kind, fn func(*mcp.CatalogItem)) {
 	for _, e := range sv.entries[kindIndex(k)] {
-		out = append(out, *e.item)
+		fn(e.item)
 	}
-	return out
 }
 
 // Servers are every configured server, in display order.

@@ -338,6 +338,8 @@ type Completer struct {
 	title string
 	// filter narrows the items to the typed word (filterCompletions when nil).
 	filter func(items []Completion, partial string) []Completion
+	// mentions, for the mention popup, narrows them key by key.
+	mentions *mentionIndex
 }
 
 // Close hides the popup and drops any answer in flight.
@@ -345,7 +347,7 @@ func (c *Completer) Close() {
 	c.open = false
 	c.pending = 0
 	c.items, c.all = nil, nil
-	c.filter = nil
+	c.filter, c.mentions = nil, nil
 }
 
 // Show opens the popup on items for line (an empty list shows nothing).
@@ -374,6 +376,9 @@ func (c *Completer) Refilter(line string) {
 
 // narrow filters items to the word typed.
 func (c *Completer) narrow(items []Completion, partial string) []Completion {
+	if c.mentions != nil {
+		return c.mentions.narrow(items, partial)
+	}
 	if c.filter != nil {
 		return c.filter(items, partial)
 	}
@@ -524,7 +529,7 @@ func (c *Completer) HandleResult(id common.RequestID, msg Completions, line stri
 // ShowMentions opens the @-mention popup on the word line ends with.
 func (c *Completer) ShowMentions(line string, start int, items []Completion) {
 	c.Close()
-	c.filter = FuzzyMentions
+	c.mentions = &mentionIndex{}
 	c.Show(line, start, items)
 	c.title = "resources and templates (@server:uri)"
 }
@@ -534,7 +539,8 @@ func (c *Completer) ShowMentions(line string, start int, items []Completion) {
 func (it Completion) Template() *mcp.CatalogItem { return it.template }
 
 // MentionCompletion offers a resource or template as an @-mention.
-func MentionCompletion(it mcp.CatalogItem) Completion {
+// it points into the runtime's listed catalog, which nothing changes.
+func MentionCompletion(it *mcp.CatalogItem) Completion {
 	c := Completion{
 		insert: NewMention(it.Server, it.URI).String() + " ",
 		label:  "@" + render.SanitizeLine(it.Server) + ":" + render.SanitizeLine(it.URI),
@@ -542,7 +548,7 @@ func MentionCompletion(it mcp.CatalogItem) Completion {
 	}
 	if it.Kind == mcp.KindTemplate {
 		c.desc = render.SanitizeLine(it.Server) + " · template · " + render.SanitizeLine(it.Name) + " (enter fills its variables)"
-		c.template = &it
+		c.template = it
 	}
 	return c
 }
