@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -413,10 +414,7 @@ func (m *Model) closeGoneApps() tea.Cmd {
 // Each server's log says which app closed and why; so does what it
 // returns, sorted, for the reload's notice.
 func (m *Model) closeAppsOfReload(res mcp.ReloadResult) (tea.Cmd, []string) {
-	if len(m.apps) == 0 {
-		return nil, nil
-	}
-	why := func(server string) string {
+	return m.closeAppsOf(func(server string) string {
 		switch {
 		case slices.Contains(res.Removed, server):
 			return "was removed by a reload"
@@ -426,6 +424,49 @@ func (m *Model) closeAppsOfReload(res mcp.ReloadResult) (tea.Cmd, []string) {
 			return "was stopped by a reload (switched off, or its file no longer trusted)"
 		}
 		return ""
+	})
+}
+
+// closeAppsOfState closes the apps of a server that left ready without a
+// reload: it died (failed), was reconnected (.mcp reconnect, or enter in
+// the servers list: a new connection, whose tools may differ from the
+// ones the app was opened with), stopped, or asks for a login. Each
+// server's log says which app closed and why, and so does the status bar.
+// A reload's own closings come first (its event precedes the states it
+// causes), so an app is not closed twice.
+func (m *Model) closeAppsOfState(st mcp.Status) tea.Cmd {
+	if len(m.apps) == 0 || st.State == mcp.StateReady {
+		return nil
+	}
+	var reason string
+	switch st.State {
+	case mcp.StateFailed:
+		reason = "failed: " + render.Ellipsize(common.OrDash(st.Reason), 200)
+	case mcp.StateStarting:
+		reason = "was restarted (reconnected): open the app again"
+	case mcp.StateAuthRequired:
+		reason = "asks for a login: log in, then open the app again"
+	default:
+		reason = "is " + string(st.State)
+	}
+	cmd, said := m.closeAppsOf(func(server string) string {
+		if server != st.Name {
+			return ""
+		}
+		return reason
+	})
+	if len(said) == 0 {
+		return nil
+	}
+	return tea.Batch(cmd, common.ReportWarn(strings.Join(said, " · ")))
+}
+
+// closeAppsOf closes the apps whose server why gives a reason for ("":
+// it stays open), noting each in its server's log; it returns the
+// commands that tear them down and the notes, sorted.
+func (m *Model) closeAppsOf(why func(server string) string) (tea.Cmd, []string) {
+	if len(m.apps) == 0 {
+		return nil, nil
 	}
 	var cmds []tea.Cmd
 	var said []string

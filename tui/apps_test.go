@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -94,9 +95,15 @@ func appProgram(t *testing.T) (*program, *Model, *testClock, string) {
 // appProgramWith is appProgram with the chat's model (nil: none).
 func appProgramWith(t *testing.T, model llm.Model) (*program, *Model, *testClock, string) {
 	t.Helper()
+	return appProgramOn(t, model, demoServer("demo"))
+}
+
+// appProgramOn is appProgramWith on the demo server's entry sc.
+func appProgramOn(t *testing.T, model llm.Model, sc mcp.ServerConfig) (*program, *Model, *testClock, string) {
+	t.Helper()
 	browserURL := recordingBrowser(t)
 	relay := NewRelay()
-	rt := newRuntime(t, relay.Push, demoServer("demo"))
+	rt := newRuntime(t, relay.Push, sc)
 	t.Cleanup(func() { rt.Close() })
 	perms := llm.Permissions{}
 	clock := &testClock{t: time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC)}
@@ -339,6 +346,58 @@ func TestAReloadThatRemovesOrRestartsAnAppsServerClosesTheApp(t *testing.T) {
 			}
 			if chat := strings.Join(final.chat.Texts(), "\n"); !strings.Contains(chat, tc.want) {
 				t.Errorf("the reload's notice lacks %q:\n%s", tc.want, chat)
+			}
+		})
+	}
+}
+
+// TestAnAppsServerThatDiesOrIsReconnectedClosesTheApp: an app whose
+// server dies (its process killed), or is reconnected (.mcp reconnect: a
+// new connection, whose tools may differ), is torn down as a reload's
+// would be (its address stops answering, the status bar's mark goes),
+// not left to fail every relayed call; the server's log and the status
+// bar say which app closed and why.
+func TestAnAppsServerThatDiesOrIsReconnectedClosesTheApp(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		act  func(t *testing.T, rt *mcp.Runtime, pidfile string)
+		want string
+	}{
+		{"died", func(t *testing.T, _ *mcp.Runtime, pidfile string) {
+			b, err := os.ReadFile(pidfile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pid, _ := strconv.Atoi(string(b))
+			proc, err := os.FindProcess(pid)
+			if err == nil {
+				err = proc.Kill()
+			}
+			if err != nil {
+				t.Fatalf("killing the demo server (pid %d): %v", pid, err)
+			}
+		}, "app ui://demo/dice.html closed: server demo failed: "},
+		{"reconnected", func(t *testing.T, rt *mcp.Runtime, _ string) {
+			if err := rt.Reconnect("demo"); err != nil { // as .mcp reconnect demo does
+				t.Fatal(err)
+			}
+		}, "app ui://demo/dice.html closed: server demo was restarted (reconnected): open the app again"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := demoServer("demo")
+			pidfile := filepath.Join(t.TempDir(), "pid")
+			sc.Env = map[string]string{demoPidFileEnv: pidfile}
+			p, m, _, appURL := appProgramOn(t, nil, sc)
+			tc.act(t, m.com.RT.(*mcp.Runtime), pidfile)
+			waitAppGone(t, appURL, "after its server "+tc.name)
+			p.wait("closed: server demo") // the status bar's news
+			p.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+			final := p.tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*Model)
+			if n := final.openApps(); n != 0 || strings.Contains(final.View(), "app open") {
+				t.Errorf("%d apps still open after their server %s:\n%s", n, tc.name, final.View())
+			}
+			if log := final.logs.Text("demo"); !strings.Contains(log, tc.want) {
+				t.Errorf("the demo's log lacks %q:\n%s", tc.want, log)
 			}
 		})
 	}

@@ -28,7 +28,7 @@ func (m *Model) handleEvents(msg EventsMsg) tea.Cmd {
 		m.logs.AddEvent(e)
 		switch e.Kind {
 		case mcp.EventState:
-			cmds = append(cmds, m.catalog.ApplyStatus(e.Status))
+			cmds = append(cmds, m.catalog.ApplyStatus(e.Status), m.closeAppsOfState(e.Status))
 			m.noteLogin(e.Status)
 		case mcp.EventNotification:
 			cmds = append(cmds, m.handleNotification(e))

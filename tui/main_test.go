@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -24,6 +25,12 @@ import (
 // starts `<test binary> demo-server`, which lands here and serves stdio.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "demo-server" {
+		if f := os.Getenv(demoPidFileEnv); f != "" { // a test that kills it
+			if err := os.WriteFile(f, []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+		}
 		if err := demo.ServeStdio(context.Background(), demo.New(demo.Options{}), os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
@@ -75,6 +82,9 @@ var testCacheDir string
 func displayTestPath(p string) string {
 	return strings.Replace(p, testCacheDir, "$HOWL_CACHE_DIR", 1)
 }
+
+// demoPidFileEnv names the file a demo server writes its process id to.
+const demoPidFileEnv = "HOWL_TEST_DEMO_PIDFILE"
 
 // demoServer is the config entry of the demo server, served by this binary.
 func demoServer(name string) mcp.ServerConfig {
