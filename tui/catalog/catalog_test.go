@@ -43,10 +43,15 @@ type bench struct {
 	rt *fakeRuntime
 }
 
-func newBench(t testing.TB, items ...mcp.CatalogItem) *bench {
+// testCom is the kit a catalog under test shares, drawn without colour.
+func testCom() *common.Common {
 	th := theme.New(theme.Options{Dark: true, Profile: termenv.Ascii})
-	com := &common.Common{Ctx: context.Background(), Theme: th, Styles: th.Styles, Keys: common.DefaultKeyMap(),
+	return &common.Common{Ctx: context.Background(), Theme: th, Styles: th.Styles, Keys: common.DefaultKeyMap(),
 		Tick: func(time.Duration, tea.Msg) tea.Cmd { return nil }, Log: common.DiscardLogger(), Progress: &common.ProgressBoard{}}
+}
+
+func newBench(t testing.TB, items ...mcp.CatalogItem) *bench {
+	com := testCom()
 	for i := range items {
 		items[i].Server = "mem"
 	}

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -183,14 +182,20 @@ func BenchmarkFilter120kTyping(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(q))/1e6, "ms/key")
 }
 
+// allMatched is the catalog of filterBench, the result of the filter
+// "s" over it (every resource matches), and the keys that type the "s"
+// and clear it.
+func allMatched(b *testing.B) (c *Pane, msg tea.Msg, key, back tea.KeyMsg) {
+	c = filterBench(b).c
+	msg = filterCmd(context.Background(), filterJob{version: c.version, query: "s", all: c.all, spans: c.spans})().(common.Result).Msg
+	return c, msg, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("s")}, tea.KeyMsg{Type: tea.KeyBackspace}
+}
+
 // BenchmarkFilterUpdate120k is the update path's share of a key over
 // 120,000 items: the key itself (echo, new run started) and then its
 // result swapped in, with 100,000 rows, then the clear.
 func BenchmarkFilterUpdate120k(b *testing.B) {
-	c := filterBench(b).c
-	msg := filterCmd(context.Background(), filterJob{version: c.version, query: "s", all: c.all, spans: c.spans})().(common.Result).Msg
-	key := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("s")}
-	back := tea.KeyMsg{Type: tea.KeyBackspace}
+	c, msg, key, back := allMatched(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		_, _ = c.HandleKey(key)
@@ -270,9 +275,7 @@ func TestTheFilterFindsASCIIAndOtherNamesAlike(t *testing.T) {
 // empty span between a and b), and the name column is as wide as the
 // widest match.
 func TestFilteredRowsGroupEachMatchUnderItsServer(t *testing.T) {
-	th := theme.New(theme.Options{Dark: true, Profile: termenv.Ascii})
-	com := &common.Common{Ctx: context.Background(), Theme: th, Styles: th.Styles, Keys: common.DefaultKeyMap(),
-		Tick: func(time.Duration, tea.Msg) tea.Cmd { return nil }, Log: common.DiscardLogger(), Progress: &common.ProgressBoard{}}
+	com := testCom()
 	tools := map[string][]string{"a": {"alpha-x", "zeta"}, "b": {"wx"}, "c": {"x", "y"}}
 	rt := &fakeRuntime{catalogs: map[string]*mcp.Catalog{}}
 	for _, sv := range []string{"a", "b", "c", "d"} {

@@ -4,13 +4,10 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/muesli/termenv"
 
 	"github.com/howl-mcp/howl/mcp"
-	"github.com/howl-mcp/howl/theme"
 	"github.com/howl-mcp/howl/tui/common"
 	"github.com/howl-mcp/howl/tui/common/commontest"
 )
@@ -19,9 +16,7 @@ import (
 // listing its items from lists (none: it lists nothing), big ready and
 // the others starting, on the tab given.
 func serversBench(tb testing.TB, lists map[string][]mcp.CatalogItem, names []string, tab int) *bench {
-	th := theme.New(theme.Options{Dark: true, Profile: termenv.Ascii})
-	com := &common.Common{Ctx: context.Background(), Theme: th, Styles: th.Styles, Keys: common.DefaultKeyMap(),
-		Tick: func(time.Duration, tea.Msg) tea.Cmd { return nil }, Log: common.DiscardLogger(), Progress: &common.ProgressBoard{}}
+	com := testCom()
 	rt := &fakeRuntime{catalogs: map[string]*mcp.Catalog{}}
 	for name, items := range lists {
 		for i := range items {
@@ -121,10 +116,7 @@ func TestAStatusEventRebuildsOnlyWhatItChanges(t *testing.T) {
 // last match, the last of 100,000 resources: the rows from before the
 // filter come back with the cursor on that item.
 func BenchmarkFilterClearDeep120k(b *testing.B) {
-	c := filterBench(b).c
-	msg := filterCmd(context.Background(), filterJob{version: c.version, query: "s", all: c.all, spans: c.spans})().(common.Result).Msg
-	key := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("s")}
-	back := tea.KeyMsg{Type: tea.KeyBackspace}
+	c, msg, key, back := allMatched(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()
