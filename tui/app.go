@@ -351,6 +351,9 @@ func (m *Model) handleChatResult(r common.Result) tea.Cmd {
 	case chat.Completions:
 		m.comp.HandleResult(r.ID, msg, m.input.Value())
 		return nil
+	case chat.MentionsNarrowed:
+		m.comp.HandleNarrowed(r.ID, msg, m.input.Value())
+		return nil
 	case chat.MentionsRead:
 		return m.handleMentionsRead(r.ID, msg)
 	case chat.EditorReady:

@@ -99,7 +99,7 @@ func (m *Model) handleChatKey(msg tea.KeyMsg) tea.Cmd {
 	cmd := m.input.HandleKey(msg)
 	switch {
 	case m.comp.IsOpen():
-		m.comp.Refilter(m.input.Value())
+		cmd = tea.Batch(cmd, m.comp.Refilter(m.input.Value()))
 	case msg.Type == tea.KeyRunes && string(msg.Runes) == "@" && chat.MentionWord(m.input.Value()) >= 0:
 		cmd = tea.Batch(cmd, m.openMentions())
 	}

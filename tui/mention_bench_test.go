@@ -3,13 +3,16 @@ package tui
 import (
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/howl-mcp/howl/llm/llmtest"
 	"github.com/howl-mcp/howl/tui/common/commontest"
 )
 
 // BenchmarkMention120k is the @-mention popup over 100,000 resources:
 // opening it (the "@" key, and a backspace that closes it), the first
-// key after "@" (and a backspace), and a key that extends the word.
+// key after "@" (and a backspace) with its ranking and on the update
+// path alone (the ranking runs off it), and a key that extends the word.
 func BenchmarkMention120k(b *testing.B) {
 	rt := newFakeRuntime()
 	rt.addServer("big", commontest.ScaleCatalog()...)
@@ -31,6 +34,13 @@ func BenchmarkMention120k(b *testing.B) {
 		for b.Loop() {
 			h.typeText("9")
 			h.keys("backspace")
+		}
+	})
+	b.Run("first-key-update-path", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = h.update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("9")}) // its ranking, unrun
+			_ = h.update(keyMsg("backspace"))
 		}
 	})
 	h.typeText("9")

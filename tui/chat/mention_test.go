@@ -6,7 +6,9 @@ import (
 	"slices"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // A word that extends the last one is ranked among the last one's
@@ -39,5 +41,45 @@ func TestNarrowingAMentionFindsWhatAFullSearchFinds(t *testing.T) {
 		if typed == "@no9zzq" && len(got) != 0 {
 			t.Errorf("%q extends a word that matched nothing, yet found %d", typed, len(got))
 		}
+	}
+}
+
+// Over AsyncMentions items a key ranks the popup off the update path: the
+// key returns the ranking's command and the popup shows what it showed
+// until the answer; an answer for a key since is dropped, the latest one
+// shown, and the next key narrows from it.
+func TestAMentionKeyOverManyItemsIsRankedOffTheUpdatePath(t *testing.T) {
+	var items []Completion
+	for i := range AsyncMentions + 1 {
+		uri := fmt.Sprintf("demo://scale/%06d", i)
+		items = append(items, MentionCompletion(&mcp.CatalogItem{Kind: mcp.KindResource, Server: "demo", ID: uri, URI: uri, Name: uri}))
+	}
+	c := &Completer{com: testCommon()}
+	c.ShowMentions("read @", 5, items)
+	answer := func(cmd tea.Cmd) common.Result {
+		t.Helper()
+		if cmd == nil {
+			t.Fatal("the key ranked the popup on the update path: no command")
+		}
+		return cmd().(common.Result)
+	}
+	stale := answer(c.Refilter("read @0"))
+	if len(c.items) != len(items) {
+		t.Fatalf("the popup changed before the ranking answered: %d items", len(c.items))
+	}
+	fresh := answer(c.Refilter("read @00"))
+	c.HandleNarrowed(stale.ID, stale.Msg.(MentionsNarrowed), "read @00")
+	if len(c.items) != len(items) {
+		t.Errorf("a stale ranking was shown: %d items", len(c.items))
+	}
+	c.HandleNarrowed(fresh.ID, fresh.Msg.(MentionsNarrowed), "read @00")
+	var full mentionIndex
+	if want := full.narrow(items, "@00"); len(c.items) != len(want) || c.items[0].label != want[0].label {
+		t.Fatalf("the ranking shown has %d items, a full search %d", len(c.items), len(want))
+	}
+	next := answer(c.Refilter("read @005"))
+	c.HandleNarrowed(next.ID, next.Msg.(MentionsNarrowed), "read @005")
+	if want := full.narrow(items, "@005"); len(c.items) != len(want) || c.items[0].label != want[0].label {
+		t.Errorf("the next key's ranking has %d items, a full search %d", len(c.items), len(want))
 	}
 }
