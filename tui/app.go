@@ -138,6 +138,8 @@ type Model struct {
 	dialogs dialog.Stack
 	// mentionReq is the read of a message's @-mentions in flight.
 	mentionReq common.RequestID
+	// mentionList is the @-mention popup's items being built.
+	mentionList common.RequestID
 	// chatReqs are the chat's requests outside a turn (prompt gets,
 	// mention reads): ctrl+c cancels them.
 	chatReqs chat.Requests
@@ -354,6 +356,8 @@ func (m *Model) handleChatResult(r common.Result) tea.Cmd {
 	case chat.MentionsNarrowed:
 		m.comp.HandleNarrowed(r.ID, msg, m.input.Value())
 		return nil
+	case mentionsListed:
+		return m.handleMentionsListed(r.ID, msg)
 	case chat.MentionsRead:
 		return m.handleMentionsRead(r.ID, msg)
 	case chat.EditorReady:

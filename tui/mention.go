@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"iter"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -57,32 +58,83 @@ func (m *Model) handleMentionsRead(id common.RequestID, msg chat.MentionsRead) t
 	return m.chat.SubmitWith(msg.Text, msg.Atts)
 }
 
-// mentionCompletions are the resources and templates of every enabled
-// server whose catalog is loaded.
-func (m *Model) mentionCompletions() []chat.Completion {
-	var out []chat.Completion
+// mentionSources are the resources and templates of every enabled server
+// whose catalog is loaded, as they are now (a command may read them), and
+// how many.
+func (m *Model) mentionSources() ([]iter.Seq[*mcp.CatalogItem], int) {
+	var srcs []iter.Seq[*mcp.CatalogItem]
+	n := 0
 	for _, sv := range m.catalog.Servers() {
 		if m.com.Hidden[sv.Name()] {
 			continue
 		}
 		for _, kind := range []mcp.Kind{mcp.KindResource, mcp.KindTemplate} {
-			sv.EachItem(kind, func(it *mcp.CatalogItem) { out = append(out, chat.MentionCompletion(it)) })
+			srcs = append(srcs, sv.Listed(kind))
+			n += sv.Count(kind)
+		}
+	}
+	return srcs, n
+}
+
+// mentionCompletions offers the n items of srcs as @-mentions.
+func mentionCompletions(srcs []iter.Seq[*mcp.CatalogItem], n int) []chat.Completion {
+	out := make([]chat.Completion, 0, n)
+	for _, src := range srcs {
+		for it := range src {
+			out = append(out, chat.MentionCompletion(it))
 		}
 	}
 	return out
 }
 
+// mentionsListed is the mention popup's items for the @ word of line at
+// start, built off the update path.
+type mentionsListed struct {
+	line  string
+	start int
+	items []chat.Completion
+}
+
 // openMentions opens the @-mention popup on the word the input ends with.
+// Its items are built off the update path when there are
+// chat.AsyncMentions or more (at 100,000 resources, 7-24 ms before the
+// echo of the @), and the popup opens when they arrive.
 func (m *Model) openMentions() tea.Cmd {
 	line := m.input.Value()
 	start := chat.MentionWord(line)
-	items := m.mentionCompletions()
 	m.comp.Close()
-	if len(items) == 0 {
+	m.mentionList = 0
+	srcs, n := m.mentionSources()
+	if n == 0 {
 		return common.ReportWarn("no resources to mention yet: the servers' catalogs are still loading or list none")
 	}
-	m.comp.ShowMentions(line, start, items)
-	return nil
+	if n < chat.AsyncMentions {
+		m.comp.ShowMentions(line, start, mentionCompletions(srcs, n))
+		return nil
+	}
+	m.mentionList = m.com.NewID()
+	return common.Deliver(common.OwnerChat, m.mentionList, func() tea.Msg {
+		return mentionsListed{line: line, start: start, items: mentionCompletions(srcs, n)}
+	})
+}
+
+// handleMentionsListed opens the popup on the items built for it, on
+// the @ word as typed since (ranked off the update path), unless that
+// word is gone or another popup opened meanwhile.
+func (m *Model) handleMentionsListed(id common.RequestID, msg mentionsListed) tea.Cmd {
+	if id != m.mentionList {
+		return nil
+	}
+	m.mentionList = 0
+	now := m.input.Value()
+	if m.comp.IsOpen() || chat.MentionWord(now) != msg.start || now[:msg.start] != msg.line[:msg.start] {
+		return nil
+	}
+	m.comp.ShowMentions(now[:msg.start+1], msg.start, msg.items)
+	if now == now[:msg.start+1] {
+		return nil
+	}
+	return m.comp.Refilter(now)
 }
 
 // openMentionTemplate opens a template's form; submitting it inserts the

@@ -10,9 +10,10 @@ import (
 )
 
 // BenchmarkMention120k is the @-mention popup over 100,000 resources:
-// opening it (the "@" key, and a backspace that closes it), the first
-// key after "@" (and a backspace) with its ranking and on the update
-// path alone (the ranking runs off it), and a key that extends the word.
+// opening it (the "@" key, and a backspace that closes it) with its list
+// built and on the update path alone (the list is built off it), the
+// first key after "@" (and a backspace) with its ranking and on the
+// update path alone, and a key that extends the word.
 func BenchmarkMention120k(b *testing.B) {
 	rt := newFakeRuntime()
 	rt.addServer("big", commontest.ScaleCatalog()...)
@@ -26,6 +27,13 @@ func BenchmarkMention120k(b *testing.B) {
 				b.Fatal("@ did not open the popup")
 			}
 			h.keys("backspace")
+		}
+	})
+	b.Run("open-update-path", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = h.update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("@")}) // its list, unbuilt
+			_ = h.update(keyMsg("backspace"))
 		}
 	})
 	h.typeText("@")

@@ -7,6 +7,7 @@ package catalog
 import (
 	"context"
 	"fmt"
+	"iter"
 	"slices"
 	"strconv"
 	"strings"
@@ -1277,14 +1278,23 @@ func (sv *Server) Status() mcp.Status { return sv.status }
 func (sv *Server) Loaded() bool  { return sv.loaded }
 func (sv *Server) Loading() bool { return sv.loading }
 
-// EachItem calls fn with each of the server's listed items of a kind, in
-// the runtime's listed catalog (which nothing changes): no copies, which
-// at 100,000 resources were 40 MB.
-func (sv *Server) EachItem(k mcp.Kind, fn func(*mcp.CatalogItem)) {
-	for _, e := range sv.entries[kindIndex(k)] {
-		fn(e.item)
+// Listed is the server's listed items of a kind as they are now, in the
+// runtime's listed catalog (no copies, which at 100,000 resources were
+// 40 MB): a snapshot a command may read off the update path, since a
+// published entry list is never changed (a new listing replaces it).
+func (sv *Server) Listed(k mcp.Kind) iter.Seq[*mcp.CatalogItem] {
+	entries := sv.entries[kindIndex(k)]
+	return func(yield func(*mcp.CatalogItem) bool) {
+		for _, e := range entries {
+			if !yield(e.item) {
+				return
+			}
+		}
 	}
 }
+
+// Count is how many items of a kind the server lists.
+func (sv *Server) Count(k mcp.Kind) int { return len(sv.entries[kindIndex(k)]) }
 
 // Servers are every configured server, in display order.
 func (c *Pane) Servers() []*Server { return c.servers }
