@@ -136,11 +136,27 @@ func BenchmarkListChanged120k(b *testing.B) {
 	sv := h.c.byName["big"]
 	listing := h.results(loadCatalogCmd(context.Background(), h.rt, nil, "big", 1, false, nil))[0].Msg
 	added := &mcp.CatalogChange{Added: []string{h.rt.catalogs["big"].Items[500].Key()}}
-	b.ReportAllocs()
-	for b.Loop() {
-		_ = h.c.HandleCatalogChanged("big", added)
-		_ = h.c.HandleResult(common.Result{Owner: common.OwnerCatalog, ID: sv.pending, Msg: listing})
-	}
+	b.Run("cursor-at-top", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = h.c.HandleCatalogChanged("big", added)
+			_ = h.c.HandleResult(common.Result{Owner: common.OwnerCatalog, ID: sv.pending, Msg: listing})
+		}
+	})
+	// The cursor on the last resource, each listing a new one (as after
+	// a list_changed): its row is found in the new listing.
+	b.Run("cursor-at-end", func(b *testing.B) {
+		listings := []tea.Msg{listing, h.results(loadCatalogCmd(context.Background(), h.rt, nil, "big", 1, false, nil))[0].Msg}
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			h.c.cursor[1] = len(h.c.all[1]) // under big's header
+			_ = h.c.HandleCatalogChanged("big", added)
+			_ = h.c.HandleResult(common.Result{Owner: common.OwnerCatalog, ID: sv.pending, Msg: listings[i%2]})
+			if e := h.c.Selected(); e == nil || e.item.Name != "scale-100000" {
+				b.Fatalf("the cursor left the last resource for %v", e)
+			}
+		}
+	})
 }
 
 // Clearing a filter puts the cursor back on the item it was on, found
