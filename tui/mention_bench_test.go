@@ -19,38 +19,30 @@ func BenchmarkMention120k(b *testing.B) {
 	rt.addServer("big", commontest.ScaleCatalog()...)
 	_, model := scriptedModel(b, llmtest.Sequence(llmtest.Turn{Text: "OK."}))
 	h := newChatHarness(b, rt, []string{"big"}, 120, 40, Options{Model: model})
-	b.Run("open", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			h.typeText("@")
-			if !h.m.comp.IsOpen() {
-				b.Fatal("@ did not open the popup")
+	// typed types k and a backspace, running what follows (the list or
+	// the ranking too) or, updateOnly, leaving it unrun.
+	typed := func(name, k string, updateOnly bool) {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if updateOnly {
+					_ = h.update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)})
+					_ = h.update(keyMsg("backspace"))
+					continue
+				}
+				h.typeText(k)
+				if !h.m.comp.IsOpen() {
+					b.Fatalf("%q: the popup is not open", k)
+				}
+				h.keys("backspace")
 			}
-			h.keys("backspace")
-		}
-	})
-	b.Run("open-update-path", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			_ = h.update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("@")}) // its list, unbuilt
-			_ = h.update(keyMsg("backspace"))
-		}
-	})
+		})
+	}
+	typed("open", "@", false)
+	typed("open-update-path", "@", true)
 	h.typeText("@")
-	b.Run("first-key", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			h.typeText("9")
-			h.keys("backspace")
-		}
-	})
-	b.Run("first-key-update-path", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			_ = h.update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("9")}) // its ranking, unrun
-			_ = h.update(keyMsg("backspace"))
-		}
-	})
+	typed("first-key", "9", false)
+	typed("first-key-update-path", "9", true)
 	h.typeText("9")
 	b.Run("next-key", func(b *testing.B) {
 		b.ReportAllocs()
