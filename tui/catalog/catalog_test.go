@@ -233,8 +233,11 @@ func TestTheTabTitleCountsNewItemsWithoutWalkingTheCatalog(t *testing.T) {
 	if got := b.c.TabTitle(1); got != "Resources 5000 +1 new" {
 		t.Fatalf("the tab says %q, want the new resource counted", got)
 	}
-	if allocs := testing.AllocsPerRun(20, func() { _ = b.c.TabTitle(1) }); allocs > 4 {
-		t.Errorf("a tab title allocates %.0f times over 5,000 resources: it walks the catalog (want <= 4, its formatting)", allocs)
+	// Its formatting allocates about 4 times; fmt's printer pool loses
+	// printers on purpose under -race, which adds one now and then. A walk
+	// of the catalog would be thousands.
+	if allocs := testing.AllocsPerRun(20, func() { _ = b.c.TabTitle(1) }); allocs > 8 {
+		t.Errorf("a tab title allocates %.0f times over 5,000 resources: it walks the catalog (want <= 8, its formatting)", allocs)
 	}
 	b.c.MarkSeen() // the cursor is on the first resource, the new one
 	if got := b.c.TabTitle(1); got != "Resources 5000" {
