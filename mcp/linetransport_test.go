@@ -11,6 +11,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -140,11 +141,14 @@ func TestAnswerOverMaxMessageBytesFailsItsCallSayingSo(t *testing.T) {
 	}
 }
 
-func TestTraceCountsTheAnswerHowlReadNotTheStandInMcpGoParsed(t *testing.T) {
+// tracedLongRuntime starts the long-lines fixture with tracing on and
+// returns the traces kept so far, on demand.
+func tracedLongRuntime(t *testing.T, era Era) (*Runtime, func() []RPCTrace) {
+	t.Helper()
 	var mu sync.Mutex
 	var traces []RPCTrace
 	sc := fixture("long-lines")
-	sc.Era = EraLegacy
+	sc.Era = era
 	rt := NewRuntime(&Config{Servers: []ServerConfig{sc}}, RuntimeOptions{CacheDir: t.TempDir(), OnEvent: func(e Event) {
 		if e.Kind == EventTrace {
 			mu.Lock()
@@ -156,6 +160,15 @@ func TestTraceCountsTheAnswerHowlReadNotTheStandInMcpGoParsed(t *testing.T) {
 	_ = rt.Start()
 	_ = rt.Wait(context.Background())
 	rt.SetTracing(true)
+	return rt, func() []RPCTrace {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(traces)
+	}
+}
+
+func TestTraceCountsTheAnswerHowlReadNotTheStandInMcpGoParsed(t *testing.T) {
+	rt, traced := tracedLongRuntime(t, EraLegacy)
 	// The text is read whole; the blob is decoded from the spool file,
 	// and the trace still counts the bytes the server sent.
 	for _, uri := range []string{longTextURI, longBlobURI} {
@@ -163,8 +176,7 @@ func TestTraceCountsTheAnswerHowlReadNotTheStandInMcpGoParsed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	traces := traced()
 	long := 0
 	for _, tr := range traces {
 		if tr.Method == "resources/read" && tr.Bytes > longSize {
@@ -179,26 +191,12 @@ func TestTraceCountsTheAnswerHowlReadNotTheStandInMcpGoParsed(t *testing.T) {
 // With the trace's bodies kept, a blob is read whole: the body traced is
 // the server's bytes, never the placeholder the short copy would hold.
 func TestATracedBodyIsTheBlobTheServerSent(t *testing.T) {
-	var mu sync.Mutex
-	var traces []RPCTrace
-	sc := fixture("long-lines")
-	rt := NewRuntime(&Config{Servers: []ServerConfig{sc}}, RuntimeOptions{CacheDir: t.TempDir(), OnEvent: func(e Event) {
-		if e.Kind == EventTrace {
-			mu.Lock()
-			traces = append(traces, *e.Trace)
-			mu.Unlock()
-		}
-	}})
-	t.Cleanup(func() { rt.Close() })
-	_ = rt.Start()
-	_ = rt.Wait(context.Background())
-	rt.SetTracing(true)
+	rt, traced := tracedLongRuntime(t, "")
 	rt.SetTraceBodies(true)
 	if _, err := rt.CallMeta(context.Background(), "mcp_read_long-lines", json.RawMessage(`{"uri":"`+longBlobURI+`"}`)); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	traces := traced()
 	for _, tr := range traces {
 		if tr.Method != "resources/read" {
 			continue

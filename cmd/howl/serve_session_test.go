@@ -154,6 +154,24 @@ func TestServeSessionNamesOnlyTheServersItHolds(t *testing.T) {
 	waitExit(t, done)
 }
 
+// waitCallable waits until the session's server answers a call (its
+// watch applies a change within a few looks), failing after 60 s with
+// the session's log.
+func waitCallable(t *testing.T, server string, log *syncBuffer) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		got, errOut, code := howl(t, "call", "--session", server, demo.EchoTool, "message=hi")
+		if code == 0 && strings.Contains(got, "hi") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s was not callable in the session within 60s: exit %d: %s %s\nsession log:\n%s", server, code, got, errOut, log)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // An edit of the config reaches a running session, as it reaches the
 // TUI: a server added is started and the next verb uses it, one removed
 // is stopped, and the session's log says so.
@@ -178,17 +196,7 @@ func TestServeSessionAppliesAnEditOfItsConfig(t *testing.T) {
 		t.Fatalf("before the edit: exit %d: %s", code, errOut)
 	}
 	write(`"second":{"command":` + string(q) + `,"args":["demo-server"]}`)
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		got, errOut, code := howl(t, "call", "--session", "second", demo.EchoTool, "message=hi")
-		if code == 0 && strings.Contains(got, "hi") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the added server was not usable within 60s: exit %d: %s %s\nsession log:\n%s", code, got, errOut, out)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitCallable(t, "second", out)
 	if _, errOut, code := howl(t, "call", "--session", "first", demo.EchoTool, "message=hi"); code != exitUsage || !strings.Contains(errOut, `no server named "first"`) {
 		t.Errorf("the removed server: exit %d: %s", code, errOut)
 	}
@@ -219,17 +227,7 @@ func TestServeSessionStartsAProjectsServersOnceTrusted(t *testing.T) {
 	if _, errOut, code := howl(t, "trust"); code != 0 {
 		t.Fatalf("howl trust: exit %d: %s", code, errOut)
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		got, errOut, code := howl(t, "call", "--session", "helper", demo.EchoTool, "message=hi")
-		if code == 0 && strings.Contains(got, "hi") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the trusted project's server was not usable within 60s: exit %d: %s %s\nsession log:\n%s", code, got, errOut, out)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitCallable(t, "helper", out)
 	if !strings.Contains(out.String(), "started helper") {
 		t.Errorf("the session log does not say it started helper:\n%s", out)
 	}
