@@ -116,24 +116,20 @@ func asksForInput(raw json.RawMessage) bool {
 // ReadRaw reads a resource and returns the raw items of its contents array.
 func (c *Conn) ReadRaw(ctx context.Context, uri string) ([]json.RawMessage, error) {
 	r, err := c.readRaw(ctx, uri, false)
-	return r.Contents, err
+	return r.contents, err
 }
 
-// ReadStreamed is ReadRaw for a caller that renders the contents with
-// render.ReadContentsFrom(..., Long): a long blob stays in the stdio
-// transport's spool file and is decoded from there. The caller closes Long.
-func (c *Conn) ReadStreamed(ctx context.Context, uri string) (StreamedRead, error) {
-	return c.readRaw(ctx, uri, true)
+// rawRead is a read's raw contents and, when the read streams its blobs,
+// those the stdio transport left in its spool file (nil when none did),
+// for render.ReadContentsFrom; the caller closes long.
+type rawRead struct {
+	contents []json.RawMessage
+	long     *SpooledStrings
 }
 
-// StreamedRead is a read's raw contents and the blobs they left in the
-// spool file (nil when none did).
-type StreamedRead struct {
-	Contents []json.RawMessage
-	Long     *SpooledStrings
-}
-
-func (c *Conn) readRaw(ctx context.Context, uri string, streamsBlobs bool) (StreamedRead, error) {
+// readRaw is ReadRaw; with streamsBlobs a long blob stays in the spool
+// file and is decoded from there.
+func (c *Conn) readRaw(ctx context.Context, uri string, streamsBlobs bool) (rawRead, error) {
 	raw, long, err := c.rawResultFrom(ctx, "resources/read", streamsBlobs, func(ctx context.Context) error {
 		req := mcpgo.ReadResourceRequest{}
 		req.Params.URI = uri
@@ -142,14 +138,14 @@ func (c *Conn) readRaw(ctx context.Context, uri string, streamsBlobs bool) (Stre
 		return err
 	})
 	if err != nil {
-		return StreamedRead{}, err
+		return rawRead{}, err
 	}
 	contents, err := rawContents(raw)
 	if err != nil {
 		long.Close()
-		return StreamedRead{}, &ServerError{Server: c.name, Method: "resources/read", Err: fmt.Errorf("the result's contents is not an array of objects: %v", err)}
+		return rawRead{}, &ServerError{Server: c.name, Method: "resources/read", Err: fmt.Errorf("the result's contents is not an array of objects: %v", err)}
 	}
-	return StreamedRead{Contents: contents, Long: long}, nil
+	return rawRead{contents: contents, long: long}, nil
 }
 
 // rawContents returns the items of a read result's contents array as

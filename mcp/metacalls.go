@@ -146,23 +146,21 @@ func (r *Runtime) callRead(ctx context.Context, at callSite, args MetaArgs) ([]b
 	if err != nil {
 		return nil, callErrorf("%s: %v", fn, err)
 	}
-	read, err := tracked(r, ctx, server, "resources/read", "resources/read", func(ctx context.Context) (StreamedRead, error) {
-		if r.tracing.Load() && r.bodies.Load() {
-			// A traced body is the server's bytes, never a placeholder.
-			items, err := conn.ReadRaw(ctx, uri)
-			return StreamedRead{Contents: items}, err
-		}
-		return conn.ReadStreamed(ctx, uri)
+	// A traced body is the server's bytes, never a placeholder: with
+	// bodies traced, the blobs are read whole.
+	streams := !(r.tracing.Load() && r.bodies.Load())
+	read, err := tracked(r, ctx, server, "resources/read", "resources/read", func(ctx context.Context) (rawRead, error) {
+		return conn.readRaw(ctx, uri, streams)
 	})
 	if err != nil {
 		return nil, err
 	}
-	defer read.Long.Close()
+	defer read.long.Close()
 	store, err := r.spillStore()
 	if err != nil {
 		return nil, err
 	}
-	res, err := render.ReadContentsFrom(store, server, read.Contents, opts, read.Long)
+	res, err := render.ReadContentsFrom(store, server, read.contents, opts, read.long)
 	if err != nil {
 		return nil, callErrorf("%s: %v", fn, err)
 	}
