@@ -62,7 +62,7 @@ func (c *Conn) rawResult(ctx context.Context, method string, call func(context.C
 // blobs stay in the stdio transport's spool file: then raw is its short
 // copy and long holds them, and the caller closes long. A raw capture
 // (the TUI's raw view) keeps the exact bytes, so it turns streaming off.
-func (c *Conn) rawResultFrom(ctx context.Context, method string, streamsBlobs bool, call func(context.Context) error) (raw json.RawMessage, long *SpooledStrings, err error) {
+func (c *Conn) rawResultFrom(ctx context.Context, method string, streamsBlobs bool, call func(context.Context) error) (raw json.RawMessage, long *spooledStrings, err error) {
 	sctx, sink := withRawSink(ctx)
 	_, capturing := ctx.Value(rawCaptureKey{}).(*RawCapture)
 	sink.streamsBlobs = streamsBlobs && !capturing
@@ -124,7 +124,7 @@ func (c *Conn) ReadRaw(ctx context.Context, uri string) ([]json.RawMessage, erro
 // for render.ReadContentsFrom; the caller closes long.
 type rawRead struct {
 	contents []json.RawMessage
-	long     *SpooledStrings
+	long     *spooledStrings
 }
 
 // readRaw is ReadRaw; with streamsBlobs a long blob stays in the spool

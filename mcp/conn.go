@@ -47,11 +47,11 @@ type rawSink struct {
 	// spool file (render.ReadContentsFrom), so a long answer's short copy
 	// serves, and long holds what it left in the file.
 	streamsBlobs bool
-	long         *SpooledStrings
+	long         *spooledStrings
 }
 
 // setLong keeps the spooled blobs of the sink's latest answer.
-func (s *rawSink) setLong(long *SpooledStrings) {
+func (s *rawSink) setLong(long *spooledStrings) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.long.Close() // an earlier round's (2026-07-28 input requests)
@@ -69,7 +69,7 @@ func (s *rawSink) spooledBytes() int {
 }
 
 // takeLong hands the spooled blobs over to the caller, who closes them.
-func (s *rawSink) takeLong() *SpooledStrings {
+func (s *rawSink) takeLong() *spooledStrings {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	long := s.long

@@ -209,7 +209,7 @@ func (t *lineTransport) readLoop() {
 // in the file (see spooledline.go). A line over MaxMessageBytes is
 // dropped, and the request it answers (if its id is near its start) fails
 // with a message saying so.
-func (t *lineTransport) readLine() (line []byte, long *SpooledStrings, err error) {
+func (t *lineTransport) readLine() (line []byte, long *spooledStrings, err error) {
 	var head []byte
 	var spool *os.File
 	var compactor *lineCompactor
@@ -385,7 +385,7 @@ func parseMembers(line []byte) (members, error) {
 // parse error stands in for it, so the call fails at once with the reason.
 // long, when not nil, goes with the answer to its request's sink, and is
 // closed if it cannot.
-func (t *lineTransport) dispatch(line []byte, long *SpooledStrings) {
+func (t *lineTransport) dispatch(line []byte, long *spooledStrings) {
 	m, err := parseMembers(line)
 	if err != nil {
 		long.Close()
@@ -439,7 +439,7 @@ func (t *lineTransport) dispatch(line []byte, long *SpooledStrings) {
 
 // deliver hands an answer to the request waiting for it, and long, if
 // any, to that request's sink; long is closed when no sink takes it.
-func (t *lineTransport) deliver(resp *transport.JSONRPCResponse, long *SpooledStrings) {
+func (t *lineTransport) deliver(resp *transport.JSONRPCResponse, long *spooledStrings) {
 	key := resp.ID.String()
 	t.mu.Lock()
 	p, ok := t.pending[key]

@@ -38,27 +38,27 @@ const maxCompactBytes = 4 << 20
 // its characters, without the quotes.
 type spooledSpan struct{ off, n int64 }
 
-// SpooledStrings are the blob values a line's short copy left in its
+// spooledStrings are the blob values a line's short copy left in its
 // spool file. It implements render.LongStrings; Close ends the file.
-type SpooledStrings struct {
+type spooledStrings struct {
 	file   *os.File
 	nonce  string
 	spans  []spooledSpan
 	elided int // bytes the placeholders stand for, beyond their own
 }
 
-var _ render.LongStrings = (*SpooledStrings)(nil)
+var _ render.LongStrings = (*spooledStrings)(nil)
 
 // placeholderPrefix starts each placeholder. The nonce after it is fresh
 // for each line, so a server cannot write a string that passes for one.
 const placeholderPrefix = "howl:spooled-base64 "
 
-func (s *SpooledStrings) placeholder(i int) string {
+func (s *spooledStrings) placeholder(i int) string {
 	return fmt.Sprintf(`"%s%s#%d"`, placeholderPrefix, s.nonce, i)
 }
 
 // Open reads the blob a placeholder (its JSON, quotes included) stands for.
-func (s *SpooledStrings) Open(raw []byte) (io.Reader, int64, bool) {
+func (s *spooledStrings) Open(raw []byte) (io.Reader, int64, bool) {
 	if s == nil {
 		return nil, 0, false
 	}
@@ -75,7 +75,7 @@ func (s *SpooledStrings) Open(raw []byte) (io.Reader, int64, bool) {
 }
 
 // Close closes the spool file, which was unlinked when it was made.
-func (s *SpooledStrings) Close() error {
+func (s *spooledStrings) Close() error {
 	if s == nil || s.file == nil {
 		return nil
 	}
@@ -94,7 +94,7 @@ var isBase64 = func() (t [256]bool) {
 // lineCompactor builds a line's short copy as the line is fed to it.
 type lineCompactor struct {
 	out    []byte
-	long   *SpooledStrings
+	long   *spooledStrings
 	off    int64 // the line's offset of the next byte fed
 	failed bool  // the copy cannot serve: the line is read back whole
 
@@ -112,7 +112,7 @@ type lineCompactor struct {
 }
 
 func newLineCompactor(file *os.File) *lineCompactor {
-	return &lineCompactor{long: &SpooledStrings{file: file, nonce: rand.Text()}}
+	return &lineCompactor{long: &spooledStrings{file: file, nonce: rand.Text()}}
 }
 
 // feed scans the next piece of the line (none when c is nil: no copy is
@@ -252,7 +252,7 @@ func (c *lineCompactor) closeString() {
 
 // result is the short copy and what it left in the file, or ok false
 // when the line must be read back whole.
-func (c *lineCompactor) result() (compact []byte, long *SpooledStrings, ok bool) {
+func (c *lineCompactor) result() (compact []byte, long *spooledStrings, ok bool) {
 	if c == nil || c.failed || c.inString || len(c.long.spans) == 0 {
 		return nil, nil, false
 	}

@@ -15,13 +15,11 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client/transport"
-
-	"github.com/howl-mcp/howl/render"
 )
 
 // compactLine feeds line to a compactor in random pieces, the way the
 // transport feeds what it spools, with the line itself as the spool file.
-func compactLine(t *testing.T, line string, seed int64) ([]byte, *SpooledStrings, bool) {
+func compactLine(t *testing.T, line string, seed int64) ([]byte, *spooledStrings, bool) {
 	t.Helper()
 	f, err := os.CreateTemp(t.TempDir(), "line-*.tmp")
 	if err != nil {
@@ -211,8 +209,6 @@ func TestABlobReadThroughMcpReadIsDecodedFromTheSpoolFileInBothEras(t *testing.T
 		})
 	}
 }
-
-var _ render.LongStrings = (*SpooledStrings)(nil)
 
 // FuzzLineCompactor checks that a short copy stands for its line exactly:
 // with every placeholder replaced by the span it opens, it is the line,
