@@ -42,8 +42,10 @@ func (m *Model) handleChatKey(msg tea.KeyMsg) tea.Cmd {
 	if m.chat.Focused() {
 		return m.handleBlocksKey(msg)
 	}
-	if it, ok := m.comp.Selected(); ok && it.Template() != nil && key.Matches(msg, k.Accept) {
-		return m.openMentionTemplate(*it.Template())
+	if key.Matches(msg, k.Accept) {
+		if it, ok := m.comp.Selected(); ok && it.Template() != nil {
+			return m.openMentionTemplate(*it.Template())
+		}
 	}
 	if m.comp.IsOpen() {
 		if line, ok := m.comp.HandleKey(msg); ok {

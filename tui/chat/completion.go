@@ -423,8 +423,24 @@ func (c *Completer) narrow(items []Completion, partial string) []Completion {
 	return filterCompletions(items, partial)
 }
 
-// Selected is the chosen item, if the popup is open.
+// settle ranks a mention popup's word now when its ranking is still off
+// the update path: the items shown are an older word's, and the person
+// is choosing one (its late answer is then stale, and dropped).
+func (c *Completer) settle() {
+	if c.pending == 0 || c.mentions == nil || len(c.all) < AsyncMentions {
+		return
+	}
+	c.pending = 0
+	c.items = c.narrow(c.all, c.line[c.start:])
+	c.sel = 0
+	c.open = len(c.items) > 0
+}
+
+// Selected is the chosen item, if the popup is open. A mention popup
+// whose ranking is in flight is ranked first, so the item is the typed
+// word's: call it for a key that chooses, not on every key.
 func (c *Completer) Selected() (Completion, bool) {
+	c.settle()
 	if !c.open || c.sel >= len(c.items) {
 		return Completion{}, false
 	}
@@ -440,6 +456,11 @@ func (c *Completer) Move(d int) {
 
 // Accept is line with the chosen item in place of the word being typed.
 func (c *Completer) Accept() string {
+	if _, ok := c.Selected(); !ok {
+		line := c.line
+		c.Close()
+		return line
+	}
 	it := c.items[c.sel]
 	line := c.line[:c.start] + it.insert
 	c.Close()

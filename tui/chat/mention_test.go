@@ -82,4 +82,20 @@ func TestAMentionKeyOverManyItemsIsRankedOffTheUpdatePath(t *testing.T) {
 	if want := full.narrow(items, "@005"); len(c.items) != len(want) || c.items[0].label != want[0].label {
 		t.Errorf("the next key's ranking has %d items, a full search %d", len(c.items), len(want))
 	}
+
+	// Enter while a ranking is in flight chooses among the typed word's
+	// matches, not the older word's still on screen; the late answer is
+	// then dropped.
+	late := answer(c.Refilter("read @0051"))
+	want := full.narrow(items, "@0051")
+	if it, ok := c.Selected(); !ok || it.label != want[0].label {
+		t.Errorf("chose %q with the ranking in flight, want %q", it.label, want[0].label)
+	}
+	if got := c.Accept(); got != "read "+want[0].insert {
+		t.Errorf("accepted %q, want %q", got, "read "+want[0].insert)
+	}
+	c.HandleNarrowed(late.ID, late.Msg.(MentionsNarrowed), "read @0051")
+	if c.IsOpen() {
+		t.Error("the late ranking reopened the accepted popup")
+	}
 }
