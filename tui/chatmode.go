@@ -21,7 +21,7 @@ const chatTabTitle = "Chat"
 // setChatMode shows the chat (true) or the catalog (false).
 func (m *Model) setChatMode(on bool) {
 	m.chatMode = on
-	m.comp.Close()
+	m.closeCompletion()
 	if on {
 		m.returnToChat = false
 	}
@@ -62,6 +62,7 @@ func (m *Model) handleChatKey(msg tea.KeyMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(msg, k.CancelTurn):
+		m.mentionList = 0 // a popup still being built is not wanted either
 		if m.chat.Cancel() {
 			return common.ReportInfo(chat.CancellingText)
 		}
@@ -80,7 +81,7 @@ func (m *Model) handleChatKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		return nil
 	case key.Matches(msg, k.Send):
-		m.comp.Close()
+		m.closeCompletion()
 		if m.chat.Running() && !strings.HasPrefix(m.input.Value(), ".") {
 			// Keep the draft: it can be sent when the answer is done.
 			return common.ReportWarn("a turn is running: wait for it, or press esc to cancel it")

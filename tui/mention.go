@@ -102,8 +102,7 @@ type mentionsListed struct {
 func (m *Model) openMentions() tea.Cmd {
 	line := m.input.Value()
 	start := chat.MentionWord(line)
-	m.comp.Close()
-	m.mentionList = 0
+	m.closeCompletion()
 	srcs, n := m.mentionSources()
 	if n == 0 {
 		return common.ReportWarn("no resources to mention yet: the servers' catalogs are still loading or list none")
@@ -116,6 +115,13 @@ func (m *Model) openMentions() tea.Cmd {
 	return common.Deliver(common.OwnerChat, m.mentionList, func() tea.Msg {
 		return mentionsListed{line: line, start: start, items: mentionCompletions(srcs, n)}
 	})
+}
+
+// closeCompletion closes the completion popup, and one still being built
+// for an @ (its items then arrive stale and are dropped).
+func (m *Model) closeCompletion() {
+	m.comp.Close()
+	m.mentionList = 0
 }
 
 // handleMentionsListed opens the popup on the items built for it, on
@@ -141,7 +147,7 @@ func (m *Model) handleMentionsListed(id common.RequestID, msg mentionsListed) te
 // expanded URI as a mention.
 func (m *Model) openMentionTemplate(it mcp.CatalogItem) tea.Cmd {
 	prefix := m.comp.Prefix()
-	m.comp.Close()
+	m.closeCompletion()
 	d := dialog.NewTemplateForm(m.com, it)
 	d.ForMention(prefix)
 	return m.pushForm(d)

@@ -197,4 +197,11 @@ func TestAMentionPopupOfManyItemsIsBuiltOffTheUpdatePath(t *testing.T) {
 	if hs.m.comp.IsOpen() || hs.m.input.Value() != "see " {
 		t.Errorf("a list for a deleted @ opened the popup (input %q)", hs.m.input.Value())
 	}
+	// Esc before the list arrives: the @ stays typed, the popup stays shut.
+	dismissed := hs.update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("@")})
+	hs.keys("esc")
+	hs.run(dismissed)
+	if hs.m.comp.IsOpen() || hs.m.input.Value() != "see @" {
+		t.Errorf("the popup opened after esc dismissed it (input %q)", hs.m.input.Value())
+	}
 }

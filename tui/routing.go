@@ -31,7 +31,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 			// A draft is cleared before anything quits, as in most chat
 			// programs; it goes to the history, so ↑ brings it back.
 			m.input.Take()
-			m.comp.Close()
+			m.closeCompletion()
 			return common.ReportInfo("draft cleared (↑ brings it back) · ctrl+c again quits")
 		}
 		return m.quit()
