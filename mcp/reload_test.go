@@ -291,6 +291,38 @@ func BenchmarkReloadOfAnUnchangedConfig(b *testing.B) {
 	}
 }
 
+// The trust store is watched (howl trust elsewhere starts a project's
+// servers), from what it holds when the watch starts: a store that exists
+// then does not reload the config at the first look, and one written
+// after does.
+func TestTheWatchStartsFromTheTrustStoreAsItIs(t *testing.T) {
+	dir := t.TempDir()
+	store := NewTrustStore(filepath.Join(dir, "trust.json"))
+	if err := store.Trust(filepath.Join(dir, "other", ".mcp.json"), "abc", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	opts := LoadOptions{WorkDir: dir, UserConfigDir: filepath.Join(dir, "config"), Trust: store, Getenv: func(string) (string, bool) { return "", false }}
+	cfg, err := LoadConfig(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := NewRuntime(cfg, RuntimeOptions{CacheDir: t.TempDir()})
+	defer rt.Close()
+	w := NewReloader(rt, cfg, opts).newFileWatch()
+	if !slices.Contains(w.paths, store.Path()) {
+		t.Fatalf("the trust store is not watched: %v", w.paths)
+	}
+	if w.changed() {
+		t.Error("the first look saw a change in a trust store nobody touched: every start would reload")
+	}
+	if err := store.Trust(filepath.Join(dir, "more", ".mcp.json"), "def", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if !w.changed() {
+		t.Error("a trust recorded after the watch started was not seen")
+	}
+}
+
 func BenchmarkWatchLookAtUnchangedFiles(b *testing.B) {
 	dir := b.TempDir()
 	path := filepath.Join(dir, "mcp.json")

@@ -157,14 +157,23 @@ func (l *Reloader) WatchedFiles() []string {
 	for _, c := range defaultCandidates(configDirs(l.opts)) {
 		out = append(out, c.path)
 	}
+	if p := l.trustStorePath(); p != "" {
+		out = append(out, p)
+	}
+	return out
+}
+
+// trustStorePath is the file of the trust store the config is loaded
+// with ("" when there is none to watch).
+func (l *Reloader) trustStorePath() string {
 	ts := l.opts.Trust
 	if ts == nil {
 		ts, _ = DefaultTrustStore()
 	}
-	if ts != nil {
-		out = append(out, ts.Path())
+	if ts == nil {
+		return ""
 	}
-	return out
+	return ts.Path()
 }
 
 // Watch reloads the config when its files change, until ctx ends: it
@@ -236,12 +245,20 @@ func (l *Reloader) newFileWatch() *fileWatch {
 		loaded[f.Path] = f.SHA256
 	}
 	w := &fileWatch{paths: l.WatchedFiles(), seen: map[string]fileLook{}}
+	trust := l.trustStorePath()
 	for _, p := range w.paths {
 		sum, ok := loaded[realPath(p)]
 		if !ok {
 			sum = "absent"
 		}
 		w.seen[p] = fileLook{sum: sum}
+	}
+	if _, ok := w.seen[trust]; ok {
+		// The store is not a config file: what it holds now is where the
+		// watch starts, so only a later change (howl trust) reloads.
+		base := &fileWatch{paths: []string{trust}, seen: map[string]fileLook{}}
+		base.changed()
+		w.seen[trust] = base.seen[trust]
 	}
 	return w
 }
