@@ -471,6 +471,9 @@ func (c *Conn) listMore(ctx context.Context, l *kindListing, stop func(CatalogIt
 // than leaving the listing (and "listing…" on screen) waiting for ever.
 func (c *Conn) listPage(ctx context.Context, k Kind, cursor string) (json.RawMessage, error) {
 	limit := cmp.Or(c.pageTimeout, DefaultCallTimeout)
+	if limit < 0 { // RuntimeOptions.CallTimeout: negative is none
+		return c.listPageWithin(ctx, k, cursor)
+	}
 	tctx, cancel := context.WithTimeoutCause(ctx, limit, fmt.Errorf("no answer within %s: raise \"timeout\" on the server's entry in the config (e.g. \"timeout\": \"5m\") if it is only slow", limit))
 	defer cancel()
 	raw, err := c.listPageWithin(tctx, k, cursor)

@@ -309,3 +309,21 @@ func TestAPageNeverAnsweredEndsTheListingAfterTheServersTimeout(t *testing.T) {
 		t.Errorf("the warnings say %q; want page 2's failure, its timeout and the fix", got)
 	}
 }
+
+// A timeout that is "none" (a negative RuntimeOptions.CallTimeout) or a
+// number of seconds past time.Duration's range lets a listing run; both
+// failed every page at once.
+func TestAListingRunsUnderATimeoutOfNoneOrOfAHugeNumber(t *testing.T) {
+	if d, ok := parseCallTimeout(1e12); !ok || d <= 0 {
+		t.Errorf(`"timeout": 1e12 read as %v`, d)
+	}
+	sc := fixture("demo")
+	rt := NewRuntime(&Config{Servers: []ServerConfig{sc}}, RuntimeOptions{CacheDir: t.TempDir(), CallTimeout: -1})
+	t.Cleanup(func() { rt.Close() })
+	_ = rt.Start()
+	_ = rt.Wait(context.Background())
+	cat, err := rt.Catalog(context.Background(), "demo", false)
+	if err != nil || len(cat.Warnings) > 0 || len(cat.Items) == 0 {
+		t.Fatalf("listing with no timeout: %v, warnings %v, %d items", err, cat.Warnings, len(cat.Items))
+	}
+}

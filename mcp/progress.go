@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"math"
 
 	"errors"
 	"fmt"
@@ -413,7 +414,10 @@ func parseCallTimeout(v any) (time.Duration, bool) {
 		}
 	case float64:
 		if t > 0 {
-			return time.Duration(t * float64(time.Second)), true
+			// A number past time.Duration's range (292 years) would wrap
+			// negative, and a negative timeout fails every page at once.
+			secs := min(t, float64(math.MaxInt64/int64(time.Second)))
+			return time.Duration(secs * float64(time.Second)), true
 		}
 	}
 	return 0, false
