@@ -134,13 +134,16 @@ func (l *appLink) poke() {
 
 func eventBytes(e apphost.Event) int { return 32 + len(e.Method) + len(e.Detail) + len(e.Err) }
 
-// maxAppEventField bounds an event's detail and error as queued: the log
-// line shows 400 bytes of them, and an app names the tool in a detail.
+// maxAppEventField bounds each field of an event as queued: the log line
+// shows 400 bytes of them, and an app names the tool in a detail and the
+// method in its own request (up to apphost.MaxRequestBytes).
 const maxAppEventField = 1024
 
 // event queues a bridge event for the log.
 func (l *appLink) event(e apphost.Event) {
-	e.Detail, e.Err = render.Ellipsize(e.Detail, maxAppEventField), render.Ellipsize(e.Err, maxAppEventField)
+	for _, f := range []*string{&e.Method, &e.Detail, &e.Err} {
+		*f = render.Ellipsize(*f, maxAppEventField)
+	}
 	l.mu.Lock()
 	l.events = append(l.events, e)
 	l.eventBytes += eventBytes(e)

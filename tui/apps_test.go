@@ -504,7 +504,7 @@ func TestAnAppsBridgeEventsAreBoundedInCountAndBytes(t *testing.T) {
 	l := newAppLink(1, "demo", "ui://demo/dice.html")
 	huge := strings.Repeat("x", 1<<20)
 	for range MaxAppEvents + 10 {
-		l.event(apphost.Event{Method: "tools/call", Detail: huge, Err: huge})
+		l.event(apphost.Event{Method: huge, Detail: huge, Err: huge})
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -513,8 +513,8 @@ func TestAnAppsBridgeEventsAreBoundedInCountAndBytes(t *testing.T) {
 			len(l.events), l.eventBytes, l.dropped, MaxAppEvents, MaxAppEventBytes)
 	}
 	for _, e := range l.events {
-		if len(e.Detail) > 2*maxAppEventField || len(e.Err) > 2*maxAppEventField {
-			t.Fatalf("an event kept %d bytes of detail and %d of error", len(e.Detail), len(e.Err))
+		if len(e.Method) > 2*maxAppEventField || len(e.Detail) > 2*maxAppEventField || len(e.Err) > 2*maxAppEventField {
+			t.Fatalf("an event kept %d bytes of method, %d of detail and %d of error", len(e.Method), len(e.Detail), len(e.Err))
 		}
 	}
 }
