@@ -8,6 +8,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // FramesPerSecond is how often the screen is redrawn when it changed:
@@ -32,6 +34,7 @@ func Run(ctx context.Context, o Options, relay *Relay, out io.Writer, programOpt
 		o.Context = ctx
 	}
 	m := New(o)
+	defer common.KeepSpareProc()()
 	opts := append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx), tea.WithOutput(out), tea.WithFPS(FramesPerSecond)}, programOpts...)
 	p := tea.NewProgram(m, opts...)
 	_, _ = io.WriteString(out, ansi.ResetModeAutoWrap)

@@ -147,7 +147,7 @@ func matchEntries(ctx context.Context, terms terms, entries []*Entry, cands []in
 	nKeys, nCands, nameW := make([]int, chunks), make([]int, chunks), make([]int, chunks)
 	var claimed atomic.Int64
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), max(chunks, 1)) {
+	for range min(common.Workers(), max(chunks, 1)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -183,7 +183,9 @@ func matchEntries(ctx context.Context, terms terms, entries []*Entry, cands []in
 				nKeys[c], nCands[c], nameW[c] = nk-lo, nc-lo, w
 				// Two workers fill two cores: the key that supersedes this
 				// run, its echo and its frame would wait for the scheduler
-				// to preempt one (10 ms a step) without this.
+				// to preempt one (10 ms a step) without this. A key
+				// still on its way from the input reader needs an idle
+				// P instead: common.Workers leaves the TUI's spare one.
 				runtime.Gosched()
 			}
 		}()
