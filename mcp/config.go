@@ -582,12 +582,9 @@ func trustOf(opts LoadOptions, f ConfigFile) (bool, string) {
 		}
 		return false, "changed since you trusted it for this run"
 	}
-	ts := opts.Trust
-	if ts == nil {
-		var err error
-		if ts, err = DefaultTrustStore(); err != nil {
-			return false, "not trusted: " + err.Error()
-		}
+	ts, err := opts.trustStore()
+	if err != nil {
+		return false, "not trusted: " + err.Error()
 	}
 	e, ok, err := ts.Lookup(f.Path)
 	switch {

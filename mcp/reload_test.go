@@ -616,7 +616,7 @@ func TestWatchSeesAProjectFileThatAppearsAndHoldsItsServersUntilTrusted(t *testi
 		t.Errorf("the project's server must not start: %+v", st)
 	}
 	// Trusted for this run, it starts; an own write keeps it trusted.
-	names, err := g.rl.Trust(rs[0].Untrusted[0], false, store)
+	names, err := g.rl.Trust(rs[0].Untrusted[0], false)
 	if err != nil || !slices.Equal(names, []string{"theirs"}) {
 		t.Fatalf("trust: %v %v", names, err)
 	}
@@ -642,9 +642,18 @@ func TestWatchSeesAProjectFileThatAppearsAndHoldsItsServersUntilTrusted(t *testi
 		t.Errorf("the reason must say the file changed: %+v", st)
 	}
 	// A stale answer (about the old content) trusts nothing.
-	if _, err := g.rl.Trust(rs[0].Untrusted[0], true, store); err == nil || !strings.Contains(err.Error(), "changed since you were asked") {
+	if _, err := g.rl.Trust(rs[0].Untrusted[0], true); err == nil || !strings.Contains(err.Error(), "changed since you were asked") {
 		t.Errorf("trusting what the person saw before the change must be refused: %v", err)
 	}
+	// Remembered, the trust goes to the store the config is loaded with
+	// (not the default one in the data dir), so the next load finds it.
+	if _, err := g.rl.Trust(res.Untrusted[0], true); err != nil {
+		t.Fatalf("trusting the file as it is now: %v", err)
+	}
+	if e, ok, err := store.Lookup(res.Untrusted[0].Path); err != nil || !ok || e.SHA256 != res.Untrusted[0].SHA256 {
+		t.Errorf("a remembered trust must land in the config's store %s: %+v %v %v", store.Path(), e, ok, err)
+	}
+	g.wait(t)
 	if c, _ := g.conn(t, "mine"); c != mine {
 		t.Error("the user's own server was disturbed by the project file")
 	}

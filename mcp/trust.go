@@ -63,6 +63,14 @@ func DefaultTrustStore() (*TrustStore, error) {
 	return NewTrustStore(filepath.Join(d, "trusted-projects.json")), nil
 }
 
+// trustStore is the store the options name, else DefaultTrustStore.
+func (o LoadOptions) trustStore() (*TrustStore, error) {
+	if o.Trust != nil {
+		return o.Trust, nil
+	}
+	return DefaultTrustStore()
+}
+
 // Path is the file the store reads and writes.
 func (s *TrustStore) Path() string { return s.path }
 

@@ -104,10 +104,11 @@ func (l *Reloader) unusable(cfg *Config) error {
 }
 
 // Trust lets the project file f be used, as the person saw it: for this
-// run, or (remember) in ts until it changes. Its servers start; their
-// names are returned. A file whose content changed since the person was
-// asked is not trusted: the reload of the change asks again.
-func (l *Reloader) Trust(f ConfigFile, remember bool, ts *TrustStore) ([]string, error) {
+// run, or (remember) in the trust store the config is loaded with, until
+// it changes. Its servers start; their names are returned. A file whose
+// content changed since the person was asked is not trusted: the reload
+// of the change asks again.
+func (l *Reloader) Trust(f ConfigFile, remember bool) ([]string, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	current := false
@@ -119,6 +120,10 @@ func (l *Reloader) Trust(f ConfigFile, remember bool, ts *TrustStore) ([]string,
 	}
 	why := "trusted for this run"
 	if remember {
+		ts, err := l.opts.trustStore()
+		if err != nil {
+			return nil, err
+		}
 		if err := ts.Trust(f.Path, f.SHA256, time.Now()); err != nil {
 			return nil, err
 		}
@@ -166,11 +171,8 @@ func (l *Reloader) WatchedFiles() []string {
 // trustStorePath is the file of the trust store the config is loaded
 // with ("" when there is none to watch).
 func (l *Reloader) trustStorePath() string {
-	ts := l.opts.Trust
-	if ts == nil {
-		ts, _ = DefaultTrustStore()
-	}
-	if ts == nil {
+	ts, err := l.opts.trustStore()
+	if err != nil {
 		return ""
 	}
 	return ts.Path()

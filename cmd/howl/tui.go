@@ -172,16 +172,7 @@ func projectTrust(cfg *mcp.Config, rl *mcp.Reloader) *tui.ProjectTrust {
 	if rl == nil {
 		return nil
 	}
-	return &tui.ProjectTrust{Files: cfg.Untrusted(), Allow: func(f mcp.ConfigFile, remember bool) ([]string, error) {
-		var ts *mcp.TrustStore
-		if remember {
-			var err error
-			if ts, err = mcp.DefaultTrustStore(); err != nil {
-				return nil, err
-			}
-		}
-		return rl.Trust(f, remember, ts)
-	}}
+	return &tui.ProjectTrust{Files: cfg.Untrusted(), Allow: rl.Trust}
 }
 
 // resumeFlags are the root's --continue and --session: the conversation
