@@ -12,6 +12,7 @@ import (
 	"github.com/howl-mcp/howl/mcp/demo"
 	"github.com/howl-mcp/howl/tui/chat"
 	"github.com/howl-mcp/howl/tui/common"
+	"github.com/howl-mcp/howl/tui/common/commontest"
 	"github.com/howl-mcp/howl/tui/dialog"
 )
 
@@ -165,11 +166,10 @@ func selectedIs(hs *harness, name string) bool {
 	return !ok || got == name
 }
 
-// Over chat.AsyncMentions resources the @ key echoes at once and the
-// popup's items are built off the update path (at 100,000 resources that
-// took 7-24 ms before the echo): the popup opens when they arrive, on the
-// word as typed since; a list for an @ since deleted opens nothing.
-func TestAMentionPopupOfManyItemsIsBuiltOffTheUpdatePath(t *testing.T) {
+// bigMentionHarness is the chat over one server of chat.AsyncMentions+10
+// resources, big:demo://r/00000 on: enough for the @ popup to build and
+// rank off the update path.
+func bigMentionHarness(t *testing.T) *harness {
 	rt := newFakeRuntime()
 	var items []mcp.CatalogItem
 	for i := range chat.AsyncMentions + 10 {
@@ -178,7 +178,15 @@ func TestAMentionPopupOfManyItemsIsBuiltOffTheUpdatePath(t *testing.T) {
 	}
 	rt.addServer("big", items...)
 	_, model := scriptedModel(t, llmtest.Sequence(llmtest.Turn{Text: "OK."}))
-	hs := newChatHarness(t, rt, []string{"big"}, 120, 40, Options{Model: model})
+	return newChatHarness(t, rt, []string{"big"}, 120, 40, Options{Model: model})
+}
+
+// Over chat.AsyncMentions resources the @ key echoes at once and the
+// popup's items are built off the update path (at 100,000 resources that
+// took 7-24 ms before the echo): the popup opens when they arrive, on the
+// word as typed since; a list for an @ since deleted opens nothing.
+func TestAMentionPopupOfManyItemsIsBuiltOffTheUpdatePath(t *testing.T) {
+	hs := bigMentionHarness(t)
 	defer hs.dumpOnFailure()
 	hs.typeText("see ")
 	list := hs.update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("@")})
@@ -203,5 +211,87 @@ func TestAMentionPopupOfManyItemsIsBuiltOffTheUpdatePath(t *testing.T) {
 	hs.run(dismissed)
 	if hs.m.comp.IsOpen() || hs.m.input.Value() != "see @" {
 		t.Errorf("the popup opened after esc dismissed it (input %q)", hs.m.input.Value())
+	}
+}
+
+// chatResults are the chat's results cmd delivers, run to their end.
+func chatResults(cmd tea.Cmd) []common.Result {
+	var out []common.Result
+	for _, msg := range commontest.Messages(cmd) {
+		if r, ok := msg.(common.Result); ok && r.Owner == common.OwnerChat {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Leaving the chat (ctrl+t) stops the @ popup's ranking in flight: it
+// answers nothing, instead of running to its end beside the update path.
+func TestLeavingTheChatStopsTheMentionRankingInFlight(t *testing.T) {
+	hs := bigMentionHarness(t)
+	defer hs.dumpOnFailure()
+	hs.typeText("see @")
+	if !hs.m.comp.IsOpen() {
+		t.Fatal("@ did not open the mention popup")
+	}
+	ranking := hs.update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("0")})
+	hs.send(tea.KeyMsg{Type: tea.KeyCtrlT})
+	if hs.m.chatMode {
+		t.Fatal("ctrl+t did not leave the chat")
+	}
+	rs := chatResults(ranking)
+	if len(rs) != 1 {
+		t.Fatalf("the key after @ answered %d results, want its ranking's", len(rs))
+	}
+	if rs[0].Msg != nil {
+		t.Errorf("the ranking of a chat left behind delivered %T", rs[0].Msg)
+	}
+}
+
+// Tab on an @word typed with the popup shut opens the popup on that
+// word, its list built and its ranking run off the update path; tab then
+// moves, and enter accepts. With a ranking in flight, a tab moves among
+// the older word's matches still shown, and enter chooses among the
+// typed word's (the first).
+func TestTabOnATypedMentionWordRanksItOffTheUpdatePath(t *testing.T) {
+	hs := bigMentionHarness(t)
+	defer hs.dumpOnFailure()
+	all := fmt.Sprintf("1/%d", chat.AsyncMentions+10)
+	hs.typeText("see @0042")
+	hs.keys("esc")
+	list := hs.update(keyMsg("tab"))
+	if hs.m.comp.IsOpen() || list == nil {
+		t.Fatalf("tab built the popup on the update path (open %v)", hs.m.comp.IsOpen())
+	}
+	rs := chatResults(list)
+	if len(rs) != 1 {
+		t.Fatalf("tab answered %d results, want the popup's list", len(rs))
+	}
+	ranking := hs.update(rs[0])
+	if v := hs.view(); ranking == nil || !strings.Contains(v, all) {
+		t.Fatalf("the list's arrival ranked the word on the update path (ranking %v):\n%s", ranking != nil, v)
+	}
+	hs.run(ranking)
+	items := hs.m.comp.Items()
+	if len(items) < 2 || len(items) >= chat.AsyncMentions || !strings.Contains(items[0].Label(), "0042") {
+		t.Fatalf("the popup shows %d items after the ranking, want the matches of 0042", len(items))
+	}
+	hs.keys("tab", "enter")
+	if got := hs.m.input.Value(); got != "see "+items[1].Label()+" " {
+		t.Errorf("tab, enter inserted %q, want the second match %q", got, items[1].Label())
+	}
+
+	// A ranking in flight: tab, then enter.
+	hs.m.input.SetValue("")
+	hs.typeText("see @004")
+	pending := hs.update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("2")})
+	hs.keys("tab", "enter")
+	if got := hs.m.input.Value(); got != "see "+items[0].Label()+" " {
+		t.Errorf("tab, enter with the ranking in flight inserted %q, want the typed word's first match %q", got, items[0].Label())
+	}
+	for _, r := range chatResults(pending) {
+		if r.Msg != nil {
+			t.Errorf("the ranking enter settled still delivered %T", r.Msg)
+		}
 	}
 }

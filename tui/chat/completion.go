@@ -340,10 +340,23 @@ type Completer struct {
 	filter func(items []Completion, partial string) []Completion
 	// mentions, for the mention popup, narrows them key by key.
 	mentions *mentionIndex
+	// stopRanking cancels the mention ranking in flight, if any.
+	stopRanking context.CancelFunc
 }
 
-// Close hides the popup and drops any answer in flight.
+// stopRank cancels the mention ranking in flight: it stops within a
+// chunk of items and answers nothing.
+func (c *Completer) stopRank() {
+	if c.stopRanking != nil {
+		c.stopRanking()
+		c.stopRanking = nil
+	}
+}
+
+// Close hides the popup and drops any answer in flight (a mention
+// ranking stops).
 func (c *Completer) Close() {
+	c.stopRank()
 	c.open = false
 	c.pending = 0
 	c.items, c.all = nil, nil
@@ -366,25 +379,38 @@ func (c *Completer) Show(line string, start int, items []Completion) {
 // items or more is ranked off the update path (the command, answered
 // with MentionsNarrowed), showing what it showed until then: at 100,000
 // resources the first key after @ searched them all for 43-55 ms before
-// its echo.
+// its echo. Each key cancels the ranking of the key before, so on two
+// cores the superseded ones do not compete with the update path.
 func (c *Completer) Refilter(line string) tea.Cmd {
 	if !c.open || len(line) < c.start || line[:c.start] != c.line[:c.start] || strings.ContainsAny(line[c.start:], " \t\n") {
 		c.Close()
 		return nil
 	}
 	c.line = line
+	c.stopRank()
 	if c.mentions != nil && len(c.all) >= AsyncMentions {
-		x, all, partial := *c.mentions, c.all, line[c.start:]
+		ctx, cancel := context.WithCancel(c.com.Ctx)
+		c.stopRanking = cancel
 		c.pending = c.com.NewID()
-		return common.Deliver(common.OwnerChat, c.pending, func() tea.Msg {
-			items := x.narrow(all, partial)
-			return MentionsNarrowed{line: line, items: items, index: x}
-		})
+		return rankMentionsCmd(ctx, c.pending, *c.mentions, c.all, line, line[c.start:])
 	}
 	c.items = c.narrow(c.all, line[c.start:])
 	c.sel = 0
 	c.open = len(c.items) > 0
 	return nil
+}
+
+// rankMentionsCmd ranks all for partial, the word of line, off the
+// update path, narrowing from x; a ranking cancelled by ctx answers
+// nothing.
+func rankMentionsCmd(ctx context.Context, id common.RequestID, x mentionIndex, all []Completion, line, partial string) tea.Cmd {
+	return common.Deliver(common.OwnerChat, id, func() tea.Msg {
+		items, ok := x.narrow(ctx, all, partial)
+		if !ok {
+			return nil
+		}
+		return MentionsNarrowed{line: line, items: items, index: x}
+	})
 }
 
 // AsyncMentions is how many items make a mention popup rank each key off
@@ -406,6 +432,7 @@ func (c *Completer) HandleNarrowed(id common.RequestID, msg MentionsNarrowed, li
 		return
 	}
 	c.pending = 0
+	c.stopRank() // it is done: this releases its context
 	*c.mentions = msg.index
 	c.items = msg.items
 	c.sel = 0
@@ -415,7 +442,8 @@ func (c *Completer) HandleNarrowed(id common.RequestID, msg MentionsNarrowed, li
 // narrow filters items to the word typed.
 func (c *Completer) narrow(items []Completion, partial string) []Completion {
 	if c.mentions != nil {
-		return c.mentions.narrow(items, partial)
+		out, _ := c.mentions.narrow(context.Background(), items, partial)
+		return out
 	}
 	if c.filter != nil {
 		return c.filter(items, partial)
@@ -425,11 +453,12 @@ func (c *Completer) narrow(items []Completion, partial string) []Completion {
 
 // settle ranks a mention popup's word now when its ranking is still off
 // the update path: the items shown are an older word's, and the person
-// is choosing one (its late answer is then stale, and dropped).
+// is choosing one (the ranking in flight is cancelled).
 func (c *Completer) settle() {
 	if c.pending == 0 || c.mentions == nil || len(c.all) < AsyncMentions {
 		return
 	}
+	c.stopRank()
 	c.pending = 0
 	c.items = c.narrow(c.all, c.line[c.start:])
 	c.sel = 0

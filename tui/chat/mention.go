@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 
@@ -180,13 +181,32 @@ func (s labelSource) Len() int {
 	return len(s.items)
 }
 
+// mentionChunk is how many items a ranking matches between checks of its
+// context (about a millisecond's work).
+const mentionChunk = 2048
+
+// rankedChunk, when set (by a test), is called after each chunk a
+// ranking matched: it counts the work a ranking did.
+var rankedChunk func()
+
+// chunkSource is n of src's items, from lo.
+type chunkSource struct {
+	src   labelSource
+	lo, n int
+}
+
+func (s chunkSource) String(i int) string { return s.src.String(s.lo + i) }
+func (s chunkSource) Len() int            { return s.n }
+
 // narrow ranks items by a fuzzy match of partial (after @), from the
-// last word's matches when partial extends it.
-func (x *mentionIndex) narrow(items []Completion, partial string) []Completion {
+// last word's matches when partial extends it. It checks ctx between
+// chunks of mentionChunk items: a ranking cancelled (a newer key, the
+// popup closed) stops there, leaves x as it was and answers ok false.
+func (x *mentionIndex) narrow(ctx context.Context, items []Completion, partial string) (_ []Completion, ok bool) {
 	p := strings.TrimPrefix(partial, "@")
 	if p == "" {
 		x.last, x.cands = "", nil
-		return items
+		return items, true
 	}
 	src := labelSource{items: items}
 	if x.last != "" && strings.HasPrefix(p, x.last) {
@@ -195,7 +215,26 @@ func (x *mentionIndex) narrow(items []Completion, partial string) []Completion {
 			src.idx = []int{} // the last word matched nothing: neither can this
 		}
 	}
-	matches := fuzzy.FindFrom(p, src)
+	// Each chunk's matches in order, then one stable sort by score: the
+	// order fuzzy.FindFrom gives over the whole source.
+	var matches fuzzy.Matches
+	for lo := 0; lo < src.Len(); lo += mentionChunk {
+		if ctx.Err() != nil {
+			return nil, false
+		}
+		found := fuzzy.FindFromNoSort(p, chunkSource{src: src, lo: lo, n: min(mentionChunk, src.Len()-lo)})
+		for i := range found {
+			found[i].Index += lo
+		}
+		matches = append(matches, found...)
+		if rankedChunk != nil {
+			rankedChunk()
+		}
+	}
+	sort.Stable(matches)
+	if ctx.Err() != nil {
+		return nil, false
+	}
 	out := make([]Completion, len(matches))
 	cands := make([]int, len(matches))
 	for i, mt := range matches {
@@ -207,5 +246,5 @@ func (x *mentionIndex) narrow(items []Completion, partial string) []Completion {
 	}
 	slices.Sort(cands)
 	x.last, x.cands = p, cands
-	return out
+	return out, true
 }
