@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 
@@ -198,6 +198,13 @@ type chunkSource struct {
 func (s chunkSource) String(i int) string { return s.src.String(s.lo + i) }
 func (s chunkSource) Len() int            { return s.n }
 
+// rankKey orders a match of score at place i of a source: higher scores
+// first, then places in order (a score is clamped to an int32).
+func rankKey(score, i int) uint64 {
+	score = max(min(score, math.MaxInt32), math.MinInt32)
+	return uint64(math.MaxInt32-score)<<32 | uint64(uint32(i))
+}
+
 // narrow ranks items by a fuzzy match of partial (after @), from the
 // last word's matches when partial extends it. It checks ctx between
 // chunks of mentionChunk items: a ranking cancelled (a newer key, the
@@ -215,30 +222,29 @@ func (x *mentionIndex) narrow(ctx context.Context, items []Completion, partial s
 			src.idx = []int{} // the last word matched nothing: neither can this
 		}
 	}
-	// Each chunk's matches in order, then one stable sort by score: the
-	// order fuzzy.FindFrom gives over the whole source.
-	var matches fuzzy.Matches
+	// Each match is one integer, its score and its place (rankKey); one
+	// sort of them is the order fuzzy.FindFrom gives over the whole
+	// source, best score first and ties in item order.
+	var keys []uint64
 	for lo := 0; lo < src.Len(); lo += mentionChunk {
 		if ctx.Err() != nil {
 			return nil, false
 		}
-		found := fuzzy.FindFromNoSort(p, chunkSource{src: src, lo: lo, n: min(mentionChunk, src.Len()-lo)})
-		for i := range found {
-			found[i].Index += lo
+		for _, mt := range fuzzy.FindFromNoSort(p, chunkSource{src: src, lo: lo, n: min(mentionChunk, src.Len()-lo)}) {
+			keys = append(keys, rankKey(mt.Score, lo+mt.Index))
 		}
-		matches = append(matches, found...)
 		if rankedChunk != nil {
 			rankedChunk()
 		}
 	}
-	sort.Stable(matches)
+	slices.Sort(keys)
 	if ctx.Err() != nil {
 		return nil, false
 	}
-	out := make([]Completion, len(matches))
-	cands := make([]int, len(matches))
-	for i, mt := range matches {
-		at := mt.Index
+	out := make([]Completion, len(keys))
+	cands := make([]int, len(keys))
+	for i, k := range keys {
+		at := int(uint32(k))
 		if src.idx != nil {
 			at = src.idx[at]
 		}
