@@ -138,8 +138,10 @@ type Model struct {
 	dialogs dialog.Stack
 	// mentionReq is the read of a message's @-mentions in flight.
 	mentionReq common.RequestID
-	// mentionList is the @-mention popup's items being built.
-	mentionList common.RequestID
+	// mentionList is the @-mention popup's items being built, and
+	// stopMentionList what cancels that.
+	mentionList     common.RequestID
+	stopMentionList context.CancelFunc
 	// chatReqs are the chat's requests outside a turn (prompt gets,
 	// mention reads): ctrl+c cancels them.
 	chatReqs chat.Requests

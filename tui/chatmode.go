@@ -62,7 +62,7 @@ func (m *Model) handleChatKey(msg tea.KeyMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(msg, k.CancelTurn):
-		m.mentionList = 0 // a popup still being built is not wanted either
+		m.dropMentionList() // a popup still being built is not wanted either
 		if m.chat.Cancel() {
 			return common.ReportInfo(chat.CancellingText)
 		}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"iter"
 	"strings"
@@ -76,15 +77,23 @@ func (m *Model) mentionSources() ([]iter.Seq[*mcp.CatalogItem], int) {
 	return srcs, n
 }
 
-// mentionCompletions offers the n items of srcs as @-mentions.
-func mentionCompletions(srcs []iter.Seq[*mcp.CatalogItem], n int) []chat.Completion {
+// mentionListChunk is how many items are offered between checks of
+// the list's context.
+const mentionListChunk = 4096
+
+// mentionCompletions offers the n items of srcs as @-mentions; ok false
+// when ctx ended first (the popup closed: the list is not wanted).
+func mentionCompletions(ctx context.Context, srcs []iter.Seq[*mcp.CatalogItem], n int) (_ []chat.Completion, ok bool) {
 	out := make([]chat.Completion, 0, n)
 	for _, src := range srcs {
 		for it := range src {
+			if len(out)%mentionListChunk == 0 && ctx.Err() != nil {
+				return nil, false
+			}
 			out = append(out, chat.MentionCompletion(it))
 		}
 	}
-	return out
+	return out, true
 }
 
 // mentionsListed is the mention popup's items for the @ word of line at
@@ -108,20 +117,36 @@ func (m *Model) openMentions() tea.Cmd {
 		return common.ReportWarn("no resources to mention yet: the servers' catalogs are still loading or list none")
 	}
 	if n < chat.AsyncMentions {
-		m.comp.ShowMentions(line, start, mentionCompletions(srcs, n))
+		items, _ := mentionCompletions(context.Background(), srcs, n)
+		m.comp.ShowMentions(line, start, items)
 		return nil
 	}
-	m.mentionList = m.com.NewID()
+	ctx, cancel := context.WithCancel(m.com.Ctx)
+	m.mentionList, m.stopMentionList = m.com.NewID(), cancel
 	return common.Deliver(common.OwnerChat, m.mentionList, func() tea.Msg {
-		return mentionsListed{line: line, start: start, items: mentionCompletions(srcs, n)}
+		items, ok := mentionCompletions(ctx, srcs, n)
+		if !ok {
+			return nil
+		}
+		return mentionsListed{line: line, start: start, items: items}
 	})
 }
 
 // closeCompletion closes the completion popup, and one still being built
-// for an @ (its items then arrive stale and are dropped).
+// for an @.
 func (m *Model) closeCompletion() {
 	m.comp.Close()
+	m.dropMentionList()
+}
+
+// dropMentionList stops building the @ popup's items, if it is: the
+// build answers nothing.
+func (m *Model) dropMentionList() {
 	m.mentionList = 0
+	if m.stopMentionList != nil {
+		m.stopMentionList()
+		m.stopMentionList = nil
+	}
 }
 
 // handleMentionsListed opens the popup on the items built for it, on
@@ -131,7 +156,7 @@ func (m *Model) handleMentionsListed(id common.RequestID, msg mentionsListed) te
 	if id != m.mentionList {
 		return nil
 	}
-	m.mentionList = 0
+	m.dropMentionList() // it is done: this releases its context
 	now := m.input.Value()
 	if m.comp.IsOpen() || chat.MentionWord(now) != msg.start || now[:msg.start] != msg.line[:msg.start] {
 		return nil
