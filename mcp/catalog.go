@@ -163,10 +163,14 @@ type Catalog struct {
 	// same key (for howl lint).
 	Duplicates []CatalogItem `json:"-"`
 
-	index   map[itemKey]int
-	idxOnce sync.Once
-	idx     *searchIndex
-	schemas sync.Map // tool ID -> compiled input schema (*jsonschema.Schema, nil when none)
+	// index is built by dedupe before the catalog is published, or once
+	// (indexOnce) for a catalog made by hand: lookups run on many
+	// goroutines at once.
+	index     map[itemKey]int
+	indexOnce sync.Once
+	idxOnce   sync.Once
+	idx       *searchIndex
+	schemas   sync.Map // tool ID -> compiled input schema (*jsonschema.Schema, nil when none)
 }
 
 // Count returns how many items of kind the catalog holds.
@@ -191,14 +195,23 @@ func (c *Catalog) KnownCount(kind Kind) (n int, ok bool) {
 
 // Lookup finds an item by kind and id.
 func (c *Catalog) Lookup(kind Kind, id string) (CatalogItem, bool) {
-	if c.index == nil {
-		c.buildIndex()
-	}
-	i, ok := c.index[itemKey{kind, id}]
+	i, ok := c.Position(kind, id)
 	if !ok {
 		return CatalogItem{}, false
 	}
 	return c.Items[i], true
+}
+
+// Position is the index in Items of the item of kind and id, found
+// without copying it or building its key.
+func (c *Catalog) Position(kind Kind, id string) (int, bool) {
+	c.indexOnce.Do(func() {
+		if c.index == nil {
+			c.buildIndex()
+		}
+	})
+	i, ok := c.index[itemKey{kind, id}]
+	return i, ok
 }
 
 // Of returns the items of one kind, in listing order.
