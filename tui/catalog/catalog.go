@@ -63,7 +63,8 @@ type Entry struct {
 	// off: the person switched this tool off; the model does not see it.
 	off bool
 	// fresh: a list_changed brought it and the person has not yet had
-	// the cursor on it.
+	// the cursor on it. Only the update path sets it, from its server's
+	// marks (newMarks), when the listing lands or the marks change.
 	fresh bool
 	// place is its index in its server's entries of its kind.
 	place int32
@@ -92,7 +93,6 @@ func (c *Pane) SetToolOff(server, id string, off bool) {
 			}
 		}
 	}
-	c.countMarks()
 }
 
 // newEntry sanitizes an item for display.
@@ -140,27 +140,36 @@ type Server struct {
 	// failed marks the kinds whose listing failed: their count is unknown.
 	failed  [numKinds]bool
 	loadErr string
-	// freshN and offN count its entries marked new and switched off, by kind.
-	freshN, offN [numKinds]int
+	// cat is the listing its entries show, and slab its entries in the
+	// order of cat.Items, so a mark finds its entry by the catalog's
+	// index (nil while nothing is listed).
+	cat  *mcp.Catalog
+	slab []Entry
+	// marks are its items marked new.
+	marks newMarks
+	// offN counts its entries switched off, by kind.
+	offN [numKinds]int
 }
 
 // catalogLoadedMsg is a finished listing of one server.
 type catalogLoadedMsg struct {
 	server  string
+	cat     *mcp.Catalog
+	slab    []Entry
 	entries [numKinds][]*Entry
 	listed  map[mcp.Kind]bool
 	warns   [numKinds][]string
 	failed  [numKinds]bool
-	// freshN and offN count the entries marked new and switched off.
-	freshN, offN [numKinds]int
-	err          error
+	// offN counts the entries switched off.
+	offN [numKinds]int
+	err  error
 }
 
 // loadCatalogCmd lists one server's catalog and prepares its entries, off
-// the update path: fresh are the catalog keys of its items marked new
-// (the command's own copy), which it marks and counts with the items
-// switched off.
-func loadCatalogCmd(ctx context.Context, rt Runtime, approvals *llm.Approvals, server string, id common.RequestID, refresh bool, fresh map[string]bool) tea.Cmd {
+// the update path, counting the tools switched off. It carries no marks
+// of new items: those are the pane's, applied when the listing lands, so
+// a mark the person clears while it runs stays cleared.
+func loadCatalogCmd(ctx context.Context, rt Runtime, approvals *llm.Approvals, server string, id common.RequestID, refresh bool) tea.Cmd {
 	return common.Deliver(common.OwnerCatalog, id, func() tea.Msg {
 		cat, err := rt.Catalog(ctx, server, refresh)
 		msg := catalogLoadedMsg{server: server, listed: map[mcp.Kind]bool{}}
@@ -175,6 +184,7 @@ func loadCatalogCmd(ctx context.Context, rt Runtime, approvals *llm.Approvals, s
 		// its size: at 120,000 items, 120,000 objects fewer for every
 		// collection to visit, and no garbage from growing the lists.
 		slab := make([]Entry, len(cat.Items))
+		msg.cat, msg.slab = cat, slab
 		var n [numKinds]int
 		for j := range cat.Items {
 			n[kindIndex(cat.Items[j].Kind)]++
@@ -195,10 +205,6 @@ func loadCatalogCmd(ctx context.Context, rt Runtime, approvals *llm.Approvals, s
 					e.changed = render.SanitizeLine(ch.Summary())
 					e.desc = "⚠ " + e.changed + " · " + e.desc
 				}
-			}
-			if len(fresh) > 0 && fresh[string(it.Kind)+":"+it.ID] { // it.Key(), without copying it
-				e.fresh = true
-				msg.freshN[i]++
 			}
 			if e.off {
 				msg.offN[i]++
@@ -282,30 +288,24 @@ type Pane struct {
 
 	width, height int
 	focused       bool
-
-	// fresh are the items a list_changed brought that the person has not
-	// yet had the cursor on, by freshKey.
-	fresh map[string]bool
-	// freshN and offN count each tab's items marked new and switched
-	// off (countMarks).
-	freshN, offN [numKinds]int
 }
 
-// freshKey names a catalog item across servers.
-func freshKey(server, catalogKey string) string { return server + "\x00" + catalogKey }
-
 // HandleCatalogChanged takes a server's refreshed catalog after a
-// list_changed: the added items are marked new until seen, and the list
-// is loaded again (from the runtime's fresh cache).
+// list_changed: the added items are marked new until seen, the removed
+// ones lose their marks, and the list is loaded again (from the runtime's
+// fresh cache).
 func (c *Pane) HandleCatalogChanged(server string, ch *mcp.CatalogChange) tea.Cmd {
-	if ch != nil {
-		for _, k := range ch.Added {
-			c.fresh[freshKey(server, k)] = true
-		}
+	if sv := c.byName[server]; sv != nil && ch != nil {
 		for _, k := range ch.Removed {
-			delete(c.fresh, freshKey(server, k))
+			if kind, id, ok := strings.Cut(k, ":"); ok {
+				sv.unmark(markKey{mcp.Kind(kind), id})
+			}
 		}
-		c.countMarks()
+		for _, k := range ch.Added {
+			if kind, id, ok := strings.Cut(k, ":"); ok {
+				sv.mark(markKey{mcp.Kind(kind), id})
+			}
+		}
 	}
 	return c.Reload(server, false)
 }
@@ -318,43 +318,31 @@ func (c *Pane) isFresh(e *Entry) bool { return e.fresh }
 // put a new item under the cursor.
 func (c *Pane) MarkSeen() {
 	if e := c.Selected(); e != nil && e.fresh {
-		e.fresh = false
-		delete(c.fresh, freshKey(e.item.Server, e.item.Key()))
 		if sv := c.byName[e.item.Server]; sv != nil {
-			sv.freshN[c.tab]--
+			sv.unmark(markKey{e.item.Kind, e.item.ID}) // its shown entry, counted
 		}
-		c.freshN[c.tab]--
+		e.fresh = false // and this one, should it be of a listing since replaced
 	}
 }
 
-// countMarks counts each tab's items marked new and switched off, for
-// the tab titles, from each server's counts: not on every frame, nor by
-// walking every entry (at 120,000 items, building each one's key while
-// any item was new, that walk made a list_changed take 44 ms on the
-// update path); the listing marks and counts its entries off it.
-func (c *Pane) countMarks() {
-	c.freshN, c.offN = [numKinds]int{}, [numKinds]int{}
+// freshN and offN are tab i's counts of items marked new and switched
+// off: the sums of its servers' counts (a handful), taken when the title
+// is drawn, so they cannot drift from them. capped says some new items
+// of a server were left unmarked (MaxNewMarkBytes).
+func (c *Pane) freshN(i int) (n int, capped bool) {
 	for _, sv := range c.servers {
-		for i := range numKinds {
-			c.freshN[i] += sv.freshN[i]
-			c.offN[i] += sv.offN[i]
-		}
+		n += sv.marks.shown[i]
+		capped = capped || sv.marks.capped[i]
 	}
+	return n, capped
 }
 
-// freshOf is the catalog keys of server's items marked new, a copy for
-// its listing to mark them by.
-func (c *Pane) freshOf(server string) map[string]bool {
-	var out map[string]bool
-	for k := range c.fresh {
-		if sv, key, ok := strings.Cut(k, "\x00"); ok && sv == server {
-			if out == nil {
-				out = map[string]bool{}
-			}
-			out[key] = true
-		}
+func (c *Pane) offN(i int) int {
+	n := 0
+	for _, sv := range c.servers {
+		n += sv.offN[i]
 	}
-	return out
+	return n
 }
 
 // Runtime is what the catalog asks of the MCP side, from commands only:
@@ -365,7 +353,7 @@ type Runtime interface {
 
 // New builds the browser over the servers, all starting.
 func New(com *common.Common, rt Runtime, names []string) *Pane {
-	c := &Pane{com: com, rt: rt, byName: map[string]*Server{}, fresh: map[string]bool{}}
+	c := &Pane{com: com, rt: rt, byName: map[string]*Server{}}
 	for _, n := range names {
 		sv := &Server{name: n, status: mcp.Status{Name: n, State: mcp.StateStarting}, listed: map[mcp.Kind]bool{}}
 		c.servers = append(c.servers, sv)
@@ -487,10 +475,14 @@ func (c *Pane) tabTitle(i int, name string) string {
 	if c.matches != nil {
 		return fmt.Sprintf("%s %d/%s", name, len(c.matches[i]), total)
 	}
-	if n := c.freshN[i]; n > 0 {
-		return fmt.Sprintf("%s %s +%d new", name, total, n)
+	if n, capped := c.freshN(i); n > 0 {
+		floor := "" // "+9362+ new": more were new than are marked
+		if capped {
+			floor = "+"
+		}
+		return fmt.Sprintf("%s %s +%d%s new", name, total, n, floor)
 	}
-	if n := c.offN[i]; n > 0 {
+	if n := c.offN(i); n > 0 {
 		return fmt.Sprintf("%s %s (%d off)", name, total, n)
 	}
 	return fmt.Sprintf("%s %s", name, total)
@@ -552,7 +544,8 @@ func (c *Pane) ApplyStatus(st mcp.Status) tea.Cmd {
 		sv.entries = [numKinds][]*Entry{}
 		sv.warns = [numKinds][]string{}
 		sv.failed = [numKinds]bool{}
-		sv.freshN, sv.offN = [numKinds]int{}, [numKinds]int{}
+		sv.cat, sv.slab, sv.offN = nil, nil, [numKinds]int{}
+		sv.marks.unshow() // kept, for the items when it is listed again
 	}
 	switch {
 	case had && !sv.hasEntries():
@@ -623,7 +616,7 @@ func (c *Pane) load(sv *Server, refresh bool) tea.Cmd {
 	id := c.com.NewID()
 	ctx, cancel := context.WithCancel(c.com.Ctx)
 	sv.pending, sv.cancel, sv.loading, sv.loadErr = id, cancel, true, ""
-	return loadCatalogCmd(ctx, c.rt, c.com.Approvals, sv.name, id, refresh, c.freshOf(sv.name))
+	return loadCatalogCmd(ctx, c.rt, c.com.Approvals, sv.name, id, refresh)
 }
 
 func (c *Pane) cancelLoad(sv *Server) {
@@ -665,7 +658,8 @@ func (c *Pane) handleLoaded(id common.RequestID, msg catalogLoadedMsg) tea.Cmd {
 	}
 	sv.loaded, sv.loadErr = true, ""
 	sv.entries, sv.listed, sv.warns, sv.failed = msg.entries, msg.listed, msg.warns, msg.failed
-	sv.freshN, sv.offN = msg.freshN, msg.offN
+	sv.cat, sv.slab, sv.offN = msg.cat, msg.slab, msg.offN
+	sv.showMarks()
 	return c.rebuildAll()
 }
 
@@ -697,7 +691,6 @@ func (c *Pane) rebuildAll() tea.Cmd {
 		}
 		c.all[i], c.spans[i] = all, spans
 	}
-	c.countMarks()
 	c.fitFilter()
 	c.version++
 	if c.query != "" {

@@ -216,7 +216,8 @@ func TestDetailSaysWhatOpeningAnAppDoes(t *testing.T) {
 }
 
 // The tab bar is drawn every frame: its counts of new and switched-off
-// items are kept, not found by walking every entry a frame (building
+// items are the sums of its servers' counts, not found by walking every
+// entry a frame (building
 // each one's key, while any item is new: 120,000 strings a frame at
 // the demo's --scale). At 5,000 resources with one marked new, a title
 // costs its own formatting only; the count still follows the marks
@@ -260,7 +261,7 @@ func TestAnEntryPointsAtItsListedItem(t *testing.T) {
 		items = append(items, mcp.CatalogItem{Kind: mcp.KindResource, Server: "mem", ID: "demo://scale/" + n, URI: "demo://scale/" + n, Name: "scale-" + n, Title: "Generated item " + n})
 	}
 	rt := &fakeRuntime{catalogs: map[string]*mcp.Catalog{"mem": {Server: "mem", Listed: mcp.Kinds, Items: items}}}
-	load := loadCatalogCmd(context.Background(), rt, nil, "mem", 1, false, nil)
+	load := loadCatalogCmd(context.Background(), rt, nil, "mem", 1, false)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	msg := load().(common.Result).Msg.(catalogLoadedMsg)
