@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/sahilm/fuzzy"
@@ -186,7 +187,8 @@ func (s labelSource) Len() int {
 const mentionChunk = 2048
 
 // rankedChunk, when set (by a test), is called after each chunk a
-// ranking matched: it counts the work a ranking did.
+// ranking matched, from the goroutine that matched it: it counts the
+// work a ranking did.
 var rankedChunk func()
 
 // chunkSource is n of src's items, from lo.
@@ -224,18 +226,43 @@ func (x *mentionIndex) narrow(ctx context.Context, items []Completion, partial s
 	}
 	// Each match is one integer, its score and its place (rankKey); one
 	// sort of them is the order fuzzy.FindFrom gives over the whole
-	// source, best score first and ties in item order.
-	var keys []uint64
-	for lo := 0; lo < src.Len(); lo += mentionChunk {
-		if ctx.Err() != nil {
-			return nil, false
-		}
-		for _, mt := range fuzzy.FindFromNoSort(p, chunkSource{src: src, lo: lo, n: min(mentionChunk, src.Len()-lo)}) {
-			keys = append(keys, rankKey(mt.Score, lo+mt.Index))
-		}
-		if rankedChunk != nil {
-			rankedChunk()
-		}
+	// source, best score first and ties in item order. The chunks are
+	// shared by common.Workers goroutines, as the catalog filter's are
+	// (one P stays free for the update loop).
+	chunks := (src.Len() + mentionChunk - 1) / mentionChunk
+	found := make([][]uint64, chunks)
+	var claimed atomic.Int64
+	var wg sync.WaitGroup
+	for range min(common.Workers(), max(chunks, 1)) {
+		wg.Go(func() {
+			for {
+				c := int(claimed.Add(1) - 1)
+				if c >= chunks || ctx.Err() != nil {
+					return
+				}
+				lo := c * mentionChunk
+				var keys []uint64
+				for _, mt := range fuzzy.FindFromNoSort(p, chunkSource{src: src, lo: lo, n: min(mentionChunk, src.Len()-lo)}) {
+					keys = append(keys, rankKey(mt.Score, lo+mt.Index))
+				}
+				found[c] = keys
+				if rankedChunk != nil {
+					rankedChunk()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return nil, false
+	}
+	n := 0
+	for _, f := range found {
+		n += len(f)
+	}
+	keys := make([]uint64, 0, n)
+	for _, f := range found {
+		keys = append(keys, f...)
 	}
 	slices.Sort(keys)
 	if ctx.Err() != nil {
