@@ -24,6 +24,17 @@ const (
 // notification before listing again, so a burst costs one listing.
 const CatalogRefreshDelay = 200 * time.Millisecond
 
+// CatalogRefreshMaxWait bounds how long a burst of list_changed can put
+// the listing off: a server notifying every 199 ms, each notification
+// restarting the wait, would otherwise never be listed again.
+const CatalogRefreshMaxWait = 2 * time.Second
+
+// CatalogRefreshGap is the least time between the end of a server's
+// refresh and the start of its next: a server notifying every 250 ms
+// (just past CatalogRefreshDelay) would otherwise have its whole catalog
+// listed four times a second, up to MaxCatalogBytes a kind each time.
+const CatalogRefreshGap = time.Second
+
 // CatalogChange is what a refresh after list_changed found.
 type CatalogChange struct {
 	Added   []string `json:"added,omitempty"`
@@ -45,6 +56,9 @@ type subscriptionBook struct {
 	// dropped: the refresh diffs against it, so a burst reports every
 	// item it added, not only the last notification's.
 	before map[string]*Catalog
+	// burst is when each server's pending burst began, and refreshed when
+	// its last refresh ended (CatalogRefreshMaxWait, CatalogRefreshGap).
+	burst, refreshed map[string]time.Time
 	// acked is signalled when a server acknowledges a listen stream.
 	acked map[string]chan struct{}
 	// stopped is set by stopListens (Close): no stream may open after it.
@@ -159,6 +173,8 @@ func (r *Runtime) forgetSubscriptions(server string) {
 	defer r.subs.mu.Unlock()
 	delete(r.subs.uris, server)
 	delete(r.subs.before, server)
+	delete(r.subs.burst, server)
+	delete(r.subs.refreshed, server)
 }
 
 // relisten (modern connections only) replaces the subscriptions/listen
@@ -272,8 +288,24 @@ func (r *Runtime) stopListens() {
 	}
 }
 
+// refreshWait is how long a list_changed at now waits for its listing:
+// CatalogRefreshDelay, but no later than CatalogRefreshMaxWait after the
+// burst's first notification (first), and no sooner than
+// CatalogRefreshGap after the last refresh ended (last; zero when none).
+func refreshWait(now, first, last time.Time) time.Duration {
+	due := now.Add(CatalogRefreshDelay)
+	if limit := first.Add(CatalogRefreshMaxWait); due.After(limit) {
+		due = limit
+	}
+	if !last.IsZero() && due.Before(last.Add(CatalogRefreshGap)) {
+		due = last.Add(CatalogRefreshGap)
+	}
+	return max(due.Sub(now), 0)
+}
+
 // scheduleRefresh lists server's catalog again CatalogRefreshDelay after
-// the last list_changed, and emits EventCatalogChanged with the difference.
+// the last list_changed (see refreshWait for the bounds of a burst), and
+// emits EventCatalogChanged with the difference.
 // old is the catalog the notification dropped (nil when none was cached).
 func (r *Runtime) scheduleRefresh(server string, old *Catalog) {
 	r.subs.mu.Lock()
@@ -293,11 +325,28 @@ func (r *Runtime) scheduleRefresh(server string, old *Catalog) {
 	if r.subs.before[server] == nil {
 		r.subs.before[server] = old
 	}
-	r.subs.refresh[server] = time.AfterFunc(CatalogRefreshDelay, func() {
+	if r.subs.burst == nil {
+		r.subs.burst, r.subs.refreshed = map[string]time.Time{}, map[string]time.Time{}
+	}
+	now := time.Now()
+	first, ok := r.subs.burst[server]
+	if !ok {
+		first = now
+		r.subs.burst[server] = now
+	}
+	r.subs.refresh[server] = time.AfterFunc(refreshWait(now, first, r.subs.refreshed[server]), func() {
 		r.subs.mu.Lock()
 		old := r.subs.before[server]
 		delete(r.subs.before, server)
+		delete(r.subs.burst, server)
 		r.subs.mu.Unlock()
+		defer func() {
+			r.subs.mu.Lock()
+			if r.subs.refreshed != nil {
+				r.subs.refreshed[server] = time.Now()
+			}
+			r.subs.mu.Unlock()
+		}()
 		r.mu.Lock()
 		closed := r.closed
 		if !closed {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -206,6 +207,78 @@ func TestCloseWhileAListenStreamOpens(t *testing.T) {
 		rt.subs.mu.Unlock()
 		if open != 0 {
 			t.Errorf("run %d: %d listen streams left after Close", i, open)
+		}
+	}
+}
+
+// A server that sends list_changed faster than CatalogRefreshDelay
+// (notes added every 100 ms) is still listed again while it goes on:
+// each notification put the refresh off again, so it never came until the
+// storm stopped. CatalogRefreshMaxWait bounds that.
+func TestAStormOfListChangedStillRefreshesTheCatalog(t *testing.T) {
+	var log eventLog
+	rt := startDemo(t, EraLegacy, RuntimeOptions{OnEvent: log.add})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := rt.Catalog(ctx, "demo", false); err != nil {
+		t.Fatal(err)
+	}
+	var storming atomic.Bool
+	storming.Store(true)
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer storming.Store(false)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for i := 0; i < 100; i++ { // 10 s of notifications at most
+			args, _ := json.Marshal(map[string]any{"tool": demo.AddNoteTool, "arguments": map[string]any{"title": fmt.Sprintf("storm-%d", i)}})
+			if _, err := rt.CallMeta(ctx, "mcp_invoke_demo", args); err != nil {
+				t.Error(err)
+				return
+			}
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	e := log.waitFor(t, "catalog-changed", func(e Event) bool { return e.Kind == EventCatalogChanged })
+	during := storming.Load()
+	close(stop)
+	<-done
+	if !during {
+		t.Errorf("the catalog was listed again only after the storm of list_changed ended (CatalogRefreshMaxWait %v)", CatalogRefreshMaxWait)
+	}
+	if e.Change == nil || len(e.Change.Added) == 0 {
+		t.Errorf("the refresh during the storm reports no addition: %+v", e.Change)
+	}
+}
+
+// refreshWait: a burst is listed CatalogRefreshDelay after its last
+// notification, but no later than CatalogRefreshMaxWait after its first,
+// and never sooner than CatalogRefreshGap after the last refresh ended.
+func TestARefreshWaitsWithinItsBounds(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name             string
+		now, first, last time.Duration // from t0; last < 0: no refresh yet
+		want             time.Duration
+	}{
+		{"a first notification", 0, 0, -1, CatalogRefreshDelay},
+		{"late in a burst", 1900 * time.Millisecond, 0, -1, 100 * time.Millisecond},
+		{"past the burst's bound", 2500 * time.Millisecond, 0, -1, 0},
+		{"right after a refresh", 5250 * time.Millisecond, 5250 * time.Millisecond, 5 * time.Second, 750 * time.Millisecond},
+		{"long after a refresh", 9 * time.Second, 9 * time.Second, 5 * time.Second, CatalogRefreshDelay},
+	} {
+		var last time.Time
+		if c.last >= 0 {
+			last = t0.Add(c.last)
+		}
+		if got := refreshWait(t0.Add(c.now), t0.Add(c.first), last); got != c.want {
+			t.Errorf("%s: wait %v, want %v", c.name, got, c.want)
 		}
 	}
 }
