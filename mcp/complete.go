@@ -22,7 +22,16 @@ type Completion struct {
 	// Total is how many the server has (null when it did not say).
 	Total   *int `json:"total"`
 	HasMore bool `json:"has_more"`
+	// TooLong counts the values left out for being longer than
+	// MaxCompletionValueBytes.
+	TooLong int `json:"too_long,omitempty"`
 }
+
+// MaxCompletionValueBytes bounds one completion value: a value is an
+// argument a person picks from a popup (a name, a path, a language), and
+// a server answering 100 values of a megabyte each would otherwise keep
+// 100 MB in the popup. A longer value is left out (Completion.TooLong).
+const MaxCompletionValueBytes = 4 << 10
 
 // Complete asks a server for values of one argument of a prompt
 // (kind KindPrompt, ref the prompt's name) or a resource template's
@@ -71,6 +80,16 @@ func (r *Runtime) Complete(ctx context.Context, server string, kind Kind, ref, a
 	if len(c.Values) > MaxCompletions {
 		c.Values, c.HasMore = c.Values[:MaxCompletions], true
 	}
+	kept := c.Values[:0]
+	for _, v := range c.Values {
+		if len(v) > MaxCompletionValueBytes {
+			c.TooLong++
+			continue
+		}
+		kept = append(kept, v)
+	}
+	clear(c.Values[len(kept):]) // the long ones are not kept alive by the array
+	c.Values = kept
 	if c.Values == nil {
 		c.Values = []string{}
 	}

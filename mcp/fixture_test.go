@@ -157,6 +157,8 @@ func serveFixture(name string) int {
 		return serveQuestionFlood()
 	case "gate":
 		return serveGate()
+	case "long-completions":
+		return serveLongCompletions()
 	case "sleeper":
 		// Reads nothing and writes nothing until it is killed.
 		time.Sleep(time.Hour)
