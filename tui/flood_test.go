@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"encoding/json"
 	"fmt"
 	"runtime"
 	"strings"
@@ -92,5 +93,32 @@ func TestStatusAndProgressKeepOnlyTheStartOfAMegabyteServerMessage(t *testing.T)
 	hs.send(EventsMsg{Events: []mcp.Event{{Kind: mcp.EventProgress, Server: "mem", Progress: &mcp.Progress{Server: "mem", Owner: "viewer:1", Progress: 1, Message: huge}}}})
 	if p, _ := hs.m.com.Progress.Get("viewer:1"); len(p.Message) > common.MaxStatusBytes+64 || !strings.HasPrefix(p.Message, "disk full") {
 		t.Errorf("the progress keeps %d bytes, want the start within %d (MaxStatusBytes)", len(p.Message), common.MaxStatusBytes)
+	}
+}
+
+// A traced message keeps its ID, request and answer (each up to
+// mcp.MaxTraceBodyBytes), a notification its Body: the relay counted none
+// of them, so 1,000 traces holding 2,000 MiB of bodies counted as 103 KiB
+// against MaxRelayBytes. Every byte an event holds now counts.
+func TestRelayCountsTracedBodiesAgainstMaxRelayBytes(t *testing.T) {
+	body := json.RawMessage(`"` + strings.Repeat("b", mcp.MaxTraceBodyBytes-2) + `"`)
+	r := NewRelay()
+	const n = 100
+	for i := range n {
+		r.Push(mcp.Event{Kind: mcp.EventTrace, Server: "mem", Trace: &mcp.RPCTrace{Method: "tools/call", ID: json.RawMessage(fmt.Sprint(i)), Request: body, Response: body}})
+		r.Push(mcp.Event{Kind: mcp.EventNotification, Server: "mem", Method: "notifications/resources/updated", Body: body})
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var held int
+	for _, e := range r.queue {
+		held += len(e.Body)
+		if e.Trace != nil {
+			held += len(e.Trace.Request) + len(e.Trace.Response)
+		}
+	}
+	if held > MaxRelayBytes || r.bytes > MaxRelayBytes || r.dropped == 0 {
+		t.Errorf("the relay holds %s of bodies in %d events (counted %s), %d dropped; want at most %s (MaxRelayBytes) and the rest dropped",
+			render.HumanBytes(int64(held)), len(r.queue), render.HumanBytes(int64(r.bytes)), r.dropped, render.HumanBytes(MaxRelayBytes))
 	}
 }

@@ -109,17 +109,25 @@ func oldestDroppable(q []mcp.Event) int {
 	return 0
 }
 
-// eventSize estimates the memory an event holds: the bytes of its
-// strings, and a little for every other value.
+// eventSize estimates the memory an event holds: the bytes of every
+// string and byte slice in it (a traced message's ID, request and answer
+// and a notification's Body, each up to mcp.MaxTraceBodyBytes, included),
+// and a little for every other value.
 func eventSize(e mcp.Event) int {
 	st := e.Status
-	n := 64 + len(e.Server) + len(e.Method) + len(e.Line) + len(e.URI) + valueSize(e.Params) +
-		len(st.Reason) + len(st.StderrTail) + len(st.Instructions) + len(st.Target)
-	if e.Progress != nil {
-		n += len(e.Progress.Message) + len(e.Progress.Token)
+	n := 64 + len(e.Server) + len(e.Method) + len(e.Line) + len(e.URI) + valueSize(e.Params) + len(e.Body) +
+		len(st.Name) + len(st.Reason) + len(st.StderrTail) + len(st.Instructions) + len(st.Target) + len(st.Protocol) + valueSize(st.Roots)
+	if si := st.ServerInfo; si != nil {
+		n += len(si.Name) + len(si.Version) + len(si.Title)
 	}
-	if e.Trace != nil {
-		n += len(e.Trace.Method) + len(e.Trace.Target) + len(e.Trace.Err) + len(e.Trace.Answer)
+	if st.Features != nil {
+		n += len(st.Features.Name)
+	}
+	if p := e.Progress; p != nil {
+		n += len(p.Server) + len(p.Token) + len(p.Owner) + len(p.Method) + len(p.Message) + len(p.Task)
+	}
+	if t := e.Trace; t != nil {
+		n += len(t.Method) + len(t.Target) + len(t.Err) + len(t.Answer) + len(t.ID) + len(t.Request) + len(t.Response)
 	}
 	if e.Change != nil {
 		n += valueSize(e.Change.Added) + valueSize(e.Change.Removed)
