@@ -78,12 +78,34 @@ func (m *Model) handleNotification(e mcp.Event) tea.Cmd {
 	case "notifications/message":
 		lvl, _ := e.Params["level"].(string)
 		if lg, _ := e.Params["logger"].(string); lg == HowlLogger {
-			return common.ReportInfo(render.SanitizeLine(fmt.Sprintf("%s: %v", name, e.Params["data"])))
+			return common.ReportInfo(statusText(name+": ", e.Params["data"]))
 		}
 		switch lvl {
 		case "warning", "error", "critical", "alert", "emergency":
-			return common.ReportWarn(render.SanitizeLine(fmt.Sprintf("%s %s: %v", name, lvl, e.Params["data"])))
+			return common.ReportWarn(statusText(name+" "+render.SanitizeLine(lvl)+": ", e.Params["data"]))
 		}
 	}
 	return nil
+}
+
+// statusNoteBytes is room for statusText's note of a cut: "… (1023.9 MiB
+// message cut to 1000 B)".
+const statusNoteBytes = 48
+
+// statusText is prefix (sanitized already) and a message's data as one
+// status line of at most common.MaxStatusBytes. Of a long string only
+// what the line keeps is sanitized (a warning of 64 MiB cost its size
+// several times over before the status bar cut it); the cut says the
+// whole size.
+func statusText(prefix string, data any) string {
+	s, ok := data.(string)
+	if !ok {
+		s = fmt.Sprint(data)
+	}
+	if len(prefix)+len(s) <= common.MaxStatusBytes {
+		return render.SanitizeLine(prefix + s)
+	}
+	line := render.SanitizeLine(prefix + s[:render.RuneBoundary(s, common.MaxStatusBytes)])
+	cut := render.RuneBoundary(line, common.MaxStatusBytes-statusNoteBytes)
+	return line[:cut] + fmt.Sprintf("… (%s message cut to %s)", render.HumanBytes(int64(len(prefix)+len(s))), render.HumanBytes(int64(cut)))
 }

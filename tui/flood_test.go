@@ -122,3 +122,51 @@ func TestRelayCountsTracedBodiesAgainstMaxRelayBytes(t *testing.T) {
 			render.HumanBytes(int64(held)), len(r.queue), render.HumanBytes(int64(r.bytes)), r.dropped, render.HumanBytes(MaxRelayBytes))
 	}
 }
+
+// allocatedBy is how many bytes f allocates (freed or not).
+func allocatedBy(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// One big log message was sanitized and split whole before the log kept
+// its last MaxLogLines: a 90 MiB message of 45 million lines allocated
+// 721 MB to keep 2,000, and a warning's whole data was formatted and
+// sanitized before the status bar kept its first MaxStatusBytes. Now only
+// what is kept is copied: a 64 MiB message, of short lines or one long
+// line, costs a small multiple of logs.MaxLogBytes.
+func TestA64MiBLogMessageAllocatesWhatTheLogKeepsNotItsSize(t *testing.T) {
+	const size = 64 << 20
+	short := strings.Repeat("a warning line\n", size/15)
+	long := strings.Repeat("x", size)
+	for _, c := range []struct{ name, data, last string }{
+		{"short lines", short, "a warning line"},
+		{"one long line", long, "… (64.0 MiB line cut to 4.0 KiB)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			hs, _ := logHarness(t, 120, 40)
+			alloc := allocatedBy(func() {
+				hs.send(EventsMsg{Events: []mcp.Event{logMessage("mem", "warning", "flood", c.data)}})
+			})
+			if bound := uint64(4 * logs.MaxLogBytes); alloc > bound {
+				t.Errorf("a %s message allocated %s, want under %s (4 × logs.MaxLogBytes)", render.HumanBytes(size), render.HumanBytes(int64(alloc)), render.HumanBytes(int64(bound)))
+			}
+			lines, held, dropped := hs.m.logs.Held("mem")
+			text := strings.TrimRight(hs.m.logs.Text("mem"), "\n")
+			if !strings.HasSuffix(text, c.last) || held > logs.MaxLogBytes || lines > logs.MaxLogLines {
+				t.Errorf("the log keeps %d lines (%s), %d dropped, ending %q; want at most %d lines ending %q", lines, render.HumanBytes(int64(held)), dropped, text[max(len(text)-60, 0):], logs.MaxLogLines, c.last)
+			}
+			if c.data == short && lines+dropped != strings.Count(short, "\n") {
+				t.Errorf("the log keeps %d lines and counts %d dropped, want %d in all", lines, dropped, strings.Count(short, "\n"))
+			}
+			if info := hs.m.status.info; info == nil || len(info.Msg) > common.MaxStatusBytes || !strings.Contains(info.Msg, "message cut to") {
+				t.Errorf("the status bar shows %+v, want the warning's start within %d bytes (MaxStatusBytes), its cut stated", info, common.MaxStatusBytes)
+			}
+			t.Logf("allocated %s; the log keeps %d lines, %s; %d dropped", render.HumanBytes(int64(alloc)), lines, render.HumanBytes(int64(held)), dropped)
+		})
+	}
+}

@@ -240,17 +240,55 @@ func (p *Pane) AddMessage(server string, params map[string]any, at time.Time) {
 			text = string(b)
 		}
 	}
-	var es []logEntry
-	lines := strings.Split(strings.TrimRight(render.Sanitize(text), "\n"), "\n")
-	if over := len(lines) - MaxLogLines; over > 0 {
-		lines = lines[over:] // the ring would drop them anyway
+	// Only the lines the log can keep are sanitized and split: the ones
+	// before them are counted, never copied (a 90 MiB message of 45
+	// million lines cost 721 MB to keep 2,000).
+	text = strings.TrimRight(text, "\n")
+	start := tailStart(text)
+	if over := strings.Count(text[:start], "\n"); over > 0 {
 		p.ring(server).dropped += over
 		p.all.dropped += over
 	}
-	for _, l := range lines {
-		es = append(es, logEntry{at: at, level: level, logger: clipLogLine(render.SanitizeLine(logger)), text: clipLogLine(render.SanitizeLine(l))})
+	logger = clipLogLine(render.SanitizeLine(logger))
+	var es []logEntry
+	for l := range strings.SplitSeq(text[start:], "\n") {
+		es = append(es, logEntry{at: at, level: level, logger: logger, text: logLine(l)})
 	}
 	p.add(server, es...)
+}
+
+// tailStart is where the lines of text a log can keep begin: the last
+// MaxLogLines of them, fewer when those lines, each bounded by
+// MaxLogLineBytes, pass MaxLogBytes (the ring would drop the older ones).
+// It looks only at those lines.
+func tailStart(text string) int {
+	end, size := len(text), 0 // end is the end of the line looked at
+	for range MaxLogLines {
+		start := strings.LastIndexByte(text[:end], '\n') + 1
+		size += min(end-start, MaxLogLineBytes)
+		if start == 0 || size >= MaxLogBytes {
+			return start
+		}
+		end = start - 1
+	}
+	return end + 1
+}
+
+// rawLineBytes is how much of one line of a server's text is sanitized:
+// what MaxLogLineBytes keeps, with room for the escape sequences the
+// sanitizer removes.
+const rawLineBytes = 4 * MaxLogLineBytes
+
+// logLine is one line of a server's message, sanitized and bounded to
+// MaxLogLineBytes; of a longer line only its first rawLineBytes are
+// sanitized, and its cut says its whole size.
+func logLine(l string) string {
+	if len(l) <= rawLineBytes {
+		return clipLogLine(render.SanitizeLine(l))
+	}
+	s := render.SanitizeLine(l[:render.RuneBoundary(l, rawLineBytes)])
+	cut := render.RuneBoundary(s, min(len(s), MaxLogLineBytes))
+	return s[:cut] + fmt.Sprintf("… (%s line cut to %s)", render.HumanBytes(int64(len(l))), render.HumanBytes(int64(cut)))
 }
 
 // AddTrace adds a traced request: "→ tools/call echo · 1.2ms · 70 B", or
