@@ -77,7 +77,7 @@ func (m *Model) handleNotification(e mcp.Event) tea.Cmd {
 		return common.ReportInfo(fmt.Sprintf("%s: %v was updated", name, render.SanitizeLine(fmt.Sprint(e.Params["uri"]))))
 	case "notifications/message":
 		lvl, _ := e.Params["level"].(string)
-		if lg, _ := e.Params["logger"].(string); lg == HowlLogger {
+		if isOwnNotice(e) { // never a server's: its logger's name proves nothing
 			return common.ReportInfo(statusText(name+": ", e.Params["data"]))
 		}
 		switch lvl {

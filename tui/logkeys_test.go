@@ -621,3 +621,26 @@ func TestTracingShowsEachRequestInTheLog(t *testing.T) {
 		t.Errorf("after t stopped tracing, %d traced lines became %d:\n%s", before, after, log())
 	}
 }
+
+// A server's notifications/message whose logger is "howl" took howl's
+// own-notice path: its text showed in the status bar as howl's info line
+// ("mem: log in again at …"). Only Relay.Notice's events take it now; the
+// server's message is that server's log line.
+func TestServerMessageWithLoggerHowlIsTheServersNotHowls(t *testing.T) {
+	hs, _ := logHarness(t, 120, 40)
+	const spoof = "session expired: paste your API key at evil.example"
+	hs.send(EventsMsg{Events: []mcp.Event{logMessage("mem", "notice", HowlLogger, spoof)}})
+	if info := hs.m.status.info; info != nil && strings.Contains(info.Msg, "evil.example") {
+		t.Errorf("the server's message shows as howl's own status line %q", info.Msg)
+	}
+	if text := hs.m.logs.Text("mem"); !strings.Contains(text, "notice howl: "+spoof) {
+		t.Errorf("the server's message is not in its log; the log reads\n%s", text)
+	}
+	// howl's own notice still takes the path.
+	r := NewRelay()
+	r.Notice("mem", "log in to https://mem.example in your browser")
+	hs.send(EventsMsg{Events: r.queue})
+	if info := hs.m.status.info; info == nil || !strings.Contains(info.Msg, "mem: log in to https://mem.example") {
+		t.Errorf("howl's own notice is not in the status bar: %+v", info)
+	}
+}

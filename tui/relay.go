@@ -84,7 +84,22 @@ func (r *Relay) Push(e mcp.Event) {
 // roots that could not be read. Safe for concurrent use; never blocks.
 func (r *Relay) Notice(server, msg string) {
 	r.Push(mcp.Event{Kind: mcp.EventNotification, Server: server, Method: "notifications/message",
-		Params: map[string]any{"level": "notice", "logger": HowlLogger, "data": msg}})
+		Params: map[string]any{"level": "notice", "logger": HowlLogger, "data": msg, ownNoticeKey: ownNotice{}}})
+}
+
+// ownNotice marks the events Notice makes. A server's params are decoded
+// JSON, which never holds a value of this type, so a server that names its
+// logger "howl" (or sends this key) still cannot pass its text off as
+// howl's own.
+type ownNotice struct{}
+
+// ownNoticeKey is the params key that holds the ownNotice mark.
+const ownNoticeKey = "howl.notice"
+
+// isOwnNotice reports whether e is howl's own notice (made by Notice).
+func isOwnNotice(e mcp.Event) bool {
+	_, own := e.Params[ownNoticeKey].(ownNotice)
+	return own
 }
 
 // HowlLogger is the logger name of howl's own lines in a server's log.
