@@ -43,6 +43,11 @@ func (m *Model) handleAsk(msg askMsg) tea.Cmd {
 		q.Answer(declined(q))
 		return nil
 	}
+	if q.Elicit != nil && q.Elicit.Mode != "url" {
+		if err := dialog.CheckFormFields("its requested schema", q.Elicit.Schema); err != nil {
+			return m.declineUnasked(q, err)
+		}
+	}
 	if m.dialogs.Len() == 0 {
 		m.openQuestion(q)
 		return nil
@@ -59,6 +64,15 @@ func (m *Model) handleAsk(msg askMsg) tea.Cmd {
 	}
 	m.asks = append(m.asks, q)
 	return common.ReportInfo(server + " has a question for you: it opens when this dialog closes")
+}
+
+// declineUnasked declines an elicitation howl will not show (why says
+// why), in the server's log and the status bar.
+func (m *Model) declineUnasked(q *dialog.Question, why error) tea.Cmd {
+	q.Answer(dialog.QuestionAnswer{Elicit: mcp.ElicitResponse{Action: mcp.ElicitDecline}})
+	msg := fmt.Sprintf("%s asked a question and howl declined it unasked: %v", render.SanitizeLine(q.Server), why)
+	m.logs.Note(q.Server, msg, m.com.Now())
+	return common.ReportWarn(msg)
 }
 
 // declined is the answer to a question while the person declines

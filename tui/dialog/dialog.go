@@ -190,6 +190,9 @@ type FormDialog struct {
 	check common.RequestID
 	// editing is the JSON field open in $EDITOR (nil: none).
 	editing *Field
+	// raw: the item has more than MaxFormFields arguments, so the form
+	// is one JSON object of them (rawArgumentsFields).
+	raw bool
 }
 
 func (d *FormDialog) ID() string { return "form:" + d.item.Key() }
@@ -232,6 +235,9 @@ func (d *FormDialog) HandleKey(km tea.KeyMsg) Action {
 		switch d.item.Kind {
 		case mcp.KindTool:
 			args, _ := d.form.Values()
+			if d.raw {
+				args = rawArguments(d.form)
+			}
 			return Cmd{d.checkCmd(args)}
 		case mcp.KindTemplate:
 			if d.mention {
@@ -241,9 +247,9 @@ func (d *FormDialog) HandleKey(km tea.KeyMsg) Action {
 			return ReadTemplate{Item: d.item, Values: d.form.Strings()}
 		case mcp.KindPrompt:
 			if d.toChat {
-				return PreviewPrompt{Item: d.item, Values: d.form.Strings()}
+				return PreviewPrompt{Item: d.item, Values: d.promptValues()}
 			}
-			return GetPrompt{Item: d.item, Values: d.form.Strings()}
+			return GetPrompt{Item: d.item, Values: d.promptValues()}
 		}
 		return Close{}
 	}
@@ -273,7 +279,13 @@ func (d *FormDialog) Render(maxW, maxH int) []string {
 // newToolForm is the argument form of a tool, checked against its input
 // schema (off the update path: checkCmd) before the call is made.
 func NewToolForm(com *common.Common, it mcp.CatalogItem) *FormDialog {
-	f := NewForm(com, "call "+render.SanitizeLine(it.Name)+" on "+render.SanitizeLine(it.Server), "Call", ToolFields(it.Schema))
+	title := "call " + render.SanitizeLine(it.Name) + " on " + render.SanitizeLine(it.Server)
+	if err := CheckFormFields("this tool's input schema", it.Schema); err != nil {
+		f := NewForm(com, title, "Call", rawArgumentsFields(false))
+		f.Note = tooManyNote(err, it)
+		return &FormDialog{com: com, item: it, form: f, raw: true}
+	}
+	f := NewForm(com, title, "Call", ToolFields(it.Schema))
 	notes := []string{}
 	if desc := common.FirstLine(it.Description); desc != "" {
 		notes = append(notes, desc)
@@ -312,15 +324,38 @@ func NewTemplateForm(com *common.Common, it mcp.CatalogItem) *FormDialog {
 
 // newPromptForm asks for a prompt's arguments.
 func NewPromptForm(com *common.Common, it mcp.CatalogItem) *FormDialog {
-	f := NewForm(com, "prompt "+render.SanitizeLine(it.Name), "Get", PromptFields(it.Arguments))
-	f.Note = common.FirstLine(it.Description)
-	f.Check = func(f *Form) error {
-		if miss := mcp.MissingArguments(it, f.Strings()); len(miss) > 0 {
+	title := "prompt " + render.SanitizeLine(it.Name)
+	d := &FormDialog{com: com, item: it}
+	if n := len(it.Arguments); n > MaxFormFields {
+		d.raw = true
+		d.form = NewForm(com, title, "Get", rawArgumentsFields(true))
+		d.form.Note = tooManyNote(&TooManyFieldsError{What: "this prompt", Count: n}, it)
+	} else {
+		d.form = NewForm(com, title, "Get", PromptFields(it.Arguments))
+		d.form.Note = common.FirstLine(it.Description)
+	}
+	d.form.Check = func(f *Form) error {
+		if miss := mcp.MissingArguments(it, d.promptValues()); len(miss) > 0 {
 			return &mcp.MissingArgumentsError{Prompt: it.Name, Missing: miss}
 		}
 		return nil
 	}
-	return &FormDialog{com: com, item: it, form: f}
+	return d
+}
+
+// promptValues are a prompt form's arguments: the filled fields, or the
+// object typed in a form of too many (its values strings, checked).
+func (d *FormDialog) promptValues() map[string]string {
+	if !d.raw {
+		return d.form.Strings()
+	}
+	out := map[string]string{}
+	for k, v := range rawArguments(d.form) {
+		if s, ok := v.(string); ok {
+			out[k] = s
+		}
+	}
+	return out
 }
 
 // pickerDialog chooses one of a document's attachments.

@@ -25,7 +25,13 @@ import (
 // mcp-go decodes the request's schema into a map, so the order the server
 // wrote its properties in is gone by the time howl sees it; the required
 // ones come first (requiredFirst), then the rest by name.
+//
+// A schema past MaxFormFields builds nothing (nil): the caller declines
+// it first (CheckFormFields).
 func ElicitFields(schema json.RawMessage) []*Field {
+	if CheckFormFields("", schema) != nil {
+		return nil
+	}
 	props := mcp.RequiredFirst(schema, mcp.SchemaProps(schema))
 	out := make([]*Field, 0, len(props))
 	for _, p := range props {
@@ -49,11 +55,18 @@ func elicitField(p mcp.SchemaProp) *Field {
 	case strings.HasPrefix(p.Type, "array") && len(p.ItemOptions) > 0:
 		fl = multiField(p)
 		hint = append(hint, "pick any")
+		if _, note := capChoices(len(p.ItemOptions)); note != "" {
+			hint = append(hint, note)
+		}
 		if c := itemsConstraint(p.MinItems, p.MaxItems); c != "" {
 			hint = append(hint, c)
 		}
 	case len(p.Options) > 0:
-		fl = choiceField(p, p.Options)
+		keep, note := capChoices(len(p.Options))
+		fl = choiceField(p, p.Options[:keep])
+		if note != "" {
+			hint = append(hint, note)
+		}
 	case p.Type == "boolean":
 		fl = choiceField(p, []mcp.SchemaOption{{Value: json.RawMessage("true"), Title: "yes"}, {Value: json.RawMessage("false"), Title: "no"}})
 	case p.Type == "number" || p.Type == "integer":
@@ -115,10 +128,11 @@ func choiceField(p mcp.SchemaProp, opts []mcp.SchemaOption) *Field {
 func multiField(p mcp.SchemaProp) *Field {
 	var defaults []json.RawMessage
 	_ = json.Unmarshal(p.DefaultRaw, &defaults)
-	choices := make([]string, len(p.ItemOptions))
-	values := make([]json.RawMessage, len(p.ItemOptions))
-	picked := make([]bool, len(p.ItemOptions))
-	for i, o := range p.ItemOptions {
+	keep, _ := capChoices(len(p.ItemOptions))
+	choices := make([]string, keep)
+	values := make([]json.RawMessage, keep)
+	picked := make([]bool, keep)
+	for i, o := range p.ItemOptions[:keep] {
 		choices[i], values[i] = render.SanitizeLine(o.Title), o.Value
 		for _, d := range defaults {
 			picked[i] = picked[i] || sameJSON(o.Value, d)

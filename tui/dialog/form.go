@@ -689,7 +689,13 @@ func (f *Form) FocusLine(w int) int {
 // (requiredFirst): what must be filled is filled first (servers written in
 // Go list their properties by name, so "text" would otherwise follow an
 // optional "max_tokens").
+//
+// A schema past MaxFormFields builds nothing (nil): NewToolForm checks it
+// first (CheckFormFields) and offers one JSON object instead.
 func ToolFields(schema json.RawMessage) []*Field {
+	if CheckFormFields("", schema) != nil {
+		return nil
+	}
 	var out []*Field
 	for _, p := range mcp.RequiredFirst(schema, mcp.SchemaProps(schema)) {
 		fl := &Field{Name: p.Name, Required: p.Required, Description: render.Sanitize(p.Description)}
@@ -700,9 +706,13 @@ func ToolFields(schema json.RawMessage) []*Field {
 			if !p.Required {
 				fl.Choices, fl.values = []string{unsetChoice}, []json.RawMessage{nil}
 			}
-			for i, e := range p.Enum {
+			keep, note := capChoices(len(p.Enum))
+			for i, e := range p.Enum[:keep] {
 				fl.Choices = append(fl.Choices, render.SanitizeLine(e))
 				fl.values = append(fl.values, p.EnumRaw[i])
+			}
+			if note != "" {
+				hint = append(hint, note)
 			}
 		case p.Type == "boolean":
 			fl.Kind = FieldBool
@@ -755,7 +765,13 @@ func TemplateFields(vars []string) []*Field {
 
 // PromptFields builds one text field per prompt argument, marking the
 // required ones.
+//
+// More than MaxFormFields arguments build nothing (nil): NewPromptForm
+// checks first and offers one JSON object instead.
 func PromptFields(args []mcp.PromptArgument) []*Field {
+	if len(args) > MaxFormFields {
+		return nil
+	}
 	out := make([]*Field, len(args))
 	for i, a := range args {
 		ph := "optional: leave empty to skip"

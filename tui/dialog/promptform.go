@@ -48,7 +48,7 @@ func completable(it mcp.CatalogItem) bool {
 
 // CompleteFocused asks the server to complete the focused field now.
 func (d *FormDialog) CompleteFocused() tea.Cmd {
-	if !completable(d.item) {
+	if !completable(d.item) || d.raw {
 		return nil
 	}
 	f := d.form
@@ -145,7 +145,7 @@ func (d *FormDialog) handleSuggestionKey(km tea.KeyMsg) bool {
 // afterFormKey schedules completion when the value changed, or completes a
 // newly focused field at once.
 func (d *FormDialog) afterFormKey(prevFocus int, prevValue string) tea.Cmd {
-	if !completable(d.item) {
+	if !completable(d.item) || d.raw {
 		return nil
 	}
 	f := d.form
