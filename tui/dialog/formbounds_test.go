@@ -115,3 +115,16 @@ func TestChoicesPastMaxFieldChoicesKeepTheFirstAndSaySo(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRefuseAFormOf200000Properties is what refusing the 5.2 MiB
+// schema of the review (200,000 string properties) costs inside Update.
+func BenchmarkRefuseAFormOf200000Properties(b *testing.B) {
+	schema := manyProps(200_000)
+	b.SetBytes(int64(len(schema)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if CheckFormFields("it", schema) == nil {
+			b.Fatal("not refused")
+		}
+	}
+}
