@@ -241,15 +241,15 @@ func (d *FormDialog) HandleKey(km tea.KeyMsg) Action {
 			return Cmd{d.checkCmd(args)}
 		case mcp.KindTemplate:
 			if d.mention {
-				uri, _ := mcp.ExpandTemplate(d.item.URI, d.form.Strings()) // Check passed
+				uri, _ := mcp.ExpandTemplate(d.item.URI, d.stringValues()) // Check passed
 				return InsertMention{Text: d.mentionPrefix + chat.NewMention(d.item.Server, uri).String() + " "}
 			}
-			return ReadTemplate{Item: d.item, Values: d.form.Strings()}
+			return ReadTemplate{Item: d.item, Values: d.stringValues()}
 		case mcp.KindPrompt:
 			if d.toChat {
-				return PreviewPrompt{Item: d.item, Values: d.promptValues()}
+				return PreviewPrompt{Item: d.item, Values: d.stringValues()}
 			}
-			return GetPrompt{Item: d.item, Values: d.promptValues()}
+			return GetPrompt{Item: d.item, Values: d.stringValues()}
 		}
 		return Close{}
 	}
@@ -300,10 +300,19 @@ func NewToolForm(com *common.Common, it mcp.CatalogItem) *FormDialog {
 // newTemplateForm asks for a template's variables, with a live preview of
 // the URI they expand to.
 func NewTemplateForm(com *common.Common, it mcp.CatalogItem) *FormDialog {
-	f := NewForm(com, "read "+render.SanitizeLine(it.Name), "Read", TemplateFields(it.Variables))
-	f.Note = render.SanitizeLine(it.URI)
+	d := &FormDialog{com: com, item: it}
+	title := "read " + render.SanitizeLine(it.Name)
+	if n := len(it.Variables); n > MaxFormFields {
+		d.raw = true
+		d.form = NewForm(com, title, "Read", rawArgumentsFields(true))
+		d.form.Note = tooManyNote(&TooManyFieldsError{What: "this template", Count: n}, it)
+	} else {
+		d.form = NewForm(com, title, "Read", TemplateFields(it.Variables))
+		d.form.Note = render.SanitizeLine(it.URI)
+	}
+	f := d.form
 	f.Preview = func(f *Form) (string, error) {
-		vals := f.Strings()
+		vals := d.stringValues()
 		var missing []string
 		for _, v := range it.Variables {
 			if _, ok := vals[v]; !ok {
@@ -316,10 +325,10 @@ func NewTemplateForm(com *common.Common, it mcp.CatalogItem) *FormDialog {
 		return mcp.ExpandTemplate(it.URI, vals)
 	}
 	f.Check = func(f *Form) error {
-		_, err := mcp.ExpandTemplate(it.URI, f.Strings())
+		_, err := mcp.ExpandTemplate(it.URI, d.stringValues())
 		return err
 	}
-	return &FormDialog{com: com, item: it, form: f}
+	return d
 }
 
 // newPromptForm asks for a prompt's arguments.
@@ -335,7 +344,7 @@ func NewPromptForm(com *common.Common, it mcp.CatalogItem) *FormDialog {
 		d.form.Note = common.FirstLine(it.Description)
 	}
 	d.form.Check = func(f *Form) error {
-		if miss := mcp.MissingArguments(it, d.promptValues()); len(miss) > 0 {
+		if miss := mcp.MissingArguments(it, d.stringValues()); len(miss) > 0 {
 			return &mcp.MissingArgumentsError{Prompt: it.Name, Missing: miss}
 		}
 		return nil
@@ -343,9 +352,10 @@ func NewPromptForm(com *common.Common, it mcp.CatalogItem) *FormDialog {
 	return d
 }
 
-// promptValues are a prompt form's arguments: the filled fields, or the
-// object typed in a form of too many (its values strings, checked).
-func (d *FormDialog) promptValues() map[string]string {
+// stringValues are a prompt's arguments or a template's variables: the
+// filled fields, or the object typed in a form of too many (its values
+// strings, checked).
+func (d *FormDialog) stringValues() map[string]string {
 	if !d.raw {
 		return d.form.Strings()
 	}

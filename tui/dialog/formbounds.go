@@ -204,9 +204,12 @@ func rawArguments(f *Form) map[string]any {
 // tooManyNote is the note of a form of rawArgumentsFields: why, and the
 // other way to call it.
 func tooManyNote(err error, it mcp.CatalogItem) string {
-	verb := ".call"
-	if it.Kind == mcp.KindPrompt {
+	verb, name := ".call", it.Name
+	switch it.Kind {
+	case mcp.KindPrompt:
 		verb = ".prompt"
+	case mcp.KindTemplate:
+		verb, name = ".read", it.URI
 	}
-	return render.SanitizeLine(fmt.Sprintf("%s: type them as one JSON object here, or in the chat: %s %s %s key=value …", err, verb, it.Server, it.Name))
+	return render.SanitizeLine(fmt.Sprintf("%s: type them as one JSON object here, or in the chat: %s %s %s key=value …", err, verb, it.Server, name))
 }

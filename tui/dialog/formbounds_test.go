@@ -87,8 +87,35 @@ func TestPromptFormPastMaxFormFieldsTakesTheArgumentsAsOneJSONObject(t *testing.
 		t.Errorf("a number as a prompt argument: %v, want it refused", err)
 	}
 	d.form.fields[0].setText(`{"a3": "three"}`)
-	if got := d.promptValues(); got["a3"] != "three" || d.form.Check(d.form) != nil {
+	if got := d.stringValues(); got["a3"] != "three" || d.form.Check(d.form) != nil {
 		t.Errorf("the prompt's values are %v (check: %v), want a3 and no missing argument", got, d.form.Check(d.form))
+	}
+}
+
+// A template's variables are fields too: a URI template of 257 of them
+// (a server's string) gets the one JSON object, and its address is built
+// from it.
+func TestTemplateFormPastMaxFormFieldsTakesTheVariablesAsOneJSONObject(t *testing.T) {
+	com := &common.Common{Styles: testTheme().Styles, Keys: common.DefaultKeyMap()}
+	vars := make([]string, MaxFormFields+1)
+	uri := "demo://wide/"
+	for i := range vars {
+		vars[i] = fmt.Sprintf("v%d", i)
+		uri += "{" + vars[i] + "}"
+	}
+	d := NewTemplateForm(com, mcp.CatalogItem{Kind: mcp.KindTemplate, Server: "big", Name: "wide", URI: uri, Variables: vars})
+	if n := len(d.form.fields); n != 1 || !strings.Contains(d.form.Note, "this template has 257 fields") || !strings.Contains(d.form.Note, ".read big demo://wide/") {
+		t.Fatalf("the template form has %d fields and the note %q, want the one JSON object and why", n, d.form.Note)
+	}
+	obj := map[string]string{}
+	for _, v := range vars {
+		obj[v] = "x"
+	}
+	b, _ := json.Marshal(obj)
+	d.form.fields[0].setText(string(b))
+	got, err := d.form.Preview(d.form)
+	if err != nil || got != "demo://wide/"+strings.Repeat("x", len(vars)) {
+		t.Errorf("the address from the object: %q, %v", got, err)
 	}
 }
 
