@@ -132,13 +132,15 @@ func (t *stdioTap) SendRequest(ctx context.Context, r transport.JSONRPCRequest) 
 
 type httpTap struct {
 	*transport.StreamableHTTP
-	trace traceFunc
-	gate  requestGate
+	trace   traceFunc
+	gate    requestGate
+	answers *answerGate
 }
 
-// SetRequestHandler bounds the server's requests before mcp-go sees them.
+// SetRequestHandler bounds the server's requests before mcp-go sees them:
+// the questions pending (gate), and the answers on their way (answers).
 func (t *httpTap) SetRequestHandler(h transport.RequestHandler) {
-	t.StreamableHTTP.SetRequestHandler(t.gate.wrap(h))
+	t.StreamableHTTP.SetRequestHandler(t.answers.wrap(t.gate.wrap(h)))
 }
 
 func (t *httpTap) SendRequest(ctx context.Context, r transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
@@ -315,7 +317,7 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 		if err != nil {
 			return nil, fmt.Errorf("http transport for %s: %w", sc.URL, err)
 		}
-		tr = &httpTap{StreamableHTTP: h, trace: o.trace, gate: o.gate}
+		tr = &httpTap{StreamableHTTP: h, trace: o.trace, gate: o.gate, answers: &answerGate{server: sc.Name, notice: o.notice}}
 	case TransportSSE:
 		opts := []transport.ClientOption{transport.WithSSELogger(libLogger(o.libLog))}
 		if len(sc.Headers) > 0 {

@@ -1,0 +1,226 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// boundsServer is a streamable-HTTP fixture: mcp-go's server, with a few
+// tools answered by hand in the ways a hostile server would.
+type boundsServer struct {
+	url string
+	// answers counts the POSTs of howl's answers to the server's
+	// requests; while stall is open they wait (as a server that does not
+	// take them would), until release is closed.
+	answers         atomic.Int64
+	release, finish chan struct{}
+	releaseOnce     sync.Once
+	finishOnce      sync.Once
+}
+
+const (
+	floodedMethod = "notifications/howl-test/flooded"
+	// hugeMessageBytes is what the huge tools would send: far more than
+	// MaxMessageBytes, generated as it is written (the fixture holds
+	// 64 KiB of it), so that memory proportional to it shows at once.
+	hugeMessageBytes = 1 << 30
+)
+
+func (s *boundsServer) releaseAnswers() { s.releaseOnce.Do(func() { close(s.release) }) }
+func (s *boundsServer) finishFlood()    { s.finishOnce.Do(func() { close(s.finish) }) }
+
+// newBoundsServer serves: "echo" (mcp-go's); "flood", whose answer stream
+// carries n pings, then the notification floodedMethod, and then waits for
+// finishFlood before it answers; "huge-sse" and "huge-json", which answer
+// with a hugeMessageBytes message on an event stream or as a JSON body.
+func newBoundsServer(t *testing.T, n int) *boundsServer {
+	t.Helper()
+	s := &boundsServer{release: make(chan struct{}), finish: make(chan struct{})}
+	ms := server.NewMCPServer("bounds", "1.0", server.WithToolCapabilities(false))
+	for _, name := range []string{"echo", "flood", "huge-sse", "huge-json"} {
+		ms.AddTool(mcpgo.NewTool(name), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			return mcpgo.NewToolResultText("called " + name), nil
+		})
+	}
+	h := server.NewStreamableHTTPServer(ms, server.WithStateLess(true))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Name string `json:"name"`
+			} `json:"params"`
+		}
+		_ = json.Unmarshal(body, &msg)
+		switch {
+		case r.Method == http.MethodPost && msg.Method == "" && len(msg.ID) > 0: // an answer of howl's
+			s.answers.Add(1)
+			select {
+			case <-s.release:
+			case <-r.Context().Done():
+				return
+			}
+			w.WriteHeader(http.StatusAccepted)
+			return
+		case msg.Method == "tools/call" && msg.Params.Name == "flood":
+			w.Header().Set("Content-Type", "text/event-stream")
+			for i := range n {
+				fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"ping-%d\",\"method\":\"ping\"}\n\n", i)
+			}
+			fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":%q,\"params\":{}}\n\n", floodedMethod)
+			w.(http.Flusher).Flush()
+			select { // the stream stays open, as the reviewer's did
+			case <-s.finish:
+			case <-r.Context().Done():
+				return
+			}
+			fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"flooded\"}]}}\n\n", msg.ID)
+			return
+		case msg.Method == "tools/call" && strings.HasPrefix(msg.Params.Name, "huge-"):
+			writeHuge(w, msg.ID, msg.Params.Name == "huge-sse")
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(s.finishFlood) // before srv.Close: its handlers must end
+	t.Cleanup(s.releaseAnswers)
+	s.url = srv.URL
+	return s
+}
+
+// writeHuge writes a tool answer of hugeMessageBytes, 64 KiB at a time,
+// until it is done or the client stops reading.
+func writeHuge(w http.ResponseWriter, id json.RawMessage, sse bool) {
+	head := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"`, id)
+	if sse {
+		w.Header().Set("Content-Type", "text/event-stream")
+		head = "event: message\ndata: " + head
+	} else {
+		w.Header().Set("Content-Type", "application/json")
+	}
+	if _, err := io.WriteString(w, head); err != nil {
+		return
+	}
+	chunk := bytes.Repeat([]byte("x"), 64<<10)
+	for sent := 0; sent < hugeMessageBytes; sent += len(chunk) {
+		if _, err := w.Write(chunk); err != nil {
+			return
+		}
+	}
+	tail := `"}]}}`
+	if sse {
+		tail += "\n\n"
+	}
+	_, _ = io.WriteString(w, tail)
+}
+
+// boundsRuntime connects to the fixture in era, with onEvent.
+func boundsRuntime(t *testing.T, s *boundsServer, era Era, onEvent func(Event)) *Runtime {
+	t.Helper()
+	sc := ServerConfig{Name: "bounds", Transport: TransportHTTP, URL: s.url, Era: era, StartTimeout: 20 * time.Second}
+	return startReady(t, &Config{Servers: []ServerConfig{sc}}, RuntimeOptions{OnEvent: onEvent})
+}
+
+func boundsCall(ctx context.Context, rt *Runtime, tool string) (json.RawMessage, error) {
+	return rt.CallMeta(ctx, "mcp_invoke_bounds", json.RawMessage(`{"tool":"`+tool+`"}`))
+}
+
+// waitGoroutines polls until at most want goroutines run, or the deadline;
+// it returns the last count.
+func waitGoroutines(want int, deadline time.Duration) int {
+	end := time.Now().Add(deadline)
+	for {
+		n := runtime.NumGoroutine()
+		if n <= want || time.Now().After(end) {
+			return n
+		}
+		time.Sleep(20 * time.Millisecond) // polling, not ordering
+	}
+}
+
+// A streamable-HTTP server that floods requests (pings) on a stream it
+// keeps open while it takes none of howl's answers: howl keeps
+// MaxUnsentAnswers answers on their way and leaves the rest unanswered, so
+// the goroutines (and connections, and file descriptors) stay bounded
+// instead of one set per request, says so once in the server's log, and
+// the connection works once the server takes answers again.
+func TestRequestFloodOverHTTPWhileAnswersStallKeepsMaxUnsentAnswersInFlight(t *testing.T) {
+	n := 20 * MaxUnsentAnswers
+	// Per answer on its way: mcp-go's goroutine and its close watcher,
+	// the client connection's two loops, the fixture's handler and its
+	// connection's reader; and a margin for everything else.
+	bound := 8*MaxUnsentAnswers + 100
+	for _, era := range []Era{EraLegacy, EraModern} {
+		t.Run(string(era), func(t *testing.T) {
+			s := newBoundsServer(t, n)
+			var mu sync.Mutex
+			notices := 0
+			flooded := make(chan struct{})
+			var floodedOnce sync.Once
+			rt := boundsRuntime(t, s, era, func(e Event) {
+				switch {
+				case e.Kind == EventNotification && e.Method == floodedMethod:
+					floodedOnce.Do(func() { close(flooded) })
+				case e.Kind == EventStderr && strings.Contains(e.Line, "MaxUnsentAnswers"):
+					mu.Lock()
+					notices++
+					mu.Unlock()
+				}
+			})
+			base := runtime.NumGoroutine()
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			done := make(chan error, 1)
+			go func() {
+				_, err := boundsCall(ctx, rt, "flood")
+				done <- err
+			}()
+			select {
+			case <-flooded: // howl has read all n pings
+			case err := <-done:
+				t.Fatalf("the flood call ended early: %v", err)
+			case <-ctx.Done():
+				t.Fatal("howl did not read the flood within 2 minutes")
+			}
+			got := waitGoroutines(base+bound, 10*time.Second)
+			t.Logf("%s: %d pings, %d answers posted and stalled: %d goroutines (%d before the flood)", era, n, s.answers.Load(), got, base)
+			if got > base+bound {
+				t.Errorf("%d goroutines while %d pings' answers stall, %d before: want at most %d more (MaxUnsentAnswers = %d)", got, n, base, bound, MaxUnsentAnswers)
+			}
+			if a := s.answers.Load(); a > MaxUnsentAnswers {
+				t.Errorf("%d answers posted at once, over MaxUnsentAnswers (%d)", a, MaxUnsentAnswers)
+			}
+			mu.Lock()
+			if notices != 1 {
+				t.Errorf("%d notices naming MaxUnsentAnswers in the server's log, want 1", notices)
+			}
+			mu.Unlock()
+
+			s.releaseAnswers()
+			s.finishFlood()
+			if err := <-done; err != nil {
+				t.Errorf("the flood call, once the server takes answers: %v", err)
+			}
+			if out, err := boundsCall(ctx, rt, "echo"); err != nil || !strings.Contains(string(out), "called echo") {
+				t.Errorf("a call after the flood: %s, %v", out, err)
+			}
+		})
+	}
+}
