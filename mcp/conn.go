@@ -145,9 +145,13 @@ func (t *httpTap) SetRequestHandler(h transport.RequestHandler) {
 
 func (t *httpTap) SendRequest(ctx context.Context, r transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
 	start := time.Now()
+	ctx, bound := withBodyBound(ctx)
 	resp, err := t.StreamableHTTP.SendRequest(ctx, r)
 	if again, ok := versionRetry(r, resp); ok && err == nil {
 		resp, err = t.StreamableHTTP.SendRequest(ctx, again)
+	}
+	if tooLong := bound.get(); err != nil && tooLong != nil {
+		err = tooLong // what mcp-go makes of it ("unexpected nil response") does not say
 	}
 	tapped(ctx, t.trace, r, resp, err, start)
 	return resp, err

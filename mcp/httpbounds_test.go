@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -17,6 +18,8 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/howl-mcp/howl/render"
 )
 
 // boundsServer is a streamable-HTTP fixture: mcp-go's server, with a few
@@ -222,5 +225,51 @@ func TestRequestFloodOverHTTPWhileAnswersStallKeepsMaxUnsentAnswersInFlight(t *t
 				t.Errorf("a call after the flood: %s, %v", out, err)
 			}
 		})
+	}
+}
+
+// A streamable-HTTP server answering with a message far over
+// MaxMessageBytes, on an event stream or as a JSON body: howl stops
+// reading it at the bound and the call fails at once saying so, with
+// memory bounded by the bound, not by the message; the connection works
+// for the next call.
+func TestAnswerOverMaxMessageBytesOverHTTPFailsItsCallWithoutReadingItAll(t *testing.T) {
+	// A peak heap of a few MaxMessageBytes: mcp-go holds what it read of
+	// the message about twice (the pieces of a line and the line), and the
+	// garbage collector lets some of it linger.
+	limit := uint64(4 * MaxMessageBytes)
+	for _, era := range []Era{EraLegacy, EraModern} {
+		for _, tool := range []string{"huge-sse", "huge-json"} {
+			if tool == "huge-json" && era == EraModern {
+				continue // a JSON body is read the same way in both eras (and slowly under -race)
+			}
+			t.Run(string(era)+"/"+tool, func(t *testing.T) {
+				s := newBoundsServer(t, 0)
+				rt := boundsRuntime(t, s, era, nil)
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+				defer cancel()
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				mem := watchMemory(limit, cancel) // past the limit: stop reading rather than fill the machine
+				began := time.Now()
+				_, err := boundsCall(ctx, rt, tool)
+				took := time.Since(began)
+				peak, _ := mem.end()
+				runtime.ReadMemStats(&after)
+				t.Logf("%s %s: failed after %v, peak heap+stacks %s, allocated %s, for a %s message: %v", era, tool, took.Round(time.Millisecond),
+					render.HumanBytes(int64(peak)), render.HumanBytes(int64(after.TotalAlloc-before.TotalAlloc)), render.HumanBytes(hugeMessageBytes), err)
+				if err == nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) ||
+					!strings.Contains(err.Error(), "MaxMessageBytes") || !strings.Contains(err.Error(), fmt.Sprint(MaxMessageBytes)) {
+					t.Errorf("want the call to fail at once naming MaxMessageBytes (%d), got: %v", MaxMessageBytes, err)
+				}
+				if peak > limit {
+					t.Errorf("peak heap+stacks %s reading a %s message: want at most %s (4 × MaxMessageBytes)",
+						render.HumanBytes(int64(peak)), render.HumanBytes(hugeMessageBytes), render.HumanBytes(int64(limit)))
+				}
+				if out, err := boundsCall(context.Background(), rt, "echo"); err != nil || !strings.Contains(string(out), "called echo") {
+					t.Errorf("a call after the dropped message: %s, %v", out, err)
+				}
+			})
+		}
 	}
 }

@@ -35,9 +35,11 @@ import (
 // other way: same routing by id, same handling of notifications and of
 // the server's own requests, same errors.
 
-// MaxMessageBytes bounds one message a stdio server sends. A 50 MiB blob
-// (render.MaxDecodedBlob, the largest howl decodes) is 67 MiB of base64;
-// a longer message is dropped as it is read, and a request it answers
+// MaxMessageBytes bounds one message a server sends: a stdio line, and
+// over HTTP one event's data (or line) of an event stream, or a JSON body
+// (replyguard.go). A 50 MiB blob (render.MaxDecodedBlob, the largest howl
+// decodes) is 67 MiB of base64; a longer message is dropped as it is read
+// (over HTTP, with the rest of its stream), and a request it answers
 // fails with a message saying so.
 const MaxMessageBytes = 96 << 20
 

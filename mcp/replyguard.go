@@ -3,11 +3,13 @@ package mcp
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
+	"sync"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
@@ -96,6 +98,12 @@ type replyGuard struct {
 	// On an event stream: whether the next piece starts a line, and
 	// whether the current line is a data line.
 	lineStart, data bool
+	// On an event stream: the bytes of the current line, and of the
+	// current event's data, which mcp-go holds until they end; past
+	// MaxMessageBytes the stream fails with err (bound.fail).
+	line, size int
+	bound      *bodyBound
+	err        error
 }
 
 // guardLines guards a stdio server's stdout.
@@ -113,6 +121,9 @@ func guardEvents(body io.ReadCloser) *replyGuard {
 // Read implements io.Reader.
 func (g *replyGuard) Read(p []byte) (int, error) {
 	for len(g.out) == 0 {
+		if g.err != nil {
+			return 0, g.err
+		}
 		if g.next != nil {
 			g.out, g.next = g.next, nil
 			break
@@ -154,9 +165,14 @@ func (g *replyGuard) take(piece []byte) {
 		return
 	}
 	if g.lineStart {
+		g.line = 0
+	}
+	g.line += len(piece)
+	if g.lineStart {
 		switch {
 		case len(bytes.TrimRight(piece, "\r\n")) == 0 && ends: // a blank line ends the event
 			g.check()
+			g.size = 0
 		case bytes.HasPrefix(piece, []byte("data:")):
 			if len(g.msg) > 0 {
 				g.keep([]byte("\n")) // data lines join with newlines
@@ -168,9 +184,17 @@ func (g *replyGuard) take(piece []byte) {
 		}
 	}
 	if g.data {
-		g.keep(bytes.TrimRight(piece, "\r\n"))
+		data := bytes.TrimRight(piece, "\r\n")
+		g.size += len(data)
+		g.keep(data)
 	}
 	g.lineStart = ends
+	if g.line > MaxMessageBytes || g.size > MaxMessageBytes {
+		// The piece is not handed out: mcp-go's read of the stream fails
+		// with err, which ends the stream (and its request, if it is a
+		// POST's), having held at most MaxMessageBytes of it.
+		g.err, g.out = g.bound.fail(), nil
+	}
 }
 
 // keep adds b to the current message's copy while it is within
@@ -206,16 +230,87 @@ func (g *replyGuard) check() {
 // guardTransport puts a replyGuard on every event-stream response, where
 // answers to requests come on streamable HTTP and legacy SSE. An answer
 // sent as application/json that does not parse already fails its call.
+// Either kind of body stops being read past MaxMessageBytes of one
+// message (an event, or the whole body): mcp-go would read it all into
+// memory, however long.
 type guardTransport struct{ base http.RoundTripper }
 
 func (t guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.base.RoundTrip(req)
 	if err == nil {
+		bound, _ := req.Context().Value(bodyBoundKey{}).(*bodyBound)
 		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/event-stream" {
-			resp.Body = guardEvents(resp.Body)
+			g := guardEvents(resp.Body)
+			g.bound = bound
+			resp.Body = g
+		} else {
+			resp.Body = &boundedBody{ReadCloser: resp.Body, left: MaxMessageBytes, bound: bound}
 		}
 	}
 	return resp, err
+}
+
+// errOverMaxMessageBytes is why a message over HTTP was not read.
+var errOverMaxMessageBytes = fmt.Errorf("the server sent a message over the %d-byte MaxMessageBytes bound on one message (%s), and howl stopped reading it: ask for less (a smaller resource, a page, a narrower call)",
+	MaxMessageBytes, render.HumanBytes(MaxMessageBytes))
+
+// bodyBound carries, from the bodies of one request's responses to the
+// request (httpTap.SendRequest), that a message was over MaxMessageBytes:
+// mcp-go reports such a stream's end as "unexpected nil response".
+type bodyBound struct {
+	mu  sync.Mutex
+	err error
+}
+
+type bodyBoundKey struct{}
+
+// withBodyBound marks ctx so that the responses of the requests made with
+// it report a message over MaxMessageBytes to the bound returned.
+func withBodyBound(ctx context.Context) (context.Context, *bodyBound) {
+	b := &bodyBound{}
+	return context.WithValue(ctx, bodyBoundKey{}, b), b
+}
+
+// fail notes a message over MaxMessageBytes and returns the error that
+// says so; b may be nil (a response to no request of howl's).
+func (b *bodyBound) fail() error {
+	if b != nil {
+		b.mu.Lock()
+		b.err = errOverMaxMessageBytes
+		b.mu.Unlock()
+	}
+	return errOverMaxMessageBytes
+}
+
+// get is the error a body noted, if any.
+func (b *bodyBound) get() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.err
+}
+
+// boundedBody is a response body that is one message (application/json,
+// or an error's text): past MaxMessageBytes its reads fail.
+type boundedBody struct {
+	io.ReadCloser
+	left  int64
+	bound *bodyBound
+	err   error
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.ReadCloser.Read(p)
+	if b.left -= int64(n); b.left < 0 {
+		b.err = b.bound.fail()
+		return 0, b.err
+	}
+	return n, err
 }
 
 // guardedClient is hc (a default client when nil) with its transport
