@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"runtime"
 	"strings"
 	"sync"
@@ -59,27 +58,17 @@ func newBoundsServer(t *testing.T, n int) *boundsServer {
 			return mcpgo.NewToolResultText("called " + name), nil
 		})
 	}
-	h := server.NewStreamableHTTPServer(ms, server.WithStateLess(true))
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		var msg struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params struct {
-				Name string `json:"name"`
-			} `json:"params"`
-		}
-		_ = json.Unmarshal(body, &msg)
+	// Cleanups run last first: the handlers end before the server closes.
+	s.url = handAnsweredServer(t, ms, func(w http.ResponseWriter, r *http.Request, msg fixtureMessage) bool {
 		switch {
 		case r.Method == http.MethodPost && msg.Method == "" && len(msg.ID) > 0: // an answer of howl's
 			s.answers.Add(1)
 			select {
 			case <-s.release:
 			case <-r.Context().Done():
-				return
+				return true
 			}
 			w.WriteHeader(http.StatusAccepted)
-			return
 		case msg.Method == "tools/call" && msg.Params.Name == "flood":
 			w.Header().Set("Content-Type", "text/event-stream")
 			for i := range n {
@@ -90,21 +79,18 @@ func newBoundsServer(t *testing.T, n int) *boundsServer {
 			select { // the stream stays open, as the reviewer's did
 			case <-s.finish:
 			case <-r.Context().Done():
-				return
+				return true
 			}
 			fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"flooded\"}]}}\n\n", msg.ID)
-			return
 		case msg.Method == "tools/call" && strings.HasPrefix(msg.Params.Name, "huge-"):
 			writeHuge(w, msg.ID, msg.Params.Name == "huge-sse")
-			return
+		default:
+			return false
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		h.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	t.Cleanup(s.finishFlood) // before srv.Close: its handlers must end
+		return true
+	})
+	t.Cleanup(s.finishFlood)
 	t.Cleanup(s.releaseAnswers)
-	s.url = srv.URL
 	return s
 }
 

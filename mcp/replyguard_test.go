@@ -45,6 +45,36 @@ func TestAnswerTooDeepToParseFailsTheCallAtOnceOverStdio(t *testing.T) {
 	demoStillWorks(t, rt)
 }
 
+// fixtureMessage is what an HTTP fixture reads of a message from howl to
+// decide whether it answers it by hand.
+type fixtureMessage struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		Name string `json:"name"`
+	} `json:"params"`
+}
+
+// handAnsweredServer serves ms as a stateless streamable HTTP server,
+// except for the messages hand answers itself (it returns true); it
+// returns the server's URL.
+func handAnsweredServer(t *testing.T, ms *server.MCPServer, hand func(w http.ResponseWriter, r *http.Request, msg fixtureMessage) bool) string {
+	t.Helper()
+	h := server.NewStreamableHTTPServer(ms, server.WithStateLess(true))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var msg fixtureMessage
+		_ = json.Unmarshal(body, &msg)
+		if hand(w, r, msg) {
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
 // deepHTTPServer is a streamable HTTP server whose deep tool answers on
 // an event stream with deepAnswer, then keeps the stream open.
 func deepHTTPServer(t *testing.T) string {
@@ -53,28 +83,16 @@ func deepHTTPServer(t *testing.T) string {
 	ms.AddTool(mcpgo.NewTool("deep"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		return mcpgo.NewToolResultText("never sent"), nil
 	})
-	h := server.NewStreamableHTTPServer(ms, server.WithStateLess(true))
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		var msg struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params struct {
-				Name string `json:"name"`
-			} `json:"params"`
+	return handAnsweredServer(t, ms, func(w http.ResponseWriter, r *http.Request, msg fixtureMessage) bool {
+		if msg.Method != "tools/call" || msg.Params.Name != "deep" {
+			return false
 		}
-		if json.Unmarshal(body, &msg) == nil && msg.Method == "tools/call" && msg.Params.Name == "deep" {
-			w.Header().Set("Content-Type", "text/event-stream")
-			fmt.Fprintf(w, "event: message\ndata: %s\n\n", deepAnswer(msg.ID))
-			w.(http.Flusher).Flush()
-			<-r.Context().Done() // the stream stays open: only the answer can end the call
-			return
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		h.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "event: message\ndata: %s\n\n", deepAnswer(msg.ID))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // the stream stays open: only the answer can end the call
+		return true
+	})
 }
 
 func TestAnswerTooDeepToParseFailsTheCallAtOnceOverHTTP(t *testing.T) {
