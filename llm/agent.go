@@ -166,10 +166,11 @@ func (r *run) run(ctx context.Context) error {
 		r.total = r.total.Add(reply.Usage)
 		usage := reply.Usage
 		r.conv.Messages = append(r.conv.Messages, Message{Role: RoleAssistant, Text: reply.Text, Reasoning: reply.Reasoning,
-			ToolCalls: reply.ToolCalls, Model: r.a.model.Name(), Usage: &usage, Truncated: reply.Truncated, Time: time.Now()})
+			ToolCalls: reply.ToolCalls, Model: r.a.model.Name(), Usage: &usage, Truncated: reply.Truncated,
+			OverMaxBytes: reply.OverMaxBytes, Time: time.Now()})
 		r.emit(UsageReport{Step: step, Usage: reply.Usage, Total: r.total})
 		if len(reply.ToolCalls) == 0 {
-			r.emit(Done{Reason: StopAnswered, Steps: r.steps, Usage: r.total, Truncated: reply.Truncated})
+			r.emit(Done{Reason: StopAnswered, Steps: r.steps, Usage: r.total, Truncated: reply.Truncated, OverMaxBytes: reply.OverMaxBytes})
 			return nil
 		}
 		if step >= r.a.opts.MaxSteps {

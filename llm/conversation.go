@@ -47,6 +47,9 @@ type Message struct {
 	// Truncated marks an assistant answer the model cut off at its output
 	// token limit.
 	Truncated bool `json:"truncated,omitempty"`
+	// OverMaxBytes marks an assistant answer howl stopped reading at
+	// MaxReplyBytes.
+	OverMaxBytes bool `json:"over_max_bytes,omitempty"`
 	// Attachments are the resources the person's @-mentions attached to a
 	// user message, each a section of Text, so a reopened conversation
 	// shows them apart from what the person typed.

@@ -12,15 +12,41 @@ import (
 	"github.com/howl-mcp/howl/render"
 )
 
+// MaxToolCallsPerStep bounds the tool calls howl runs from one model reply.
+// Models that call tools in parallel ask for a handful at once (typically
+// 1-10: a few searches, a read per file they want); 64 leaves room for a
+// wide fan-out, such as one read on each of dozens of servers, and stops a
+// reply that asks for thousands: reads run without asking by default, so
+// 10,000 mcp_read calls at max_bytes 204,800 would be 10,000 requests and
+// about 2 GB of results in one step, all of it kept in the conversation.
+// MaxSteps bounds steps, not calls per step. Calls past it are not run;
+// each gets an error result that says so (so every call id has its result,
+// as providers require), and a TooManyToolCalls event tells the person.
+const MaxToolCallsPerStep = 64
+
+// MaxParallelToolCalls bounds the calls of one step that run at once; the
+// others wait for a slot. 8 keeps a fan-out quick without a burst of
+// MaxToolCallsPerStep requests (and their results in memory at once)
+// landing on the servers together.
+const MaxParallelToolCalls = 8
+
 // cancelledResult is what the model reads for a call a cancellation ended.
 const cancelledResult = "cancelled by the user before it finished; howl told the server to stop it"
 
 // dispatch runs one step's calls: each is put to the permission hook in the
-// model's order, then the permitted ones run concurrently. It returns when
-// every call has returned (cancelling ctx makes them return promptly), with
-// one result per call in the calls' order.
+// model's order, then the permitted ones run concurrently, at most
+// MaxParallelToolCalls at a time. Calls past MaxToolCallsPerStep are not
+// run (tooManyResults). It returns when every call has returned
+// (cancelling ctx makes them return promptly), with one result per call in
+// the calls' order.
 func (r *run) dispatch(ctx context.Context, step int, calls []ToolCall) []ToolResult {
 	results := make([]ToolResult, len(calls))
+	if len(calls) > MaxToolCallsPerStep {
+		copy(results[MaxToolCallsPerStep:], tooManyResults(calls[MaxToolCallsPerStep:], len(calls)))
+		r.emit(TooManyToolCalls{Step: step, Calls: len(calls), Kept: MaxToolCallsPerStep})
+		calls = calls[:MaxToolCallsPerStep]
+	}
+	slots := make(chan struct{}, MaxParallelToolCalls)
 	var wg sync.WaitGroup
 	for i, call := range calls {
 		if ctx.Err() != nil {
@@ -48,8 +74,13 @@ func (r *run) dispatch(ctx context.Context, step int, calls []ToolCall) []ToolRe
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res := r.call(ctx, step, call, decision)
-			results[i] = res
+			select {
+			case slots <- struct{}{}:
+				defer func() { <-slots }()
+				results[i] = r.call(ctx, step, call, decision)
+			case <-ctx.Done():
+				results[i] = r.finished(step, call, ToolResult{IsError: true, Content: cancelledResult, Decision: decision}, false)
+			}
 		}()
 	}
 	wg.Wait()
@@ -59,6 +90,19 @@ func (r *run) dispatch(ctx context.Context, step int, calls []ToolCall) []ToolRe
 		}
 	}
 	return results
+}
+
+// tooManyResults answers the calls past MaxToolCallsPerStep of a reply
+// that asked for n, telling the model what to do instead.
+func tooManyResults(calls []ToolCall, n int) []ToolResult {
+	out := make([]ToolResult, len(calls))
+	content := fmt.Sprintf("not run: this reply asked for %d tool calls and howl takes at most MaxToolCallsPerStep (%d) per step, the first %d. "+
+		"Call at most %d tools per step; split the work across steps.", n, MaxToolCallsPerStep, MaxToolCallsPerStep, MaxToolCallsPerStep)
+	summary := fmt.Sprintf("not run: over MaxToolCallsPerStep (%d)", MaxToolCallsPerStep)
+	for i, c := range calls {
+		out[i] = ToolResult{CallID: c.ID, Name: c.Name, IsError: true, Content: content, Summary: summary}
+	}
+	return out
 }
 
 // decide puts a call to the decision hook: Decide when set, else Permit.

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -67,6 +68,22 @@ type Retrying struct {
 	Kind   Kind   `json:"kind"`
 }
 
+// TooManyToolCalls: one reply asked for more than MaxToolCallsPerStep
+// calls. howl took the first Kept (MaxToolCallsPerStep: they run, or are
+// put to the permission hook, as usual); each of the others got an error
+// result telling the model to split the work across steps.
+type TooManyToolCalls struct {
+	Step  int `json:"step"`
+	Calls int `json:"calls"`
+	Kept  int `json:"kept"`
+}
+
+// Text says what happened, for a person.
+func (e TooManyToolCalls) Text() string {
+	return fmt.Sprintf("the model asked for %d tool calls in one reply; howl took the first %d (MaxToolCallsPerStep) and told it to split the rest across steps",
+		e.Calls, e.Kept)
+}
+
 // ErrorEvent reports the error that ends a run; Run returns the same error.
 type ErrorEvent struct {
 	Kind    Kind   `json:"kind"`
@@ -97,6 +114,9 @@ type Done struct {
 	Usage Usage `json:"usage"`
 	// Truncated: the answer was cut off at the model's output token limit.
 	Truncated bool `json:"truncated,omitempty"`
+	// OverMaxBytes: howl stopped reading the answer at MaxReplyBytes
+	// (OverMaxBytesText says so to a person).
+	OverMaxBytes bool `json:"over_max_bytes,omitempty"`
 }
 
 // Type implements Event.
@@ -116,6 +136,9 @@ func (UsageReport) Type() string { return "usage" }
 
 // Type implements Event.
 func (Retrying) Type() string { return "retry" }
+
+// Type implements Event.
+func (TooManyToolCalls) Type() string { return "too_many_tool_calls" }
 
 // Type implements Event.
 func (ErrorEvent) Type() string { return "error" }

@@ -37,4 +37,8 @@ type Reply struct {
 	Usage     Usage
 	// Truncated: the model stopped at its output token limit.
 	Truncated bool
+	// OverMaxBytes: the reply passed MaxReplyBytes and howl stopped
+	// reading it; Text and Reasoning are what came up to the bound, and
+	// ToolCalls is empty (a cut reply's calls are not run).
+	OverMaxBytes bool
 }

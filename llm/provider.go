@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"charm.land/fantasy"
 	"charm.land/fantasy/providers/anthropic"
@@ -17,6 +18,23 @@ import (
 
 	"github.com/howl-mcp/howl/mcp"
 )
+
+// MaxReplyBytes bounds one model reply as howl reads it: its text,
+// reasoning and tool calls (ids, names and arguments) together. 4 MiB is
+// about a million tokens of text: far above any real answer (the largest
+// output limits are 64k-128k tokens, well under 1 MiB) and far below memory
+// trouble, since the reply is kept in the conversation, the session
+// database and every later request. It stops a model stuck repeating
+// itself with no max_tokens. Past it howl stops reading the stream
+// (cancelling the request), keeps what came up to the bound, drops the
+// reply's tool calls unrun, and ends the turn (Reply.OverMaxBytes).
+const MaxReplyBytes = 4 << 20
+
+// OverMaxBytesText is what the person reads under a reply cut at
+// MaxReplyBytes (the chat and howl ask show the same words).
+func OverMaxBytesText() string {
+	return fmt.Sprintf("howl stopped reading the reply at MaxReplyBytes (%d bytes): what came before is kept, and any tool calls in it were not run; ask for a shorter answer, or for it in parts", MaxReplyBytes)
+}
 
 // userAgent identifies howl to providers.
 const userAgent = "howl (+https://github.com/howl-mcp/howl)"
@@ -99,7 +117,10 @@ func (m *fantasyModel) Stream(ctx context.Context, req Request, emit func(Event)
 	if req.MaxOutputTokens > 0 {
 		call.MaxOutputTokens = &req.MaxOutputTokens
 	}
-	stream, err := m.lm.Stream(ctx, call)
+	// sctx ends the request when the reply passes MaxReplyBytes.
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	stream, err := m.lm.Stream(sctx, call)
 	if err != nil {
 		return nil, classify(err, m.choice)
 	}
@@ -107,20 +128,48 @@ func (m *fantasyModel) Stream(ctx context.Context, req Request, emit func(Event)
 	var text, reasoning strings.Builder
 	var streamErr error
 	sawError := false
+	room := MaxReplyBytes
+	streamedArgs := map[string]int{} // argument bytes counted per call id
+	// keep is the part of s that fits in what is left of MaxReplyBytes,
+	// cut at a character boundary; a cut marks the reply.
+	keep := func(s string) string {
+		if len(s) <= room {
+			room -= len(s)
+			return s
+		}
+		n := room
+		for n > 0 && n > room-utf8.UTFMax && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		room, reply.OverMaxBytes = 0, true
+		return s[:n]
+	}
 	for part := range stream {
 		switch part.Type {
 		case fantasy.StreamPartTypeTextDelta:
-			if part.Delta != "" {
-				text.WriteString(part.Delta)
-				emit(TextDelta{Text: part.Delta})
+			if d := keep(part.Delta); d != "" {
+				text.WriteString(d)
+				emit(TextDelta{Text: d})
 			}
 		case fantasy.StreamPartTypeReasoningDelta:
-			if part.Delta != "" {
-				reasoning.WriteString(part.Delta)
-				emit(ReasoningDelta{Text: part.Delta})
+			if d := keep(part.Delta); d != "" {
+				reasoning.WriteString(d)
+				emit(ReasoningDelta{Text: d})
+			}
+		case fantasy.StreamPartTypeToolInputDelta:
+			// Arguments count as they stream: the provider gathers them
+			// before it hands over the whole call.
+			if keep(part.Delta) == part.Delta {
+				streamedArgs[part.ID] += len(part.Delta)
 			}
 		case fantasy.StreamPartTypeToolCall:
-			if !part.ProviderExecuted {
+			if part.ProviderExecuted {
+				break
+			}
+			if size := len(part.ID) + len(part.ToolCallName) + max(len(part.ToolCallInput)-streamedArgs[part.ID], 0); size > room {
+				room, reply.OverMaxBytes = 0, true
+			} else {
+				room -= size
 				reply.ToolCalls = append(reply.ToolCalls, ToolCall{ID: part.ID, Name: part.ToolCallName, Arguments: part.ToolCallInput})
 			}
 		case fantasy.StreamPartTypeFinish:
@@ -128,6 +177,13 @@ func (m *fantasyModel) Stream(ctx context.Context, req Request, emit func(Event)
 			reply.Truncated = part.FinishReason == fantasy.FinishReasonLength
 		case fantasy.StreamPartTypeError:
 			sawError, streamErr = true, part.Error
+		}
+		if reply.OverMaxBytes {
+			// Stop reading: the request ends, and a half-read reply's
+			// calls are not run (none of them gets a result to answer).
+			stop()
+			reply.ToolCalls = nil
+			break
 		}
 	}
 	reply.Text, reply.Reasoning = text.String(), reasoning.String()

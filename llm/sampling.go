@@ -28,7 +28,7 @@ func Sample(ctx context.Context, model Model, req mcpgo.CreateMessageRequest) (*
 		return nil, fmt.Errorf("the chat model %s failed: %w", model.Name(), err)
 	}
 	stop := "endTurn"
-	if reply.Truncated {
+	if reply.Truncated || reply.OverMaxBytes {
 		stop = "maxTokens"
 	}
 	return &mcpgo.CreateMessageResult{

@@ -233,11 +233,18 @@ func (p *askPrinter) event(e llm.Event) {
 			return
 		}
 		fmt.Fprintf(p.stderr, "howl: %s %s %s %s [%s]\n", clean(e.Name), shortArgs(p.args[e.CallID]), mark, e.Summary, llm.FormatCost(e.Bytes, e.Duration))
+	case llm.TooManyToolCalls:
+		p.endLine()
+		fmt.Fprintln(p.stderr, "howl: "+e.Text())
 	case llm.Retrying:
 		fmt.Fprintf(p.stderr, "howl: %s: retrying in %s (retry %d of %d)\n", e.Reason, e.Wait.Round(time.Millisecond), e.Attempt, e.MaxRetries)
 	case llm.Done:
 		if e.Reason == llm.StopAnswered && !p.wrote {
 			fmt.Fprintln(p.stderr, "howl: the model answered with no text")
+		}
+		if e.OverMaxBytes {
+			p.endLine()
+			fmt.Fprintln(p.stderr, "howl: "+llm.OverMaxBytesText())
 		}
 		if e.Truncated {
 			p.endLine()

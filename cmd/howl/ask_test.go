@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/llm/llmtest"
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/mcp/demo"
@@ -412,5 +413,26 @@ func TestAskDeniesUnallowedToolCallsAndAllowsWithFlags(t *testing.T) {
 	out, _, _ := howl(t, "ask", "--help")
 	if !strings.Contains(out, "UNSAFE") {
 		t.Error("--help does not name --yes unsafe")
+	}
+}
+
+// TestAskSaysWhenItStoppedReadingAReplyAtMaxReplyBytes: a model stuck
+// repeating itself is printed up to llm.MaxReplyBytes; stderr says howl
+// stopped there, naming the bound, and ask ends as answered.
+func TestAskSaysWhenItStoppedReadingAReplyAtMaxReplyBytes(t *testing.T) {
+	isolate(t)
+	isolateModel(t)
+	piece := strings.Repeat("over and over ", 200)
+	srv := llmtest.NewOpenAI(llmtest.Sequence(llmtest.Turn{Text: piece, Repeat: 2 * llm.MaxReplyBytes / len(piece)}))
+	defer srv.Close()
+	out, errOut, code := howl(t, "ask", "--model", "openai-compat/scripted", "--base-url", srv.URL, "Say", "something.")
+	if code != 0 {
+		t.Fatalf("exit %d: %.500s", code, errOut)
+	}
+	if len(out) != llm.MaxReplyBytes+1 || !strings.HasPrefix(out, piece) {
+		t.Errorf("stdout is %d bytes, want the reply up to MaxReplyBytes (%d) and a newline", len(out), llm.MaxReplyBytes)
+	}
+	if want := "howl: " + llm.OverMaxBytesText() + "\n"; !strings.Contains(errOut, want) || !strings.Contains(want, "MaxReplyBytes (4194304 bytes)") {
+		t.Errorf("stderr lacks %q: %.500s", want, errOut)
 	}
 }

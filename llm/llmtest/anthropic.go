@@ -72,14 +72,14 @@ func parseAnthropic(body []byte) (Request, error) {
 	return req, nil
 }
 
-func writeAnthropic(w http.ResponseWriter, r *http.Request, t Turn) {
+func writeAnthropic(w http.ResponseWriter, r *http.Request, t Turn) bool {
 	if t.Status != 0 && t.Status != http.StatusOK {
 		typ := t.ErrorType
 		if typ == "" {
 			typ = "invalid_request_error"
 		}
 		writeError(w, t, map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": t.ErrorMessage}})
-		return
+		return true
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	for k, v := range t.Header {
@@ -111,7 +111,7 @@ func writeAnthropic(w http.ResponseWriter, r *http.Request, t Turn) {
 			sse(w, "content_block_start", map[string]any{"type": "content_block_start", "index": index, "content_block": map[string]any{"type": "text", "text": ""}})
 			sse(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": index, "delta": map[string]any{"type": "text_delta", "text": pieces[0]}})
 			<-r.Context().Done()
-			return
+			return false
 		}
 		var ds []map[string]any
 		for _, p := range pieces {
@@ -136,4 +136,5 @@ func writeAnthropic(w http.ResponseWriter, r *http.Request, t Turn) {
 	sse(w, "message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
 		"usage": map[string]any{"output_tokens": t.OutputTokens}})
 	sse(w, "message_stop", map[string]any{"type": "message_stop"})
+	return true
 }

@@ -39,6 +39,10 @@ type Turn struct {
 	// Stall streams the first piece of Text, then holds the response open
 	// until the client goes away.
 	Stall bool
+	// Repeat streams Text this many times over, like a model stuck
+	// repeating itself, stopping early when the client goes away (see
+	// Server.Abandoned). OpenAI wire only.
+	Repeat int
 }
 
 // ToolCall is one call the scripted model makes.
@@ -129,9 +133,18 @@ type Server struct {
 	URL string
 	srv *httptest.Server
 
-	mu   sync.Mutex
-	reqs []Request
-	busy time.Duration
+	mu        sync.Mutex
+	reqs      []Request
+	busy      time.Duration
+	abandoned int
+}
+
+// Abandoned is how many responses the client went away from before the
+// server had written them to the end (a Stall, or a Repeat cut short).
+func (s *Server) Abandoned() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.abandoned
 }
 
 // Busy is the total time the server spent answering (parsing requests and
@@ -152,7 +165,9 @@ func (s *Server) Requests() []Request {
 // Close shuts the server down.
 func (s *Server) Close() { s.srv.Close() }
 
-func newServer(script Script, path string, parse func([]byte) (Request, error), write func(http.ResponseWriter, *http.Request, Turn)) *Server {
+// newServer starts a scripted server; write answers one request and
+// reports whether it wrote the answer to the end.
+func newServer(script Script, path string, parse func([]byte) (Request, error), write func(http.ResponseWriter, *http.Request, Turn) bool) *Server {
 	s := &Server{}
 	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -179,21 +194,27 @@ func newServer(script Script, path string, parse func([]byte) (Request, error), 
 		n := len(s.reqs)
 		s.reqs = append(s.reqs, req)
 		s.mu.Unlock()
-		write(w, r, script(n, req))
+		if !write(w, r, script(n, req)) {
+			s.mu.Lock()
+			s.abandoned++
+			s.mu.Unlock()
+		}
 	}))
 	return s
 }
 
-// sse writes one server-sent event and flushes it.
-func sse(w http.ResponseWriter, event string, data any) {
+// sse writes one server-sent event and flushes it; an error says the
+// client went away.
+func sse(w http.ResponseWriter, event string, data any) error {
 	b, _ := json.Marshal(data)
 	if event != "" {
 		fmt.Fprintf(w, "event: %s\n", event)
 	}
-	fmt.Fprintf(w, "data: %s\n\n", b)
-	if f, ok := w.(http.Flusher); ok {
-		f.Flush()
+	_, err := fmt.Fprintf(w, "data: %s\n\n", b)
+	if err != nil {
+		return err
 	}
+	return http.NewResponseController(w).Flush()
 }
 
 // split cuts s into up to three pieces, so text arrives as several deltas.

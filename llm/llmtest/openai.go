@@ -87,14 +87,14 @@ func contentText(raw json.RawMessage) string {
 	return b.String()
 }
 
-func writeOpenAI(w http.ResponseWriter, r *http.Request, t Turn) {
+func writeOpenAI(w http.ResponseWriter, r *http.Request, t Turn) bool {
 	if t.Status != 0 && t.Status != http.StatusOK {
 		typ := t.ErrorType
 		if typ == "" {
 			typ = "invalid_request_error"
 		}
 		writeError(w, t, map[string]any{"error": map[string]any{"message": t.ErrorMessage, "type": typ, "param": nil, "code": nil}})
-		return
+		return true
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	for k, v := range t.Header {
@@ -108,11 +108,15 @@ func writeOpenAI(w http.ResponseWriter, r *http.Request, t Turn) {
 	for _, p := range split(t.Reasoning) {
 		sse(w, "", chunk(map[string]any{"reasoning_content": p}, nil))
 	}
-	for i, p := range split(t.Text) {
-		sse(w, "", chunk(map[string]any{"content": p}, nil))
-		if t.Stall && i == 0 {
-			<-r.Context().Done()
-			return
+	for range max(t.Repeat, 1) {
+		for i, p := range split(t.Text) {
+			if sse(w, "", chunk(map[string]any{"content": p}, nil)) != nil || r.Context().Err() != nil {
+				return false
+			}
+			if t.Stall && i == 0 {
+				<-r.Context().Done()
+				return false
+			}
 		}
 	}
 	for i, tc := range t.ToolCalls {
@@ -133,4 +137,5 @@ func writeOpenAI(w http.ResponseWriter, r *http.Request, t Turn) {
 	sse(w, "", map[string]any{"id": "chatcmpl-llmtest", "object": "chat.completion.chunk", "created": 1, "model": "llmtest", "choices": []any{},
 		"usage": map[string]any{"prompt_tokens": t.InputTokens, "completion_tokens": t.OutputTokens, "total_tokens": t.InputTokens + t.OutputTokens}})
 	_, _ = w.Write([]byte("data: [DONE]\n\n"))
+	return true
 }

@@ -1,0 +1,193 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/howl-mcp/howl/llm/llmtest"
+	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/mcp/demo"
+)
+
+// observedTools is the real runtime with the calls that reach it counted:
+// how many, and how many at most were in flight at once. When gate is
+// set, a call waits in flight until gate of them are (or every one of the
+// total expected has arrived), so calls that may run together do.
+type observedTools struct {
+	*mcp.Runtime
+	gate, total int
+
+	mu                           sync.Mutex
+	cond                         *sync.Cond
+	calls, inFlight, maxInFlight int
+}
+
+func observe(rt *mcp.Runtime, gate, total int) *observedTools {
+	o := &observedTools{Runtime: rt, gate: gate, total: total}
+	o.cond = sync.NewCond(&o.mu)
+	return o
+}
+
+func (o *observedTools) CallMeta(ctx context.Context, name string, args json.RawMessage) ([]byte, error) {
+	o.mu.Lock()
+	o.calls++
+	o.inFlight++
+	o.maxInFlight = max(o.maxInFlight, o.inFlight)
+	o.cond.Broadcast()
+	for o.gate > 0 && o.inFlight < o.gate && o.calls < o.total {
+		o.cond.Wait()
+	}
+	o.mu.Unlock()
+	defer func() {
+		o.mu.Lock()
+		o.inFlight--
+		o.mu.Unlock()
+	}()
+	return o.Runtime.CallMeta(ctx, name, args)
+}
+
+// readCalls is n reads of the demo's log, each a small page.
+func readCalls(n int) []llmtest.ToolCall {
+	calls := make([]llmtest.ToolCall, n)
+	for i := range calls {
+		calls[i] = llmtest.ToolCall{ID: fmt.Sprintf("call_%d", i), Name: "mcp_read_demo",
+			Arguments: fmt.Sprintf(`{"uri":%q,"offset":%d,"max_bytes":100}`, demo.LogURI, i*100)}
+	}
+	return calls
+}
+
+// TestAReplyWithMoreThanMaxToolCallsPerStepRunsOnlyTheBound: a reply that
+// asks for more calls than MaxToolCallsPerStep runs the first
+// MaxToolCallsPerStep; every other call id gets an error result naming the
+// bound, the count and what to do, so the next request is well-formed;
+// the person is told once.
+func TestAReplyWithMoreThanMaxToolCallsPerStepRunsOnlyTheBound(t *testing.T) {
+	n := MaxToolCallsPerStep + 6
+	tools := observe(startDemo(t, mcp.RuntimeOptions{}), 0, 0)
+	srv, model := scriptedOpenAI(t, llmtest.Sequence(llmtest.Turn{ToolCalls: readCalls(n)}, llmtest.Turn{Text: "done"}))
+	conv := NewConversation()
+	conv.AddUser("Read the whole log.")
+	rec := newRecorder()
+	if err := NewAgent(model, tools, Options{}).Run(context.Background(), conv, rec.on); err != nil {
+		t.Fatal(err)
+	}
+	if tools.calls != MaxToolCallsPerStep {
+		t.Errorf("%d calls reached the server, want MaxToolCallsPerStep (%d)", tools.calls, MaxToolCallsPerStep)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	results := reqs[1].ToolResults()
+	if len(results) != n {
+		t.Fatalf("the model got %d results for %d calls", len(results), n)
+	}
+	for i, r := range results {
+		if r.CallID != fmt.Sprintf("call_%d", i) {
+			t.Errorf("result %d answers %q", i, r.CallID)
+		}
+		over := strings.Contains(r.Content, "not run")
+		if over != (i >= MaxToolCallsPerStep) {
+			t.Errorf("result %d: %.200s", i, r.Content)
+		}
+	}
+	want := fmt.Sprintf("not run: this reply asked for %d tool calls and howl takes at most MaxToolCallsPerStep (%d) per step", n, MaxToolCallsPerStep)
+	if last := results[n-1].Content; !strings.HasPrefix(last, want) || !strings.Contains(last, "split the work across steps") {
+		t.Errorf("a call past the bound got %q, want it to start %q and say to split the work", last, want)
+	}
+	if got := eventsOf[TooManyToolCalls](rec.all()); len(got) != 1 || got[0] != (TooManyToolCalls{Step: 1, Calls: n, Kept: MaxToolCallsPerStep}) {
+		t.Errorf("TooManyToolCalls events = %+v", got)
+	} else if !strings.Contains(got[0].Text(), "MaxToolCallsPerStep") {
+		t.Errorf("the person reads %q", got[0].Text())
+	}
+	if got := len(eventsOf[ToolCallStarted](rec.all())); got != MaxToolCallsPerStep {
+		t.Errorf("%d calls reported started, want %d", got, MaxToolCallsPerStep)
+	}
+}
+
+// TestAStepRunsAtMostMaxParallelToolCallsAtOnce: the calls of one step
+// run concurrently, but no more than MaxParallelToolCalls at a time. Each
+// call waits until MaxParallelToolCalls are in flight, so a dispatcher
+// that starts them all at once is seen doing so.
+func TestAStepRunsAtMostMaxParallelToolCallsAtOnce(t *testing.T) {
+	n := 3 * MaxParallelToolCalls
+	tools := observe(startDemo(t, mcp.RuntimeOptions{}), MaxParallelToolCalls, n)
+	_, model := scriptedOpenAI(t, llmtest.Sequence(llmtest.Turn{ToolCalls: readCalls(n)}, llmtest.Turn{Text: "done"}))
+	conv := NewConversation()
+	conv.AddUser("Read the log in pages.")
+	if err := NewAgent(model, tools, Options{}).Run(context.Background(), conv, nil); err != nil {
+		t.Fatal(err)
+	}
+	if tools.calls != n || tools.maxInFlight != MaxParallelToolCalls {
+		t.Errorf("%d calls, at most %d at once; want %d, at most MaxParallelToolCalls (%d)", tools.calls, tools.maxInFlight, n, MaxParallelToolCalls)
+	}
+}
+
+// TestAReplyPastMaxReplyBytesIsCutAndTheTurnEndsCleanly: a model stuck
+// repeating itself is read up to MaxReplyBytes, no further: howl stops
+// the stream (the server sees its client leave), keeps the text up to the
+// bound on a character boundary, marks the answer, and the run ends as
+// answered.
+func TestAReplyPastMaxReplyBytesIsCutAndTheTurnEndsCleanly(t *testing.T) {
+	piece := strings.Repeat("Ça recommence, encore et encore. ", 100)
+	srv, model := scriptedOpenAI(t, llmtest.Sequence(llmtest.Turn{Text: piece, Repeat: 2 * MaxReplyBytes / len(piece)}))
+	conv := NewConversation()
+	conv.AddUser("Say something.")
+	rec := newRecorder()
+	if err := NewAgent(model, startDemo(t, mcp.RuntimeOptions{}), Options{}).Run(context.Background(), conv, rec.on); err != nil {
+		t.Fatal(err)
+	}
+	answer := conv.Answer()
+	if len(answer) > MaxReplyBytes || len(answer) < MaxReplyBytes-utf8.UTFMax || !utf8.ValidString(answer) {
+		t.Errorf("kept %d bytes (valid UTF-8 %v), want MaxReplyBytes (%d) cut on a character boundary", len(answer), utf8.ValidString(answer), MaxReplyBytes)
+	}
+	var streamed strings.Builder
+	for _, d := range eventsOf[TextDelta](rec.all()) {
+		streamed.WriteString(d.Text)
+	}
+	if streamed.String() != answer {
+		t.Errorf("streamed %d bytes, kept %d", streamed.Len(), len(answer))
+	}
+	if last := conv.Messages[len(conv.Messages)-1]; last.Role != RoleAssistant || !last.OverMaxBytes {
+		t.Errorf("last message: role %s, OverMaxBytes %v", last.Role, last.OverMaxBytes)
+	}
+	events := rec.all()
+	if done, ok := events[len(events)-1].(Done); !ok || done.Reason != StopAnswered || !done.OverMaxBytes {
+		t.Errorf("last event %#v, want Done answered with OverMaxBytes", events[len(events)-1])
+	}
+	if srv.Abandoned() != 1 {
+		t.Errorf("the server wrote its reply to the end (abandoned %d): howl did not stop reading", srv.Abandoned())
+	}
+	if !strings.Contains(OverMaxBytesText(), fmt.Sprintf("MaxReplyBytes (%d bytes)", MaxReplyBytes)) {
+		t.Errorf("the person reads %q", OverMaxBytesText())
+	}
+}
+
+// TestAToolCallWhoseArgumentsPassMaxReplyBytesIsNotRun: arguments count
+// toward MaxReplyBytes as they stream; a reply cut in them runs no call
+// and ends the turn, and the conversation holds no call without a result.
+func TestAToolCallWhoseArgumentsPassMaxReplyBytesIsNotRun(t *testing.T) {
+	huge := `{"uri":"` + strings.Repeat("x", MaxReplyBytes+1) + `"}`
+	tools := observe(startDemo(t, mcp.RuntimeOptions{}), 0, 0)
+	srv, model := scriptedOpenAI(t, llmtest.Sequence(llmtest.Turn{Text: "Reading.", ToolCalls: []llmtest.ToolCall{{ID: "c", Name: "mcp_read_demo", Arguments: huge}}}))
+	conv := NewConversation()
+	conv.AddUser("Read it.")
+	rec := newRecorder()
+	if err := NewAgent(model, tools, Options{}).Run(context.Background(), conv, rec.on); err != nil {
+		t.Fatal(err)
+	}
+	last := conv.Messages[len(conv.Messages)-1]
+	if tools.calls != 0 || len(srv.Requests()) != 1 || last.Role != RoleAssistant || len(last.ToolCalls) != 0 || !last.OverMaxBytes || last.Text != "Reading." {
+		t.Errorf("%d calls ran, %d requests; last message %s with %d calls, OverMaxBytes %v, text %q",
+			tools.calls, len(srv.Requests()), last.Role, len(last.ToolCalls), last.OverMaxBytes, last.Text)
+	}
+	events := rec.all()
+	if done, ok := events[len(events)-1].(Done); !ok || done.Reason != StopAnswered || !done.OverMaxBytes {
+		t.Errorf("last event %#v, want Done answered with OverMaxBytes", events[len(events)-1])
+	}
+}
