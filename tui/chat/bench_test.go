@@ -2,6 +2,7 @@ package chat
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/howl-mcp/howl/llm"
@@ -97,5 +98,19 @@ func BenchmarkAppendTokenToLongAnswer(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		m.HandleResult(common.Result{Owner: common.OwnerChat, ID: m.turn, Msg: turnEventsMsg{events: []llm.Event{llm.TextDelta{Text: "word "}}}})
 		m.Render(0)
+	}
+}
+
+// BenchmarkAppendTokenWithoutDrawing applies one token to a 1 MiB
+// streaming answer, as each event of a batch between two frames is: the
+// cost of growing the answer alone, which must not grow with its length
+// (TestAppendingATokenToALongAnswerCopiesOnlyTheToken pins it).
+func BenchmarkAppendTokenWithoutDrawing(b *testing.B) {
+	m := benchChat(b, 10)
+	m.apply(llm.TextDelta{Text: strings.Repeat("Some prose, repeated. ", (1<<20)/22)})
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m.apply(llm.TextDelta{Text: "word "})
 	}
 }

@@ -374,11 +374,11 @@ func (c *Pane) apply(e llm.Event) {
 		if c.cur == nil || !c.cur.streaming {
 			c.cur = c.tr.add(&chatItem{kind: itemAssistant, model: c.ModelName(), streaming: true})
 		}
-		c.cur.text += e.Text
+		appendTo(&c.cur.textBuf, &c.cur.text, e.Text)
 		c.cur.touch()
 	case llm.ReasoningDelta:
 		if c.cur != nil && c.cur.streaming {
-			c.cur.reasoning += e.Text
+			appendTo(&c.cur.reasoningBuf, &c.cur.reasoning, e.Text)
 			c.cur.touch()
 		}
 	case llm.ToolCallStarted:
@@ -401,6 +401,9 @@ func (c *Pane) apply(e llm.Event) {
 	case llm.UsageReport:
 		c.lastReq = e.Usage
 		c.usage = c.usage.Add(e.Usage)
+	case llm.TooManyToolCalls:
+		c.endText()
+		c.tr.add(&chatItem{kind: itemNotice, text: e.Text()})
 	case llm.Retrying:
 		c.tr.add(&chatItem{kind: itemNotice, text: fmt.Sprintf("%s: retrying in %s (retry %d of %d)", render.SanitizeLine(e.Reason), e.Wait.Round(time.Millisecond), e.Attempt, e.MaxRetries)})
 	case llm.ErrorEvent:
@@ -423,6 +426,8 @@ func (c *Pane) apply(e llm.Event) {
 			c.cancelling = true // finish says so
 		case e.Reason == llm.StopStepLimit:
 			c.tr.add(&chatItem{kind: itemNotice, text: fmt.Sprintf("stopped at the step limit (%d model requests); ask it to continue, or raise max_steps in the config", e.Steps)})
+		case e.OverMaxBytes:
+			c.tr.add(&chatItem{kind: itemNotice, text: llm.OverMaxBytesText()})
 		case e.Truncated:
 			c.tr.add(&chatItem{kind: itemNotice, text: "the answer was cut off at the model's output limit; ask it to continue"})
 		}

@@ -62,6 +62,9 @@ type chatItem struct {
 
 	// chunks cache the finished blocks of a streaming answer.
 	chunks []mdChunk
+	// textBuf and reasoningBuf grow text and reasoning while they stream
+	// (appendTo).
+	textBuf, reasoningBuf *strings.Builder
 
 	version   int
 	cacheW    int
@@ -72,6 +75,24 @@ type chatItem struct {
 
 // touch marks the item changed.
 func (it *chatItem) touch() { it.version++ }
+
+// appendTo appends s to *dst through *b, so a streaming answer grows in
+// amortized constant time per token: *dst += s copies the whole answer on
+// every token, quadratic in its length. *dst stays a plain string, read as
+// before (b.String() shares b's bytes, which b never changes); b adopts
+// *dst when something else set it (the comparison is free when they are
+// the same string).
+func appendTo(b **strings.Builder, dst *string, s string) {
+	if *b == nil {
+		*b = &strings.Builder{}
+	}
+	if (*b).String() != *dst {
+		(*b).Reset()
+		(*b).WriteString(*dst)
+	}
+	(*b).WriteString(s)
+	*dst = (*b).String()
+}
 
 // settle ends a tool block with how its call went: live from the call's
 // finished event, and the same from a stored result when a session is
