@@ -297,19 +297,26 @@ func NewToolForm(com *common.Common, it mcp.CatalogItem) *FormDialog {
 	return &FormDialog{com: com, item: it, form: f}
 }
 
+// setFields gives d the form of n fields, or, past MaxFormFields, the one
+// field of a JSON object of strings, with a note saying why (what names
+// the item: "this prompt").
+func (d *FormDialog) setFields(title, action, what string, n int, fields func() []*Field, note string) {
+	if n > MaxFormFields {
+		d.raw = true
+		d.form = NewForm(d.com, title, action, rawArgumentsFields(true))
+		d.form.Note = tooManyNote(&TooManyFieldsError{What: what, Count: n}, d.item)
+		return
+	}
+	d.form = NewForm(d.com, title, action, fields())
+	d.form.Note = note
+}
+
 // newTemplateForm asks for a template's variables, with a live preview of
 // the URI they expand to.
 func NewTemplateForm(com *common.Common, it mcp.CatalogItem) *FormDialog {
 	d := &FormDialog{com: com, item: it}
-	title := "read " + render.SanitizeLine(it.Name)
-	if n := len(it.Variables); n > MaxFormFields {
-		d.raw = true
-		d.form = NewForm(com, title, "Read", rawArgumentsFields(true))
-		d.form.Note = tooManyNote(&TooManyFieldsError{What: "this template", Count: n}, it)
-	} else {
-		d.form = NewForm(com, title, "Read", TemplateFields(it.Variables))
-		d.form.Note = render.SanitizeLine(it.URI)
-	}
+	d.setFields("read "+render.SanitizeLine(it.Name), "Read", "this template", len(it.Variables),
+		func() []*Field { return TemplateFields(it.Variables) }, render.SanitizeLine(it.URI))
 	f := d.form
 	f.Preview = func(f *Form) (string, error) {
 		vals := d.stringValues()
@@ -333,16 +340,9 @@ func NewTemplateForm(com *common.Common, it mcp.CatalogItem) *FormDialog {
 
 // newPromptForm asks for a prompt's arguments.
 func NewPromptForm(com *common.Common, it mcp.CatalogItem) *FormDialog {
-	title := "prompt " + render.SanitizeLine(it.Name)
 	d := &FormDialog{com: com, item: it}
-	if n := len(it.Arguments); n > MaxFormFields {
-		d.raw = true
-		d.form = NewForm(com, title, "Get", rawArgumentsFields(true))
-		d.form.Note = tooManyNote(&TooManyFieldsError{What: "this prompt", Count: n}, it)
-	} else {
-		d.form = NewForm(com, title, "Get", PromptFields(it.Arguments))
-		d.form.Note = common.FirstLine(it.Description)
-	}
+	d.setFields("prompt "+render.SanitizeLine(it.Name), "Get", "this prompt", len(it.Arguments),
+		func() []*Field { return PromptFields(it.Arguments) }, common.FirstLine(it.Description))
 	d.form.Check = func(f *Form) error {
 		if miss := mcp.MissingArguments(it, d.stringValues()); len(miss) > 0 {
 			return &mcp.MissingArgumentsError{Prompt: it.Name, Missing: miss}
