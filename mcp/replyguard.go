@@ -9,7 +9,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"sync"
+	"sync/atomic"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
@@ -257,10 +257,7 @@ var errOverMaxMessageBytes = fmt.Errorf("the server sent a message over the %d-b
 // bodyBound carries, from the bodies of one request's responses to the
 // request (httpTap.SendRequest), that a message was over MaxMessageBytes:
 // mcp-go reports such a stream's end as "unexpected nil response".
-type bodyBound struct {
-	mu  sync.Mutex
-	err error
-}
+type bodyBound struct{ over atomic.Bool }
 
 type bodyBoundKey struct{}
 
@@ -275,18 +272,17 @@ func withBodyBound(ctx context.Context) (context.Context, *bodyBound) {
 // says so; b may be nil (a response to no request of howl's).
 func (b *bodyBound) fail() error {
 	if b != nil {
-		b.mu.Lock()
-		b.err = errOverMaxMessageBytes
-		b.mu.Unlock()
+		b.over.Store(true)
 	}
 	return errOverMaxMessageBytes
 }
 
-// get is the error a body noted, if any.
+// get is errOverMaxMessageBytes when a body noted one, else nil.
 func (b *bodyBound) get() error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.err
+	if b.over.Load() {
+		return errOverMaxMessageBytes
+	}
+	return nil
 }
 
 // boundedBody is a response body that is one message (application/json,
