@@ -143,14 +143,15 @@ func TestA64MiBLogMessageAllocatesWhatTheLogKeepsNotItsSize(t *testing.T) {
 	const size = 64 << 20
 	short := strings.Repeat("a warning line\n", size/15)
 	long := strings.Repeat("x", size)
-	for _, c := range []struct{ name, data, last string }{
-		{"short lines", short, "a warning line"},
-		{"one long line", long, "… (64.0 MiB line cut to 4.0 KiB)"},
+	for _, c := range []struct{ name, logger, data, last string }{
+		{"short lines", "flood", short, "a warning line"},
+		{"one long line", "flood", long, "… (64.0 MiB line cut to 4.0 KiB)"},
+		{"a long logger", long, long, "… (64.0 MiB line cut to 4.0 KiB)"}, // the logger's name is the server's string too
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			hs, _ := logHarness(t, 120, 40)
 			alloc := allocatedBy(func() {
-				hs.send(EventsMsg{Events: []mcp.Event{logMessage("mem", "warning", "flood", c.data)}})
+				hs.send(EventsMsg{Events: []mcp.Event{logMessage("mem", "warning", c.logger, c.data)}})
 			})
 			if bound := uint64(4 * logs.MaxLogBytes); alloc > bound {
 				t.Errorf("a %s message allocated %s, want under %s (4 × logs.MaxLogBytes)", render.HumanBytes(size), render.HumanBytes(int64(alloc)), render.HumanBytes(int64(bound)))

@@ -249,7 +249,7 @@ func (p *Pane) AddMessage(server string, params map[string]any, at time.Time) {
 		p.ring(server).dropped += over
 		p.all.dropped += over
 	}
-	logger = clipLogLine(render.SanitizeLine(logger))
+	logger = logLine(logger) // a server's string too: sanitized only as far as it is kept
 	var es []logEntry
 	for l := range strings.SplitSeq(text[start:], "\n") {
 		es = append(es, logEntry{at: at, level: level, logger: logger, text: logLine(l)})
