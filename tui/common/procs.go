@@ -28,7 +28,8 @@ import (
 var spare atomic.Int32
 
 // KeepSpareProc raises GOMAXPROCS by one for the update loop until restore
-// is called. A GOMAXPROCS the person set in the environment is theirs:
+// is called (the runtime does not follow a change of the CPU limit
+// meanwhile). A GOMAXPROCS the person set in the environment is theirs:
 // it is left alone.
 func KeepSpareProc() (restore func()) {
 	if os.Getenv("GOMAXPROCS") != "" {
@@ -39,7 +40,14 @@ func KeepSpareProc() (restore func()) {
 	spare.Add(1)
 	return func() {
 		spare.Add(-1)
-		runtime.GOMAXPROCS(was)
+		// Setting GOMAXPROCS turned off the runtime's own updates of it
+		// (a container's CPU limit changing): the default turns them
+		// back on, and a value set by a caller before (go test -cpu)
+		// comes back as it was.
+		runtime.SetDefaultGOMAXPROCS()
+		if runtime.GOMAXPROCS(0) != was {
+			runtime.GOMAXPROCS(was)
+		}
 	}
 }
 
