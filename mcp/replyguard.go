@@ -102,6 +102,7 @@ type replyGuard struct {
 	// current event's data, which mcp-go holds until they end; past
 	// MaxMessageBytes the stream fails with err (bound.fail).
 	line, size int
+	eventData  bool // the current event has had a data line
 	bound      *bodyBound
 	err        error
 }
@@ -172,11 +173,15 @@ func (g *replyGuard) take(piece []byte) {
 		switch {
 		case len(bytes.TrimRight(piece, "\r\n")) == 0 && ends: // a blank line ends the event
 			g.check()
-			g.size = 0
+			g.size, g.eventData = 0, false
 		case bytes.HasPrefix(piece, []byte("data:")):
 			if len(g.msg) > 0 {
 				g.keep([]byte("\n")) // data lines join with newlines
 			}
+			if g.eventData {
+				g.size++ // mcp-go joins data lines with a newline too: an empty data: line still grows its event
+			}
+			g.eventData = true
 			piece = bytes.TrimPrefix(piece[len("data:"):], []byte(" "))
 			g.data = true
 		default:

@@ -224,3 +224,17 @@ func BenchmarkReplyGuard(b *testing.B) {
 		})
 	}
 }
+
+// mcp-go joins an event's data lines with a newline, so an event of many
+// empty "data:" lines grows in mcp-go while its data bytes stay none: the
+// guard counts each join against MaxMessageBytes too.
+func TestAnEventsEmptyDataLinesCountAgainstItsBound(t *testing.T) {
+	stream := "event: message\ndata: x\n" + strings.Repeat("data:\n", 1000)
+	g := guardEvents(io.NopCloser(strings.NewReader(stream)))
+	if _, err := io.Copy(io.Discard, g); err != nil {
+		t.Fatal(err)
+	}
+	if g.size != 1+1000 {
+		t.Errorf("an event of one data byte and 1000 empty data lines counts %d bytes, want %d (each join is a byte mcp-go holds)", g.size, 1+1000)
+	}
+}
