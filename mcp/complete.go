@@ -77,10 +77,7 @@ func (r *Runtime) Complete(ctx context.Context, server string, kind Kind, ref, a
 		return Completion{}, &ServerError{Server: server, Method: "completion/complete", Err: err}
 	}
 	c := Completion{Values: res.Completion.Values, Total: res.Completion.Total, HasMore: res.Completion.HasMore}
-	if len(c.Values) > MaxCompletions {
-		c.Values, c.HasMore = c.Values[:MaxCompletions], true
-	}
-	kept := c.Values[:0]
+	kept := c.Values[:0] // the long ones first, so they take no place of the others'
 	for _, v := range c.Values {
 		if len(v) > MaxCompletionValueBytes {
 			c.TooLong++
@@ -90,6 +87,9 @@ func (r *Runtime) Complete(ctx context.Context, server string, kind Kind, ref, a
 	}
 	clear(c.Values[len(kept):]) // the long ones are not kept alive by the array
 	c.Values = kept
+	if len(c.Values) > MaxCompletions {
+		c.Values, c.HasMore = c.Values[:MaxCompletions], true
+	}
 	if c.Values == nil {
 		c.Values = []string{}
 	}

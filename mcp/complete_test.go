@@ -18,7 +18,14 @@ import (
 // two longer than MaxCompletionValueBytes.
 type longCompleter struct{}
 
-func (longCompleter) CompletePromptArgument(context.Context, string, mcpgo.CompleteArgument, mcpgo.CompleteContext) (*mcpgo.Completion, error) {
+func (longCompleter) CompletePromptArgument(_ context.Context, prompt string, _ mcpgo.CompleteArgument, _ mcpgo.CompleteContext) (*mcpgo.Completion, error) {
+	if prompt == "many" { // MaxCompletions long values before a short one
+		vals := make([]string, MaxCompletions, MaxCompletions+1)
+		for i := range vals {
+			vals[i] = strings.Repeat("z", MaxCompletionValueBytes+1)
+		}
+		return &mcpgo.Completion{Values: append(vals, "short")}, nil
+	}
 	return &mcpgo.Completion{Values: []string{"short", strings.Repeat("x", MaxCompletionValueBytes+1), "also-short", strings.Repeat("y", 1<<20)}}, nil
 }
 
@@ -31,9 +38,11 @@ func (longCompleter) CompleteResourceArgument(context.Context, string, mcpgo.Com
 func serveLongCompletions() int {
 	s := server.NewMCPServer("long-completions", "1.0", server.WithPromptCapabilities(false),
 		server.WithCompletions(), server.WithPromptCompletionProvider(longCompleter{}))
-	s.AddPrompt(mcpgo.NewPrompt("p", mcpgo.WithArgument("a")), func(context.Context, mcpgo.GetPromptRequest) (*mcpgo.GetPromptResult, error) {
-		return mcpgo.NewGetPromptResult("p", nil), nil
-	})
+	for _, name := range []string{"p", "many"} {
+		s.AddPrompt(mcpgo.NewPrompt(name, mcpgo.WithArgument("a")), func(context.Context, mcpgo.GetPromptRequest) (*mcpgo.GetPromptResult, error) {
+			return mcpgo.NewGetPromptResult(name, nil), nil
+		})
+	}
 	if err := demo.ServeStdio(context.Background(), s, os.Stdin, os.Stdout); err != nil {
 		return 1
 	}
@@ -53,5 +62,14 @@ func TestACompletionValueOverItsBoundIsLeftOutAndCounted(t *testing.T) {
 	}
 	if !slices.Equal(c.Values, []string{"short", "also-short"}) || c.TooLong != 2 {
 		t.Errorf("values %d (%.20q...), too long %d; want [short also-short] and 2 left out", len(c.Values), c.Values, c.TooLong)
+	}
+	// The long values are left out before the count is cut to
+	// MaxCompletions: they take no place of a short one's.
+	c, err = rt.Complete(ctx, "long-completions", KindPrompt, "many", "a", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c.Values, []string{"short"}) || c.TooLong != MaxCompletions {
+		t.Errorf("after %d long values: values %.20q, too long %d; want [short] and %d left out", MaxCompletions, c.Values, c.TooLong, MaxCompletions)
 	}
 }
