@@ -159,9 +159,7 @@ func (m *fantasyModel) Stream(ctx context.Context, req Request, emit func(Event)
 		case fantasy.StreamPartTypeToolInputDelta:
 			// Arguments count as they stream: the provider gathers them
 			// before it hands over the whole call.
-			if keep(part.Delta) == part.Delta {
-				streamedArgs[part.ID] += len(part.Delta)
-			}
+			streamedArgs[part.ID] += len(keep(part.Delta))
 		case fantasy.StreamPartTypeToolCall:
 			if part.ProviderExecuted {
 				break

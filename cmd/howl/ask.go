@@ -239,7 +239,7 @@ func (p *askPrinter) event(e llm.Event) {
 	case llm.Retrying:
 		fmt.Fprintf(p.stderr, "howl: %s: retrying in %s (retry %d of %d)\n", e.Reason, e.Wait.Round(time.Millisecond), e.Attempt, e.MaxRetries)
 	case llm.Done:
-		if e.Reason == llm.StopAnswered && !p.wrote {
+		if e.Reason == llm.StopAnswered && !p.wrote && !e.OverMaxBytes { // a cut reply says so below
 			fmt.Fprintln(p.stderr, "howl: the model answered with no text")
 		}
 		if e.OverMaxBytes {
