@@ -234,10 +234,10 @@ func (d *FormDialog) HandleKey(km tea.KeyMsg) Action {
 	case FormSubmitted:
 		switch d.item.Kind {
 		case mcp.KindTool:
-			args, _ := d.form.Values()
 			if d.raw {
-				args = rawArguments(d.form)
+				return Cmd{d.checkCmd(rawArguments(d.form))}
 			}
+			args, _ := d.form.Values()
 			return Cmd{d.checkCmd(args)}
 		case mcp.KindTemplate:
 			if d.mention {
@@ -281,7 +281,7 @@ func (d *FormDialog) Render(maxW, maxH int) []string {
 func NewToolForm(com *common.Common, it mcp.CatalogItem) *FormDialog {
 	title := "call " + render.SanitizeLine(it.Name) + " on " + render.SanitizeLine(it.Server)
 	if err := CheckFormFields("this tool's input schema", it.Schema); err != nil {
-		f := NewForm(com, title, "Call", rawArgumentsFields(false))
+		f := NewForm(com, title, "Call", rawArgumentsFields(""))
 		f.Note = tooManyNote(err, it)
 		return &FormDialog{com: com, item: it, form: f, raw: true}
 	}
@@ -302,8 +302,12 @@ func NewToolForm(com *common.Common, it mcp.CatalogItem) *FormDialog {
 // the item: "this prompt").
 func (d *FormDialog) setFields(title, action, what string, n int, fields func() []*Field, note string) {
 	if n > MaxFormFields {
+		stringsOf := "a prompt's arguments"
+		if d.item.Kind == mcp.KindTemplate {
+			stringsOf = "a template's variables"
+		}
 		d.raw = true
-		d.form = NewForm(d.com, title, action, rawArgumentsFields(true))
+		d.form = NewForm(d.com, title, action, rawArgumentsFields(stringsOf))
 		d.form.Note = tooManyNote(&TooManyFieldsError{What: what, Count: n}, d.item)
 		return
 	}

@@ -170,10 +170,11 @@ func capChoices(n int) (keep int, note string) {
 const rawArgumentsName = "arguments"
 
 // rawArgumentsFields is the form of too many fields: the arguments typed
-// as one JSON object (its values strings when onlyStrings, a prompt's).
-func rawArgumentsFields(onlyStrings bool) []*Field {
+// as one JSON object; stringsOf, when set, names what must be strings (a
+// prompt's arguments, a template's variables).
+func rawArgumentsFields(stringsOf string) []*Field {
 	want := "a JSON object"
-	if onlyStrings {
+	if stringsOf != "" {
 		want = "a JSON object of strings"
 	}
 	return []*Field{{Name: rawArgumentsName, Kind: FieldJSON, Hint: want, Placeholder: `{"name": "value"}`,
@@ -183,8 +184,8 @@ func rawArgumentsFields(onlyStrings bool) []*Field {
 				return "write the arguments as " + want + `, like {"name": "value"}`
 			}
 			for k, x := range obj {
-				if _, ok := x.(string); onlyStrings && !ok {
-					return fmt.Sprintf("%q is not a string: a prompt's arguments are strings", k)
+				if _, ok := x.(string); stringsOf != "" && !ok {
+					return fmt.Sprintf("%q is not a string: %s are strings", k, stringsOf)
 				}
 			}
 			return ""
