@@ -310,9 +310,6 @@ func (c *Pane) HandleCatalogChanged(server string, ch *mcp.CatalogChange) tea.Cm
 	return c.Reload(server, false)
 }
 
-// isFresh reports whether e is marked new.
-func (c *Pane) isFresh(e *Entry) bool { return e.fresh }
-
 // MarkSeen clears the new mark of the item under the cursor. The person's
 // moves call it (a key, the wheel, a click), not a reload that happens to
 // put a new item under the cursor.
@@ -1172,7 +1169,7 @@ func (c *Pane) renderRow(r row, selected bool, w, frame int) string {
 	}
 	nameW := min(c.nameW[c.tab], max(w/2, 8))
 	marker := "  "
-	fresh := c.isFresh(r.e)
+	fresh := r.e.fresh
 	switch {
 	case selected:
 		marker = "› "

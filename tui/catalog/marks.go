@@ -91,12 +91,13 @@ func (sv *Server) unmark(k markKey) {
 	}
 	delete(m.set, k)
 	m.bytes -= k.cost()
+	i := kindIndex(k.kind)
 	if e := sv.entryOf(k); e != nil && e.fresh {
 		e.fresh = false
-		i := kindIndex(k.kind)
-		if m.shown[i]--; m.shown[i] == 0 {
-			m.capped[i] = false
-		}
+		m.shown[i]--
+	}
+	if m.shown[i] == 0 { // whether or not this mark was shown
+		m.capped[i] = false
 	}
 	if len(m.set) == 0 {
 		m.set = nil // a map keeps its size; a new one starts small

@@ -127,7 +127,7 @@ func TestAMarkSeenWhileAListingRunsStaysCleared(t *testing.T) {
 func (b *bench) markedRows(i int) int {
 	n := 0
 	for _, r := range b.c.rows[i] {
-		if r.kind == rowItem && b.c.isFresh(r.e) {
+		if r.kind == rowItem && r.e.fresh {
 			n++
 		}
 	}
