@@ -74,7 +74,8 @@ func (m *Model) handleNotification(e mcp.Event) tea.Cmd {
 		// The runtime lists again (debounced) and reports what changed.
 		return common.ReportInfo(name + ": the catalog changed, listing again")
 	case "notifications/resources/updated":
-		return common.ReportInfo(fmt.Sprintf("%s: %v was updated", name, render.SanitizeLine(fmt.Sprint(e.Params["uri"]))))
+		// A server's URI of any length: only what the line keeps is sanitized.
+		return common.ReportInfo(statusText(name+": ", fmt.Sprint(e.Params["uri"])+" was updated"))
 	case "notifications/message":
 		lvl, _ := e.Params["level"].(string)
 		if isOwnNotice(e) { // never a server's: its logger's name proves nothing

@@ -171,3 +171,22 @@ func TestA64MiBLogMessageAllocatesWhatTheLogKeepsNotItsSize(t *testing.T) {
 		})
 	}
 }
+
+// A resources/updated URI is a server's string of any length: the status
+// line keeps its start within MaxStatusBytes and says it was cut.
+func TestAHugeUpdatedURIIsCutForTheStatusLine(t *testing.T) {
+	hs, _ := logHarness(t, 120, 40)
+	uri := "demo://" + strings.Repeat("u", 16<<20)
+	hs.send(EventsMsg{Events: []mcp.Event{{Kind: mcp.EventNotification, Server: "mem", Method: "notifications/resources/updated",
+		Params: map[string]any{"uri": uri}}}})
+	if info := hs.m.status.info; info == nil || len(info.Msg) > common.MaxStatusBytes || !strings.Contains(info.Msg, "message cut to") || !strings.HasPrefix(info.Msg, "mem: demo://uuu") {
+		t.Errorf("the status bar shows %.120q (%d bytes), want the URI's start within %d bytes (MaxStatusBytes), its cut stated", msgOf(info), len(msgOf(info)), common.MaxStatusBytes)
+	}
+}
+
+func msgOf(i *common.InfoMsg) string {
+	if i == nil {
+		return ""
+	}
+	return i.Msg
+}
