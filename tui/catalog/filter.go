@@ -3,11 +3,8 @@ package catalog
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -145,52 +142,35 @@ func matchEntries(ctx context.Context, terms terms, entries []*Entry, cands []in
 	keys, next := make([]uint64, n), make([]int32, n)
 	chunks := (n + filterChunk - 1) / filterChunk
 	nKeys, nCands, nameW := make([]int, chunks), make([]int, chunks), make([]int, chunks)
-	var claimed atomic.Int64
-	var wg sync.WaitGroup
-	for range min(common.Workers(), max(chunks, 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var m matcher
-			var pos []int
-			for {
-				c := int(claimed.Add(1) - 1)
-				if c >= chunks || ctx.Err() != nil {
-					return
+	common.RunChunks(ctx, chunks, func() func(int) {
+		var m matcher
+		var pos []int
+		return func(c int) {
+			lo, hi := c*filterChunk, min(n, (c+1)*filterChunk)
+			nk, nc, w := lo, lo, 0
+			for j := lo; j < hi; j++ {
+				i := int32(j)
+				if narrow {
+					i = cands[j]
 				}
-				lo, hi := c*filterChunk, min(n, (c+1)*filterChunk)
-				nk, nc, w := lo, lo, 0
-				for j := lo; j < hi; j++ {
-					i := int32(j)
-					if narrow {
-						i = cands[j]
-					}
-					e := entries[i]
-					ix := &e.idx
-					if !holdsEveryTerm(ix, terms) {
-						continue
-					}
-					next[nc] = i
-					nc++
-					var r rank
-					var ok bool
-					if r, pos, ok = m.matchEntry(pos[:0], ix, terms); ok {
-						keys[nk] = r.key(i)
-						nk++
-						w = max(w, e.nameCells)
-					}
+				e := entries[i]
+				ix := &e.idx
+				if !holdsEveryTerm(ix, terms) {
+					continue
 				}
-				nKeys[c], nCands[c], nameW[c] = nk-lo, nc-lo, w
-				// Two workers fill two cores: the key that supersedes this
-				// run, its echo and its frame would wait for the scheduler
-				// to preempt one (10 ms a step) without this. A key
-				// still on its way from the input reader needs an idle
-				// P instead: common.Workers leaves the TUI's spare one.
-				runtime.Gosched()
+				next[nc] = i
+				nc++
+				var r rank
+				var ok bool
+				if r, pos, ok = m.matchEntry(pos[:0], ix, terms); ok {
+					keys[nk] = r.key(i)
+					nk++
+					w = max(w, e.nameCells)
+				}
 			}
-		}()
-	}
-	wg.Wait()
+			nKeys[c], nCands[c], nameW[c] = nk-lo, nc-lo, w
+		}
+	})
 	if ctx.Err() != nil {
 		return nil, nil, 0
 	}

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/sahilm/fuzzy"
@@ -227,32 +226,22 @@ func (x *mentionIndex) narrow(ctx context.Context, items []Completion, partial s
 	// Each match is one integer, its score and its place (rankKey); one
 	// sort of them is the order fuzzy.FindFrom gives over the whole
 	// source, best score first and ties in item order. The chunks are
-	// shared by common.Workers goroutines, as the catalog filter's are
-	// (one P stays free for the update loop).
+	// shared by workers (common.RunChunks), as the catalog filter's are.
 	chunks := (src.Len() + mentionChunk - 1) / mentionChunk
 	found := make([][]uint64, chunks)
-	var claimed atomic.Int64
-	var wg sync.WaitGroup
-	for range min(common.Workers(), max(chunks, 1)) {
-		wg.Go(func() {
-			for {
-				c := int(claimed.Add(1) - 1)
-				if c >= chunks || ctx.Err() != nil {
-					return
-				}
-				lo := c * mentionChunk
-				var keys []uint64
-				for _, mt := range fuzzy.FindFromNoSort(p, chunkSource{src: src, lo: lo, n: min(mentionChunk, src.Len()-lo)}) {
-					keys = append(keys, rankKey(mt.Score, lo+mt.Index))
-				}
-				found[c] = keys
-				if rankedChunk != nil {
-					rankedChunk()
-				}
+	common.RunChunks(ctx, chunks, func() func(int) {
+		return func(c int) {
+			lo := c * mentionChunk
+			var keys []uint64
+			for _, mt := range fuzzy.FindFromNoSort(p, chunkSource{src: src, lo: lo, n: min(mentionChunk, src.Len()-lo)}) {
+				keys = append(keys, rankKey(mt.Score, lo+mt.Index))
 			}
-		})
-	}
-	wg.Wait()
+			found[c] = keys
+			if rankedChunk != nil {
+				rankedChunk()
+			}
+		}
+	})
 	if ctx.Err() != nil {
 		return nil, false
 	}

@@ -1,8 +1,10 @@
 package common
 
 import (
+	"context"
 	"os"
 	"runtime"
+	"sync"
 	"sync/atomic"
 )
 
@@ -55,4 +57,32 @@ func KeepSpareProc() (restore func()) {
 // (the catalog filter) may keep busy at once: every P but the spare one.
 func Workers() int {
 	return max(1, runtime.GOMAXPROCS(0)-int(spare.Load()))
+}
+
+// RunChunks calls work(c) for every chunk c of [0, chunks) on at most
+// Workers goroutines, which claim the chunks in turn until they are done
+// or ctx ends, and returns when the goroutines have. newWork gives each
+// goroutine its own work function (for state it reuses from chunk to
+// chunk). Between chunks a goroutine yields: two workers fill two cores,
+// and the key that supersedes their run, its echo and its frame would
+// wait for the scheduler to preempt one (10 ms a step). A key still on
+// its way from the input reader needs an idle P instead: Workers leaves
+// the TUI's spare one.
+func RunChunks(ctx context.Context, chunks int, newWork func() func(c int)) {
+	var claimed atomic.Int64
+	var wg sync.WaitGroup
+	for range min(Workers(), max(chunks, 1)) {
+		work := newWork()
+		wg.Go(func() {
+			for {
+				c := int(claimed.Add(1) - 1)
+				if c >= chunks || ctx.Err() != nil {
+					return
+				}
+				work(c)
+				runtime.Gosched()
+			}
+		})
+	}
+	wg.Wait()
 }
