@@ -36,9 +36,9 @@ const (
 // no offsets (a rune's offset is its index).
 type hayIndex struct {
 	// low is the folded runes; nil when the hay is ASCII, whose folded
-	// bytes are ascii: matchEntry reads them as runes in a scratch of its
-	// own, so an entry does not keep four bytes a letter (at 120,000 items,
-	// 24 MB the heap held and every collection marked).
+	// bytes are ascii, matched as bytes (see letter), so an entry does
+	// not keep four bytes a letter (at 120,000 items, 24 MB the heap held
+	// and every collection marked).
 	low   []rune
 	ascii []byte // the folded bytes; nil unless the hay is ASCII
 	off   []int  // nil when ascii is set
@@ -84,24 +84,32 @@ func newHayIndex(hay string, nameBytes int) hayIndex {
 	return ix
 }
 
-// runes is ix with its folded runes: ix itself, or for an ASCII hay a
-// copy whose runes are read from its bytes into m's scratch (valid until
-// the next call).
-func (m *matcher) runes(ix *hayIndex) *hayIndex {
-	if ix.low != nil || ix.ascii == nil {
-		return ix
-	}
-	m.low = m.low[:0]
-	for _, b := range ix.ascii {
-		m.low = append(m.low, rune(b))
-	}
-	m.view = *ix
-	m.view.low = m.low
-	return &m.view
+// letter is what a folded hay is made of: bytes for an ASCII hay (most
+// are), runes for any other. The matcher is written once for both, so an
+// ASCII hay is matched as the bytes it keeps, never copied into runes.
+type letter interface{ byte | rune }
+
+// folded is a hay's folded letters with its word starts, what the
+// matcher reads (see hayIndex).
+type folded[T letter] struct {
+	low   []T
+	word  []bool
+	off   []int // nil when a letter's offset is its index
+	nameN int   // letters of the name, the hay's first part
 }
 
-// offset is the byte offset in the hay of rune i.
-func (ix *hayIndex) offset(i int) int {
+// bytesOf is an ASCII ix as its folded bytes.
+func (ix *hayIndex) bytesOf() folded[byte] {
+	return folded[byte]{low: ix.ascii, word: ix.word, nameN: ix.nameN}
+}
+
+// runesOf is a non-ASCII ix as its folded runes.
+func (ix *hayIndex) runesOf() folded[rune] {
+	return folded[rune]{low: ix.low, word: ix.word, off: ix.off, nameN: ix.nameN}
+}
+
+// offset is the byte offset in the hay of letter i.
+func (ix *folded[T]) offset(i int) int {
 	if ix.off == nil {
 		return i
 	}
@@ -209,22 +217,29 @@ type matcher struct {
 	failed []uint32 // gen where a state led nowhere
 	gen    uint32
 	run    []int
-	path   []int // the runes the word-starts search has matched so far
-	// low and view are an ASCII hay read as runes (runes).
-	low  []rune
-	view hayIndex
+	path   []int // the letters the word-starts search has matched so far
 }
 
 // matchEntry ranks ix against every term; ok is false when one of them
 // does not match. The matched byte positions in the hay are appended to
 // dst, sorted and without repeats.
-func (m *matcher) matchEntry(dst []int, ix *hayIndex, terms terms) (r rank, out []int, ok bool) {
-	ix = m.runes(ix)
+func (m *matcher) matchEntry(dst []int, ix *hayIndex, t terms) (r rank, out []int, ok bool) {
+	if ix.ascii != nil {
+		if t.ascii == nil { // a folded ASCII hay holds no other rune
+			return rank{}, dst, false
+		}
+		return matchFolded(m, dst, ix.bytesOf(), t.ascii)
+	}
+	return matchFolded(m, dst, ix.runesOf(), t.runes)
+}
+
+// matchFolded is matchEntry over one kind of letter.
+func matchFolded[T letter](m *matcher, dst []int, ix folded[T], terms [][]T) (r rank, out []int, ok bool) {
 	r.nameLen = ix.nameN
 	r.first = len(ix.low)
 	start := len(dst)
-	for _, q := range terms.runes {
-		tier, at := m.matchTerm(ix, q)
+	for _, q := range terms {
+		tier, at := matchTerm(m, &ix, q)
 		if tier == noMatch {
 			return rank{}, dst[:start], false
 		}
@@ -235,7 +250,7 @@ func (m *matcher) matchEntry(dst []int, ix *hayIndex, terms terms) (r rank, out 
 			dst = append(dst, ix.offset(i))
 		}
 	}
-	if len(terms.runes) > 1 {
+	if len(terms) > 1 {
 		slices.Sort(dst[start:])
 		dst = append(dst[:start], slices.Compact(dst[start:])...)
 	}
@@ -245,7 +260,7 @@ func (m *matcher) matchEntry(dst []int, ix *hayIndex, terms terms) (r rank, out 
 // matchTerm is the best tier of q in ix and the runes it matched (valid
 // until the next call). The caller has checked that ix holds q's runes in
 // order (holdsEveryTerm), which every match needs.
-func (m *matcher) matchTerm(ix *hayIndex, q []rune) (int, []int) {
+func matchTerm[T letter](m *matcher, ix *folded[T], q []T) (int, []int) {
 	best, at := noMatch, -1
 	for i := 0; i+len(q) <= len(ix.low) && best > bestFrom(ix, i); i++ {
 		if ix.low[i] != q[0] || !slices.Equal(ix.low[i:i+len(q)], q) {
@@ -262,7 +277,7 @@ func (m *matcher) matchTerm(ix *hayIndex, q []rune) (int, []int) {
 		}
 		return best, m.run
 	}
-	if run := m.wordStarts(ix, q); run != nil {
+	if run := wordStarts(m, ix, q); run != nil {
 		return tierWordStarts, run
 	}
 	return noMatch, nil
@@ -284,7 +299,7 @@ func isSubsequence(q, s []rune) bool {
 
 // bestFrom is the best tier a substring found at rune i or later can
 // have: the scan for the best stops once nothing after can beat it.
-func bestFrom(ix *hayIndex, i int) int {
+func bestFrom[T letter](ix *folded[T], i int) int {
 	switch {
 	case i == 0:
 		return tierExact
@@ -295,7 +310,7 @@ func bestFrom(ix *hayIndex, i int) int {
 }
 
 // substringTier is the tier of q found at rune i, n runes long.
-func substringTier(ix *hayIndex, i, n int) int {
+func substringTier[T letter](ix *folded[T], i, n int) int {
 	switch inName := i+n <= ix.nameN; {
 	case inName && i == 0 && n == ix.nameN:
 		return tierExact
@@ -317,7 +332,7 @@ const maxPieces = 6
 // wordStarts matches q as pieces that each begin a word (the last may
 // instead sit anywhere after the others, when it is two or more runes),
 // the longest piece first. It returns the matched runes, or nil.
-func (m *matcher) wordStarts(ix *hayIndex, q []rune) []int {
+func wordStarts[T letter](m *matcher, ix *folded[T], q []T) []int {
 	m.gen++
 	if m.gen == 0 { // wrapped: every old mark would read as new
 		clear(m.failed)
@@ -326,7 +341,7 @@ func (m *matcher) wordStarts(ix *hayIndex, q []rune) []int {
 	if n := (len(q) + 1) * (len(ix.low) + 1) * maxPieces; len(m.failed) < n {
 		m.failed = make([]uint32, n)
 	}
-	w := wordSearch{ix: ix, q: q, m: m}
+	w := wordSearch[T]{ix: ix, q: q, m: m}
 	m.path = m.path[:0]
 	if w.next(0, 0, 0) {
 		return m.path
@@ -337,15 +352,15 @@ func (m *matcher) wordStarts(ix *hayIndex, q []rune) []int {
 // wordSearch is one word-starts search; m.failed remembers the states
 // (runes of q matched, rune of the hay, pieces so far) that lead nowhere,
 // so the search is polynomial in the hay's length.
-type wordSearch struct {
-	ix *hayIndex
-	q  []rune
+type wordSearch[T letter] struct {
+	ix *folded[T]
+	q  []T
 	m  *matcher
 }
 
 // next extends w.m.path from q's rune qi and the hay's rune from, and
 // reports whether it reached q's end (on false the path is as it was).
-func (w *wordSearch) next(qi, from, pieces int) bool {
+func (w *wordSearch[T]) next(qi, from, pieces int) bool {
 	if qi == len(w.q) {
 		return true
 	}
@@ -386,7 +401,7 @@ func (w *wordSearch) next(qi, from, pieces int) bool {
 }
 
 // push adds the n runes from i to the path.
-func (w *wordSearch) push(i, n int) {
+func (w *wordSearch[T]) push(i, n int) {
 	for k := range n {
 		w.m.path = append(w.m.path, i+k)
 	}
