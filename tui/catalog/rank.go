@@ -89,6 +89,15 @@ func newHayIndex(hay string, nameBytes int) hayIndex {
 // ASCII hay is matched as the bytes it keeps, never copied into runes.
 type letter interface{ byte | rune }
 
+// index is the place of c's first match in s, or -1: a byte search for
+// bytes.
+func index[T letter](s []T, c T) int {
+	if b, ok := any(s).([]byte); ok {
+		return bytes.IndexByte(b, byte(c))
+	}
+	return slices.Index(s, c)
+}
+
 // folded is a hay's folded letters with its word starts, what the
 // matcher reads (see hayIndex).
 type folded[T letter] struct {
@@ -263,7 +272,16 @@ func matchFolded[T letter](m *matcher, dst []int, ix folded[T], terms [][]T) (r 
 func matchTerm[T letter](m *matcher, ix *folded[T], q []T) (int, []int) {
 	best, at := noMatch, -1
 	for i := 0; i+len(q) <= len(ix.low) && best > bestFrom(ix, i); i++ {
-		if ix.low[i] != q[0] || !slices.Equal(ix.low[i:i+len(q)], q) {
+		j := index(ix.low[i:len(ix.low)-len(q)+1], q[0])
+		if j < 0 {
+			break
+		}
+		// bestFrom only worsens further on, so checking it at the
+		// skipped letters would not have stopped sooner.
+		if i += j; best <= bestFrom(ix, i) {
+			break
+		}
+		if !slices.Equal(ix.low[i:i+len(q)], q) {
 			continue
 		}
 		if t := substringTier(ix, i, len(q)); t < best {
@@ -373,6 +391,11 @@ func (w *wordSearch[T]) next(qi, from, pieces int) bool {
 	}
 	ix, q := w.ix, w.q[qi:]
 	for i := from; i < len(ix.low); i++ {
+		j := index(ix.low[i:], q[0])
+		if j < 0 {
+			break
+		}
+		i += j
 		n := 0
 		for n < len(q) && i+n < len(ix.low) && ix.low[i+n] == q[n] {
 			n++
