@@ -444,6 +444,7 @@ func (c *Pane) endText() {
 	// The builders go, and the slack their doubling left with them.
 	c.cur.text, c.cur.reasoning = strings.Clone(c.cur.text), strings.Clone(c.cur.reasoning)
 	c.cur.textBuf, c.cur.reasoningBuf = nil, nil
+	c.cur.live = nil // the finished answer renders whole
 	if strings.TrimSpace(c.cur.text) == "" && c.cur.reasoning == "" {
 		items := c.tr.items
 		for i := len(items) - 1; i >= 0; i-- {

@@ -60,8 +60,8 @@ type chatItem struct {
 	// text then holds notes under it, each wrapped.
 	rows [][]string
 
-	// chunks cache the finished blocks of a streaming answer.
-	chunks []mdChunk
+	// live draws the answer while it streams.
+	live *liveAnswer
 	// textBuf and reasoningBuf grow text and reasoning while they stream
 	// (appendTo).
 	textBuf, reasoningBuf *strings.Builder
@@ -117,8 +117,10 @@ type transcript struct {
 	// frame is the spinner frame running blocks draw.
 	frame int
 	// renders counts the items drawn anew (cache misses), so a test can
-	// pin that a streamed token redraws the tail and nothing else.
-	renders int
+	// pin that a streamed token redraws the tail and nothing else;
+	// mdBytes counts the bytes given to glamour, so one can pin what a
+	// frame of a streaming answer renders.
+	renders, mdBytes int
 }
 
 // add appends an item.
@@ -134,12 +136,10 @@ func (t *transcript) itemLines(it *chatItem, w int) []string {
 	}
 	t.renders++
 	it.cache = t.renderItem(it, w)
-	for i, l := range it.cache {
-		if strings.Contains(l, "\t") {
-			// A tab would move the terminal's cursor past cells the
-			// frame thinks it drew: expand any that got through.
-			it.cache[i] = strings.ReplaceAll(l, "\t", "    ")
-		}
+	if !it.streaming {
+		// A streaming answer expands the tabs of the lines it adds, not
+		// of all of them on every frame.
+		expandLineTabs(it.cache)
 	}
 	it.cacheW, it.cacheV, it.hasCached = w, it.version, true
 	return it.cache
@@ -163,17 +163,16 @@ func (t *transcript) renderItem(it *chatItem, w int) []string {
 		head := "● " + render.SanitizeLine(common.OrDefault(it.model, "assistant"))
 		out := []string{st.Success.Bold(true).Render(head)}
 		if it.reasoning != "" {
-			r := strings.Join(strings.Fields(render.SanitizeLine(it.reasoning)), " ")
+			r := it.reasoning[:render.RuneBoundary(it.reasoning, thinkingBytes)]
+			r = strings.Join(strings.Fields(render.SanitizeLine(r)), " ")
 			out = append(out, "  "+st.Muted.Italic(true).Render(common.Truncate("thinking: "+r, w-2)))
 		}
-		switch {
-		case strings.TrimSpace(it.text) != "" && it.streaming:
-			out = append(out, t.streamingMarkdown(it, common.ExpandTabs(render.Sanitize(it.text)), w)...)
-		case strings.TrimSpace(it.text) != "":
-			it.chunks = nil
+		if it.streaming {
+			return t.streamingLines(it, out, w)
+		}
+		it.live = nil
+		if strings.TrimSpace(it.text) != "" {
 			out = append(out, t.md.Render(common.ExpandTabs(render.Sanitize(it.text)), w)...)
-		case it.streaming:
-			out = append(out, "  "+st.Muted.Render("…"))
 		}
 		return out
 	case itemTool:

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/howl-mcp/howl/render"
 	"github.com/howl-mcp/howl/tui/common"
 )
 
@@ -47,15 +48,16 @@ func TestStreamingBlocksRenderAsTheWholeAnswerDoes(t *testing.T) {
 	}
 	answer := b.String()
 	it := &chatItem{kind: itemAssistant, streaming: true}
-	for n := 0; n <= len(answer); n += 37 {
+	for n := 37; n <= len(answer); n += 37 {
 		it.text = answer[:n]
-		got := tr.streamingMarkdown(it, it.text, 80)
-		want := tr.md.Render(it.text, 80)
+		it.touch()
+		got := tr.itemLines(it, 80)[1:] // under the model's name
+		want := expandLineTabs(tr.md.Render(common.ExpandTabs(render.Sanitize(it.text)), 80))
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Fatalf("at %d bytes the block render differs from the whole render:\n%s\n--- want\n%s", n, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 	}
-	if len(it.chunks) < 10 {
-		t.Errorf("only %d finished blocks were cached", len(it.chunks))
+	if it.live == nil || it.live.drawn < 10 {
+		t.Errorf("fewer than 10 finished blocks were kept: %+v", it.live)
 	}
 }
