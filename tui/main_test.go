@@ -41,6 +41,13 @@ func TestMain(m *testing.M) {
 		mcptest.ServeBrokenPrompts(os.Stdin, os.Stdout)
 		os.Exit(0)
 	}
+	if len(os.Args) > 1 && os.Args[1] == longCompletionsArg {
+		if err := demo.ServeStdio(context.Background(), mcptest.LongCompletionsServer(), os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if len(os.Args) > 1 && os.Args[1] == askServerArg {
 		if err := serveAskServer(os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)

@@ -85,6 +85,8 @@ type Completions struct {
 	line  string
 	start int
 	items []Completion
+	// tooLong counts the server's values left out for their length.
+	tooLong int
 }
 
 // staticCompletions answers the stages that need no request: command
@@ -196,28 +198,30 @@ func CompleteLiveCmd(ctx context.Context, rt Runtime, id common.RequestID, line 
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		msg := Completions{line: line, start: cc.start}
-		msg.items = liveCompletions(ctx, rt, cc)
+		msg.items, msg.tooLong = liveCompletions(ctx, rt, cc)
 		return msg
 	})
 }
 
-// liveCompletions is completeLiveCmd's work, without the message.
-func liveCompletions(ctx context.Context, rt Runtime, cc CompContext) []Completion {
+// liveCompletions is completeLiveCmd's work, without the message: the
+// items, and how many of the server's values were left out for their
+// length.
+func liveCompletions(ctx context.Context, rt Runtime, cc CompContext) ([]Completion, int) {
 	server := cc.words[1]
 	refresh := cc.words[0] == ".prompt" // prompts are listed live on each tab
 	cat, err := rt.Catalog(ctx, server, refresh)
 	if err != nil || ctx.Err() != nil {
-		return nil
+		return nil, 0
 	}
 	n := len(cc.words)
 	switch cc.words[0] {
 	case ".prompt":
 		if n == 2 {
-			return itemCompletions(cat, mcp.KindPrompt)
+			return itemCompletions(cat, mcp.KindPrompt), 0
 		}
 		it, ok := cat.Lookup(mcp.KindPrompt, cc.words[2])
 		if !ok {
-			return nil
+			return nil, 0
 		}
 		keys := make([]Completion, len(it.Arguments))
 		for i, a := range it.Arguments {
@@ -226,12 +230,12 @@ func liveCompletions(ctx context.Context, rt Runtime, cc CompContext) []Completi
 		return keyValueCompletions(ctx, rt, it, cc, keys, true)
 	case ".read":
 		if n == 2 {
-			return itemCompletions(cat, mcp.KindResource, mcp.KindTemplate)
+			return itemCompletions(cat, mcp.KindResource, mcp.KindTemplate), 0
 		}
 		// A template's variables, then their values from the server.
 		it, ok := cat.Lookup(mcp.KindTemplate, cc.words[2])
 		if !ok {
-			return nil
+			return nil, 0
 		}
 		keys := make([]Completion, len(it.Variables))
 		for i, v := range it.Variables {
@@ -240,11 +244,11 @@ func liveCompletions(ctx context.Context, rt Runtime, cc CompContext) []Completi
 		return keyValueCompletions(ctx, rt, it, cc, keys, true)
 	case ".call":
 		if n == 2 {
-			return itemCompletions(cat, mcp.KindTool)
+			return itemCompletions(cat, mcp.KindTool), 0
 		}
 		it, ok := cat.Lookup(mcp.KindTool, cc.words[2])
 		if !ok {
-			return nil
+			return nil, 0
 		}
 		var keys []Completion
 		for _, p := range mcp.SchemaProps(it.Schema) {
@@ -252,7 +256,7 @@ func liveCompletions(ctx context.Context, rt Runtime, cc CompContext) []Completi
 		}
 		return keyValueCompletions(ctx, rt, it, cc, keys, false)
 	}
-	return nil
+	return nil, 0
 }
 
 // itemCompletions lists a catalog's items of the given kinds: resources
@@ -278,9 +282,9 @@ func keyCompletion(name, desc string, required bool) Completion {
 }
 
 // keyValueCompletions is the key=value stage: the server's values for the
-// key being typed (when the server completes them), else the keys not
-// typed yet.
-func keyValueCompletions(ctx context.Context, rt Runtime, it mcp.CatalogItem, cc CompContext, keys []Completion, serverValues bool) []Completion {
+// key being typed (when the server completes them, with how many it left
+// out for their length), else the keys not typed yet.
+func keyValueCompletions(ctx context.Context, rt Runtime, it mcp.CatalogItem, cc CompContext, keys []Completion, serverValues bool) ([]Completion, int) {
 	typed, _ := mcp.ParseKeyValues(cc.words[3:])
 	if key, value, ok := strings.Cut(cc.partial, "="); ok && serverValues {
 		return valueCompletions(ctx, rt, it, key, value, typed)
@@ -291,22 +295,23 @@ func keyValueCompletions(ctx context.Context, rt Runtime, it mcp.CatalogItem, cc
 			out = append(out, k)
 		}
 	}
-	return out
+	return out, 0
 }
 
 // valueCompletions asks the server to complete one prompt argument's or
-// template variable's value, the other typed ones as context.
-func valueCompletions(ctx context.Context, rt Runtime, it mcp.CatalogItem, key, value string, typed map[string]string) []Completion {
+// template variable's value, the other typed ones as context: the values,
+// and how many it left out for their length (mcp.Completion.TooLong).
+func valueCompletions(ctx context.Context, rt Runtime, it mcp.CatalogItem, key, value string, typed map[string]string) ([]Completion, int) {
 	kind, ref := CompletionRef(it)
 	c, err := rt.Complete(ctx, it.Server, kind, ref, key, value, typed)
 	if err != nil || ctx.Err() != nil {
-		return nil
+		return nil, 0
 	}
 	var out []Completion
 	for _, v := range c.Values {
 		out = append(out, Completion{insert: key + "=" + mcp.QuoteArg(v) + " ", label: render.SanitizeLine(v)})
 	}
-	return out
+	return out, c.TooLong
 }
 
 // filterCompletions keeps the items whose label starts with the partial
@@ -342,6 +347,9 @@ type Completer struct {
 	mentions *mentionIndex
 	// stopRanking cancels the mention ranking in flight, if any.
 	stopRanking context.CancelFunc
+	// tooLong counts the server's values left out for their length: the
+	// popup says so under the rest.
+	tooLong int
 }
 
 // stopRank cancels the mention ranking in flight: it stops within a
@@ -361,6 +369,7 @@ func (c *Completer) Close() {
 	c.pending = 0
 	c.items, c.all = nil, nil
 	c.filter, c.mentions = nil, nil
+	c.tooLong = 0
 }
 
 // Show opens the popup on items for line (an empty list shows nothing).
@@ -572,6 +581,9 @@ func (c *Completer) Render(w int) []string {
 	if len(c.items) > maxPopup {
 		more = " · " + strconv.Itoa(c.sel+1) + "/" + strconv.Itoa(len(c.items))
 	}
+	if c.tooLong > 0 {
+		out = append(out, st.Muted.Render(common.Fit("  "+common.LeftOutText(c.tooLong), w)))
+	}
 	out = append(out, st.Dialog.Hint.Render(common.Fit("tab/↓ next · enter accepts · esc closes"+more, w)))
 	return out
 }
@@ -612,6 +624,9 @@ func (c *Completer) HandleResult(id common.RequestID, msg Completions, line stri
 	}
 	c.pending = 0
 	c.Show(msg.line, msg.start, msg.items)
+	// Values left out are worth saying even when none is left to offer.
+	c.tooLong = msg.tooLong
+	c.open = c.open || c.tooLong > 0
 }
 
 // ShowMentions opens the @-mention popup on the word line ends with.

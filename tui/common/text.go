@@ -84,3 +84,16 @@ func (c *Common) CompleteTimeout() time.Duration {
 	}
 	return mcp.CompletionTimeout
 }
+
+// LeftOutText says that a server's completion left values out for being
+// over mcp.MaxCompletionValueBytes (mcp.Completion.TooLong), for the
+// popups that offer the rest ("" when none was).
+func LeftOutText(tooLong int) string {
+	switch tooLong {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("1 value over %d KiB left out (MaxCompletionValueBytes)", mcp.MaxCompletionValueBytes>>10)
+	}
+	return fmt.Sprintf("%d values over %d KiB left out (MaxCompletionValueBytes)", tooLong, mcp.MaxCompletionValueBytes>>10)
+}

@@ -73,9 +73,11 @@ type Field struct {
 	warned *string
 	err    string
 	// suggestions are the server's completions of the value; sugSel the
-	// chosen one.
+	// chosen one; sugLeftOut counts the values the server gave that were
+	// left out for their length.
 	suggestions []string
 	sugSel      int
+	sugLeftOut  int
 	// Check, when set, validates the typed value once it parses (bounds,
 	// formats) and returns what is wrong, or "".
 	Check func(v any) string
@@ -554,6 +556,9 @@ func (f *Form) Render(w int) []string {
 				add(common.Truncate(offers, w))
 				add("     " + keys)
 			}
+		}
+		if focused && fl.sugLeftOut > 0 {
+			add(common.Truncate("   "+st.Form.Hint.Render("↳ "+common.LeftOutText(fl.sugLeftOut)), w))
 		}
 		if fl.err != "" {
 			for _, l := range common.WrapWords("✗ "+render.Sanitize(fl.err), w-3) {

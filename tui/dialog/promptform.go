@@ -29,6 +29,9 @@ type formCompleteTickMsg struct{}
 type formCompletionMsg struct {
 	field  string
 	values []string
+	// tooLong counts the values the server gave that were left out for
+	// their length (mcp.Completion.TooLong).
+	tooLong int
 }
 
 // newChatPromptForm is a prompt's argument form opened from `.prompt`: on
@@ -80,7 +83,7 @@ func (d *FormDialog) completeCmd(id common.RequestID) tea.Cmd {
 		if err != nil || ctx.Err() != nil {
 			return formCompletionMsg{field: fl.Name}
 		}
-		return formCompletionMsg{field: fl.Name, values: c.Values}
+		return formCompletionMsg{field: fl.Name, values: c.Values, tooLong: c.TooLong}
 	})
 }
 
@@ -102,7 +105,7 @@ func (d *FormDialog) handleCompletionMsg(r common.Result) tea.Cmd {
 						fl.suggestions = append(fl.suggestions, render.SanitizeLine(v))
 					}
 				}
-				fl.sugSel = 0
+				fl.sugSel, fl.sugLeftOut = 0, msg.tooLong
 			}
 		}
 	}
@@ -135,7 +138,7 @@ func (d *FormDialog) handleSuggestionKey(km tea.KeyMsg) bool {
 		fl.sugSel = (fl.sugSel - 1 + len(fl.suggestions)) % len(fl.suggestions)
 	case atEnd && (key.Matches(km, k.AcceptSuggestion) || key.Matches(km, k.Complete) && fl.text() != ""):
 		fl.setText(fl.suggestions[fl.sugSel])
-		fl.suggestions = nil
+		fl.suggestions, fl.sugLeftOut = nil, 0
 	default:
 		return false
 	}
