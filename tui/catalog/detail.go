@@ -1,6 +1,9 @@
 package catalog
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -233,7 +236,7 @@ func renderDetail(com *common.Common, e *Entry, w int) []string {
 		if it.AppURI != "" {
 			field("app", render.SanitizeLine(it.AppURI)+": an MCP App; enter calls the tool and opens its interface in your browser with the result (howl app "+render.SanitizeLine(it.Server)+" "+render.SanitizeLine(it.Name)+" does it headless)")
 		}
-		props := mcp.SchemaProps(it.Schema)
+		props, more, moreRequired := detailProps(it.Schema)
 		if len(props) > 0 {
 			heading("Arguments")
 		}
@@ -267,6 +270,9 @@ func renderDetail(com *common.Common, e *Entry, w int) []string {
 				}
 			}
 		}
+		if more > 0 {
+			wrapped(moreArgumentsText(more, moreRequired, "howl describe "+render.SanitizeLine(it.Server)+" --kind tool "+render.SanitizeLine(it.Name)), st.Muted)
+		}
 		if slices.ContainsFunc(props, func(p mcp.SchemaProp) bool { return p.Required }) {
 			add(pad + st.Detail.Optional.Render("* required"))
 		}
@@ -275,6 +281,11 @@ func renderDetail(com *common.Common, e *Entry, w int) []string {
 				return
 			}
 			heading(title)
+			if len(raw) > MaxDetailSchemaBytes {
+				wrapped(fmt.Sprintf("%s of JSON, over MaxDetailSchemaBytes (%d KiB) for this pane: howl describe %s --kind tool %s prints it",
+					common.SizeText(int64(len(raw))), MaxDetailSchemaBytes>>10, render.SanitizeLine(it.Server), render.SanitizeLine(it.Name)), st.Muted)
+				return
+			}
 			text := common.ExpandTabs(render.Sanitize(common.PrettyJSON(raw)))
 			lexer := lexers.Get("json")
 			if len(text) > maxHighlightedSchema {
@@ -344,7 +355,7 @@ func renderDetail(com *common.Common, e *Entry, w int) []string {
 		if len(it.Arguments) > 0 {
 			heading("Arguments")
 		}
-		for _, a := range it.Arguments {
+		for _, a := range it.Arguments[:min(len(it.Arguments), MaxDetailArguments)] {
 			mark := st.Detail.Optional.Render("  (optional)")
 			if a.Required {
 				mark = st.Detail.Required.Render(" *")
@@ -355,6 +366,15 @@ func renderDetail(com *common.Common, e *Entry, w int) []string {
 					add(pad + "    " + st.Muted.Render(l))
 				}
 			}
+		}
+		if more := it.Arguments[min(len(it.Arguments), MaxDetailArguments):]; len(more) > 0 {
+			req := 0
+			for _, a := range more {
+				if a.Required {
+					req++
+				}
+			}
+			wrapped(moreArgumentsText(len(more), req, "howl describe "+render.SanitizeLine(it.Server)+" --kind prompt "+render.SanitizeLine(it.Name)), st.Muted)
 		}
 		if slices.ContainsFunc(it.Arguments, func(a mcp.PromptArgument) bool { return a.Required }) {
 			add(pad + st.Detail.Optional.Render("* required"))
@@ -388,6 +408,133 @@ func renderDetail(com *common.Common, e *Entry, w int) []string {
 		wrapped("nothing is read until the skill is loaded: the chat's model loads it, checked against this listing; from a shell: howl skill "+render.SanitizeLine(it.Server)+" "+render.SanitizeLine(it.Name), st.Subtle)
 	}
 	return out
+}
+
+// MaxDetailArguments bounds the arguments of a tool or prompt the details
+// pane lists: a screen or two of rows to read, where a server's 100,000
+// properties took 3.6 s to lay out whenever the item was selected. The
+// rest are counted, and a line names the command that lists them all.
+const MaxDetailArguments = 100
+
+// MaxDetailSchemaBytes bounds the input or output schema the details pane
+// draws as JSON: 256 KiB is some 10,000 lines, more than anyone scrolls;
+// a larger one is named with its size and the command that prints it.
+const MaxDetailSchemaBytes = 256 << 10
+
+// moreArgumentsText says how many arguments the pane left out (how many
+// of them required) and how to list them all.
+func moreArgumentsText(n, required int, describe string) string {
+	req := ""
+	if required > 0 {
+		req = fmt.Sprintf(" (%d required)", required)
+	}
+	return fmt.Sprintf("… and %d more arguments%s, over MaxDetailArguments (%d): %s lists them all", n, req, MaxDetailArguments, describe)
+}
+
+// detailProps are a tool's first MaxDetailArguments arguments, and how
+// many more there are (how many of them required). Only those shown are
+// decoded: the schema is scanned once for the others, to count them.
+func detailProps(schema json.RawMessage) (props []mcp.SchemaProp, more, moreRequired int) {
+	var properties []byte
+	var required []string
+	eachMember(schema, func(m []byte) bool {
+		switch name, value := splitMember(m); name {
+		case "properties":
+			properties = value
+		case "required":
+			_ = json.Unmarshal(value, &required)
+		}
+		return true
+	})
+	var members [][]byte
+	total := eachMember(properties, func(m []byte) bool {
+		members = append(members, m)
+		return len(members) < MaxDetailArguments
+	})
+	if total <= MaxDetailArguments {
+		return mcp.SchemaProps(schema), 0, 0
+	}
+	// The shown ones as a schema of their own, decoded as any schema is.
+	var b bytes.Buffer
+	b.WriteString(`{"properties":{`)
+	b.Write(bytes.Join(members, []byte(",")))
+	b.WriteString(`},"required":`)
+	req, _ := json.Marshal(required)
+	b.Write(req)
+	b.WriteByte('}')
+	props = mcp.SchemaProps(b.Bytes())
+	shown := map[string]bool{}
+	for _, p := range props {
+		shown[p.Name] = true
+	}
+	for _, r := range required {
+		if !shown[r] {
+			moreRequired++
+		}
+	}
+	return props, total - len(props), moreRequired
+}
+
+// eachMember scans a JSON object for its members ("name": value, as
+// written), calling fn with each until it returns false, and counts them
+// all, decoding nothing. Bytes that are not an object have none.
+func eachMember(obj []byte, fn func(member []byte) bool) (total int) {
+	obj = bytes.TrimSpace(obj)
+	if len(obj) == 0 || obj[0] != '{' {
+		return 0
+	}
+	depth, from, named, more := 0, 0, false, true
+	member := func(end int) {
+		total++
+		if more {
+			more = fn(bytes.TrimSpace(obj[from:end]))
+		}
+		from, named = end+1, false
+	}
+	for i := 0; i < len(obj) && depth >= 0; i++ {
+		switch obj[i] {
+		case '"':
+			for i++; i < len(obj) && obj[i] != '"'; i++ {
+				if obj[i] == '\\' {
+					i++
+				}
+			}
+			named = named || depth == 1
+		case '{', '[':
+			if depth++; depth == 1 {
+				from = i + 1
+			}
+		case '}', ']':
+			if depth--; depth == 0 && named {
+				member(i) // the object's end closes its last member
+			}
+		case ',':
+			if depth == 1 {
+				member(i)
+			}
+		}
+	}
+	return total
+}
+
+// splitMember is an object member's name, decoded, and its value as
+// written.
+func splitMember(m []byte) (string, []byte) {
+	if len(m) == 0 || m[0] != '"' {
+		return "", nil
+	}
+	end := 1
+	for ; end < len(m) && m[end] != '"'; end++ {
+		if m[end] == '\\' {
+			end++
+		}
+	}
+	var name string
+	if end >= len(m) || json.Unmarshal(m[:end+1], &name) != nil {
+		return "", nil
+	}
+	value := bytes.TrimSpace(m[end+1:])
+	return name, bytes.TrimSpace(bytes.TrimPrefix(value, []byte(":")))
 }
 
 func kindLabel(k mcp.Kind) string {
