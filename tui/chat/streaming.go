@@ -44,9 +44,9 @@ type liveAnswer struct {
 	// cuts end the finished blocks: block i is clean[cuts[i-1]:cuts[i]].
 	cuts []int
 
-	// The drawing at width w: out[:headN] the item's head, then the
-	// finished blocks drawn so far (the first drawn of them), ending at
-	// fixed; then the tail.
+	// The drawing at width w: out[:headN] is the item's head, then come
+	// the lines of the first drawn finished blocks, up to out[:fixed];
+	// then the tail's.
 	w, headN, drawn, fixed int
 	out                    []string
 	// plain: the tail is over MaxStreamingBlockBytes and drawn as text;
