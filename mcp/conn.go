@@ -157,16 +157,74 @@ func (t *httpTap) SendRequest(ctx context.Context, r transport.JSONRPCRequest) (
 	return resp, err
 }
 
+// sseTap is the old (2024-11-05) HTTP+SSE transport, whose one event
+// stream carries every answer: once it ends, no request waiting can get
+// one, so each fails at once with why the stream ended (lost), instead of
+// waiting for its timeout; the runtime marks the server failed with the
+// same reason (Conn.waitLost).
 type sseTap struct {
 	*transport.SSE
 	trace traceFunc
+	lost  *streamLoss
 }
 
 func (t *sseTap) SendRequest(ctx context.Context, r transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
 	start := time.Now()
-	resp, err := t.SSE.SendRequest(ctx, r)
+	sctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(t.lost.ctx, cancel)
+	resp, err := t.SSE.SendRequest(sctx, r)
+	stop()
+	cancel()
+	if why := t.lost.why(); err != nil && ctx.Err() == nil && why != nil {
+		err = why // what mcp-go says of it (a cancelled context) does not say
+	}
 	tapped(ctx, t.trace, r, resp, err, start)
 	return resp, err
+}
+
+// Close ends the stream; a loss noted after it is howl's doing.
+func (t *sseTap) Close() error {
+	t.lost.note(errClosedByHowl)
+	return t.SSE.Close()
+}
+
+// errClosedByHowl ends a streamLoss when howl closes the connection.
+var errClosedByHowl = errors.New("howl closed the connection")
+
+// streamLoss is the end of an old HTTP+SSE connection's event stream, and
+// why it ended.
+type streamLoss struct {
+	ctx  context.Context
+	end  context.CancelCauseFunc
+	once sync.Once
+}
+
+func newStreamLoss() *streamLoss {
+	ctx, end := context.WithCancelCause(context.Background())
+	return &streamLoss{ctx: ctx, end: end}
+}
+
+// note ends the stream for err (the first reason stands): mcp-go's
+// connection-lost handler, called when its read of the stream fails.
+func (l *streamLoss) note(err error) {
+	l.once.Do(func() {
+		switch {
+		case errors.Is(err, io.EOF):
+			err = errors.New("the server ended its event stream, which carries every answer")
+		case errors.Is(err, errOverMaxMessageBytes), errors.Is(err, errClosedByHowl):
+		default:
+			err = fmt.Errorf("its event stream, which carries every answer, broke: %w", err)
+		}
+		l.end(err)
+	})
+}
+
+// why is the reason the stream ended, or nil while it runs.
+func (l *streamLoss) why() error {
+	if l.ctx.Err() == nil {
+		return nil
+	}
+	return context.Cause(l.ctx)
 }
 
 // tapped is what every tap does with a finished request.
@@ -221,7 +279,8 @@ type Conn struct {
 	cmd    *exec.Cmd // stdio only
 	proc   serverProcess
 	pipe   *stdioPipe
-	inproc *inProcess // a server in howl's process (ServerConfig.Serve)
+	inproc *inProcess  // a server in howl's process (ServerConfig.Serve)
+	stream *streamLoss // old HTTP+SSE only: the end of its event stream
 	grace  time.Duration
 	// pageTimeout bounds how long one page of a listing may go unanswered
 	// (zero: DefaultCallTimeout).
@@ -332,7 +391,9 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 		if err != nil {
 			return nil, fmt.Errorf("sse transport for %s: %w", sc.URL, err)
 		}
-		tr = &sseTap{SSE: s, trace: o.trace}
+		c.stream = newStreamLoss()
+		s.SetConnectionLostHandler(c.stream.note)
+		tr = &sseTap{SSE: s, trace: o.trace, lost: c.stream}
 	default:
 		return nil, fmt.Errorf("server %s: unknown transport %q", sc.Name, sc.Transport)
 	}
@@ -479,7 +540,22 @@ func (c *Conn) exitedBy(wait time.Duration) string {
 	return c.proc.WaitExit(wait)
 }
 
-// exited reports whether a stdio child has already ended.
+// waitLost blocks until an old HTTP+SSE connection's event stream ends,
+// and says why; "" when howl closed it, and at once when there is no
+// such stream.
+func (c *Conn) waitLost() string {
+	if c.stream == nil {
+		return ""
+	}
+	<-c.stream.ctx.Done()
+	if why := c.stream.why(); !errors.Is(why, errClosedByHowl) {
+		return why.Error()
+	}
+	return ""
+}
+
+// exited reports whether a stdio child has already ended, or an old
+// HTTP+SSE connection's event stream.
 func (c *Conn) exited() bool {
-	return c.cmd != nil && c.cmd.ProcessState != nil
+	return c.cmd != nil && c.cmd.ProcessState != nil || c.stream != nil && c.stream.why() != nil
 }

@@ -539,11 +539,20 @@ func (r *Runtime) settleReady(name string, gen int, conn *Conn, ms int64) {
 	}
 	slot.conn = conn
 	slot.status = st
-	if conn.cmd != nil {
+	switch {
+	case conn.cmd != nil:
 		r.wg.Add(1)
 		go func() { // ends when the child does; Close ends the child
 			defer r.wg.Done()
 			r.serverExited(name, gen, conn, conn.waitExit())
+		}()
+	case conn.stream != nil:
+		r.wg.Add(1)
+		go func() { // ends when the event stream does; Close ends it
+			defer r.wg.Done()
+			if why := conn.waitLost(); why != "" {
+				r.serverExited(name, gen, conn, why)
+			}
 		}()
 	}
 	r.mu.Unlock()
@@ -570,7 +579,8 @@ func (r *Runtime) settleReady(name string, gen int, conn *Conn, ms int64) {
 }
 
 // serverExited marks a ready server failed when its process ends on its
-// own, so a dead server shows its reason at once, not at the next call.
+// own (or, on the old HTTP+SSE transport, its event stream), so a dead
+// server shows its reason at once, not at the next call.
 func (r *Runtime) serverExited(name string, gen int, conn *Conn, reason string) {
 	if conn.closing.Load() {
 		return
@@ -754,6 +764,9 @@ func (r *Runtime) Conn(name string) (*Conn, error) {
 	}
 	switch s.status.State {
 	case StateReady:
+		if s.conn != nil && s.conn.stream != nil && s.conn.exited() {
+			return nil, fmt.Errorf("server %s is disconnected: %v: reconnect it", name, s.conn.stream.why())
+		}
 		if s.conn == nil || s.conn.exited() {
 			return nil, fmt.Errorf("server %s has exited: reconnect it", name)
 		}
