@@ -14,8 +14,9 @@ import (
 	"github.com/howl-mcp/howl/render"
 )
 
-// ServerError is a JSON-RPC error a server answered with. Its message is
-// the server's own.
+// ServerError is a request to a server that failed: a JSON-RPC error the
+// server answered with (its message is the server's own), or no answer at
+// all (the connection failed, or the request's idle timeout ran out).
 type ServerError struct {
 	Server string
 	Method string
@@ -23,9 +24,28 @@ type ServerError struct {
 }
 
 // Error is at most render.MaxMessageBytes long, however long the
-// server's own message.
+// server's own message. It says that the server answered only when it
+// did: a request that got no answer says so, lest a broken connection
+// read as the server's refusal.
 func (e *ServerError) Error() string {
+	if why, ok := noAnswer(e.Err); ok {
+		return render.BoundMessage(fmt.Sprintf("%s got no answer from %s: %s", e.Method, e.Server, why))
+	}
 	return render.BoundMessage(fmt.Sprintf("%s answered %s with an error: %v", e.Server, e.Method, e.Err))
+}
+
+// noAnswer is why a request got no answer, when err says it got none: a
+// transport failure (mcp-go's transport.Error, whose "transport error: "
+// prefix is dropped) or the idle timeout (ErrNoProgress).
+func noAnswer(err error) (string, bool) {
+	var te *transport.Error
+	switch {
+	case errors.As(err, &te):
+		return strings.Replace(err.Error(), te.Error(), fmt.Sprint(te.Err), 1), true
+	case errors.Is(err, ErrNoProgress):
+		return err.Error(), true
+	}
+	return "", false
 }
 
 func (e *ServerError) Unwrap() error { return e.Err }
