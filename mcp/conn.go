@@ -211,7 +211,7 @@ func (l *streamLoss) note(err error) {
 		switch {
 		case errors.Is(err, io.EOF):
 			err = errors.New("the server ended its event stream, which carries every answer")
-		case errors.Is(err, errOverMaxMessageBytes), errors.Is(err, errClosedByHowl):
+		case errors.Is(err, errOverMaxMessageBytes), errors.Is(err, errOverMaxEventDataRuns), errors.Is(err, errClosedByHowl):
 		default:
 			err = fmt.Errorf("its event stream, which carries every answer, broke: %w", err)
 		}

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,7 +23,8 @@ import (
 // hand (GET /sse is the one event stream, which names /message as where
 // to POST), so that it can write on the stream what a hostile server
 // would: "huge-sse" is answered there with a hugeMessageBytes message,
-// and "hang" never.
+// "hang" never, "storm" with one event of stormLines data lines, and
+// "split" with one event of 2 × MaxEventDataRuns runs of data lines.
 type legacySSEServer struct {
 	url    string
 	ms     *server.MCPServer
@@ -30,13 +32,15 @@ type legacySSEServer struct {
 	hung   chan struct{}        // closed when a "hang" call came
 	done   chan struct{}        // closed at the test's end
 	once   sync.Once
+	// stormLines is how many data lines "storm" answers with.
+	stormLines int
 }
 
-func newLegacySSEServer(t *testing.T) *legacySSEServer {
+func newLegacySSEServer(t testing.TB) *legacySSEServer {
 	t.Helper()
 	s := &legacySSEServer{events: make(chan func(io.Writer), 16), hung: make(chan struct{}), done: make(chan struct{})}
 	s.ms = server.NewMCPServer("old", "1.0", server.WithToolCapabilities(false))
-	for _, name := range []string{"echo", "hang", "huge-sse"} {
+	for _, name := range []string{"echo", "hang", "huge-sse", "storm", "split"} {
 		s.ms.AddTool(mcpgo.NewTool(name), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			return mcpgo.NewToolResultText("called " + name), nil
 		})
@@ -78,6 +82,10 @@ func (s *legacySSEServer) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		case msg.Method == "tools/call" && msg.Params.Name == "huge-sse":
 			f = func(w io.Writer) { writeHuge(headerless{w}, msg.ID, true) }
+		case msg.Method == "tools/call" && msg.Params.Name == "storm":
+			f = func(w io.Writer) { writeStorm(w, msg.ID, s.stormLines, false) }
+		case msg.Method == "tools/call" && msg.Params.Name == "split":
+			f = func(w io.Writer) { writeStorm(w, msg.ID, 2*MaxEventDataRuns, true) }
 		default:
 			resp := s.ms.HandleMessage(r.Context(), body)
 			if resp == nil {
@@ -93,6 +101,26 @@ func (s *legacySSEServer) serve(w http.ResponseWriter, r *http.Request) {
 	default:
 		http.NotFound(w, r)
 	}
+}
+
+// writeStorm writes a tool answer as one event of n data lines: the
+// answer's JSON split after its result's members, then n-2 lines of one
+// space (which JSON allows between its tokens, so the event still parses),
+// then the closing brace. With split, a comment line comes between each
+// two data lines, so that they are n runs.
+func writeStorm(w io.Writer, id json.RawMessage, n int, split bool) {
+	fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"stormed\"}]}\n", id)
+	line := "data:  \n"
+	if split {
+		line += ":\n"
+	}
+	lines := bytes.Repeat([]byte(line), 4096)
+	for left := n - 2; left > 0; left -= 4096 {
+		if _, err := w.Write(lines[:len(line)*min(left, 4096)]); err != nil {
+			return
+		}
+	}
+	fmt.Fprint(w, "data: }\n\n")
 }
 
 // headerless is an io.Writer as the http.ResponseWriter writeHuge wants,
@@ -157,5 +185,114 @@ func TestMessageOverMaxMessageBytesOnTheOldSSEStreamFailsEveryCallAndTheServerAt
 	_ = rt.Wait(ctx)
 	if out, err := boundsCall(ctx, rt, "echo"); err != nil || !strings.Contains(string(out), "called echo") {
 		t.Errorf("a call after reconnecting: %s, %v", out, err)
+	}
+}
+
+// stormHTTPServer is a streamable-HTTP fixture whose "storm" and "split"
+// tools answer as the legacySSEServer's do, *lines being stormLines.
+func stormHTTPServer(tb testing.TB, lines *int) string {
+	tb.Helper()
+	ms := server.NewMCPServer("bounds", "1.0", server.WithToolCapabilities(false))
+	for _, name := range []string{"echo", "storm", "split"} {
+		ms.AddTool(mcpgo.NewTool(name), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			return mcpgo.NewToolResultText("called " + name), nil
+		})
+	}
+	return handAnsweredServer(tb, ms, func(w http.ResponseWriter, r *http.Request, msg fixtureMessage) bool {
+		if msg.Method != "tools/call" || msg.Params.Name != "storm" && msg.Params.Name != "split" {
+			return false
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		if msg.Params.Name == "split" {
+			writeStorm(w, msg.ID, 2*MaxEventDataRuns, true)
+		} else {
+			writeStorm(w, msg.ID, *lines, false)
+		}
+		return true
+	})
+}
+
+// stormRuntime connects to a storm fixture over tr (sse or http), whose
+// storm answers with *lines data lines.
+func stormRuntime(tb testing.TB, tr Transport) (rt *Runtime, lines *int) {
+	tb.Helper()
+	lines = new(int)
+	sc := ServerConfig{Name: "bounds", Transport: tr, StartTimeout: 20 * time.Second}
+	if tr == TransportSSE {
+		s := newLegacySSEServer(tb)
+		sc.URL, lines = s.url, &s.stormLines
+	} else {
+		sc.URL = stormHTTPServer(tb, lines)
+	}
+	rt = NewRuntime(&Config{Servers: []ServerConfig{sc}}, RuntimeOptions{CacheDir: tb.TempDir()})
+	tb.Cleanup(func() { rt.Close() })
+	_ = rt.Start()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_ = rt.Wait(ctx)
+	if st, _ := rt.ServerStatus("bounds"); st.State != StateReady {
+		tb.Fatalf("bounds: %s %s", st.State, st.Reason)
+	}
+	return rt, lines
+}
+
+// An answer sent as one event of a million short data lines (8 MiB on the
+// wire) arrives whole, over the old HTTP+SSE transport and streamable
+// HTTP: the guard hands each run of data lines to mcp-go as one line, so
+// mcp-go joins them once instead of once per line (which took it 3 s at
+// 65,536 lines and grew as the square: about 13 minutes for this one;
+// before, the call failed at its 60 s idle timeout).
+func TestAnEventOfAMillionDataLinesArrivesWhole(t *testing.T) {
+	for _, tr := range []Transport{TransportSSE, TransportHTTP} {
+		t.Run(string(tr), func(t *testing.T) {
+			rt, lines := stormRuntime(t, tr)
+			*lines = 1 << 20
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			if out, err := boundsCall(ctx, rt, "storm"); err != nil || !strings.Contains(string(out), "stormed") {
+				t.Errorf("%.200s, %v", out, err)
+			}
+		})
+	}
+}
+
+// An event whose data lines other lines split into more than
+// MaxEventDataRuns runs (which mcp-go would join one copy each) fails its
+// call at once naming the bound, over the old HTTP+SSE transport and
+// streamable HTTP.
+func TestAnEventSplitIntoMoreThanMaxEventDataRunsFailsItsCall(t *testing.T) {
+	for _, tr := range []Transport{TransportSSE, TransportHTTP} {
+		t.Run(string(tr), func(t *testing.T) {
+			rt, _ := stormRuntime(t, tr)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			_, err := boundsCall(ctx, rt, "split")
+			if err == nil || errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "MaxEventDataRuns") || !strings.Contains(err.Error(), fmt.Sprint(MaxEventDataRuns)) {
+				t.Errorf("want the call to fail at once naming MaxEventDataRuns (%d), got: %v", MaxEventDataRuns, err)
+			}
+		})
+	}
+}
+
+// BenchmarkEventOfManyDataLines is the time to read one answer sent as an
+// event of n short data lines (5 bytes each), over the old HTTP+SSE
+// transport and streamable HTTP: mcp-go joins an event's data lines by
+// copying all it holds per line, which made it grow as n².
+func BenchmarkEventOfManyDataLines(b *testing.B) {
+	for _, tr := range []Transport{TransportSSE, TransportHTTP} {
+		b.Run(string(tr), func(b *testing.B) {
+			rt, lines := stormRuntime(b, tr)
+			for _, n := range []int{1 << 10, 1 << 12, 1 << 14, 1 << 16} {
+				*lines = n
+				b.Run(fmt.Sprintf("lines=%d", n), func(b *testing.B) {
+					b.SetBytes(int64(8 * n))
+					for b.Loop() {
+						if out, err := boundsCall(context.Background(), rt, "storm"); err != nil || !strings.Contains(string(out), "stormed") {
+							b.Fatalf("%s, %v", out, err)
+						}
+					}
+				})
+			}
+		})
 	}
 }

@@ -82,15 +82,29 @@ func peekID(msg []byte) (id json.RawMessage, hasMethod bool) {
 	return id, hasMethod
 }
 
-// replyGuard passes a server's output to mcp-go unchanged, as it comes,
-// and after each message that parseFailure flags adds the parse error
-// standing in for it. On stdio a message is a line; on an HTTP event
-// stream (sse) it is the data of one event, which ends at a blank line.
+// MaxEventDataRuns bounds the runs of data lines in one event of an event
+// stream that other lines split (an "id:" line or a comment between two
+// "data:" lines). mcp-go joins an event's data lines by copying all it
+// holds once per line, so an event of n lines costs n times its size: an
+// answer sent as 50 million one-byte data lines (within MaxMessageBytes)
+// would take weeks. The guard hands mcp-go each run of consecutive data
+// lines as one line (replyGuard.take), which costs one copy, but cannot
+// join lines that other lines split. A server sends one data line per
+// event, or one run of them; 16 runs is far more than any server splits
+// an event into, and costs mcp-go at most 16 copies of the event.
+const MaxEventDataRuns = 16
+
+// replyGuard passes a server's output to mcp-go as it comes, and after
+// each message that parseFailure flags adds the parse error standing in
+// for it. On stdio a message is a line, passed unchanged; on an HTTP event
+// stream (sse) it is the data of one event, which ends at a blank line,
+// and each run of consecutive data lines is passed as one line (take).
 type replyGuard struct {
 	src  *bufio.Reader
 	body io.Closer // the HTTP body, closed by Close
 	sse  bool
 
+	pre  []byte // what the next Read hands out before out
 	out  []byte // what the next Read hands out
 	next []byte // a parse error to hand out after the current message
 	msg  []byte // the current message so far, up to MaxCheckedLine
@@ -103,9 +117,26 @@ type replyGuard struct {
 	// MaxMessageBytes the stream fails with err (bound.fail).
 	line, size int
 	eventData  bool // the current event has had a data line
-	bound      *bodyBound
-	err        error
+	dataSeen   bool // and its data is not empty
+	// On an event stream: a data line ended and its line break is held
+	// back, to be handed out before a line that does not continue its run
+	// (owed); and the current event's runs of data lines so far.
+	owed  bool
+	bare  bool // the data line mcp-go reads is "data:" so far
+	runs  int
+	bound *bodyBound
+	err   error
 }
+
+var (
+	lineBreak = []byte("\n")
+	space     = []byte(" ")
+	// runJoin joins the data lines of a run into one: a tab, where mcp-go
+	// would put a line break. In JSON (every message mcp-go reads from an
+	// event) both are whitespace between tokens, and both are invalid
+	// inside a string, so the message means the same, or fails the same.
+	runJoin = []byte("\t")
+)
 
 // guardLines guards a stdio server's stdout.
 func guardLines(r io.Reader) *replyGuard {
@@ -121,7 +152,7 @@ func guardEvents(body io.ReadCloser) *replyGuard {
 
 // Read implements io.Reader.
 func (g *replyGuard) Read(p []byte) (int, error) {
-	for len(g.out) == 0 {
+	for len(g.pre) == 0 && len(g.out) == 0 {
 		if g.err != nil {
 			return 0, g.err
 		}
@@ -136,14 +167,19 @@ func (g *replyGuard) Read(p []byte) (int, error) {
 			if err == nil || err == bufio.ErrBufferFull {
 				continue
 			}
+			if g.owed { // the last data line's break, so that mcp-go reads the line
+				g.pre, g.owed = lineBreak, false
+				break
+			}
 			return 0, err
 		}
-		g.out = piece
-		g.take(piece)
+		g.out = g.take(piece)
 	}
-	n := copy(p, g.out)
-	g.out = g.out[n:]
-	return n, nil
+	n := copy(p, g.pre)
+	g.pre = g.pre[n:]
+	m := copy(p[n:], g.out)
+	g.out = g.out[m:]
+	return n + m, nil
 }
 
 // Close closes the HTTP body (mcp-go closes it to end a stream's read).
@@ -154,35 +190,69 @@ func (g *replyGuard) Close() error {
 	return g.body.Close()
 }
 
-// take notes piece, the next piece of a line, and checks the message
-// that it ends.
-func (g *replyGuard) take(piece []byte) {
+// take notes piece, the next piece of a line, checks the message that
+// it ends, and returns what to hand out for it. On an event stream, a data
+// line that continues a run (the line before was a data line too) is
+// handed out as the rest of that line: its "data:" (and the one space
+// after it that mcp-go drops) become runJoin, so mcp-go reads the run as
+// one line and joins it once; a data line's break waits until the next
+// line shows whether it continues the run. (A stream that ends in the
+// middle of a line that continues a run loses the run's event with it:
+// mcp-go drops an unfinished last line, which holds the whole run.)
+func (g *replyGuard) take(piece []byte) []byte {
 	ends := piece[len(piece)-1] == '\n'
 	if !g.sse {
 		g.keep(piece)
 		if ends {
 			g.check()
 		}
-		return
+		return piece
 	}
+	out := piece
 	if g.lineStart {
 		g.line = 0
 	}
 	g.line += len(piece)
 	if g.lineStart {
+		continues := g.owed
+		if !bytes.HasPrefix(piece, []byte("data:")) && g.owed {
+			g.pre, g.owed = lineBreak, false
+		}
 		switch {
 		case len(bytes.TrimRight(piece, "\r\n")) == 0 && ends: // a blank line ends the event
 			g.check()
-			g.size, g.eventData = 0, false
+			g.size, g.eventData, g.dataSeen, g.runs = 0, false, false, 0
 		case bytes.HasPrefix(piece, []byte("data:")):
-			if len(g.msg) > 0 {
-				g.keep([]byte("\n")) // data lines join with newlines
+			raw := piece[len("data:"):]
+			piece = bytes.TrimPrefix(raw, []byte(" "))
+			// mcp-go joins a data line to the event's data only once the
+			// data is not empty; and drops one space after "data:", so
+			// while the line it reads is bare "data:", the rest of the
+			// run goes after a space of its own.
+			switch {
+			case continues:
+				g.pre, g.owed, out = nil, false, piece
+				switch {
+				case g.dataSeen:
+					g.pre = runJoin
+					g.keep(runJoin)
+				case g.bare:
+					g.pre = space
+				}
+				g.bare = g.bare && g.pre == nil && len(bytes.TrimRight(piece, "\r\n")) == 0
+			default:
+				if g.dataSeen {
+					g.keep(lineBreak)
+				}
+				g.bare = len(bytes.TrimRight(raw, "\r\n")) == 0
+			}
+			if !continues {
+				g.runs++
 			}
 			if g.eventData {
-				g.size++ // mcp-go joins data lines with a newline too: an empty data: line still grows its event
+				g.size++ // each join is a byte in mcp-go, even after an empty data line
 			}
 			g.eventData = true
-			piece = bytes.TrimPrefix(piece[len("data:"):], []byte(" "))
 			g.data = true
 		default:
 			g.data = false
@@ -192,14 +262,22 @@ func (g *replyGuard) take(piece []byte) {
 		data := bytes.TrimRight(piece, "\r\n")
 		g.size += len(data)
 		g.keep(data)
+		g.dataSeen = g.dataSeen || len(data) > 0
+		if ends {
+			out, g.owed = bytes.TrimRight(out, "\r\n"), true
+		}
 	}
 	g.lineStart = ends
-	if g.line > MaxMessageBytes || g.size > MaxMessageBytes {
+	switch {
+	case g.line > MaxMessageBytes || g.size > MaxMessageBytes:
 		// The piece is not handed out: mcp-go's read of the stream fails
 		// with err, which ends the stream (and its request, if it is a
 		// POST's), having held at most MaxMessageBytes of it.
-		g.err, g.out = g.bound.fail(), nil
+		g.err, g.pre, out = g.bound.fail(errOverMaxMessageBytes), nil, nil
+	case g.runs > MaxEventDataRuns:
+		g.err, g.pre, out = g.bound.fail(errOverMaxEventDataRuns), nil, nil
 	}
+	return out
 }
 
 // keep adds b to the current message's copy while it is within
@@ -259,33 +337,40 @@ func (t guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 var errOverMaxMessageBytes = fmt.Errorf("the server sent a message over the %d-byte MaxMessageBytes bound on one message (%s), and howl stopped reading it: ask for less (a smaller resource, a page, a narrower call)",
 	MaxMessageBytes, render.HumanBytes(MaxMessageBytes))
 
+// errOverMaxEventDataRuns is why an event split into many runs of data
+// lines was not read.
+var errOverMaxEventDataRuns = fmt.Errorf("the server split one event of its event stream into more than %d runs of data lines, which other lines separate (MaxEventDataRuns), and howl stopped reading it: the server should send each message as consecutive data lines, with no other line among them",
+	MaxEventDataRuns)
+
 // bodyBound carries, from the bodies of one request's responses to the
-// request (httpTap.SendRequest), that a message was over MaxMessageBytes:
-// mcp-go reports such a stream's end as "unexpected nil response".
-type bodyBound struct{ over atomic.Bool }
+// request (httpTap.SendRequest), that a message was over a bound
+// (MaxMessageBytes, MaxEventDataRuns): mcp-go reports such a stream's end
+// as "unexpected nil response".
+type bodyBound struct{ over atomic.Pointer[error] }
 
 type bodyBoundKey struct{}
 
 // withBodyBound marks ctx so that the responses of the requests made with
-// it report a message over MaxMessageBytes to the bound returned.
+// it report a message over a bound to the bound returned.
 func withBodyBound(ctx context.Context) (context.Context, *bodyBound) {
 	b := &bodyBound{}
 	return context.WithValue(ctx, bodyBoundKey{}, b), b
 }
 
-// fail notes a message over MaxMessageBytes and returns the error that
-// says so; b may be nil (a response to no request of howl's).
-func (b *bodyBound) fail() error {
+// fail notes a message over a bound, err saying which, and returns err;
+// b may be nil (a response to no request of howl's).
+func (b *bodyBound) fail(err error) error {
 	if b != nil {
-		b.over.Store(true)
+		b.over.CompareAndSwap(nil, &err)
 	}
-	return errOverMaxMessageBytes
+	return err
 }
 
-// get is errOverMaxMessageBytes when a body noted one, else nil.
+// get is the error of the first message over a bound a body noted, else
+// nil.
 func (b *bodyBound) get() error {
-	if b.over.Load() {
-		return errOverMaxMessageBytes
+	if err := b.over.Load(); err != nil {
+		return *err
 	}
 	return nil
 }
@@ -308,7 +393,7 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 	}
 	n, err := b.ReadCloser.Read(p)
 	if b.left -= int64(n); b.left < 0 {
-		b.err = b.bound.fail()
+		b.err = b.bound.fail(errOverMaxMessageBytes)
 		return 0, b.err
 	}
 	return n, err

@@ -58,7 +58,7 @@ type fixtureMessage struct {
 // handAnsweredServer serves ms as a stateless streamable HTTP server,
 // except for the messages hand answers itself (it returns true); it
 // returns the server's URL.
-func handAnsweredServer(t *testing.T, ms *server.MCPServer, hand func(w http.ResponseWriter, r *http.Request, msg fixtureMessage) bool) string {
+func handAnsweredServer(t testing.TB, ms *server.MCPServer, hand func(w http.ResponseWriter, r *http.Request, msg fixtureMessage) bool) string {
 	t.Helper()
 	h := server.NewStreamableHTTPServer(ms, server.WithStateLess(true))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -171,13 +171,16 @@ func TestEventGuardAddsTheStandInAsAnEventAfterTheEventItStandsFor(t *testing.T)
 		"id: 7\nevent: message\ndata: " + deep[:half] + "\ndata:" + deep[half:] + "\r\n\r\n" +
 		"data: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}\n\n"
 	out := string(guardedBytes(t, []byte(in), true))
-	// The two data lines join with a newline, as mcp-go joins them.
-	fail := parseFailure([]byte(deep[:half] + "\n" + deep[half:]))
+	// The two data lines are handed out as one, joined with a tab (see
+	// replyGuard.take), and the data line's break comes before the blank
+	// line.
+	fail := parseFailure([]byte(deep[:half] + "\t" + deep[half:]))
 	if fail == nil {
 		t.Fatal("the deep event must be flagged")
 	}
-	at := strings.Index(in, "\r\n\r\n") + 4
-	want := in[:at] + "event: message\ndata: " + string(fail) + "\n\n" + in[at:]
+	at := strings.Index(in, "\r\n\r\n")
+	want := in[:strings.Index(in, deep[half:])-len("\ndata:")] + "\t" + deep[half:] + "\n\r\n" +
+		"event: message\ndata: " + string(fail) + "\n\n" + in[at+4:]
 	if out != want {
 		t.Errorf("got\n%.300q\nwant the stand-in as its own event after the deep one", out)
 	}
@@ -236,5 +239,108 @@ func TestAnEventsEmptyDataLinesCountAgainstItsBound(t *testing.T) {
 	}
 	if g.size != 1+1000 {
 		t.Errorf("an event of one data byte and 1000 empty data lines counts %d bytes, want %d (each join is a byte mcp-go holds)", g.size, 1+1000)
+	}
+}
+
+// sseEvents reads a stream as mcp-go's transports do (ReadString,
+// TrimRight of "\r\n", appendSSEData) and returns each event's type and
+// data, and how many data lines it read.
+func sseEvents(stream []byte) (events []string, dataLines int) {
+	br := bufio.NewReader(bytes.NewReader(stream))
+	var event, data string
+	dispatch := func() {
+		if data != "" {
+			if event == "" {
+				event = "message"
+			}
+			events = append(events, event+"|"+data)
+		}
+		event, data = "", ""
+	}
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			if err == io.EOF {
+				dispatch()
+			}
+			return events, dataLines
+		}
+		line = strings.TrimRight(line, "\r\n")
+		switch {
+		case line == "":
+			dispatch()
+		case strings.HasPrefix(line, "event:"):
+			event = strings.TrimSpace(line[len("event:"):])
+		case strings.HasPrefix(line, "data:"):
+			dataLines++
+			value := strings.TrimPrefix(line[len("data:"):], " ")
+			if data == "" {
+				data = value
+			} else {
+				data += "\n" + value
+			}
+		}
+	}
+}
+
+// sameMessage reports whether two events' data mean the same to mcp-go:
+// the same JSON, or both not JSON.
+func sameMessage(a, b string) bool {
+	ta, da, _ := strings.Cut(a, "|")
+	tb, db, _ := strings.Cut(b, "|")
+	if ta != tb {
+		return false
+	}
+	va, vb := json.Valid([]byte(da)), json.Valid([]byte(db))
+	if !va || !vb {
+		return va == vb
+	}
+	var ca, cb bytes.Buffer
+	_ = json.Compact(&ca, []byte(da))
+	_ = json.Compact(&cb, []byte(db))
+	return bytes.Equal(ca.Bytes(), cb.Bytes())
+}
+
+// The guard hands each run of an event's data lines to mcp-go as one line:
+// the events mcp-go reads mean what the server's meant (the same JSON, or
+// both invalid), and mcp-go reads one data line per run.
+func FuzzEventGuardJoinsRunsOfDataLinesWithoutChangingTheirMessages(f *testing.F) {
+	f.Add([]byte("event: message\ndata: {\"a\":\ndata:  [1,\r\ndata:2]}\n\ndata: {\"x\":\"a\ndata: b\"}\n\n"))
+	f.Add([]byte("data:\ndata: 1\n:c\ndata: 2\nid: 3\ndata:\n\r\ndata: [\ndata: ]"))
+	f.Add([]byte("event: endpoint\ndata: /m?a=1\ndata: b\n\n"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if bytes.Count(in, []byte("data:")) > MaxEventDataRuns {
+			return // past the bound the stream fails: another test's matter
+		}
+		if !bytes.HasSuffix(in, []byte("\n")) {
+			// An unfinished last line that continues a run takes the run
+			// with it (replyGuard.take): a stream that breaks mid-line.
+			in = append(in, '\n')
+		}
+		want, _ := sseEvents(in)
+		out := guardedBytes(t, in, true)
+		got, lines := sseEvents(out)
+		if len(got) != len(want) {
+			t.Fatalf("%d events from the guard, %d from the server:\n%q\n%q", len(got), len(want), out, in)
+		}
+		for i := range got {
+			if !sameMessage(got[i], want[i]) {
+				t.Errorf("event %d: %q from the guard, %q from the server", i, got[i], want[i])
+			}
+		}
+		if runs := bytes.Count(in, []byte("data:")); lines > runs {
+			t.Errorf("mcp-go read %d data lines of %d", lines, runs)
+		}
+	})
+}
+
+// An event of many consecutive data lines reaches mcp-go as one data line.
+func TestEventGuardHandsARunOfDataLinesToMcpGoAsOneLine(t *testing.T) {
+	in := "event: message\ndata: [1" + strings.Repeat("\ndata: ,1", 10000) + "]\n\n"
+	out := guardedBytes(t, []byte(in), true)
+	got, lines := sseEvents(out)
+	want, _ := sseEvents([]byte(in))
+	if lines != 1 || len(got) != 1 || !sameMessage(got[0], want[0]) {
+		t.Errorf("mcp-go reads %d data lines (want 1), events %.100q (want %.100q)", lines, got, want)
 	}
 }
