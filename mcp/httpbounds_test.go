@@ -97,6 +97,12 @@ func newBoundsServer(t *testing.T, n int) *boundsServer {
 // writeHuge writes a tool answer of hugeMessageBytes, 64 KiB at a time,
 // until it is done or the client stops reading.
 func writeHuge(w http.ResponseWriter, id json.RawMessage, sse bool) {
+	writeAnswerOf(w, id, sse, hugeMessageBytes)
+}
+
+// writeAnswerOf writes a tool answer whose text is size bytes, 64 KiB at a
+// time, until it is done or the client stops reading.
+func writeAnswerOf(w http.ResponseWriter, id json.RawMessage, sse bool, size int) {
 	head := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"`, id)
 	if sse {
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -108,7 +114,7 @@ func writeHuge(w http.ResponseWriter, id json.RawMessage, sse bool) {
 		return
 	}
 	chunk := bytes.Repeat([]byte("x"), 64<<10)
-	for sent := 0; sent < hugeMessageBytes; sent += len(chunk) {
+	for sent := 0; sent < size; sent += len(chunk) {
 		if _, err := w.Write(chunk); err != nil {
 			return
 		}

@@ -40,7 +40,7 @@ func newLegacySSEServer(t testing.TB) *legacySSEServer {
 	t.Helper()
 	s := &legacySSEServer{events: make(chan func(io.Writer), 16), hung: make(chan struct{}), done: make(chan struct{})}
 	s.ms = server.NewMCPServer("old", "1.0", server.WithToolCapabilities(false))
-	for _, name := range []string{"echo", "hang", "huge-sse", "storm", "split"} {
+	for _, name := range []string{"echo", "hang", "huge-sse", "storm", "split", "big"} {
 		s.ms.AddTool(mcpgo.NewTool(name), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			return mcpgo.NewToolResultText("called " + name), nil
 		})
@@ -84,6 +84,8 @@ func (s *legacySSEServer) serve(w http.ResponseWriter, r *http.Request) {
 			f = func(w io.Writer) { writeHuge(headerless{w}, msg.ID, true) }
 		case msg.Method == "tools/call" && msg.Params.Name == "storm":
 			f = func(w io.Writer) { writeStorm(w, msg.ID, s.stormLines, false) }
+		case msg.Method == "tools/call" && msg.Params.Name == "big":
+			f = func(w io.Writer) { writeAnswerOf(headerless{w}, msg.ID, true, bigAnswerBytes) }
 		case msg.Method == "tools/call" && msg.Params.Name == "split":
 			f = func(w io.Writer) { writeStorm(w, msg.ID, 2*MaxEventDataRuns, true) }
 		default:
@@ -193,17 +195,19 @@ func TestMessageOverMaxMessageBytesOnTheOldSSEStreamFailsEveryCallAndTheServerAt
 func stormHTTPServer(tb testing.TB, lines *int) string {
 	tb.Helper()
 	ms := server.NewMCPServer("bounds", "1.0", server.WithToolCapabilities(false))
-	for _, name := range []string{"echo", "storm", "split"} {
+	for _, name := range []string{"echo", "storm", "split", "big"} {
 		ms.AddTool(mcpgo.NewTool(name), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			return mcpgo.NewToolResultText("called " + name), nil
 		})
 	}
 	return handAnsweredServer(tb, ms, func(w http.ResponseWriter, r *http.Request, msg fixtureMessage) bool {
-		if msg.Method != "tools/call" || msg.Params.Name != "storm" && msg.Params.Name != "split" {
+		if msg.Method != "tools/call" || msg.Params.Name != "storm" && msg.Params.Name != "split" && msg.Params.Name != "big" {
 			return false
 		}
 		w.Header().Set("Content-Type", "text/event-stream")
-		if msg.Params.Name == "split" {
+		if msg.Params.Name == "big" {
+			writeAnswerOf(w, msg.ID, true, bigAnswerBytes)
+		} else if msg.Params.Name == "split" {
 			writeStorm(w, msg.ID, 2*MaxEventDataRuns, true)
 		} else {
 			writeStorm(w, msg.ID, *lines, false)
@@ -293,6 +297,35 @@ func BenchmarkEventOfManyDataLines(b *testing.B) {
 					}
 				})
 			}
+		})
+	}
+}
+
+// bigAnswerBytes is the text of the "big" tool's answer: near
+// MaxMessageBytes, as a large resource's would be.
+const bigAnswerBytes = 64 << 20
+
+// BenchmarkAnswerNearMaxMessageBytesOverHTTP is one call whose answer is
+// a 64 MiB text on an event stream, over the old HTTP+SSE transport and
+// streamable HTTP; peak-x is the peak heap during the call over the
+// answer's size (mcp-go's line reader holds a line's pieces and then the
+// line, then the line and its bytes while it decodes).
+func BenchmarkAnswerNearMaxMessageBytesOverHTTP(b *testing.B) {
+	for _, tr := range []Transport{TransportSSE, TransportHTTP} {
+		b.Run(string(tr), func(b *testing.B) {
+			rt, _ := stormRuntime(b, tr)
+			b.SetBytes(bigAnswerBytes)
+			var peak uint64
+			for b.Loop() {
+				mem := watchMemory(^uint64(0), nil)
+				_, err := boundsCall(context.Background(), rt, "big")
+				p, _ := mem.end()
+				if err != nil {
+					b.Fatal(err)
+				}
+				peak = max(peak, p)
+			}
+			b.ReportMetric(float64(peak)/bigAnswerBytes, "peak-x")
 		})
 	}
 }
