@@ -751,17 +751,20 @@ func (r *Runtime) Catalog(ctx context.Context, name string, refresh bool) (*Cata
 	r.mu.Lock()
 	slot := r.slotOf(name)
 	cached, gen := slot.catalog, slot.catGen
-	r.mu.Unlock()
 	if cached != nil && !refresh {
+		r.mu.Unlock()
 		return cached, nil
 	}
+	slot.listings++
+	seq := slot.listings
+	r.mu.Unlock()
 	cat := conn.ListCatalog(ctx)
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("listing %s: %w", name, ctx.Err())
 	}
 	r.mu.Lock()
-	if s := r.servers[name]; s != nil && s.conn == conn && s.catGen == gen {
-		s.catalog = cat
+	if s := r.servers[name]; s == slot && s.conn == conn && s.catGen == gen && seq > s.landed {
+		s.catalog, s.landed = cat, seq
 	}
 	r.mu.Unlock()
 	return cat, nil

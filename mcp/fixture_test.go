@@ -192,6 +192,8 @@ func serveFixture(name string) int {
 			return 1
 		}
 		return 0
+	case "slow-lister":
+		return serveSlowLister()
 	case "stalled-listing":
 		return serveStalledListing()
 	case "stalled-lister":

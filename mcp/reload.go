@@ -146,7 +146,7 @@ func (r *Runtime) Apply(cfg *Config, base ReloadResult) ReloadResult {
 	}
 	var closing []*Conn
 	var rings []*stderrRing
-	var start, emits []string
+	var start, emits, stopped []string
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
@@ -160,6 +160,7 @@ func (r *Runtime) Apply(cfg *Config, base ReloadResult) ReloadResult {
 		s.conn, s.catalog, s.kinds = nil, nil, nil
 		s.modelCat, s.modelCatOf = nil, nil
 		s.gen = r.nextGen() // a start in flight drops its result
+		stopped = append(stopped, s.cfg.Name)
 		s.status = Status{Name: s.cfg.Name, State: StateStopped, Reason: reason, Transport: s.cfg.Transport, Target: target(s.cfg)}
 	}
 	var order []string
@@ -249,6 +250,9 @@ func (r *Runtime) Apply(cfg *Config, base ReloadResult) ReloadResult {
 	}
 	r.mu.Unlock()
 
+	for _, n := range stopped {
+		r.forgetRefresh(n) // the catalog its burst was about went with it
+	}
 	for _, n := range res.Removed {
 		r.forgetSubscriptions(n)
 	}

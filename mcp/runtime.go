@@ -209,6 +209,10 @@ type serverSlot struct {
 	// began before it is not cached over the drop.
 	catGen int
 	login  bool // the next start may run an OAuth login (Login)
+	// listings numbers the listings begun, landed the newest one cached:
+	// of two listings at once, the one begun later is cached even when
+	// the other ends after it.
+	listings, landed int
 	// modelCat is catalog without the switched-off tools (ModelCatalog),
 	// made from modelCatOf.
 	modelCat, modelCatOf *Catalog

@@ -50,19 +50,36 @@ type subscriptionBook struct {
 	mu       sync.Mutex
 	uris     map[string]map[string]bool // server -> uri set
 	listen   map[string]listenStream    // server -> its modern listen stream
-	// refresh debounces catalog refreshes per server.
-	refresh map[string]*time.Timer
-	// before is, per server, the catalog the first list_changed of a burst
-	// dropped: the refresh diffs against it, so a burst reports every
-	// item it added, not only the last notification's.
-	before map[string]*Catalog
-	// burst is when each server's pending burst began, and refreshed when
-	// its last refresh ended (CatalogRefreshMaxWait, CatalogRefreshGap).
-	burst, refreshed map[string]time.Time
+	// refreshes is each server's catalog refresh after list_changed.
+	refreshes map[string]*refreshState
 	// acked is signalled when a server acknowledges a listen stream.
 	acked map[string]chan struct{}
 	// stopped is set by stopListens (Close): no stream may open after it.
 	stopped bool
+}
+
+// refreshState is one server's catalog refresh: the burst of
+// list_changed it waits out, and whether a listing is under way. A
+// server's refreshes never overlap: a slow listing that began first could
+// otherwise end last and report the older catalog, so a burst during a
+// listing schedules exactly one more refresh, after it. A server that is
+// removed loses its state (forgetRefresh); a refresh still listing for it
+// then finds the state gone and writes nothing back.
+type refreshState struct {
+	timer *time.Timer
+	// seq numbers the armed timer: one stopped too late to keep its
+	// function from running finds seq moved on, and does nothing.
+	seq int
+	// before is the catalog the first list_changed of a burst dropped:
+	// the refresh diffs against it, so a burst reports every item it
+	// added, not only the last notification's.
+	before *Catalog
+	// burst is when the pending burst began (zero: none), refreshed when
+	// the last refresh ended (CatalogRefreshMaxWait, CatalogRefreshGap).
+	burst, refreshed time.Time
+	// running: a listing is under way; again: a list_changed came
+	// during it, so one more refresh follows it.
+	running, again bool
 }
 
 // listenAckWait bounds how long relisten waits for a stream's
@@ -172,9 +189,24 @@ func (r *Runtime) forgetSubscriptions(server string) {
 	r.subs.mu.Lock()
 	defer r.subs.mu.Unlock()
 	delete(r.subs.uris, server)
-	delete(r.subs.before, server)
-	delete(r.subs.burst, server)
-	delete(r.subs.refreshed, server)
+	r.forgetRefreshLocked(server)
+}
+
+// forgetRefresh drops server's pending catalog refresh (its connection
+// was stopped: the catalog the burst was about is gone with it).
+func (r *Runtime) forgetRefresh(server string) {
+	r.subs.mu.Lock()
+	defer r.subs.mu.Unlock()
+	r.forgetRefreshLocked(server)
+}
+
+func (r *Runtime) forgetRefreshLocked(server string) {
+	if st := r.subs.refreshes[server]; st != nil {
+		if st.timer != nil {
+			st.timer.Stop()
+		}
+		delete(r.subs.refreshes, server)
+	}
 }
 
 // relisten (modern connections only) replaces the subscriptions/listen
@@ -277,11 +309,13 @@ func (r *Runtime) stopListens() {
 	r.subs.stopped = true
 	stops := r.subs.listen
 	r.subs.listen = nil
-	timers := r.subs.refresh
-	r.subs.refresh = nil
+	refreshes := r.subs.refreshes
+	r.subs.refreshes = nil
 	r.subs.mu.Unlock()
-	for _, t := range timers {
-		t.Stop()
+	for _, st := range refreshes {
+		if st.timer != nil {
+			st.timer.Stop()
+		}
 	}
 	for _, s := range stops {
 		s.stop()
@@ -305,7 +339,8 @@ func refreshWait(now, first, last time.Time) time.Duration {
 
 // scheduleRefresh lists server's catalog again CatalogRefreshDelay after
 // the last list_changed (see refreshWait for the bounds of a burst), and
-// emits EventCatalogChanged with the difference.
+// emits EventCatalogChanged with the difference. A list_changed during a
+// listing schedules one more refresh, once that listing ends.
 // old is the catalog the notification dropped (nil when none was cached).
 func (r *Runtime) scheduleRefresh(server string, old *Catalog) {
 	r.subs.mu.Lock()
@@ -313,60 +348,100 @@ func (r *Runtime) scheduleRefresh(server string, old *Catalog) {
 	if r.subs.stopped {
 		return // Close stopped the timers; a new one would outlive them
 	}
-	if r.subs.refresh == nil {
-		r.subs.refresh = map[string]*time.Timer{}
+	if r.subs.refreshes == nil {
+		r.subs.refreshes = map[string]*refreshState{}
 	}
-	if t, ok := r.subs.refresh[server]; ok {
-		t.Stop()
+	st := r.subs.refreshes[server]
+	if st == nil {
+		st = &refreshState{}
+		r.subs.refreshes[server] = st
 	}
-	if r.subs.before == nil {
-		r.subs.before = map[string]*Catalog{}
-	}
-	if r.subs.before[server] == nil {
-		r.subs.before[server] = old
-	}
-	if r.subs.burst == nil {
-		r.subs.burst, r.subs.refreshed = map[string]time.Time{}, map[string]time.Time{}
+	if st.before == nil {
+		st.before = old
 	}
 	now := time.Now()
-	first, ok := r.subs.burst[server]
-	if !ok {
-		first = now
-		r.subs.burst[server] = now
+	if st.burst.IsZero() {
+		st.burst = now
 	}
-	r.subs.refresh[server] = time.AfterFunc(refreshWait(now, first, r.subs.refreshed[server]), func() {
-		r.subs.mu.Lock()
-		old := r.subs.before[server]
-		delete(r.subs.before, server)
-		delete(r.subs.burst, server)
+	if st.running {
+		st.again = true // refreshDone arms the timer
+		return
+	}
+	r.armRefresh(server, st, now)
+}
+
+// armRefresh (r.subs.mu held) sets st's timer for the burst under way.
+func (r *Runtime) armRefresh(server string, st *refreshState, now time.Time) {
+	if st.timer != nil {
+		st.timer.Stop()
+	}
+	st.seq++
+	seq := st.seq
+	st.timer = time.AfterFunc(refreshWait(now, st.burst, st.refreshed), func() { r.refreshCatalog(server, st, seq) })
+}
+
+// refreshCatalog is a refresh's timer firing: it lists server's catalog
+// and reports the difference, unless the timer was replaced or the server
+// forgotten meanwhile.
+func (r *Runtime) refreshCatalog(server string, st *refreshState, seq int) {
+	r.subs.mu.Lock()
+	if r.subs.stopped || r.subs.refreshes[server] != st || st.seq != seq || st.running {
 		r.subs.mu.Unlock()
-		defer func() {
-			r.subs.mu.Lock()
-			if r.subs.refreshed != nil {
-				r.subs.refreshed[server] = time.Now()
-			}
-			r.subs.mu.Unlock()
-		}()
-		r.mu.Lock()
-		closed := r.closed
-		if !closed {
-			r.wg.Add(1)
+		return
+	}
+	old := st.before
+	st.before, st.burst, st.timer, st.running = nil, time.Time{}, nil, true
+	r.subs.mu.Unlock()
+	var cat *Catalog
+	defer func() { r.refreshDone(server, st, cat) }()
+	r.mu.Lock()
+	closed := r.closed
+	if !closed {
+		r.wg.Add(1)
+	}
+	r.mu.Unlock()
+	if closed {
+		return
+	}
+	defer r.wg.Done()
+	ctx, cancel := context.WithTimeout(r.lifetime, 30*time.Second)
+	defer cancel()
+	// A listing since the drop is fresh (catGen keeps older ones out).
+	listed, err := r.Catalog(ctx, server, false)
+	if err != nil {
+		return
+	}
+	r.subs.mu.Lock()
+	gone := r.subs.refreshes[server] != st
+	r.subs.mu.Unlock()
+	if gone {
+		return // removed while it listed: nothing of it is reported
+	}
+	cat = listed
+	change := diffCatalogs(old, cat)
+	r.emit(Event{Kind: EventCatalogChanged, Server: server, Change: &change})
+}
+
+// refreshDone ends a refresh: it starts the gap to the next, and arms the
+// one a list_changed during the listing asked for, diffing against the
+// catalog just reported (the notification found none cached to drop).
+// A server forgotten meanwhile stays forgotten.
+func (r *Runtime) refreshDone(server string, st *refreshState, cat *Catalog) {
+	r.subs.mu.Lock()
+	defer r.subs.mu.Unlock()
+	st.running = false
+	if r.subs.stopped || r.subs.refreshes[server] != st {
+		return
+	}
+	now := time.Now()
+	st.refreshed = now
+	if st.again {
+		st.again = false
+		if st.before == nil {
+			st.before = cat
 		}
-		r.mu.Unlock()
-		if closed {
-			return
-		}
-		defer r.wg.Done()
-		ctx, cancel := context.WithTimeout(r.lifetime, 30*time.Second)
-		defer cancel()
-		// A listing since the drop is fresh (catGen keeps older ones out).
-		cat, err := r.Catalog(ctx, server, false)
-		if err != nil {
-			return
-		}
-		change := diffCatalogs(old, cat)
-		r.emit(Event{Kind: EventCatalogChanged, Server: server, Change: &change})
-	})
+		r.armRefresh(server, st, now)
+	}
 }
 
 func diffCatalogs(old, cur *Catalog) CatalogChange {
