@@ -63,9 +63,10 @@ func readCalls(n int) []llmtest.ToolCall {
 
 // TestAReplyWithMoreThanMaxToolCallsPerStepRunsOnlyTheBound: a reply that
 // asks for more calls than MaxToolCallsPerStep runs the first
-// MaxToolCallsPerStep; every other call id gets an error result naming the
-// bound, the count and what to do, so the next request is well-formed;
-// the person is told once.
+// MaxToolCallsPerStep; every other call id gets an error result, so the
+// next request is well-formed: the first of them names the bound, the
+// count and what to do, the others point at it in a short line; the
+// person is told once.
 func TestAReplyWithMoreThanMaxToolCallsPerStepRunsOnlyTheBound(t *testing.T) {
 	n := MaxToolCallsPerStep + 6
 	tools := observe(startDemo(t, mcp.RuntimeOptions{}), 0, 0)
@@ -97,8 +98,13 @@ func TestAReplyWithMoreThanMaxToolCallsPerStepRunsOnlyTheBound(t *testing.T) {
 		}
 	}
 	want := fmt.Sprintf("not run: this reply asked for %d tool calls and howl takes at most MaxToolCallsPerStep (%d) per step", n, MaxToolCallsPerStep)
-	if last := results[n-1].Content; !strings.HasPrefix(last, want) || !strings.Contains(last, "split the work across steps") {
-		t.Errorf("a call past the bound got %q, want it to start %q and say to split the work", last, want)
+	if first := results[MaxToolCallsPerStep].Content; !strings.HasPrefix(first, want) || !strings.Contains(first, "split the work across steps") {
+		t.Errorf("the first call past the bound got %q, want it to start %q and say to split the work", first, want)
+	}
+	for _, r := range results[MaxToolCallsPerStep+1:] {
+		if !strings.HasPrefix(r.Content, fmt.Sprintf("not run: past MaxToolCallsPerStep (%d)", MaxToolCallsPerStep)) || len(r.Content) > 100 {
+			t.Errorf("a later call past the bound got %q, want a short line naming the bound", r.Content)
+		}
 	}
 	if got := eventsOf[TooManyToolCalls](rec.all()); len(got) != 1 || got[0] != (TooManyToolCalls{Step: 1, Calls: n, Kept: MaxToolCallsPerStep}) {
 		t.Errorf("TooManyToolCalls events = %+v", got)
@@ -108,6 +114,58 @@ func TestAReplyWithMoreThanMaxToolCallsPerStepRunsOnlyTheBound(t *testing.T) {
 	if got := len(eventsOf[ToolCallStarted](rec.all())); got != MaxToolCallsPerStep {
 		t.Errorf("%d calls reported started, want %d", got, MaxToolCallsPerStep)
 	}
+}
+
+// TestTheRefusalsOfAStepStayWithinMaxRefusalBytesPerStep: a reply of
+// thousands of calls past MaxToolCallsPerStep gets one result per call id,
+// in order, but their texts together stay within MaxRefusalBytesPerStep,
+// past which each says only refusedShort; the last longer one says so,
+// naming the bound. Before, each got the whole explanation: 2,000 calls
+// were some 460 KB of refusals (a 4 MiB reply of tiny calls, ~23 MB).
+func TestTheRefusalsOfAStepStayWithinMaxRefusalBytesPerStep(t *testing.T) {
+	const over = 2000
+	n := MaxToolCallsPerStep + over
+	tools := observe(startDemo(t, mcp.RuntimeOptions{}), 0, 0)
+	srv, model := scriptedOpenAI(t, llmtest.Sequence(llmtest.Turn{ToolCalls: readCalls(n)}, llmtest.Turn{Text: "done"}))
+	conv := NewConversation()
+	conv.AddUser("Read the whole log.")
+	if err := NewAgent(model, tools, Options{}).Run(context.Background(), conv, nil); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	results := reqs[1].ToolResults()
+	if len(results) != n {
+		t.Fatalf("the model got %d results for %d calls", len(results), n)
+	}
+	var total, short int
+	notes := 0
+	for i, r := range results[MaxToolCallsPerStep:] {
+		if want := fmt.Sprintf("call_%d", MaxToolCallsPerStep+i); r.CallID != want {
+			t.Fatalf("result %d answers %q, want %q", MaxToolCallsPerStep+i, r.CallID, want)
+		}
+		if r.Content == refusedShort {
+			short++
+			continue
+		}
+		if short > 0 {
+			t.Errorf("result %d is longer than %q after one that was not: %q", MaxToolCallsPerStep+i, refusedShort, r.Content)
+		}
+		total += len(r.Content)
+		if strings.Contains(r.Content, "MaxRefusalBytesPerStep") {
+			notes++
+			if want := fmt.Sprintf("the %d calls after this one only say %q", over-1-i, refusedShort); !strings.Contains(r.Content, want) {
+				t.Errorf("the note %q does not say %q", r.Content, want)
+			}
+		}
+	}
+	if total > MaxRefusalBytesPerStep || short == 0 || notes != 1 {
+		t.Errorf("the refusals hold %d bytes besides %d of %q (%d notes naming the bound); want at most MaxRefusalBytesPerStep (%d), then %q, one note",
+			total, short, refusedShort, notes, MaxRefusalBytesPerStep, refusedShort)
+	}
+	t.Logf("%d calls past the bound: %d bytes of refusals, %d of them %q", over, total+short*len(refusedShort), short, refusedShort)
 }
 
 // TestAStepRunsAtMostMaxParallelToolCallsAtOnce: the calls of one step

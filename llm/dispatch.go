@@ -24,6 +24,21 @@ import (
 // as providers require), and a TooManyToolCalls event tells the person.
 const MaxToolCallsPerStep = 64
 
+// MaxRefusalBytesPerStep bounds the text of the error results of one
+// step's calls past MaxToolCallsPerStep. Every call id must have its
+// result, and a reply of MaxReplyBytes can hold a hundred thousand tiny
+// calls: one full explanation each (about 230 bytes) was some 23 MB sent
+// back to the model and kept in the conversation. The first call past the
+// bound gets the explanation, the next ones a short line pointing at it
+// while their texts fit in these 16 KiB (a couple of hundred lines, more
+// than a model needs to see the point, 1/256 of MaxReplyBytes); past it
+// each gets just refusedShort, the least a result can say.
+const MaxRefusalBytesPerStep = 16 << 10
+
+// refusedShort is the result of a call past MaxToolCallsPerStep once the
+// refusals of its step have used MaxRefusalBytesPerStep.
+const refusedShort = "not run"
+
 // MaxParallelToolCalls bounds the calls of one step that run at once; the
 // others wait for a slot. 8 keeps a fan-out quick without a burst of
 // MaxToolCallsPerStep requests (and their results in memory at once)
@@ -93,13 +108,39 @@ func (r *run) dispatch(ctx context.Context, step int, calls []ToolCall) []ToolRe
 }
 
 // tooManyResults answers the calls past MaxToolCallsPerStep of a reply
-// that asked for n, telling the model what to do instead.
+// that asked for n, telling the model what to do instead: the first in
+// full, the next ones with a line pointing at it while their texts fit in
+// MaxRefusalBytesPerStep, the last of those saying that the rest only say
+// refusedShort.
 func tooManyResults(calls []ToolCall, n int) []ToolResult {
 	out := make([]ToolResult, len(calls))
-	content := fmt.Sprintf("not run: this reply asked for %d tool calls and howl takes at most MaxToolCallsPerStep (%d) per step, the first %d. "+
+	full := fmt.Sprintf("not run: this reply asked for %d tool calls and howl takes at most MaxToolCallsPerStep (%d) per step, the first %d. "+
 		"Call at most %d tools per step; split the work across steps.", n, MaxToolCallsPerStep, MaxToolCallsPerStep, MaxToolCallsPerStep)
+	pointer := fmt.Sprintf("not run: past MaxToolCallsPerStep (%d) like the first call not run, whose result says why", MaxToolCallsPerStep)
+	note := func(rest int) string {
+		return fmt.Sprintf("%s; the %d calls after this one only say %q (MaxRefusalBytesPerStep: %d bytes of these texts per step)",
+			pointer, rest, refusedShort, MaxRefusalBytesPerStep)
+	}
+	noteMax := len(note(len(calls)))
 	summary := fmt.Sprintf("not run: over MaxToolCallsPerStep (%d)", MaxToolCallsPerStep)
+	room, noted := MaxRefusalBytesPerStep, false
 	for i, c := range calls {
+		// room always keeps noteMax for the note (full and noteMax are
+		// far under MaxRefusalBytesPerStep).
+		var content string
+		switch rest := len(calls) - 1 - i; {
+		case i == 0:
+			content = full
+		case rest == 0 && !noted, room-len(pointer) >= noteMax:
+			content = pointer
+		case !noted:
+			content, noted = note(rest), true
+		default:
+			content = refusedShort
+		}
+		if content != refusedShort {
+			room -= len(content)
+		}
 		out[i] = ToolResult{CallID: c.ID, Name: c.Name, IsError: true, Content: content, Summary: summary}
 	}
 	return out
