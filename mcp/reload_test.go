@@ -658,3 +658,61 @@ func TestWatchSeesAProjectFileThatAppearsAndHoldsItsServersUntilTrusted(t *testi
 		t.Error("the user's own server was disturbed by the project file")
 	}
 }
+
+// Config answers while a reload is held up stopping a server that ignores
+// stop (its stdin closing and SIGTERM; a minute's shutdownGrace): a verb
+// asking for the config in use must not wait on the reload. Before, Config
+// took the reload's lock and waited for the whole stop.
+func TestConfigAnswersWhileAReloadStopsAServerThatIgnoresStop(t *testing.T) {
+	deaf := map[string]any{"command": os.Args[0], "args": []string{"-test.run=^$"},
+		"env": map[string]string{fixtureEnv: "deaf-on-eof"}, "shutdownGrace": "1m"}
+	g := newReloadRig(t, map[string]any{"deaf": deaf})
+	_, pid := g.conn(t, "deaf")
+	// The test ends the stubborn server itself once it has looked, so
+	// the reload does not wait out the grace.
+	kill := func() {
+		if p, err := os.FindProcess(pid); err == nil {
+			_ = p.Kill()
+		}
+	}
+	defer kill()
+	before := g.rl.Config()
+	writeServers(t, g.path, map[string]any{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := g.rl.Reload()
+		done <- err
+	}()
+	// Apply reports the reload before it stops the servers it removed.
+	deadline := time.Now().Add(30 * time.Second)
+	for len(g.ev.reloads()) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no reload reported within 30 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	answer := make(chan *Config, 1)
+	go func() { answer <- g.rl.Config() }()
+	select {
+	case cfg := <-answer:
+		if cfg != before {
+			t.Errorf("while the reload still stops the server, Config is %p, want the config in use %p", cfg, before)
+		}
+	case err := <-done:
+		t.Fatalf("the reload ended (%v) before the server that ignores stop was killed", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("Config still waits after 30 s on the reload stopping a server that ignores stop")
+	}
+	kill()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the reload did not end within 30 s of the server's kill")
+	}
+	if cfg := g.rl.Config(); cfg == before || len(cfg.Servers) != 0 {
+		t.Errorf("after the reload Config holds %d servers, want the reloaded config's none", len(cfg.Servers))
+	}
+}

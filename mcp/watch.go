@@ -7,7 +7,9 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -32,26 +34,30 @@ type Reloader struct {
 	rt   *Runtime
 	opts LoadOptions
 
-	// mu makes reloads one at a time and guards cfg and runTrust.
+	// mu makes reloads (and trusts) one at a time, and guards runTrust.
 	mu       sync.Mutex
-	cfg      *Config
 	runTrust map[string]string
+	// cfg is the config applied last: read without mu, so a verb asking
+	// for it never waits on a reload that is stopping a slow server.
+	// Replaced whole, never changed in place.
+	cfg atomic.Pointer[Config]
 }
 
 // NewReloader returns a Reloader of rt, which runs cfg, loaded with opts.
 func NewReloader(rt *Runtime, cfg *Config, opts LoadOptions) *Reloader {
-	l := &Reloader{rt: rt, opts: opts, cfg: cfg, runTrust: map[string]string{}}
+	l := &Reloader{rt: rt, opts: opts, runTrust: map[string]string{}}
+	l.cfg.Store(cfg)
 	rt.mu.Lock()
 	rt.wrote = l.wrote
 	rt.mu.Unlock()
 	return l
 }
 
-// Config is the config applied last. Do not change it.
+// Config is the config applied last. Do not change it. It answers at
+// once, even while a reload runs (the reload's config is returned once
+// applied).
 func (l *Reloader) Config() *Config {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.cfg
+	return l.cfg.Load()
 }
 
 // Reload reads the config files again and applies what changed. A file
@@ -72,26 +78,28 @@ func (l *Reloader) Reload() (ReloadResult, error) {
 		l.rt.emit(Event{Kind: EventReload, Reload: &res})
 		return res, err
 	}
-	base := ReloadResult{NeedsRestart: settingsChanged(l.cfg, cfg), Untrusted: newlyUntrusted(l.cfg, cfg)}
+	cur := l.cfg.Load()
+	base := ReloadResult{NeedsRestart: settingsChanged(cur, cfg), Untrusted: newlyUntrusted(cur, cfg)}
 	res := l.rt.Apply(cfg, base)
 	if res.Err != "" {
 		return res, errors.New(res.Err)
 	}
-	l.cfg = cfg
+	l.cfg.Store(cfg)
 	return res, nil
 }
 
 // unusable is why cfg must not replace the config in use: a file in use
 // that no longer parses, or that is gone (l.mu held).
 func (l *Reloader) unusable(cfg *Config) error {
+	cur := l.cfg.Load()
 	for _, b := range cfg.Broken {
-		for _, f := range l.cfg.Files {
+		for _, f := range cur.Files {
 			if f.Path == b.Path {
 				return b.Err
 			}
 		}
 	}
-	for _, f := range l.cfg.Files {
+	for _, f := range cur.Files {
 		st, err := os.Stat(f.Path)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
@@ -111,8 +119,9 @@ func (l *Reloader) unusable(cfg *Config) error {
 func (l *Reloader) Trust(f ConfigFile, remember bool) ([]string, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	cur := l.cfg.Load()
 	current := false
-	for _, c := range l.cfg.Files {
+	for _, c := range cur.Files {
 		current = current || c.Path == f.Path && c.SHA256 == f.SHA256
 	}
 	if !current {
@@ -131,8 +140,21 @@ func (l *Reloader) Trust(f ConfigFile, remember bool) ([]string, error) {
 	} else {
 		l.runTrust[f.Path] = f.SHA256
 	}
-	names := l.cfg.TrustFile(f.Path, why)
+	next := cur.clone() // readers may hold cur: it is not changed
+	names := next.TrustFile(f.Path, why)
+	l.cfg.Store(next)
 	return names, l.rt.Trust(names...)
+}
+
+// clone copies c deep enough for TrustFile to change the copy alone.
+func (c *Config) clone() *Config {
+	n := *c
+	n.Servers = slices.Clone(c.Servers)
+	n.Files = slices.Clone(c.Files)
+	n.Notes = slices.Clone(c.Notes)
+	n.Extra = maps.Clone(c.Extra)
+	n.ExtraSource = maps.Clone(c.ExtraSource)
+	return &n
 }
 
 // wrote hears of a config file the runtime rewrote (Switch): a file
