@@ -61,14 +61,11 @@ func readCalls(n int) []llmtest.ToolCall {
 	return calls
 }
 
-// TestAReplyWithMoreThanMaxToolCallsPerStepRunsOnlyTheBound: a reply that
-// asks for more calls than MaxToolCallsPerStep runs the first
-// MaxToolCallsPerStep; every other call id gets an error result, so the
-// next request is well-formed: the first of them names the bound, the
-// count and what to do, the others point at it in a short line; the
-// person is told once.
-func TestAReplyWithMoreThanMaxToolCallsPerStepRunsOnlyTheBound(t *testing.T) {
-	n := MaxToolCallsPerStep + 6
+// resultsOfOneReply runs a reply of n reads of the demo's log and returns
+// the results the model got for them (one per call, checked) and the
+// run's events. Only MaxToolCallsPerStep of the calls may reach the server.
+func resultsOfOneReply(t *testing.T, n int) ([]llmtest.ToolResult, *recorder) {
+	t.Helper()
 	tools := observe(startDemo(t, mcp.RuntimeOptions{}), 0, 0)
 	srv, model := scriptedOpenAI(t, llmtest.Sequence(llmtest.Turn{ToolCalls: readCalls(n)}, llmtest.Turn{Text: "done"}))
 	conv := NewConversation()
@@ -77,8 +74,8 @@ func TestAReplyWithMoreThanMaxToolCallsPerStepRunsOnlyTheBound(t *testing.T) {
 	if err := NewAgent(model, tools, Options{}).Run(context.Background(), conv, rec.on); err != nil {
 		t.Fatal(err)
 	}
-	if tools.calls != MaxToolCallsPerStep {
-		t.Errorf("%d calls reached the server, want MaxToolCallsPerStep (%d)", tools.calls, MaxToolCallsPerStep)
+	if want := min(n, MaxToolCallsPerStep); tools.calls != want {
+		t.Errorf("%d calls reached the server, want %d (MaxToolCallsPerStep %d)", tools.calls, want, MaxToolCallsPerStep)
 	}
 	reqs := srv.Requests()
 	if len(reqs) != 2 {
@@ -88,6 +85,18 @@ func TestAReplyWithMoreThanMaxToolCallsPerStepRunsOnlyTheBound(t *testing.T) {
 	if len(results) != n {
 		t.Fatalf("the model got %d results for %d calls", len(results), n)
 	}
+	return results, rec
+}
+
+// TestAReplyWithMoreThanMaxToolCallsPerStepRunsOnlyTheBound: a reply that
+// asks for more calls than MaxToolCallsPerStep runs the first
+// MaxToolCallsPerStep; every other call id gets an error result, so the
+// next request is well-formed: the first of them names the bound, the
+// count and what to do, the others point at it in a short line; the
+// person is told once.
+func TestAReplyWithMoreThanMaxToolCallsPerStepRunsOnlyTheBound(t *testing.T) {
+	n := MaxToolCallsPerStep + 6
+	results, rec := resultsOfOneReply(t, n)
 	for i, r := range results {
 		if r.CallID != fmt.Sprintf("call_%d", i) {
 			t.Errorf("result %d answers %q", i, r.CallID)
@@ -124,22 +133,7 @@ func TestAReplyWithMoreThanMaxToolCallsPerStepRunsOnlyTheBound(t *testing.T) {
 // were some 460 KB of refusals (a 4 MiB reply of tiny calls, ~23 MB).
 func TestTheRefusalsOfAStepStayWithinMaxRefusalBytesPerStep(t *testing.T) {
 	const over = 2000
-	n := MaxToolCallsPerStep + over
-	tools := observe(startDemo(t, mcp.RuntimeOptions{}), 0, 0)
-	srv, model := scriptedOpenAI(t, llmtest.Sequence(llmtest.Turn{ToolCalls: readCalls(n)}, llmtest.Turn{Text: "done"}))
-	conv := NewConversation()
-	conv.AddUser("Read the whole log.")
-	if err := NewAgent(model, tools, Options{}).Run(context.Background(), conv, nil); err != nil {
-		t.Fatal(err)
-	}
-	reqs := srv.Requests()
-	if len(reqs) != 2 {
-		t.Fatalf("%d requests, want 2", len(reqs))
-	}
-	results := reqs[1].ToolResults()
-	if len(results) != n {
-		t.Fatalf("the model got %d results for %d calls", len(results), n)
-	}
+	results, _ := resultsOfOneReply(t, MaxToolCallsPerStep+over)
 	var total, short int
 	notes := 0
 	for i, r := range results[MaxToolCallsPerStep:] {

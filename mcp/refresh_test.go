@@ -91,6 +91,22 @@ func serveSlowLister() int {
 	}, nil)
 }
 
+// startSlowLister starts a slow-lister in dir (see slowLister), lists its
+// catalog once, and returns the runtime and the connection (to call the
+// fixture's tools directly, as a server's own doing, without a listing).
+func startSlowLister(t *testing.T, ctx context.Context, dir string, delay time.Duration, log *eventLog) (*Runtime, *Conn) {
+	t.Helper()
+	rt := startReady(t, &Config{Servers: []ServerConfig{slowLister(dir, delay)}}, RuntimeOptions{OnEvent: log.add})
+	if _, err := rt.Catalog(ctx, "slow-lister", false); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := rt.Conn("slow-lister")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rt, conn
+}
+
 // cachedCatalog is the catalog the runtime holds for server, without
 // listing (a listing of the test's own would overlap the refreshes').
 func cachedCatalog(rt *Runtime, server string) *Catalog {
@@ -123,16 +139,9 @@ func catalogIDs(c *Catalog) []string {
 func TestRefreshesOfAServerNeverOverlapAndTheNewestListingWins(t *testing.T) {
 	dir := t.TempDir()
 	var log eventLog
-	rt := startReady(t, &Config{Servers: []ServerConfig{slowLister(dir, 600*time.Millisecond)}}, RuntimeOptions{OnEvent: log.add})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	if _, err := rt.Catalog(ctx, "slow-lister", false); err != nil {
-		t.Fatal(err)
-	}
-	conn, err := rt.Conn("slow-lister")
-	if err != nil {
-		t.Fatal(err)
-	}
+	rt, conn := startSlowLister(t, ctx, dir, 600*time.Millisecond, &log)
 	// A notification every 250 ms: past CatalogRefreshDelay, so each
 	// would start a refresh while the last one (600 ms) still lists.
 	const changes = 16
@@ -201,13 +210,9 @@ func listChangedSeen(log *eventLog) int {
 // the server had before. Before, whichever ended last was cached.
 func TestTheListingBegunLastIsCachedWhenAnEarlierEndsAfterIt(t *testing.T) {
 	dir := t.TempDir()
-	rt := startReady(t, &Config{Servers: []ServerConfig{slowLister(dir, 0)}}, RuntimeOptions{})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	conn, err := rt.Conn("slow-lister")
-	if err != nil {
-		t.Fatal(err)
-	}
+	rt, conn := startSlowLister(t, ctx, dir, 0, &eventLog{})
 	if err := os.WriteFile(filepath.Join(dir, "hold"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -265,16 +270,9 @@ func TestARemovedServerKeepsNoCatalogRefreshBehind(t *testing.T) {
 	t.Run("while listing", func(t *testing.T) {
 		dir := t.TempDir()
 		var log eventLog
-		rt := startReady(t, &Config{Servers: []ServerConfig{slowLister(dir, 0)}}, RuntimeOptions{OnEvent: log.add})
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		if _, err := rt.Catalog(ctx, "slow-lister", false); err != nil {
-			t.Fatal(err)
-		}
-		conn, err := rt.Conn("slow-lister")
-		if err != nil {
-			t.Fatal(err)
-		}
+		rt, conn := startSlowLister(t, ctx, dir, 0, &log)
 		if err := os.WriteFile(filepath.Join(dir, "hold"), nil, 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -318,16 +316,9 @@ func TestARemovedServerKeepsNoCatalogRefreshBehind(t *testing.T) {
 		ignore := goleak.IgnoreCurrent()
 		dir := t.TempDir()
 		var log eventLog
-		rt := startReady(t, &Config{Servers: []ServerConfig{slowLister(dir, 0)}}, RuntimeOptions{OnEvent: log.add})
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		if _, err := rt.Catalog(ctx, "slow-lister", false); err != nil {
-			t.Fatal(err)
-		}
-		conn, err := rt.Conn("slow-lister")
-		if err != nil {
-			t.Fatal(err)
-		}
+		rt, conn := startSlowLister(t, ctx, dir, 0, &log)
 		if _, err := conn.CallRaw(ctx, "change", nil); err != nil {
 			t.Fatal(err)
 		}
