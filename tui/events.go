@@ -97,11 +97,18 @@ const statusNoteBytes = 48
 // status line of at most common.MaxStatusBytes. Of a long string only
 // what the line keeps is sanitized (a warning of 64 MiB cost its size
 // several times over before the status bar cut it); the cut says the
-// whole size.
+// whole size. Other data shows as compact JSON, formatted only as far as
+// the line keeps it.
 func statusText(prefix string, data any) string {
 	s, ok := data.(string)
 	if !ok {
-		s = fmt.Sprint(data)
+		// Other data is formatted only as far as the line keeps it.
+		var whole bool
+		if s, whole = common.JSONPrefix(data, common.MaxStatusBytes); !whole {
+			line := render.SanitizeLine(prefix + s)
+			cut := render.RuneBoundary(line, common.MaxStatusBytes-statusNoteBytes)
+			return line[:cut] + fmt.Sprintf("… (message over %s cut to %s)", render.HumanBytes(int64(len(prefix)+len(s))), render.HumanBytes(int64(cut)))
+		}
 	}
 	if len(prefix)+len(s) <= common.MaxStatusBytes {
 		return render.SanitizeLine(prefix + s)

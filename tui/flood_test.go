@@ -172,6 +172,34 @@ func TestA64MiBLogMessageAllocatesWhatTheLogKeepsNotItsSize(t *testing.T) {
 	}
 }
 
+// A log message whose data is not a string (a 2-million-entry array,
+// 30.5 MiB as JSON) was marshalled whole for the log, and formatted whole
+// (fmt.Sprint) for the status bar, before either cut it. Now each formats
+// only what it keeps: the log its one line's start, the status bar its
+// MaxStatusBytes, both saying the data was cut (612 MiB allocated before,
+// a quarter of a MiB now).
+func TestALogMessageOfHugeNonStringDataFormatsOnlyWhatIsKept(t *testing.T) {
+	entries := make([]any, 2_000_000)
+	for i := range entries {
+		entries[i] = map[string]any{"disk": "full"}
+	}
+	hs, _ := logHarness(t, 120, 40)
+	alloc := allocatedBy(func() {
+		hs.send(EventsMsg{Events: []mcp.Event{logMessage("mem", "warning", "flood", entries)}})
+	})
+	if bound := uint64(4 * logs.MaxLogBytes); alloc > bound {
+		t.Errorf("a message of %d entries allocated %s, want under %s (4 × logs.MaxLogBytes)", len(entries), render.HumanBytes(int64(alloc)), render.HumanBytes(int64(bound)))
+	}
+	text := strings.TrimRight(hs.m.logs.Text("mem"), "\n")
+	if !strings.Contains(text, `[{"disk":"full"},{"disk":"full"}`) || !strings.Contains(text, "data over") || len(text) > 2*logs.MaxLogLineBytes {
+		t.Errorf("the log shows %.80q … %q (%d bytes), want the JSON's start within MaxLogLineBytes, its cut stated", text, text[max(len(text)-60, 0):], len(text))
+	}
+	if info := hs.m.status.info; info == nil || len(info.Msg) > common.MaxStatusBytes || !strings.Contains(info.Msg, `[{"disk":"full"}`) || !strings.Contains(info.Msg, "cut to") {
+		t.Errorf("the status bar shows %.120q (%d bytes), want the JSON's start within %d bytes (MaxStatusBytes), its cut stated", msgOf(info), len(msgOf(info)), common.MaxStatusBytes)
+	}
+	t.Logf("allocated %s", render.HumanBytes(int64(alloc)))
+}
+
 // A resources/updated URI is a server's string of any length: the status
 // line keeps its start within MaxStatusBytes and says it was cut.
 func TestAHugeUpdatedURIIsCutForTheStatusLine(t *testing.T) {

@@ -218,7 +218,8 @@ func (p *Pane) AddStderr(server, line string, at time.Time) {
 }
 
 // AddMessage adds a notifications/message: its level, logger and data (a
-// string as it is, anything else as compact JSON), one entry per line of it.
+// string as it is, anything else as compact JSON, formatted only as far as
+// its one line keeps it), one entry per line of it.
 func (p *Pane) AddMessage(server string, params map[string]any, at time.Time) {
 	level, _ := params["level"].(string)
 	level = render.SanitizeLine(level)
@@ -233,11 +234,15 @@ func (p *Pane) AddMessage(server string, params map[string]any, at time.Time) {
 	case nil:
 		text = ""
 	default:
-		b, err := json.Marshal(d)
-		if err != nil {
-			text = fmt.Sprint(d)
-		} else {
-			text = string(b)
+		// Compact JSON is one line: only what logLine sanitizes of it
+		// is formatted, whatever the data's size.
+		var whole bool
+		if text, whole = common.JSONPrefix(d, rawLineBytes); !whole {
+			s := render.SanitizeLine(text)
+			cut := render.RuneBoundary(s, min(len(s), MaxLogLineBytes))
+			p.add(server, logEntry{at: at, level: level, logger: logLine(logger),
+				text: s[:cut] + fmt.Sprintf("… (data over %s cut to %s)", render.HumanBytes(int64(len(text))), render.HumanBytes(int64(cut)))})
+			return
 		}
 	}
 	// Only the lines the log can keep are sanitized and split: the ones
