@@ -21,7 +21,8 @@ import (
 // about 2 GB of results in one step, all of it kept in the conversation.
 // MaxSteps bounds steps, not calls per step. Calls past it are not run;
 // each gets an error result that says so (so every call id has its result,
-// as providers require), and a TooManyToolCalls event tells the person.
+// as providers require; MaxRefusalBytesPerStep bounds their text), and a
+// TooManyToolCalls event tells the person.
 const MaxToolCallsPerStep = 64
 
 // MaxRefusalBytesPerStep bounds the text of the error results of one

@@ -71,7 +71,8 @@ type Retrying struct {
 // TooManyToolCalls: one reply asked for more than MaxToolCallsPerStep
 // calls. howl took the first Kept (MaxToolCallsPerStep: they run, or are
 // put to the permission hook, as usual); each of the others got an error
-// result telling the model to split the work across steps.
+// result, the first telling the model to split the work across steps, the
+// next ones pointing at it (within MaxRefusalBytesPerStep).
 type TooManyToolCalls struct {
 	Step  int `json:"step"`
 	Calls int `json:"calls"`
