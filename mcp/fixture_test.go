@@ -99,10 +99,17 @@ func serveFixture(name string) int {
 		return 3
 	case "deaf-on-eof":
 		// Serves, then ignores stdin EOF and SIGTERM: only SIGKILL ends it.
+		// On Windows howl's SIGTERM is CTRL_BREAK, which Go sees as
+		// os.Interrupt and, unless it is caught (ignoring it is not
+		// enough there), ends the process: a channel no one reads
+		// catches it.
 		signal.Ignore(syscall.SIGTERM)
+		signal.Notify(make(chan os.Signal, 1), os.Interrupt)
 		s := server.NewMCPServer("deaf", "1.0", server.WithToolCapabilities(false))
 		_ = demo.ServeStdio(ctx, s, os.Stdin, os.Stdout)
-		select {}
+		for { // not select{}: with no goroutine left, that is a deadlock (exit 2)
+			time.Sleep(time.Hour)
+		}
 	case "spawner":
 		return serveSpawner()
 	case "lock-holder":

@@ -695,6 +695,11 @@ func TestConfigAnswersWhileAReloadStopsAServerThatIgnoresStop(t *testing.T) {
 	go func() { answer <- g.rl.Config() }()
 	select {
 	case cfg := <-answer:
+		select {
+		case err := <-done:
+			t.Fatalf("the reload ended (%v) before the server that ignores stop was killed: the fixture did not hold the stop up", err)
+		default:
+		}
 		if cfg != before {
 			t.Errorf("while the reload still stops the server, Config is %p, want the config in use %p", cfg, before)
 		}
