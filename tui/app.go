@@ -448,14 +448,15 @@ func (m *Model) relayout() tea.Cmd {
 		Banner: len(m.noConfig) > 0})
 	l := m.layout
 	m.logs.SetSize(l.Logs.W, l.Logs.H)
+	var chatCmd tea.Cmd // a long answer's Markdown renders off the update path
 	if m.chatMode {
-		m.chat.SetSize(l.Chat.W, l.Chat.H)
+		chatCmd = m.chat.SetSize(l.Chat.W, l.Chat.H)
 		m.input.SetWidth(l.Input.W)
 	}
 	m.catalog.SetSize(l.List.W, l.List.H)
 	m.detail.SetSize(l.Right.W, l.Right.H)
 	m.help.Width = l.Help.W - 1 // after the one-cell margin
-	return m.viewer.SetSize(l.Right.W, l.Right.H)
+	return tea.Batch(chatCmd, m.viewer.SetSize(l.Right.W, l.Right.H))
 }
 
 func (m *Model) setFocus(f focusPane) {

@@ -48,21 +48,25 @@ func (c *Pane) HandleKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 }
 
 // HandleResult takes the answers to the chat's own requests: a turn's
-// events, a turn's save, an "always" rule's save. A call waiting for the
-// person's permission is kept for TakeAsk.
+// events, a turn's save, an "always" rule's save, a long answer's
+// Markdown. A call waiting for the person's permission is kept for
+// TakeAsk. An answer that ended starts its Markdown's render.
 func (c *Pane) HandleResult(r common.Result) tea.Cmd {
+	var cmd tea.Cmd
 	switch msg := r.Msg.(type) {
 	case turnEventsMsg:
 		if msg.ask != nil && r.ID == c.turn {
 			c.ask = msg.ask
 		}
-		return c.HandleEvents(r.ID, msg)
+		cmd = c.HandleEvents(r.ID, msg)
 	case turnSavedMsg:
-		return c.HandleSaved(msg)
+		cmd = c.HandleSaved(msg)
 	case permissionSavedMsg:
-		return c.handlePermissionSaved(msg)
+		cmd = c.handlePermissionSaved(msg)
+	case markdownRendered:
+		return c.handleMarkdown(r.ID, msg)
 	}
-	return nil
+	return tea.Batch(cmd, c.markdownCmd())
 }
 
 // TakeAsk returns the call waiting for the person's permission, once.

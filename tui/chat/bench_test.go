@@ -114,3 +114,35 @@ func BenchmarkAppendTokenWithoutDrawing(b *testing.B) {
 		m.apply(llm.TextDelta{Text: "word "})
 	}
 }
+
+// BenchmarkEndOfALongAnswer is the Update and the View that end a 1 MiB
+// answer which streamed without a paragraph break: the frame in which no
+// key echoes while the Markdown renders, if it renders there
+// (TestALongAnswerEndsWithoutGlamourOnTheUpdatePath pins it).
+func BenchmarkEndOfALongAnswer(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		m := benchChat(b, 10)
+		feed(m, llm.TextDelta{Text: longMarkdown})
+		m.Render(0)
+		b.StartTimer()
+		endTurn(m)
+		m.Render(0)
+	}
+}
+
+// BenchmarkResizeWithALongAnswer is the Update and the View of a new
+// width with a 1 MiB answer in the transcript
+// (TestResizingALongAnswerRendersItOffTheUpdatePath pins it).
+func BenchmarkResizeWithALongAnswer(b *testing.B) {
+	m := benchChat(b, 10)
+	feed(m, llm.TextDelta{Text: longMarkdown})
+	endTurn(m)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m.SetSize(100+i%2, 36)
+		m.Render(0)
+	}
+}

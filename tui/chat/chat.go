@@ -66,6 +66,8 @@ type Pane struct {
 	reported bool
 	cur      *chatItem
 	tools    map[string]*chatItem
+	// mdJob is the long answer's Markdown render in flight (mdasync.go).
+	mdJob *mdJob
 	// The running turn's streams: events, and calls waiting for the
 	// person; asking: a permission dialog is open and reading is paused.
 	ch     <-chan llm.Event
@@ -87,7 +89,7 @@ type Pane struct {
 
 func New(com *common.Common, model llm.Model, modelErr error, maxSteps int) *Pane {
 	c := &Pane{com: com, follow: true, sel: -1, conv: llm.NewConversation(), model: model, modelErr: modelErr, maxSteps: maxSteps, rec: &SessionRec{}}
-	c.tr = transcript{com: com, md: common.NewMarkdown(com.Theme)}
+	c.tr = transcript{com: com, md: common.NewMarkdown(com.Theme), asyncMD: common.NewMarkdown(com.Theme)}
 	c.greet()
 	return c
 }
@@ -131,11 +133,12 @@ func sentence(s string) string {
 	return s
 }
 
-// SetSize sets the pane's size.
+// SetSize sets the pane's size, and starts rendering a long answer's
+// Markdown at the width (the root calls it after every Update).
 func (c *Pane) SetSize(w, h int) tea.Cmd {
 	c.width, c.height = w, h
 	c.clampScroll()
-	return nil
+	return c.markdownCmd()
 }
 
 // SetModel replaces the model for the next turns.
@@ -444,7 +447,9 @@ func (c *Pane) endText() {
 	// The builders go, and the slack their doubling left with them.
 	c.cur.text, c.cur.reasoning = strings.Clone(c.cur.text), strings.Clone(c.cur.reasoning)
 	c.cur.textBuf, c.cur.reasoningBuf = nil, nil
-	c.cur.live = nil // the finished answer renders whole
+	if !asyncMarkdown(c.cur) {
+		c.cur.live = nil // the finished answer renders whole, now
+	}
 	if strings.TrimSpace(c.cur.text) == "" && c.cur.reasoning == "" {
 		items := c.tr.items
 		for i := len(items) - 1; i >= 0; i-- {

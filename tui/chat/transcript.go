@@ -60,8 +60,10 @@ type chatItem struct {
 	// text then holds notes under it, each wrapped.
 	rows [][]string
 
-	// live draws the answer while it streams.
+	// live draws the answer while it streams, and a long one after, until
+	// md, its Markdown rendered off the draw path (mdasync.go), arrives.
 	live *liveAnswer
+	md   *mdLines
 	// textBuf and reasoningBuf grow text and reasoning while they stream
 	// (appendTo).
 	textBuf, reasoningBuf *strings.Builder
@@ -111,9 +113,13 @@ func (it *chatItem) settle(isError, denied bool, summary string, bytes int, dur 
 
 // transcript is the chat's items with their render caches.
 type transcript struct {
-	com   *common.Common
-	md    *common.Markdown
-	items []*chatItem
+	com *common.Common
+	md  *common.Markdown
+	// asyncMD renders long answers on the goroutine of the one job in
+	// flight (Pane.mdJob): glamour's renderers keep state while they
+	// render, so md, Update's and View's, is never shared with it.
+	asyncMD *common.Markdown
+	items   []*chatItem
 	// frame is the spinner frame running blocks draw.
 	frame int
 	// renders counts the items drawn anew (cache misses), so a test can
@@ -170,11 +176,14 @@ func (t *transcript) renderItem(it *chatItem, w int) []string {
 		if it.streaming {
 			return t.streamingLines(it, out, w)
 		}
-		it.live = nil
-		if strings.TrimSpace(it.text) != "" {
-			out = append(out, t.md.Render(common.ExpandTabs(render.Sanitize(it.text)), w)...)
+		if asyncMarkdown(it) {
+			if lines, ok := it.rendered(w); ok {
+				return append(out, lines...)
+			}
+			return t.pendingLines(it, out, w)
 		}
-		return out
+		it.live = nil
+		return append(out, t.markdown(common.ExpandTabs(render.Sanitize(it.text)), w)...)
 	case itemTool:
 		return t.renderTool(it, w)
 	case itemTable:

@@ -1,0 +1,222 @@
+package chat
+
+import (
+	"runtime"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/howl-mcp/howl/llm"
+	"github.com/howl-mcp/howl/tui/common"
+)
+
+// longMarkdown is a 1 MiB answer with no paragraph break and Markdown on
+// every line of it, so a screen tells a plain line from a rendered one.
+var longMarkdown = strings.Repeat("Some **bold** prose, repeated. ", (1<<20)/31)
+
+// endTurn is the end of the pane's turn, as its stream's last read
+// brings it: the commands it starts, the Markdown's render among them.
+func endTurn(m *Pane) tea.Cmd {
+	return m.HandleResult(common.Result{Owner: common.OwnerChat, ID: m.turn, Msg: turnEventsMsg{
+		events: []llm.Event{llm.Done{Reason: llm.StopAnswered, Steps: 1}}, closed: true}})
+}
+
+// deliver runs cmd as the program would, on a goroutine of its own, and
+// hands the pane its results (a test pane starts nothing that blocks):
+// the command the last of them starts.
+func deliver(t *testing.T, m *Pane, cmd tea.Cmd) tea.Cmd {
+	t.Helper()
+	if cmd == nil {
+		t.Fatal("no command was started")
+	}
+	done := make(chan tea.Msg, 1)
+	go func() { done <- cmd() }()
+	switch msg := (<-done).(type) {
+	case tea.BatchMsg:
+		var next tea.Cmd
+		for _, c := range msg {
+			if c != nil {
+				next = tea.Batch(next, deliver(t, m, c))
+			}
+		}
+		return next
+	case common.Result:
+		return m.HandleResult(msg)
+	default:
+		t.Fatalf("a command answered %T, not a result", msg)
+		return nil
+	}
+}
+
+// allocated is how many bytes f allocates.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// frameBound is what an Update and a View of a 1 MiB answer may allocate
+// (its text sanitized and wrapped at most: a few MiB); glamour rendering
+// it allocates about 48 MB.
+const frameBound = 12 << 20
+
+// endedLongAnswer is a chat whose 1 MiB answer streamed and ended, its
+// Markdown rendered: the answer's item.
+func endedLongAnswer(t *testing.T) (*Pane, *chatItem) {
+	t.Helper()
+	m := benchChat(&testing.B{}, 10)
+	feed(m, llm.TextDelta{Text: longMarkdown})
+	m.Render(0)
+	it := m.cur
+	if cmd := endTurn(m); cmd != nil {
+		deliver(t, m, cmd)
+	}
+	return m, it
+}
+
+// TestALongAnswerEndsWithoutGlamourOnTheUpdatePath: when a 1 MiB answer
+// ends, the Update and the View that follow give glamour no more than a
+// streaming frame does and allocate what a few copies of the text do,
+// not glamour's 48 MB (the old code rendered it whole there, ~0.4 s with
+// no key echoed); the screen keeps the lines it streamed. The command
+// they start renders the Markdown, which the item then draws: the whole
+// answer's render, as before.
+func TestALongAnswerEndsWithoutGlamourOnTheUpdatePath(t *testing.T) {
+	m := benchChat(&testing.B{}, 10)
+	feed(m, llm.TextDelta{Text: longMarkdown})
+	m.Render(0)
+	it := m.cur
+	var cmd tea.Cmd
+	var screen []string
+	before := m.tr.mdBytes
+	got := allocated(func() {
+		cmd = endTurn(m)
+		screen = m.Render(0)
+	})
+	t.Logf("the Update and View that end the answer allocated %d KiB", got>>10)
+	if got > frameBound {
+		t.Errorf("the Update and View that end a %d-byte answer allocated %d KiB, over %d KiB: they render its Markdown", len(it.text), got>>10, frameBound>>10)
+	}
+	if got := m.tr.mdBytes - before; got > MaxStreamingBlockBytes {
+		t.Errorf("the Update and View that end a %d-byte answer gave glamour %d bytes, over MaxStreamingBlockBytes", len(it.text), got)
+	}
+	if s := strings.Join(screen, "\n"); !strings.Contains(s, "Some **bold** prose") {
+		t.Errorf("until its Markdown arrives the answer draws the lines it streamed:\n%s", s)
+	}
+
+	deliver(t, m, cmd)
+	want := m.tr.md.Render(it.text, m.width)
+	if got := m.tr.itemLines(it, m.width)[1:]; strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("the answer's lines are not its Markdown render: %d lines, want %d", len(got), len(want))
+	}
+	if s := strings.Join(m.Render(0), "\n"); strings.Contains(s, "**") || !strings.Contains(s, "Some bold prose") {
+		t.Errorf("the rendered Markdown is not on the screen:\n%s", s)
+	}
+	if it.live != nil {
+		t.Error("the streamed lines are kept after the Markdown arrived")
+	}
+}
+
+// TestResizingALongAnswerRendersItOffTheUpdatePath: a new width draws a
+// long answer's text wrapped plain at that width, without glamour on the
+// update path (the old code rendered it whole on every resize); its
+// Markdown at the new width follows. A render for a width the pane has
+// left is dropped and the next starts at the pane's width; one for an
+// answer a .clear removed is dropped too.
+func TestResizingALongAnswerRendersItOffTheUpdatePath(t *testing.T) {
+	m, it := endedLongAnswer(t)
+	var cmd tea.Cmd
+	before := m.tr.mdBytes
+	got := allocated(func() {
+		cmd = m.SetSize(90, 36)
+		m.Render(0)
+	})
+	t.Logf("a resize allocated %d KiB", got>>10)
+	if got > frameBound {
+		t.Errorf("a resize with a %d-byte answer allocated %d KiB, over %d KiB: it renders the Markdown", len(it.text), got>>10, frameBound>>10)
+	}
+	short := 0 // the short answers render at once, as before
+	for _, x := range m.tr.items {
+		if x.kind == itemAssistant && x != it {
+			short += len(x.text)
+		}
+	}
+	if got := m.tr.mdBytes - before; got > short {
+		t.Errorf("a resize gave glamour %d bytes on the update path, more than the short answers' %d", got, short)
+	}
+	lines := m.tr.itemLines(it, 90)
+	if !strings.Contains(lines[1], "Some **bold** prose") {
+		t.Errorf("until its Markdown arrives the answer is its text wrapped plain; line 1 is %q", lines[1])
+	}
+	if s := strings.Join(lines, "\n"); !strings.Contains(s, "AsyncMarkdownBytes") {
+		t.Errorf("the plain answer has no line naming AsyncMarkdownBytes:\n%s", s[max(len(s)-400, 0):])
+	}
+	for _, l := range lines {
+		if common.WidthOf(l) > 90 {
+			t.Fatalf("a plain line is %d cells wide, over the pane's 90: %q", common.WidthOf(l), l)
+		}
+	}
+
+	// The pane leaves 90 before its render arrives: it is dropped, and
+	// the render at 70 starts then (one at a time).
+	if m.SetSize(70, 36) != nil {
+		t.Fatal("a second render started while one is in flight")
+	}
+	cmd = deliver(t, m, cmd)
+	if it.md != nil && it.md.w == 90 {
+		t.Fatal("the render for width 90 was applied at width 70")
+	}
+	deliver(t, m, cmd)
+	want := m.tr.md.Render(it.text, 70)
+	if got := m.tr.itemLines(it, 70)[1:]; strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("after the resize the answer's lines are not its Markdown render at 70: %d lines, want %d", len(got), len(want))
+	}
+
+	// A .clear removes the answer while its render runs: dropped.
+	cmd = m.SetSize(80, 36)
+	m.running = false
+	if err := m.Clear(); err != nil {
+		t.Fatal(err)
+	}
+	if next := deliver(t, m, cmd); next != nil || it.md.w == 80 {
+		t.Errorf("the render of a cleared answer was applied (next command: %v)", next != nil)
+	}
+}
+
+// TestALongAnswerRendersBesideAStreamingOne runs a long answer's render
+// on its goroutine while Update and View render a streaming answer's
+// Markdown, code blocks and all: under -race, it shows the two share no
+// renderer.
+func TestALongAnswerRendersBesideAStreamingOne(t *testing.T) {
+	m := benchChat(&testing.B{}, 2)
+	code := "\n\n```go\nfunc main() { println(\"hi\") }\n```\n\n"
+	feed(m, llm.TextDelta{Text: strings.Repeat("Some **bold** prose."+code, 2*AsyncMarkdownBytes/40)})
+	cmd := endTurn(m)
+	if cmd == nil {
+		t.Fatal("the long answer's render did not start")
+	}
+	done := make(chan tea.Msg, 1)
+	go func() { done <- cmd() }()
+	m.running, m.turn = true, m.com.NewID()
+	m.cur = m.tr.add(&chatItem{kind: itemAssistant, model: "m", streaming: true})
+	for i := 0; ; i++ {
+		feed(m, llm.TextDelta{Text: "More **prose**." + code})
+		m.Render(0)
+		select {
+		case msg := <-done:
+			m.HandleResult(msg.(common.Result))
+			if _, ok := m.tr.items[len(m.tr.items)-2].rendered(m.width); !ok {
+				t.Fatal("the long answer's render was not applied")
+			}
+			return
+		default:
+		}
+		if i > 1e5 {
+			t.Fatal("the render never answered")
+		}
+	}
+}
