@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/howl-mcp/howl/llm"
+	"github.com/howl-mcp/howl/llm/store"
 	"github.com/howl-mcp/howl/tui/common"
 )
 
@@ -218,5 +219,52 @@ func TestALongAnswerRendersBesideAStreamingOne(t *testing.T) {
 		if i > 1e5 {
 			t.Fatal("the render never answered")
 		}
+	}
+}
+
+// TestALoadedSessionRendersItsLongAnswersOffTheUpdatePath: opening a
+// stored session with two 1 MiB answers draws them wrapped plain, without
+// glamour (the old code rendered both there, ~1 s with no key echoed);
+// their renders follow one at a time, the last answer first.
+func TestALoadedSessionRendersItsLongAnswersOffTheUpdatePath(t *testing.T) {
+	m := benchChat(&testing.B{}, 2)
+	m.running = false
+	conv := llm.NewConversation()
+	for _, q := range []string{"first", "second"} {
+		conv.AddUser(q)
+		conv.Messages = append(conv.Messages, llm.Message{Role: llm.RoleAssistant, Model: "m", Text: q + ": " + longMarkdown})
+	}
+	var cmd tea.Cmd
+	before := m.tr.mdBytes
+	got := allocated(func() {
+		m.LoadSession(store.Session{ID: "s", Title: "long"}, conv)
+		cmd = m.SetSize(m.width, m.height) // the root's relayout after the Update
+		m.Render(0)
+	})
+	t.Logf("loading the session allocated %d KiB", got>>10)
+	if got > 2*frameBound {
+		t.Errorf("loading a session with two %d-byte answers allocated %d KiB, over %d KiB: it renders their Markdown", len(longMarkdown), got>>10, 2*frameBound>>10)
+	}
+	if got := m.tr.mdBytes - before; got > 64 {
+		t.Errorf("loading the session gave glamour %d bytes on the update path", got)
+	}
+	var long []*chatItem
+	for _, it := range m.tr.items {
+		if asyncMarkdown(it) {
+			long = append(long, it)
+		}
+	}
+	if len(long) != 2 {
+		t.Fatalf("%d long answers in the transcript, want 2", len(long))
+	}
+	cmd = deliver(t, m, cmd)
+	if _, ok := long[1].rendered(m.width); !ok {
+		t.Fatal("the first render is not the last answer's")
+	}
+	if next := deliver(t, m, cmd); next != nil {
+		t.Error("a render started with every answer rendered")
+	}
+	if _, ok := long[0].rendered(m.width); !ok {
+		t.Fatal("the first answer was not rendered")
 	}
 }
