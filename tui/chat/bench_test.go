@@ -146,3 +146,22 @@ func BenchmarkResizeWithALongAnswer(b *testing.B) {
 		m.Render(0)
 	}
 }
+
+// BenchmarkResizeWithManyAnswers is the Update and the View of a new
+// width with a hundred 3 KiB answers in the transcript
+// (TestResizingManyAnswersRendersAFewInPlace pins it).
+func BenchmarkResizeWithManyAnswers(b *testing.B) {
+	m := benchChat(b, 2)
+	m.running = false
+	for i := range 100 {
+		m.tr.add(&chatItem{kind: itemUser, text: "q"})
+		m.tr.add(&chatItem{kind: itemAssistant, model: "m", text: fmt.Sprintf("Answer %d. ", i) + strings.Repeat("Some **bold** prose, `code`. ", 3000/29)})
+	}
+	m.SetSize(120, 36)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m.SetSize(100+i%2, 36)
+		m.Render(0)
+	}
+}

@@ -21,6 +21,14 @@ import (
 // arrives.
 const AsyncMarkdownBytes = MaxStreamingBlockBytes
 
+// InlineMarkdownBytes is how much of the finished answers' Markdown one
+// pass over the transcript (an Update's, a View's) renders in place:
+// about 15 ms of glamour. At a new width every answer renders again, and
+// a session of a hundred 3 KiB answers took 0.36 s a resize; past this
+// bound the rest render off the draw path as a long answer does, the
+// last first.
+const InlineMarkdownBytes = 32 << 10
+
 // mdLines are an item's Markdown lines (under its head) rendered off the
 // draw path, for the width and the item version they were rendered at.
 type mdLines struct {
@@ -77,14 +85,17 @@ func (t *transcript) pendingLines(it *chatItem, head []string, w int) []string {
 		out = append(out, "  "+l)
 	}
 	note := fmt.Sprintf("this answer is over %d KiB (AsyncMarkdownBytes), so it shows as plain text while its Markdown renders", AsyncMarkdownBytes>>10)
+	if !asyncMarkdown(it) {
+		note = fmt.Sprintf("the screen renders %d KiB of Markdown at a time (InlineMarkdownBytes), so this answer shows as plain text while its Markdown renders", InlineMarkdownBytes>>10)
+	}
 	for _, l := range common.WrapText(note, w-2) {
 		out = append(out, "  "+t.com.Styles.Muted.Render(l))
 	}
 	return out
 }
 
-// markdownCmd starts the next long answer's render at the pane's width,
-// unless one is in flight: the last answers first (those the screen shows
+// markdownCmd starts the next pending answer's render at the pane's
+// width, unless one is in flight: the last answers first (those the screen shows
 // when it follows the end). The root calls SetSize after every Update, so
 // an answer that ended, a resize and a loaded session all start here.
 func (c *Pane) markdownCmd() tea.Cmd {
@@ -93,7 +104,7 @@ func (c *Pane) markdownCmd() tea.Cmd {
 	}
 	var it *chatItem
 	for i := len(c.tr.items) - 1; i >= 0; i-- {
-		if x := c.tr.items[i]; asyncMarkdown(x) {
+		if x := c.tr.items[i]; x.pending {
 			if _, ok := x.rendered(c.width); !ok {
 				it = x
 				break

@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -266,5 +267,58 @@ func TestALoadedSessionRendersItsLongAnswersOffTheUpdatePath(t *testing.T) {
 	}
 	if _, ok := long[0].rendered(m.width); !ok {
 		t.Fatal("the first answer was not rendered")
+	}
+}
+
+// TestResizingManyAnswersRendersAFewInPlace: at a new width a hundred
+// 3 KiB answers (none over AsyncMarkdownBytes) give glamour no more than
+// InlineMarkdownBytes on the update path, not their 300 KiB (the old
+// code: 0.36 s a resize); the rest draw plain, with a line naming the
+// bound, and render one at a time off it, the last first, until each is
+// its Markdown render at the width.
+func TestResizingManyAnswersRendersAFewInPlace(t *testing.T) {
+	m := benchChat(&testing.B{}, 2)
+	m.running = false
+	var answers []*chatItem
+	for i := range 100 {
+		m.tr.add(&chatItem{kind: itemUser, text: "q"})
+		answers = append(answers, m.tr.add(&chatItem{kind: itemAssistant, model: "m",
+			text: fmt.Sprintf("Answer %d. ", i) + strings.Repeat("Some **bold** prose, `code`. ", 3000/29)}))
+	}
+	for cmd := m.SetSize(120, 36); cmd != nil; {
+		cmd = deliver(t, m, cmd)
+	}
+	var cmd tea.Cmd
+	before := m.tr.mdBytes
+	got := allocated(func() {
+		cmd = m.SetSize(100, 36)
+		m.Render(0)
+	})
+	t.Logf("the resize allocated %d KiB", got>>10)
+	if got > frameBound {
+		t.Errorf("a resize with 100 answers of 3 KiB allocated %d KiB, over %d KiB: it renders their Markdown", got>>10, frameBound>>10)
+	}
+	if got := m.tr.mdBytes - before; got > 2*InlineMarkdownBytes {
+		t.Errorf("a resize gave glamour %d bytes on the update path, over twice InlineMarkdownBytes (an Update and a View)", got)
+	}
+	last := answers[len(answers)-1]
+	if s := strings.Join(m.tr.itemLines(last, 100), "\n"); !strings.Contains(s, "InlineMarkdownBytes") {
+		t.Errorf("the last answer, drawn plain, has no line naming InlineMarkdownBytes:\n%s", s)
+	}
+	cmd = deliver(t, m, cmd)
+	if _, ok := last.rendered(100); !ok {
+		t.Fatal("the first render off the update path is not the last answer's")
+	}
+	for n := 0; cmd != nil; n++ {
+		if n > len(answers) {
+			t.Fatal("the renders never end")
+		}
+		cmd = deliver(t, m, cmd)
+	}
+	for i, it := range answers {
+		want := m.tr.md.Render(it.text, 100)
+		if got := m.tr.itemLines(it, 100)[1:]; strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("answer %d is not its Markdown render at 100", i)
+		}
 	}
 }

@@ -64,6 +64,10 @@ type chatItem struct {
 	// md, its Markdown rendered off the draw path (mdasync.go), arrives.
 	live *liveAnswer
 	md   *mdLines
+	// pending: the answer is drawn without its Markdown, which a render
+	// off the draw path brings (over AsyncMarkdownBytes, or past a pass's
+	// InlineMarkdownBytes).
+	pending bool
 	// textBuf and reasoningBuf grow text and reasoning while they stream
 	// (appendTo).
 	textBuf, reasoningBuf *strings.Builder
@@ -127,6 +131,9 @@ type transcript struct {
 	// mdBytes counts the bytes given to glamour, so one can pin what a
 	// frame of a streaming answer renders.
 	renders, mdBytes int
+	// inlineLeft is what the pass over the transcript under way (window,
+	// itemAt, itemTop) may still give glamour for finished answers.
+	inlineLeft int
 }
 
 // add appends an item.
@@ -176,13 +183,16 @@ func (t *transcript) renderItem(it *chatItem, w int) []string {
 		if it.streaming {
 			return t.streamingLines(it, out, w)
 		}
-		if asyncMarkdown(it) {
-			if lines, ok := it.rendered(w); ok {
-				return append(out, lines...)
-			}
+		if lines, ok := it.rendered(w); ok {
+			it.pending = false
+			return append(out, lines...)
+		}
+		if asyncMarkdown(it) || len(it.text) > t.inlineLeft {
+			it.pending = true
 			return t.pendingLines(it, out, w)
 		}
-		it.live = nil
+		t.inlineLeft -= len(it.text)
+		it.live, it.pending = nil, false
 		return append(out, t.markdown(common.ExpandTabs(render.Sanitize(it.text)), w)...)
 	case itemTool:
 		return t.renderTool(it, w)
@@ -347,6 +357,7 @@ func shortText(s string, n int) string {
 // come from their caches (their heights are needed), so appending to the
 // tail of a long transcript costs the tail's render, not the transcript's.
 func (t *transcript) window(w, top, h int) ([]string, int) {
+	t.inlineLeft = InlineMarkdownBytes
 	total := 0
 	// h may be "everything" (1<<30): preallocate no more than a screen.
 	out := make([]string, 0, min(h, 512))
@@ -370,6 +381,7 @@ func (t *transcript) window(w, top, h int) ([]string, int) {
 
 // itemAt is the index of the item drawn on transcript line y, or -1.
 func (t *transcript) itemAt(w, y int) int {
+	t.inlineLeft = InlineMarkdownBytes
 	total := 0
 	for i, it := range t.items {
 		if i > 0 {
@@ -386,6 +398,7 @@ func (t *transcript) itemAt(w, y int) int {
 
 // itemTop is the first transcript line of item i.
 func (t *transcript) itemTop(w, i int) int {
+	t.inlineLeft = InlineMarkdownBytes
 	total := 0
 	for j, it := range t.items[:i] {
 		if j > 0 {
