@@ -61,9 +61,25 @@ func allocated(f func()) uint64 {
 	return after.TotalAlloc - before.TotalAlloc
 }
 
+// checkUpdateCost runs f, an Update and a View, and fails the test when
+// it allocates over allocMax bytes (glamour allocates about 120 bytes a
+// byte it renders) or gives glamour over mdMax bytes.
+func checkUpdateCost(t *testing.T, m *Pane, what string, allocMax uint64, mdMax int, f func()) {
+	t.Helper()
+	before := m.tr.mdBytes
+	got := allocated(f)
+	t.Logf("%s allocated %d KiB", what, got>>10)
+	if got > allocMax {
+		t.Errorf("%s allocated %d KiB, over %d KiB: it renders the Markdown", what, got>>10, allocMax>>10)
+	}
+	if n := m.tr.mdBytes - before; n > mdMax {
+		t.Errorf("%s gave glamour %d bytes on the update path, over %d", what, n, mdMax)
+	}
+}
+
 // frameBound is what an Update and a View of a 1 MiB answer may allocate
 // (its text sanitized and wrapped at most: a few MiB); glamour rendering
-// it allocates about 48 MB.
+// it allocates about 120 MB.
 const frameBound = 12 << 20
 
 // endedLongAnswer is a chat whose 1 MiB answer streamed and ended, its
@@ -83,7 +99,7 @@ func endedLongAnswer(t *testing.T) (*Pane, *chatItem) {
 // TestALongAnswerEndsWithoutGlamourOnTheUpdatePath: when a 1 MiB answer
 // ends, the Update and the View that follow give glamour no more than a
 // streaming frame does and allocate what a few copies of the text do,
-// not glamour's 48 MB (the old code rendered it whole there, ~0.4 s with
+// not glamour's 120 MB (the old code rendered it whole there, ~0.4 s with
 // no key echoed); the screen keeps the lines it streamed. The command
 // they start renders the Markdown, which the item then draws: the whole
 // answer's render, as before.
@@ -94,18 +110,11 @@ func TestALongAnswerEndsWithoutGlamourOnTheUpdatePath(t *testing.T) {
 	it := m.cur
 	var cmd tea.Cmd
 	var screen []string
-	before := m.tr.mdBytes
-	got := allocated(func() {
+	// At most the tail block a streaming frame renders (MaxStreamingBlockBytes).
+	checkUpdateCost(t, m, "the end of a 1 MiB answer", frameBound, MaxStreamingBlockBytes, func() {
 		cmd = endTurn(m)
 		screen = m.Render(0)
 	})
-	t.Logf("the Update and View that end the answer allocated %d KiB", got>>10)
-	if got > frameBound {
-		t.Errorf("the Update and View that end a %d-byte answer allocated %d KiB, over %d KiB: they render its Markdown", len(it.text), got>>10, frameBound>>10)
-	}
-	if got := m.tr.mdBytes - before; got > MaxStreamingBlockBytes {
-		t.Errorf("the Update and View that end a %d-byte answer gave glamour %d bytes, over MaxStreamingBlockBytes", len(it.text), got)
-	}
 	if s := strings.Join(screen, "\n"); !strings.Contains(s, "Some **bold** prose") {
 		t.Errorf("until its Markdown arrives the answer draws the lines it streamed:\n%s", s)
 	}
@@ -131,25 +140,17 @@ func TestALongAnswerEndsWithoutGlamourOnTheUpdatePath(t *testing.T) {
 // answer a .clear removed is dropped too.
 func TestResizingALongAnswerRendersItOffTheUpdatePath(t *testing.T) {
 	m, it := endedLongAnswer(t)
-	var cmd tea.Cmd
-	before := m.tr.mdBytes
-	got := allocated(func() {
-		cmd = m.SetSize(90, 36)
-		m.Render(0)
-	})
-	t.Logf("a resize allocated %d KiB", got>>10)
-	if got > frameBound {
-		t.Errorf("a resize with a %d-byte answer allocated %d KiB, over %d KiB: it renders the Markdown", len(it.text), got>>10, frameBound>>10)
-	}
 	short := 0 // the short answers render at once, as before
 	for _, x := range m.tr.items {
 		if x.kind == itemAssistant && x != it {
 			short += len(x.text)
 		}
 	}
-	if got := m.tr.mdBytes - before; got > short {
-		t.Errorf("a resize gave glamour %d bytes on the update path, more than the short answers' %d", got, short)
-	}
+	var cmd tea.Cmd
+	checkUpdateCost(t, m, "a resize with a 1 MiB answer", frameBound, short, func() {
+		cmd = m.SetSize(90, 36)
+		m.Render(0)
+	})
 	lines := m.tr.itemLines(it, 90)
 	if !strings.Contains(lines[1], "Some **bold** prose") {
 		t.Errorf("until its Markdown arrives the answer is its text wrapped plain; line 1 is %q", lines[1])
@@ -236,19 +237,11 @@ func TestALoadedSessionRendersItsLongAnswersOffTheUpdatePath(t *testing.T) {
 		conv.Messages = append(conv.Messages, llm.Message{Role: llm.RoleAssistant, Model: "m", Text: q + ": " + longMarkdown})
 	}
 	var cmd tea.Cmd
-	before := m.tr.mdBytes
-	got := allocated(func() {
+	checkUpdateCost(t, m, "loading a session with two 1 MiB answers", 2*frameBound, 64, func() {
 		m.LoadSession(store.Session{ID: "s", Title: "long"}, conv)
 		cmd = m.SetSize(m.width, m.height) // the root's relayout after the Update
 		m.Render(0)
 	})
-	t.Logf("loading the session allocated %d KiB", got>>10)
-	if got > 2*frameBound {
-		t.Errorf("loading a session with two %d-byte answers allocated %d KiB, over %d KiB: it renders their Markdown", len(longMarkdown), got>>10, 2*frameBound>>10)
-	}
-	if got := m.tr.mdBytes - before; got > 64 {
-		t.Errorf("loading the session gave glamour %d bytes on the update path", got)
-	}
 	var long []*chatItem
 	for _, it := range m.tr.items {
 		if asyncMarkdown(it) {
@@ -289,18 +282,11 @@ func TestResizingManyAnswersRendersAFewInPlace(t *testing.T) {
 		cmd = deliver(t, m, cmd)
 	}
 	var cmd tea.Cmd
-	before := m.tr.mdBytes
-	got := allocated(func() {
+	// InlineMarkdownBytes a pass: an Update's and a View's.
+	checkUpdateCost(t, m, "a resize with 100 answers of 3 KiB", frameBound, 2*InlineMarkdownBytes, func() {
 		cmd = m.SetSize(100, 36)
 		m.Render(0)
 	})
-	t.Logf("the resize allocated %d KiB", got>>10)
-	if got > frameBound {
-		t.Errorf("a resize with 100 answers of 3 KiB allocated %d KiB, over %d KiB: it renders their Markdown", got>>10, frameBound>>10)
-	}
-	if got := m.tr.mdBytes - before; got > 2*InlineMarkdownBytes {
-		t.Errorf("a resize gave glamour %d bytes on the update path, over twice InlineMarkdownBytes (an Update and a View)", got)
-	}
 	last := answers[len(answers)-1]
 	if s := strings.Join(m.tr.itemLines(last, 100), "\n"); !strings.Contains(s, "InlineMarkdownBytes") {
 		t.Errorf("the last answer, drawn plain, has no line naming InlineMarkdownBytes:\n%s", s)
