@@ -7,9 +7,11 @@ import (
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/muesli/termenv"
 
 	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/llm/store"
+	"github.com/howl-mcp/howl/theme"
 	"github.com/howl-mcp/howl/tui/common"
 )
 
@@ -192,12 +194,23 @@ func TestResizingALongAnswerRendersItOffTheUpdatePath(t *testing.T) {
 
 // TestALongAnswerRendersBesideAStreamingOne runs a long answer's render
 // on its goroutine while Update and View render a streaming answer's
-// Markdown, code blocks and all: under -race, it shows the two share no
-// renderer.
+// Markdown, code blocks and all, without colour and with: under -race,
+// it shows the two share no renderer.
 func TestALongAnswerRendersBesideAStreamingOne(t *testing.T) {
+	for _, p := range []termenv.Profile{termenv.Ascii, termenv.TrueColor} {
+		t.Run(p.Name(), func(t *testing.T) {
+			rendersBesideAStreamingOne(t, theme.New(theme.Options{Dark: true, Profile: p}))
+		})
+	}
+}
+
+// rendersBesideAStreamingOne is TestALongAnswerRendersBesideAStreamingOne
+// in theme th (colour highlights code blocks through chroma).
+func rendersBesideAStreamingOne(t *testing.T, th *theme.Theme) {
 	m := benchChat(&testing.B{}, 2)
+	m.tr.md, m.tr.asyncMD = common.NewMarkdown(th), common.NewMarkdown(th)
 	code := "\n\n```go\nfunc main() { println(\"hi\") }\n```\n\n"
-	feed(m, llm.TextDelta{Text: strings.Repeat("Some **bold** prose."+code, 2*AsyncMarkdownBytes/40)})
+	feed(m, llm.TextDelta{Text: strings.Repeat(strings.Repeat("Some **bold** prose. ", AsyncMarkdownBytes/21/4)+code, 5)})
 	cmd := endTurn(m)
 	if cmd == nil {
 		t.Fatal("the long answer's render did not start")
