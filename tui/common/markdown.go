@@ -13,7 +13,8 @@ import (
 // markdown renders Markdown with glamour in the theme's style, code blocks
 // highlighted through chroma. Renderers are memoized per width: building
 // one parses the style, which costs more than rendering a short answer.
-// Only the model's goroutine (Update and View) uses it.
+// One Markdown is used by one goroutine at a time: the model's (Update and
+// View), or the chat's one render in flight, which has its own (asyncMD).
 type Markdown struct {
 	th        *theme.Theme
 	renderers map[int]*glamour.TermRenderer
