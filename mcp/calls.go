@@ -26,26 +26,47 @@ type ServerError struct {
 // Error is at most render.MaxMessageBytes long, however long the
 // server's own message. It says that the server answered only when it
 // did: a request that got no answer says so, lest a broken connection
-// read as the server's refusal.
+// read as the server's refusal, and an answer howl would not read (over a
+// bound) says that.
 func (e *ServerError) Error() string {
-	if why, ok := noAnswer(e.Err); ok {
+	why, how := failureOf(e.Err)
+	switch how {
+	case noReply:
 		return render.BoundMessage(fmt.Sprintf("%s got no answer from %s: %s", e.Method, e.Server, why))
+	case notRead:
+		return render.BoundMessage(fmt.Sprintf("%s's answer from %s was not read: %s", e.Method, e.Server, why))
 	}
-	return render.BoundMessage(fmt.Sprintf("%s answered %s with an error: %v", e.Server, e.Method, e.Err))
+	return render.BoundMessage(fmt.Sprintf("%s answered %s with an error: %s", e.Server, e.Method, why))
 }
 
-// noAnswer is why a request got no answer, when err says it got none: a
-// transport failure (mcp-go's transport.Error, whose "transport error: "
-// prefix is dropped) or the idle timeout (ErrNoProgress).
-func noAnswer(err error) (string, bool) {
+// How a request failed (failureOf).
+const (
+	answeredError = iota // the server answered with an error: JSON-RPC's or HTTP's
+	noReply              // no answer came: the connection broke or went quiet
+	notRead              // an answer came that howl stopped reading, over a bound
+)
+
+// failureOf is why a request failed, without mcp-go's "transport error: "
+// prefix, and how: an HTTP status is the server's answer; a message over
+// MaxMessageBytes or MaxEventDataRuns is an answer not read; any other
+// transport failure (mcp-go's transport.Error) or the idle timeout
+// (ErrNoProgress) is no answer.
+func failureOf(err error) (string, int) {
 	var te *transport.Error
 	switch {
-	case errors.As(err, &te):
-		return strings.Replace(err.Error(), te.Error(), fmt.Sprint(te.Err), 1), true
 	case errors.Is(err, ErrNoProgress):
-		return err.Error(), true
+		return err.Error(), noReply
+	case errors.As(err, &te):
+		why := strings.Replace(err.Error(), te.Error(), fmt.Sprint(te.Err), 1)
+		switch {
+		case errors.Is(err, errOverMaxMessageBytes), errors.Is(err, errOverMaxEventDataRuns):
+			return why, notRead
+		case strings.HasPrefix(fmt.Sprint(te.Err), "request failed with status "): // mcp-go's words
+			return why, answeredError
+		}
+		return why, noReply
 	}
-	return "", false
+	return err.Error(), answeredError
 }
 
 func (e *ServerError) Unwrap() error { return e.Err }

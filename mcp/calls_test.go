@@ -3,9 +3,13 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 )
 
 // A request that got no answer (its connection closed, its idle timeout
@@ -30,5 +34,32 @@ func TestAFailedCallSaysWhetherTheServerAnswered(t *testing.T) {
 		if c.tool != "escapes" && (strings.Contains(msg, "answered") || strings.Contains(msg, "transport error")) {
 			t.Errorf("%s: %q reads as if the server answered", c.tool, msg)
 		}
+	}
+}
+
+// An HTTP server that answers a call with an error status answered it:
+// the message says so, without mcp-go's "transport error: " prefix, and
+// does not say that no answer came.
+func TestACallAnsweredWithAnHTTPErrorStatusReadsAsTheServersAnswer(t *testing.T) {
+	ms := server.NewMCPServer("status", "1.0", server.WithToolCapabilities(false))
+	ms.AddTool(mcpgo.NewTool("down"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		return mcpgo.NewToolResultText("never sent"), nil
+	})
+	url := handAnsweredServer(t, ms, func(w http.ResponseWriter, _ *http.Request, msg fixtureMessage) bool {
+		if msg.Method != "tools/call" {
+			return false
+		}
+		http.Error(w, "the database is down", http.StatusServiceUnavailable)
+		return true
+	})
+	rt := startRuntime(t, ServerConfig{Name: "status", Transport: TransportHTTP, URL: url, Era: EraLegacy, StartTimeout: 20 * time.Second})
+	_, err := rt.CallMeta(context.Background(), "mcp_invoke_status", json.RawMessage(`{"tool":"down"}`))
+	if err == nil {
+		t.Fatal("the call succeeded")
+	}
+	msg := err.Error()
+	want := "status answered tools/call with an error: request failed with status 503: the database is down"
+	if !strings.HasPrefix(msg, want) || strings.Contains(msg, "no answer") || strings.Contains(msg, "transport error") {
+		t.Errorf("got %q, want it to begin %q", msg, want)
 	}
 }
