@@ -54,3 +54,25 @@ func TestCompletionPopupsSayWhichValuesWereLeftOutForTheirLength(t *testing.T) {
 		t.Errorf("the form does not say %q:\n%s", note, v)
 	}
 }
+
+// A popup that only says values were left out (none of the rest match
+// the word) offers nothing to accept: its hint does not say enter
+// accepts, and enter sends the line as it would without the popup.
+func TestAPopupOfOnlyLeftOutValuesLetsEnterSendTheLine(t *testing.T) {
+	rt := sharedRuntime(t, "long-completions", longCompletionsServer("long"))
+	hs := newChatHarness(t, rt, []string{"long"}, 120, 40, Options{})
+	defer hs.dumpOnFailure()
+	hs.m.input.SetValue(".prompt long pick flavour=x")
+	hs.keys("tab")
+	v := hs.view()
+	if !hs.m.comp.IsOpen() || !strings.Contains(v, "2 values over 4 KiB left out") {
+		t.Fatalf("the popup does not open for the values left out:\n%s", v)
+	}
+	if strings.Contains(v, "enter accepts") {
+		t.Errorf("a popup with nothing to choose says enter accepts:\n%s", v)
+	}
+	hs.keys("enter")
+	if hs.m.comp.IsOpen() || hs.m.input.Value() != "" {
+		t.Errorf("enter did not send the line: popup open %v, input %q", hs.m.comp.IsOpen(), hs.m.input.Value())
+	}
+}

@@ -584,7 +584,11 @@ func (c *Completer) Render(w int) []string {
 	if c.tooLong > 0 {
 		out = append(out, st.Muted.Render(common.Fit("  "+common.LeftOutText(c.tooLong), w)))
 	}
-	out = append(out, st.Dialog.Hint.Render(common.Fit("tab/↓ next · enter accepts · esc closes"+more, w)))
+	hint := "tab/↓ next · enter accepts · esc closes" + more
+	if len(c.items) == 0 { // only the note of values left out: nothing to choose
+		hint = "esc closes"
+	}
+	out = append(out, st.Dialog.Hint.Render(common.Fit(hint, w)))
 	return out
 }
 
@@ -602,6 +606,12 @@ func (c *Completer) HandleKey(msg tea.KeyMsg) (accepted string, ok bool) {
 		c.Move(-1)
 		return "", true
 	case key.Matches(msg, k.Accept):
+		if len(c.items) == 0 {
+			// A popup that only says values were left out has nothing
+			// to accept: enter does what it does without it.
+			c.Close()
+			return "", false
+		}
 		return c.Accept(), true
 	}
 	return "", false
