@@ -16,8 +16,9 @@ import (
 // about 0.4 µs a byte (8 KiB: ~4 ms, a quarter of a frame on a loaded
 // machine); a paragraph or a code block of an ordinary answer is well
 // under it. A longer block is drawn as sanitized, wrapped plain text,
-// extended line by line, until it ends (a paragraph break) or the answer
-// does; then it renders as Markdown once.
+// extended line by line, and stays plain when it ends (a paragraph
+// break): the answer renders as Markdown whole when it ends, off the
+// update path (mdasync.go).
 const MaxStreamingBlockBytes = 8 << 10
 
 // thinkingBytes is how much of the model's reasoning the one-line
@@ -82,7 +83,21 @@ func (t *transcript) streamingLines(it *chatItem, head []string, w int) []string
 		if la.drawn > 0 {
 			start = la.cuts[la.drawn-1]
 		}
-		la.out = la.appendBlock(la.out[:la.fixed], t.markdown(clean[start:la.cuts[la.drawn]], w))
+		// A finished block goes through glamour within the pass's
+		// InlineMarkdownBytes, and only when it is under
+		// MaxStreamingBlockBytes: a long block that just ended, or every
+		// block of a long answer after a resize, stays plain text until
+		// the answer ends and renders whole (off the update path when
+		// long, see mdasync.go).
+		block := clean[start:la.cuts[la.drawn]]
+		var lines []string
+		if n := len(block); n <= MaxStreamingBlockBytes && n <= t.inlineLeft {
+			t.inlineLeft -= n
+			lines = t.markdown(block, w)
+		} else {
+			lines = plainBlock(block, w)
+		}
+		la.out = la.appendBlock(la.out[:la.fixed], lines)
 		la.fixed, la.plain = len(la.out), false
 		la.drawn++
 	}
@@ -117,7 +132,7 @@ func (t *transcript) streamingLines(it *chatItem, head []string, w int) []string
 		}
 		if la.noteW != w {
 			la.note, la.noteW = nil, w
-			note := fmt.Sprintf("this block is over %d KiB (MaxStreamingBlockBytes), so it shows as plain text until it ends; then it renders as Markdown", MaxStreamingBlockBytes>>10)
+			note := fmt.Sprintf("this block is over %d KiB (MaxStreamingBlockBytes), so it shows as plain text until the answer ends; then it renders as Markdown", MaxStreamingBlockBytes>>10)
 			for _, l := range common.WrapText(note, w-2) {
 				la.note = append(la.note, "  "+t.com.Styles.Muted.Render(l))
 			}
@@ -128,6 +143,21 @@ func (t *transcript) streamingLines(it *chatItem, head []string, w int) []string
 		la.out = append(la.out, "  "+t.com.Styles.Muted.Render("…"))
 	}
 	return la.out
+}
+
+// plainBlock is a finished block as sanitized text wrapped to w, indented
+// as a rendered block is: milliseconds a MiB, against glamour's hundreds.
+func plainBlock(block string, w int) []string {
+	block = strings.Trim(block, "\n")
+	done, last := wrapPlain(block, w-2)
+	lines := make([]string, 0, len(done)+1)
+	for _, l := range done {
+		lines = append(lines, "  "+l)
+	}
+	if l := strings.TrimRight(block[last:], " "); l != "" {
+		lines = append(lines, "  "+l)
+	}
+	return lines
 }
 
 // appendBlock appends a block's lines to out, a blank line before them

@@ -61,8 +61,9 @@ func TestABatchOfALongAnswerCostsTheBatchNotTheAnswer(t *testing.T) {
 // TestALongBlockStreamsAsPlainTextThenRendersAsMarkdown: a block past
 // MaxStreamingBlockBytes is drawn as wrapped plain text, with a line
 // naming the bound, while glamour is given no more than the bound per
-// frame; once a paragraph break ends it, it renders as Markdown (once),
-// and the finished answer renders as Markdown whole.
+// frame; a paragraph break ending it leaves it plain (its Markdown would
+// cost the whole block in one frame), and the finished answer renders as
+// Markdown whole.
 func TestALongBlockStreamsAsPlainTextThenRendersAsMarkdown(t *testing.T) {
 	m := benchChat(&testing.B{}, 2)
 	m.SetSize(60, 20)
@@ -94,16 +95,17 @@ func TestALongBlockStreamsAsPlainTextThenRendersAsMarkdown(t *testing.T) {
 		}
 	}
 
-	// A paragraph break ends the block: it renders as Markdown once.
+	// A paragraph break ends the block: it stays plain (glamour would
+	// take the whole block in this frame) until the answer ends.
 	before := m.tr.mdBytes
 	feed(m, llm.TextDelta{Text: "\n\nThe end.\n"})
 	m.Render(0)
-	if got := m.tr.mdBytes - before; got < sent.Len() {
-		t.Errorf("the finished block gave glamour %d bytes, want its %d", got, sent.Len())
+	if got := m.tr.mdBytes - before; got > 64 {
+		t.Errorf("the finished long block gave glamour %d bytes in the frame it ended", got)
 	}
 	lines = m.tr.itemLines(m.cur, 60)
-	if all := strings.Join(lines, "\n"); strings.Contains(all, "**bold**") || strings.Contains(all, "MaxStreamingBlockBytes") {
-		t.Errorf("the finished block is still plain:\n%s", strings.Join(lines[len(lines)-4:], "\n"))
+	if all := strings.Join(lines, "\n"); !strings.Contains(all, "**bold**") || !strings.Contains(all, "The end.") {
+		t.Errorf("the finished long block is not kept plain, with the next block after it:\n%s", strings.Join(lines[len(lines)-4:], "\n"))
 	}
 	before = m.tr.mdBytes
 	feed(m, llm.TextDelta{Text: " More."})
@@ -112,8 +114,10 @@ func TestALongBlockStreamsAsPlainTextThenRendersAsMarkdown(t *testing.T) {
 		t.Errorf("a token after the finished block gave glamour %d bytes: the finished block rendered again", got)
 	}
 
-	feed(m, llm.Done{Reason: llm.StopAnswered, Steps: 1})
-	it := m.tr.items[len(m.tr.items)-1]
+	it := m.cur
+	if cmd := endTurn(m); cmd != nil {
+		deliver(t, m, cmd)
+	}
 	if got, want := m.tr.itemLines(it, 60)[1:], m.tr.md.Render(it.text, 60); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("the finished answer is not its Markdown render")
 	}
@@ -182,5 +186,43 @@ func TestAStreamingAnswerLetsNoEscapeThroughWhereverTheTokensSplit(t *testing.T)
 				}
 			}
 		}
+	}
+}
+
+// A 1 MiB block that a paragraph break ends while the answer streams
+// (a model prints a big file, then a sentence about it) is not given to
+// glamour in the frame it ends: that frame costs its new bytes.
+func TestALongBlockEndingMidStreamIsNotRenderedInThatFrame(t *testing.T) {
+	m := longChat(t)
+	before := m.tr.mdBytes
+	feed(m, llm.TextDelta{Text: "\n\nNext paragraph.\n"})
+	m.Render(0)
+	if got := m.tr.mdBytes - before; got > MaxStreamingBlockBytes {
+		t.Errorf("the frame a %d-byte block ended in gave glamour %d bytes, over MaxStreamingBlockBytes = %d", len(m.cur.text), got, MaxStreamingBlockBytes)
+	}
+	if s := strings.Join(m.Render(0), "\n"); !strings.Contains(s, "Next paragraph.") {
+		t.Errorf("the block after the long one is not drawn:\n%s", s)
+	}
+}
+
+// Resizing while a long answer of many short paragraphs streams redraws
+// its finished blocks within InlineMarkdownBytes of glamour; the rest stay
+// plain until the answer ends.
+func TestResizingAStreamingAnswerRendersItsBlocksWithinTheBudget(t *testing.T) {
+	m := benchChat(&testing.B{}, 10)
+	feed(m, llm.TextDelta{Text: strings.Repeat("A short **paragraph** of prose.\n\n", (256<<10)/33)})
+	m.Render(0)
+	before := m.tr.mdBytes
+	m.SetSize(100, 36)
+	m.Render(0)
+	if got := m.tr.mdBytes - before; got > InlineMarkdownBytes+MaxStreamingBlockBytes {
+		t.Errorf("a resize while a %d-byte answer streams gave glamour %d bytes, over InlineMarkdownBytes = %d", len(m.cur.text), got, InlineMarkdownBytes)
+	}
+	it := m.cur
+	if cmd := endTurn(m); cmd != nil {
+		deliver(t, m, cmd)
+	}
+	if got, want := m.tr.itemLines(it, m.width)[1:], m.tr.md.Render(it.text, m.width); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the finished answer's Markdown never replaced its plain blocks")
 	}
 }

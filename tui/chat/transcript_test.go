@@ -51,7 +51,8 @@ func TestStreamingBlocksRenderAsTheWholeAnswerDoes(t *testing.T) {
 	for n := 37; n <= len(answer); n += 37 {
 		it.text = answer[:n]
 		it.touch()
-		got := tr.itemLines(it, 80)[1:] // under the model's name
+		tr.inlineLeft = InlineMarkdownBytes // a pass over the transcript
+		got := tr.itemLines(it, 80)[1:]     // under the model's name
 		want := expandLineTabs(tr.md.Render(common.ExpandTabs(render.Sanitize(it.text)), 80))
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Fatalf("at %d bytes the block render differs from the whole render:\n%s\n--- want\n%s", n, strings.Join(got, "\n"), strings.Join(want, "\n"))
