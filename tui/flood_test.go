@@ -10,6 +10,7 @@ import (
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
 	"github.com/howl-mcp/howl/tui/common"
+	"github.com/howl-mcp/howl/tui/common/commontest"
 	"github.com/howl-mcp/howl/tui/logs"
 )
 
@@ -123,16 +124,6 @@ func TestRelayCountsTracedBodiesAgainstMaxRelayBytes(t *testing.T) {
 	}
 }
 
-// allocatedBy is how many bytes f allocates (freed or not).
-func allocatedBy(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
 // One big log message was sanitized and split whole before the log kept
 // its last MaxLogLines: a 90 MiB message of 45 million lines allocated
 // 721 MB to keep 2,000, and a warning's whole data was formatted and
@@ -150,7 +141,7 @@ func TestA64MiBLogMessageAllocatesWhatTheLogKeepsNotItsSize(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			hs, _ := logHarness(t, 120, 40)
-			alloc := allocatedBy(func() {
+			alloc := commontest.AllocatedBy(func() {
 				hs.send(EventsMsg{Events: []mcp.Event{logMessage("mem", "warning", c.logger, c.data)}})
 			})
 			if bound := uint64(4 * logs.MaxLogBytes); alloc > bound {
@@ -184,7 +175,7 @@ func TestALogMessageOfHugeNonStringDataFormatsOnlyWhatIsKept(t *testing.T) {
 		entries[i] = map[string]any{"disk": "full"}
 	}
 	hs, _ := logHarness(t, 120, 40)
-	alloc := allocatedBy(func() {
+	alloc := commontest.AllocatedBy(func() {
 		hs.send(EventsMsg{Events: []mcp.Event{logMessage("mem", "warning", "flood", entries)}})
 	})
 	if bound := uint64(4 * logs.MaxLogBytes); alloc > bound {

@@ -2,12 +2,12 @@ package chat
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/tui/common"
+	"github.com/howl-mcp/howl/tui/common/commontest"
 )
 
 // feed hands the pane one batch of its turn's events.
@@ -27,15 +27,13 @@ func TestAppendingATokenToALongAnswerCopiesOnlyTheToken(t *testing.T) {
 	// the tail, a cost of its own that this test leaves out.
 	m.apply(llm.TextDelta{Text: long})
 	m.apply(llm.ReasoningDelta{Text: long})
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	for range 1000 {
-		m.apply(llm.TextDelta{Text: "word "})
-		m.apply(llm.ReasoningDelta{Text: "hmm "})
-	}
-	runtime.ReadMemStats(&after)
-	if got := after.TotalAlloc - before.TotalAlloc; got > 16<<20 {
+	got := commontest.AllocatedBy(func() {
+		for range 1000 {
+			m.apply(llm.TextDelta{Text: "word "})
+			m.apply(llm.ReasoningDelta{Text: "hmm "})
+		}
+	})
+	if got > 16<<20 {
 		t.Errorf("1,000 tokens appended to a %d-byte answer allocated %d MiB: the answer is copied per token", len(long), got>>20)
 	}
 	if want := "Streaming a reply: " + long + strings.Repeat("word ", 1000); m.cur.text != want {

@@ -2,7 +2,6 @@ package chat
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/howl-mcp/howl/llm/store"
 	"github.com/howl-mcp/howl/theme"
 	"github.com/howl-mcp/howl/tui/common"
+	"github.com/howl-mcp/howl/tui/common/commontest"
 )
 
 // longMarkdown is a 1 MiB answer with no paragraph break and Markdown on
@@ -53,23 +53,13 @@ func deliver(t *testing.T, m *Pane, cmd tea.Cmd) tea.Cmd {
 	}
 }
 
-// allocated is how many bytes f allocates.
-func allocated(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
 // checkUpdateCost runs f, an Update and a View, and fails the test when
 // it allocates over allocMax bytes (glamour allocates about 120 bytes a
 // byte it renders) or gives glamour over mdMax bytes.
 func checkUpdateCost(t *testing.T, m *Pane, what string, allocMax uint64, mdMax int, f func()) {
 	t.Helper()
 	before := m.tr.mdBytes
-	got := allocated(f)
+	got := commontest.AllocatedBy(f)
 	t.Logf("%s allocated %d KiB", what, got>>10)
 	if got > allocMax {
 		t.Errorf("%s allocated %d KiB, over %d KiB: it renders the Markdown", what, got>>10, allocMax>>10)

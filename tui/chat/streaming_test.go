@@ -1,13 +1,13 @@
 package chat
 
 import (
-	"runtime"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/tui/common"
+	"github.com/howl-mcp/howl/tui/common/commontest"
 )
 
 // longChat is a chat streaming a 1 MiB answer with no paragraph break
@@ -45,15 +45,13 @@ func TestABatchOfALongAnswerCostsTheBatchNotTheAnswer(t *testing.T) {
 		feed(m, llm.TextDelta{Text: "word "})
 		m.Render(0)
 	}
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	for range 20 {
-		feed(m, llm.TextDelta{Text: "word "})
-		m.Render(0)
-	}
-	runtime.ReadMemStats(&after)
-	if got := after.TotalAlloc - before.TotalAlloc; got > 4<<20 {
+	got := commontest.AllocatedBy(func() {
+		for range 20 {
+			feed(m, llm.TextDelta{Text: "word "})
+			m.Render(0)
+		}
+	})
+	if got > 4<<20 {
 		t.Errorf("20 batches at the end of a %d-byte answer allocated %d KiB: each batch draws the whole answer", len(m.cur.text), got>>10)
 	}
 }

@@ -5,6 +5,7 @@ package commontest
 
 import (
 	"fmt"
+	"runtime"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -62,4 +63,15 @@ func ScaleCatalog() []mcp.CatalogItem {
 			mcp.CatalogItem{Kind: mcp.KindPrompt, ID: "gen_prompt_" + n, Name: "gen_prompt_" + n, Title: fmt.Sprintf("Generated prompt %d", i)})
 	}
 	return items
+}
+
+// AllocatedBy is how many bytes f allocates on the heap, freed or not:
+// what a test pins when it bounds the work a step does.
+func AllocatedBy(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
 }
