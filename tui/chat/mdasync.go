@@ -75,15 +75,7 @@ func (t *transcript) pendingLines(it *chatItem, head []string, w int) []string {
 		return t.streamingLines(it, head, w)
 	}
 	it.live = nil
-	clean := common.ExpandTabs(render.Sanitize(it.text))
-	done, last := wrapPlain(clean, w-2)
-	out := slices.Grow(head, len(done)+1)
-	for _, l := range done {
-		out = append(out, "  "+l)
-	}
-	if l := strings.TrimRight(clean[last:], " "); l != "" {
-		out = append(out, "  "+l)
-	}
+	out := appendPlain(head, common.ExpandTabs(render.Sanitize(it.text)), w)
 	note := fmt.Sprintf("this answer is over %d KiB (AsyncMarkdownBytes), so it shows as plain text while its Markdown renders", AsyncMarkdownBytes>>10)
 	if !asyncMarkdown(it) {
 		note = fmt.Sprintf("the screen renders %d KiB of Markdown at a time (InlineMarkdownBytes), so this answer shows as plain text while its Markdown renders", InlineMarkdownBytes>>10)

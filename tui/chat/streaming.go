@@ -2,6 +2,7 @@ package chat
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -148,16 +149,21 @@ func (t *transcript) streamingLines(it *chatItem, head []string, w int) []string
 // plainBlock is a finished block as sanitized text wrapped to w, indented
 // as a rendered block is: milliseconds a MiB, against glamour's hundreds.
 func plainBlock(block string, w int) []string {
-	block = strings.Trim(block, "\n")
-	done, last := wrapPlain(block, w-2)
-	lines := make([]string, 0, len(done)+1)
+	return appendPlain(nil, strings.Trim(block, "\n"), w)
+}
+
+// appendPlain appends clean, sanitized text, wrapped to w and indented as
+// the transcript's text is, to out.
+func appendPlain(out []string, clean string, w int) []string {
+	done, last := wrapPlain(clean, w-2)
+	out = slices.Grow(out, len(done)+1)
 	for _, l := range done {
-		lines = append(lines, "  "+l)
+		out = append(out, "  "+l)
 	}
-	if l := strings.TrimRight(block[last:], " "); l != "" {
-		lines = append(lines, "  "+l)
+	if l := strings.TrimRight(clean[last:], " "); l != "" {
+		out = append(out, "  "+l)
 	}
-	return lines
+	return out
 }
 
 // appendBlock appends a block's lines to out, a blank line before them
