@@ -98,22 +98,24 @@ const statusNoteBytes = 48
 // what the line keeps is sanitized (a warning of 64 MiB cost its size
 // several times over before the status bar cut it); the cut says the
 // whole size. Other data shows as compact JSON, formatted only as far as
-// the line keeps it.
+// the line keeps it, so its cut says only that it was over what was
+// formatted.
 func statusText(prefix string, data any) string {
-	s, ok := data.(string)
-	if !ok {
-		// Other data is formatted only as far as the line keeps it.
+	s, isString := data.(string)
+	var size string // the whole message's size, once it is known to be cut
+	if !isString {
 		var whole bool
 		if s, whole = common.JSONPrefix(data, common.MaxStatusBytes); !whole {
-			line := render.SanitizeLine(prefix + s)
-			cut := render.RuneBoundary(line, common.MaxStatusBytes-statusNoteBytes)
-			return line[:cut] + fmt.Sprintf("… (message over %s cut to %s)", render.HumanBytes(int64(len(prefix)+len(s))), render.HumanBytes(int64(cut)))
+			size = "message over " + render.HumanBytes(int64(len(prefix)+len(s)))
 		}
 	}
-	if len(prefix)+len(s) <= common.MaxStatusBytes {
-		return render.SanitizeLine(prefix + s)
+	if size == "" {
+		if len(prefix)+len(s) <= common.MaxStatusBytes {
+			return render.SanitizeLine(prefix + s)
+		}
+		size = render.HumanBytes(int64(len(prefix)+len(s))) + " message"
 	}
 	line := render.SanitizeLine(prefix + s[:render.RuneBoundary(s, common.MaxStatusBytes)])
 	cut := render.RuneBoundary(line, common.MaxStatusBytes-statusNoteBytes)
-	return line[:cut] + fmt.Sprintf("… (%s message cut to %s)", render.HumanBytes(int64(len(prefix)+len(s))), render.HumanBytes(int64(cut)))
+	return line[:cut] + fmt.Sprintf("… (%s cut to %s)", size, render.HumanBytes(int64(cut)))
 }
