@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -61,5 +62,37 @@ func TestACallAnsweredWithAnHTTPErrorStatusReadsAsTheServersAnswer(t *testing.T)
 	want := "status answered tools/call with an error: request failed with status 503: the database is down"
 	if !strings.HasPrefix(msg, want) || strings.Contains(msg, "no answer") || strings.Contains(msg, "transport error") {
 		t.Errorf("got %q, want it to begin %q", msg, want)
+	}
+}
+
+// An HTTP error status's body is read up to MaxErrorBodyBytes, whatever
+// its length: mcp-go puts the body it read into the call's error.
+func TestAnHTTPErrorStatusBodyIsReadUpToMaxErrorBodyBytes(t *testing.T) {
+	ms := server.NewMCPServer("status", "1.0", server.WithToolCapabilities(false))
+	ms.AddTool(mcpgo.NewTool("down"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		return mcpgo.NewToolResultText("never sent"), nil
+	})
+	url := handAnsweredServer(t, ms, func(w http.ResponseWriter, _ *http.Request, msg fixtureMessage) bool {
+		if msg.Method != "tools/call" {
+			return false
+		}
+		w.WriteHeader(http.StatusInternalServerError)
+		chunk := []byte(strings.Repeat("stack frame ", 1<<10))
+		for range (64 << 20) / len(chunk) { // 64 MiB, stopped when howl stops reading
+			if _, err := w.Write(chunk); err != nil {
+				break
+			}
+		}
+		return true
+	})
+	rt := startRuntime(t, ServerConfig{Name: "status", Transport: TransportHTTP, URL: url, Era: EraLegacy, StartTimeout: 20 * time.Second})
+	_, err := rt.CallMeta(context.Background(), "mcp_invoke_status", json.RawMessage(`{"tool":"down"}`))
+	var se *ServerError
+	if !errors.As(err, &se) {
+		t.Fatalf("the call's error is %v, not a ServerError", err)
+	}
+	whole := se.Err.Error()
+	if len(whole) > MaxErrorBodyBytes+1024 || !strings.Contains(whole, "MaxErrorBodyBytes") || !strings.Contains(whole, "status 500") {
+		t.Errorf("the error holds %d bytes of the body (MaxErrorBodyBytes = %d), ending %q", len(whole), MaxErrorBodyBytes, whole[max(len(whole)-120, 0):])
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strings"
 	"sync/atomic"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -322,7 +323,10 @@ func (t guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.base.RoundTrip(req)
 	if err == nil {
 		bound, _ := req.Context().Value(bodyBoundKey{}).(*bodyBound)
-		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/event-stream" {
+		if resp.StatusCode >= 400 {
+			// mcp-go puts an error status's whole body into its error.
+			resp.Body = &errorBody{ReadCloser: resp.Body, left: MaxErrorBodyBytes}
+		} else if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/event-stream" {
 			g := guardEvents(resp.Body)
 			g.bound = bound
 			resp.Body = g
@@ -396,6 +400,39 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 		b.err = b.bound.fail(errOverMaxMessageBytes)
 		return 0, b.err
 	}
+	return n, err
+}
+
+// MaxErrorBodyBytes bounds what howl reads of an HTTP error status's body
+// (4xx, 5xx): mcp-go puts the whole body into its error, which is for a
+// person to read, and a JSON-RPC error travels in a 200 anyway.
+const MaxErrorBodyBytes = 64 << 10
+
+// errorBody is an error status's body up to MaxErrorBodyBytes; a longer
+// one ends in a note naming the bound.
+type errorBody struct {
+	io.ReadCloser
+	left int64
+	tail *strings.Reader // the note, once the body passed the bound
+}
+
+func (b *errorBody) Read(p []byte) (int, error) {
+	if b.tail != nil {
+		return b.tail.Read(p)
+	}
+	if b.left == 0 {
+		var one [1]byte
+		if _, err := io.ReadFull(b.ReadCloser, one[:]); err != nil {
+			return 0, io.EOF
+		}
+		b.tail = strings.NewReader(fmt.Sprintf("… (the body goes on past the %d-byte MaxErrorBodyBytes bound and was not read)", MaxErrorBodyBytes))
+		return b.tail.Read(p)
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
 	return n, err
 }
 
