@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"charm.land/fantasy"
 	"charm.land/fantasy/providers/anthropic"
@@ -17,6 +16,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/render"
 )
 
 // MaxReplyBytes bounds one model reply as howl reads it: its text,
@@ -137,10 +137,7 @@ func (m *fantasyModel) Stream(ctx context.Context, req Request, emit func(Event)
 			room -= len(s)
 			return s
 		}
-		n := room
-		for n > 0 && n > room-utf8.UTFMax && !utf8.RuneStart(s[n]) {
-			n--
-		}
+		n := render.RuneBoundary(s, room)
 		room, reply.OverMaxBytes = 0, true
 		return s[:n]
 	}
@@ -159,7 +156,9 @@ func (m *fantasyModel) Stream(ctx context.Context, req Request, emit func(Event)
 		case fantasy.StreamPartTypeToolInputDelta:
 			// Arguments count as they stream: the provider gathers them
 			// before it hands over the whole call.
-			streamedArgs[part.ID] += len(keep(part.Delta))
+			if d := keep(part.Delta); d != "" { // an empty one holds no entry
+				streamedArgs[part.ID] += len(d)
+			}
 		case fantasy.StreamPartTypeToolCall:
 			if part.ProviderExecuted {
 				break
