@@ -220,12 +220,7 @@ func (l *streamLoss) note(err error) {
 }
 
 // why is the reason the stream ended, or nil while it runs.
-func (l *streamLoss) why() error {
-	if l.ctx.Err() == nil {
-		return nil
-	}
-	return context.Cause(l.ctx)
-}
+func (l *streamLoss) why() error { return context.Cause(l.ctx) }
 
 // tapped is what every tap does with a finished request.
 func tapped(ctx context.Context, trace traceFunc, r transport.JSONRPCRequest, resp *transport.JSONRPCResponse, err error, start time.Time) {
@@ -554,8 +549,7 @@ func (c *Conn) waitLost() string {
 	return ""
 }
 
-// exited reports whether a stdio child has already ended, or an old
-// HTTP+SSE connection's event stream.
+// exited reports whether a stdio child has already ended.
 func (c *Conn) exited() bool {
-	return c.cmd != nil && c.cmd.ProcessState != nil || c.stream != nil && c.stream.why() != nil
+	return c.cmd != nil && c.cmd.ProcessState != nil
 }

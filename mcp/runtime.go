@@ -768,8 +768,10 @@ func (r *Runtime) Conn(name string) (*Conn, error) {
 	}
 	switch s.status.State {
 	case StateReady:
-		if s.conn != nil && s.conn.stream != nil && s.conn.exited() {
-			return nil, fmt.Errorf("server %s is disconnected: %v: reconnect it", name, s.conn.stream.why())
+		if s.conn != nil && s.conn.stream != nil {
+			if why := s.conn.stream.why(); why != nil { // an old HTTP+SSE connection's stream ended
+				return nil, fmt.Errorf("server %s is disconnected: %v: reconnect it", name, why)
+			}
 		}
 		if s.conn == nil || s.conn.exited() {
 			return nil, fmt.Errorf("server %s has exited: reconnect it", name)
