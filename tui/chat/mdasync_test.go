@@ -311,3 +311,20 @@ func TestResizingManyAnswersRendersAFewInPlace(t *testing.T) {
 		}
 	}
 }
+
+// Once a long answer has ended, its streamed lines, drawn until its
+// Markdown arrives, no longer say it renders "until the answer ends":
+// they name AsyncMarkdownBytes, as a plain drawing of it does.
+func TestAnEndedLongAnswerSaysItsMarkdownIsRendering(t *testing.T) {
+	m := benchChat(&testing.B{}, 10)
+	feed(m, llm.TextDelta{Text: longMarkdown})
+	m.Render(0)
+	if s := strings.Join(m.Render(0), "\n"); !strings.Contains(s, "until the answer ends") {
+		t.Fatalf("while it streams the long block does not say why it is plain:\n%s", s)
+	}
+	endTurn(m)
+	s := strings.Join(m.Render(0), "\n")
+	if strings.Contains(s, "until the answer ends") || !strings.Contains(s, "AsyncMarkdownBytes") {
+		t.Errorf("the ended answer's note is not the one of an answer whose Markdown renders:\n%s", s[max(len(s)-600, 0):])
+	}
+}

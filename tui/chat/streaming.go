@@ -56,9 +56,10 @@ type liveAnswer struct {
 	// unfinished line starts in clean.
 	plain             bool
 	plainN, plainFrom int
-	// note says why the tail is plain, drawn at width noteW.
-	note  []string
-	noteW int
+	// note says why the tail is plain (noteText), drawn at width noteW.
+	note     []string
+	noteW    int
+	noteText string
 }
 
 // streamingLines are a streaming assistant item's lines at width w under
@@ -131,9 +132,12 @@ func (t *transcript) streamingLines(it *chatItem, head []string, w int) []string
 		if l := strings.TrimRight(clean[la.plainFrom:], " "); l != "" {
 			la.out = append(la.out, "  "+l)
 		}
-		if la.noteW != w {
-			la.note, la.noteW = nil, w
-			note := fmt.Sprintf("this block is over %d KiB (MaxStreamingBlockBytes), so it shows as plain text until the answer ends; then it renders as Markdown", MaxStreamingBlockBytes>>10)
+		note := fmt.Sprintf("this block is over %d KiB (MaxStreamingBlockBytes), so it shows as plain text until the answer ends; then it renders as Markdown", MaxStreamingBlockBytes>>10)
+		if !it.streaming { // the answer ended: its Markdown is on its way
+			note = fmt.Sprintf("this answer is over %d KiB (AsyncMarkdownBytes), so it shows as plain text while its Markdown renders", AsyncMarkdownBytes>>10)
+		}
+		if la.noteW != w || la.noteText != note {
+			la.note, la.noteW, la.noteText = nil, w, note
 			for _, l := range common.WrapText(note, w-2) {
 				la.note = append(la.note, "  "+t.com.Styles.Muted.Render(l))
 			}
