@@ -437,8 +437,8 @@ func moreArgumentsText(n, required int, describe string) string {
 func detailProps(schema json.RawMessage) (props []mcp.SchemaProp, more, moreRequired int) {
 	var properties []byte
 	var required []string
-	eachMember(schema, func(m []byte) bool {
-		switch name, value := splitMember(m); name {
+	_ = render.ObjectMembers(schema, func(key string, value []byte) bool {
+		switch key {
 		case "properties":
 			properties = value
 		case "required":
@@ -446,10 +446,14 @@ func detailProps(schema json.RawMessage) (props []mcp.SchemaProp, more, moreRequ
 		}
 		return true
 	})
-	var members [][]byte
-	total := eachMember(properties, func(m []byte) bool {
-		members = append(members, m)
-		return len(members) < MaxDetailArguments
+	var members [][]byte // the shown ones, as written: "name":value
+	total := 0
+	_ = render.ObjectMemberBytes(properties, func(key, value []byte) bool {
+		if total++; total <= MaxDetailArguments {
+			name, _ := json.Marshal(string(key))
+			members = append(members, append(append(name, ':'), value...))
+		}
+		return true
 	})
 	if total <= MaxDetailArguments {
 		return mcp.SchemaProps(schema), 0, 0
@@ -473,68 +477,6 @@ func detailProps(schema json.RawMessage) (props []mcp.SchemaProp, more, moreRequ
 		}
 	}
 	return props, total - len(props), moreRequired
-}
-
-// eachMember scans a JSON object for its members ("name": value, as
-// written), calling fn with each until it returns false, and counts them
-// all, decoding nothing. Bytes that are not an object have none.
-func eachMember(obj []byte, fn func(member []byte) bool) (total int) {
-	obj = bytes.TrimSpace(obj)
-	if len(obj) == 0 || obj[0] != '{' {
-		return 0
-	}
-	depth, from, named, more := 0, 0, false, true
-	member := func(end int) {
-		total++
-		if more {
-			more = fn(bytes.TrimSpace(obj[from:end]))
-		}
-		from, named = end+1, false
-	}
-	for i := 0; i < len(obj) && depth >= 0; i++ {
-		switch obj[i] {
-		case '"':
-			for i++; i < len(obj) && obj[i] != '"'; i++ {
-				if obj[i] == '\\' {
-					i++
-				}
-			}
-			named = named || depth == 1
-		case '{', '[':
-			if depth++; depth == 1 {
-				from = i + 1
-			}
-		case '}', ']':
-			if depth--; depth == 0 && named {
-				member(i) // the object's end closes its last member
-			}
-		case ',':
-			if depth == 1 {
-				member(i)
-			}
-		}
-	}
-	return total
-}
-
-// splitMember is an object member's name, decoded, and its value as
-// written.
-func splitMember(m []byte) (string, []byte) {
-	if len(m) == 0 || m[0] != '"' {
-		return "", nil
-	}
-	end := 1
-	for ; end < len(m) && m[end] != '"'; end++ {
-		if m[end] == '\\' {
-			end++
-		}
-	}
-	var name string
-	if end >= len(m) || json.Unmarshal(m[:end+1], &name) != nil {
-		return "", nil
-	}
-	value := bytes.TrimSpace(m[end+1:])
-	return name, bytes.TrimSpace(bytes.TrimPrefix(value, []byte(":")))
 }
 
 func kindLabel(k mcp.Kind) string {
