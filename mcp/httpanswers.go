@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 )
@@ -31,8 +30,7 @@ type answerGate struct {
 
 	mu      sync.Mutex
 	sending int
-	refused int       // refusals not yet told
-	told    time.Time // when they last were
+	refused refusals
 }
 
 // wrap counts each request h answers until mcp-go is done sending the
@@ -60,11 +58,7 @@ func (a *answerGate) take() bool {
 		a.mu.Unlock()
 		return true
 	}
-	a.refused++
-	n, tell := a.refused, time.Since(a.told) >= refusalNoticeEvery
-	if tell {
-		a.refused, a.told = 0, time.Now()
-	}
+	n, tell := a.refused.refuse()
 	a.mu.Unlock()
 	if tell && a.notice != nil {
 		a.notice(fmt.Sprintf("howl: %s sends requests faster than it takes howl's answers: %d answers are still being sent (MaxUnsentAnswers); %d more requests were left unanswered, and the rest are until answers get through",

@@ -31,13 +31,28 @@ var ErrTooManyServerRequests = fmt.Errorf("howl is already handling %d elicitati
 // server's log, so a flood adds a line a minute, not a line a request.
 const refusalNoticeEvery = time.Minute
 
+// refusals counts the requests refused since the last notice of them.
+type refusals struct {
+	n    int
+	told time.Time // when the last notice went out
+}
+
+// refuse counts one more refusal; tell says a notice of the n not yet
+// told is due (at most one every refusalNoticeEvery).
+func (r *refusals) refuse() (n int, tell bool) {
+	r.n++
+	if n = r.n; time.Since(r.told) < refusalNoticeEvery {
+		return n, false
+	}
+	r.n, r.told = 0, time.Now()
+	return n, true
+}
+
 // serverRequests counts, per server, the questions howl is handling.
 type serverRequests struct {
 	mu      sync.Mutex
 	pending map[string]int
-	// refused counts the refusals not yet told; told is when they last were.
-	refused map[string]int
-	told    map[string]time.Time
+	refused map[string]*refusals
 }
 
 // admittedKey marks the context of a request already admitted at the
@@ -50,14 +65,13 @@ func (r *Runtime) admit(server string) (release func(), ok bool) {
 	b := &r.serverReqs
 	b.mu.Lock()
 	if b.pending == nil {
-		b.pending, b.refused, b.told = map[string]int{}, map[string]int{}, map[string]time.Time{}
+		b.pending, b.refused = map[string]int{}, map[string]*refusals{}
 	}
 	if b.pending[server] >= MaxPendingServerRequests {
-		b.refused[server]++
-		n, tell := b.refused[server], time.Since(b.told[server]) >= refusalNoticeEvery
-		if tell {
-			b.refused[server], b.told[server] = 0, time.Now()
+		if b.refused[server] == nil {
+			b.refused[server] = &refusals{}
 		}
+		n, tell := b.refused[server].refuse()
 		b.mu.Unlock()
 		if tell {
 			r.emit(Event{Kind: EventStderr, Server: server, Line: fmt.Sprintf(
