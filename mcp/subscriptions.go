@@ -74,12 +74,12 @@ type refreshState struct {
 	// the refresh diffs against it, so a burst reports every item it
 	// added, not only the last notification's.
 	before *Catalog
-	// burst is when the pending burst began (zero: none), refreshed when
-	// the last refresh ended (CatalogRefreshMaxWait, CatalogRefreshGap).
+	// burst is when the pending burst began (zero: none; a listing under
+	// way clears it, so one set while it runs asks for one more refresh
+	// after it), refreshed when the last refresh ended
+	// (CatalogRefreshMaxWait, CatalogRefreshGap).
 	burst, refreshed time.Time
-	// running: a listing is under way; again: a list_changed came
-	// during it, so one more refresh follows it.
-	running, again bool
+	running          bool // a listing is under way
 }
 
 // listenAckWait bounds how long relisten waits for a stream's
@@ -364,8 +364,7 @@ func (r *Runtime) scheduleRefresh(server string, old *Catalog) {
 		st.burst = now
 	}
 	if st.running {
-		st.again = true // refreshDone arms the timer
-		return
+		return // refreshDone arms the timer for the burst
 	}
 	r.armRefresh(server, st, now)
 }
@@ -435,8 +434,7 @@ func (r *Runtime) refreshDone(server string, st *refreshState, cat *Catalog) {
 	}
 	now := time.Now()
 	st.refreshed = now
-	if st.again {
-		st.again = false
+	if !st.burst.IsZero() { // a list_changed came during the listing
 		if st.before == nil {
 			st.before = cat
 		}
