@@ -80,10 +80,7 @@ func (t *transcript) pendingLines(it *chatItem, head []string, w int) []string {
 	if !asyncMarkdown(it) {
 		note = fmt.Sprintf("the screen renders %d KiB of Markdown at a time (InlineMarkdownBytes), so this answer shows as plain text while its Markdown renders", InlineMarkdownBytes>>10)
 	}
-	for _, l := range common.WrapText(note, w-2) {
-		out = append(out, "  "+t.com.Styles.Muted.Render(l))
-	}
-	return out
+	return t.appendNote(out, note, w)
 }
 
 // markdownCmd starts the next pending answer's render at the pane's

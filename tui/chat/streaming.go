@@ -137,10 +137,7 @@ func (t *transcript) streamingLines(it *chatItem, head []string, w int) []string
 			note = fmt.Sprintf("this answer is over %d KiB (AsyncMarkdownBytes), so it shows as plain text while its Markdown renders", AsyncMarkdownBytes>>10)
 		}
 		if la.noteW != w || la.noteText != note {
-			la.note, la.noteW, la.noteText = nil, w, note
-			for _, l := range common.WrapText(note, w-2) {
-				la.note = append(la.note, "  "+t.com.Styles.Muted.Render(l))
-			}
+			la.note, la.noteW, la.noteText = t.appendNote(nil, note, w), w, note
 		}
 		la.out = append(la.out, la.note...)
 	}
@@ -148,6 +145,15 @@ func (t *transcript) streamingLines(it *chatItem, head []string, w int) []string
 		la.out = append(la.out, "  "+t.com.Styles.Muted.Render("…"))
 	}
 	return la.out
+}
+
+// appendNote appends note, a line of howl's own about why text shows as
+// it does, wrapped to w, muted and indented, to out.
+func (t *transcript) appendNote(out []string, note string, w int) []string {
+	for _, l := range common.WrapText(note, w-2) {
+		out = append(out, "  "+t.com.Styles.Muted.Render(l))
+	}
+	return out
 }
 
 // plainBlock is a finished block as sanitized text wrapped to w, indented
