@@ -41,7 +41,7 @@ type liveAnswer struct {
 	// raw is the item's text as fed so far.
 	raw   string
 	sw    *render.SafeWriter
-	clean tabExpander
+	clean common.TabExpander
 	scan  cutScanner
 	// cuts end the finished blocks: block i is clean[cuts[i-1]:cuts[i]].
 	cuts []int
@@ -214,44 +214,6 @@ func (la *liveAnswer) feed(text string) {
 	la.raw = text
 	la.cuts = la.scan.scan(la.clean.String(), la.cuts)
 }
-
-// tabExpander collects sanitized text with its tabs expanded to the next
-// tab stop, as common.ExpandTabs does, counting columns across writes.
-type tabExpander struct {
-	b   strings.Builder
-	col int
-}
-
-func (e *tabExpander) Write(p []byte) (int, error) {
-	e.WriteString(string(p))
-	return len(p), nil
-}
-
-func (e *tabExpander) WriteString(s string) (int, error) {
-	n := len(s)
-	for len(s) > 0 {
-		i := strings.IndexAny(s, "\t\n")
-		if i < 0 {
-			e.b.WriteString(s)
-			e.col += utf8.RuneCountInString(s)
-			break
-		}
-		e.b.WriteString(s[:i])
-		if s[i] == '\n' {
-			e.b.WriteByte('\n')
-			e.col = 0
-		} else {
-			e.col += utf8.RuneCountInString(s[:i])
-			n := common.TabWidth - e.col%common.TabWidth
-			e.b.WriteString(strings.Repeat(" ", n))
-			e.col += n
-		}
-		s = s[i+1:]
-	}
-	return n, nil
-}
-
-func (e *tabExpander) String() string { return e.b.String() }
 
 // cutScanner finds, line by line as they complete, the offsets where a
 // Markdown text splits into blocks that render alone as they render

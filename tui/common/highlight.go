@@ -4,6 +4,7 @@ import (
 	"mime"
 	"path"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/alecthomas/chroma/v2"
 	"github.com/alecthomas/chroma/v2/lexers"
@@ -176,26 +177,51 @@ func HighlightLog(text string, th *theme.Theme) []string {
 	return out
 }
 
-// expandTabs replaces tabs with spaces up to the next tab stop.
+// ExpandTabs replaces tabs with spaces up to the next tab stop.
 func ExpandTabs(s string) string {
 	if !strings.Contains(s, "\t") {
 		return s
 	}
-	var b strings.Builder
-	col := 0
-	for _, r := range s {
-		switch r {
-		case '\t':
-			n := TabWidth - col%TabWidth
-			b.WriteString(strings.Repeat(" ", n))
-			col += n
-		case '\n':
-			b.WriteRune(r)
-			col = 0
-		default:
-			b.WriteRune(r)
-			col++
-		}
-	}
-	return b.String()
+	var e TabExpander
+	e.WriteString(s)
+	return e.String()
 }
+
+// TabExpander collects text with its tabs expanded to the next tab stop,
+// counting columns across writes: what ExpandTabs does to one string, for
+// text that arrives in pieces.
+type TabExpander struct {
+	b   strings.Builder
+	col int
+}
+
+func (e *TabExpander) Write(p []byte) (int, error) {
+	e.WriteString(string(p))
+	return len(p), nil
+}
+
+func (e *TabExpander) WriteString(s string) (int, error) {
+	n := len(s)
+	for len(s) > 0 {
+		i := strings.IndexAny(s, "\t\n")
+		if i < 0 {
+			e.b.WriteString(s)
+			e.col += utf8.RuneCountInString(s)
+			break
+		}
+		e.b.WriteString(s[:i])
+		if s[i] == '\n' {
+			e.b.WriteByte('\n')
+			e.col = 0
+		} else {
+			e.col += utf8.RuneCountInString(s[:i])
+			n := TabWidth - e.col%TabWidth
+			e.b.WriteString(strings.Repeat(" ", n))
+			e.col += n
+		}
+		s = s[i+1:]
+	}
+	return n, nil
+}
+
+func (e *TabExpander) String() string { return e.b.String() }
