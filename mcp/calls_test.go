@@ -42,19 +42,9 @@ func TestAFailedCallSaysWhetherTheServerAnswered(t *testing.T) {
 // the message says so, without mcp-go's "transport error: " prefix, and
 // does not say that no answer came.
 func TestACallAnsweredWithAnHTTPErrorStatusReadsAsTheServersAnswer(t *testing.T) {
-	ms := server.NewMCPServer("status", "1.0", server.WithToolCapabilities(false))
-	ms.AddTool(mcpgo.NewTool("down"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-		return mcpgo.NewToolResultText("never sent"), nil
-	})
-	url := handAnsweredServer(t, ms, func(w http.ResponseWriter, _ *http.Request, msg fixtureMessage) bool {
-		if msg.Method != "tools/call" {
-			return false
-		}
+	err := callAnsweredWithAStatus(t, func(w http.ResponseWriter) {
 		http.Error(w, "the database is down", http.StatusServiceUnavailable)
-		return true
 	})
-	rt := startRuntime(t, ServerConfig{Name: "status", Transport: TransportHTTP, URL: url, Era: EraLegacy, StartTimeout: 20 * time.Second})
-	_, err := rt.CallMeta(context.Background(), "mcp_invoke_status", json.RawMessage(`{"tool":"down"}`))
 	if err == nil {
 		t.Fatal("the call succeeded")
 	}
@@ -68,14 +58,7 @@ func TestACallAnsweredWithAnHTTPErrorStatusReadsAsTheServersAnswer(t *testing.T)
 // An HTTP error status's body is read up to MaxErrorBodyBytes, whatever
 // its length: mcp-go puts the body it read into the call's error.
 func TestAnHTTPErrorStatusBodyIsReadUpToMaxErrorBodyBytes(t *testing.T) {
-	ms := server.NewMCPServer("status", "1.0", server.WithToolCapabilities(false))
-	ms.AddTool(mcpgo.NewTool("down"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-		return mcpgo.NewToolResultText("never sent"), nil
-	})
-	url := handAnsweredServer(t, ms, func(w http.ResponseWriter, _ *http.Request, msg fixtureMessage) bool {
-		if msg.Method != "tools/call" {
-			return false
-		}
+	err := callAnsweredWithAStatus(t, func(w http.ResponseWriter) {
 		w.WriteHeader(http.StatusInternalServerError)
 		chunk := []byte(strings.Repeat("stack frame ", 1<<10))
 		for range (64 << 20) / len(chunk) { // 64 MiB, stopped when howl stops reading
@@ -83,10 +66,7 @@ func TestAnHTTPErrorStatusBodyIsReadUpToMaxErrorBodyBytes(t *testing.T) {
 				break
 			}
 		}
-		return true
 	})
-	rt := startRuntime(t, ServerConfig{Name: "status", Transport: TransportHTTP, URL: url, Era: EraLegacy, StartTimeout: 20 * time.Second})
-	_, err := rt.CallMeta(context.Background(), "mcp_invoke_status", json.RawMessage(`{"tool":"down"}`))
 	var se *ServerError
 	if !errors.As(err, &se) {
 		t.Fatalf("the call's error is %v, not a ServerError", err)
@@ -95,4 +75,25 @@ func TestAnHTTPErrorStatusBodyIsReadUpToMaxErrorBodyBytes(t *testing.T) {
 	if len(whole) > MaxErrorBodyBytes+1024 || !strings.Contains(whole, "MaxErrorBodyBytes") || !strings.Contains(whole, "status 500") {
 		t.Errorf("the error holds %d bytes of the body (MaxErrorBodyBytes = %d), ending %q", len(whole), MaxErrorBodyBytes, whole[max(len(whole)-120, 0):])
 	}
+}
+
+// callAnsweredWithAStatus is the error of a call to the tool down of a
+// streamable HTTP server, status, whose answer to tools/call is written
+// by answer (an error status, say).
+func callAnsweredWithAStatus(t *testing.T, answer func(w http.ResponseWriter)) error {
+	t.Helper()
+	ms := server.NewMCPServer("status", "1.0", server.WithToolCapabilities(false))
+	ms.AddTool(mcpgo.NewTool("down"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		return mcpgo.NewToolResultText("never sent"), nil
+	})
+	url := handAnsweredServer(t, ms, func(w http.ResponseWriter, _ *http.Request, msg fixtureMessage) bool {
+		if msg.Method != "tools/call" {
+			return false
+		}
+		answer(w)
+		return true
+	})
+	rt := startRuntime(t, ServerConfig{Name: "status", Transport: TransportHTTP, URL: url, Era: EraLegacy, StartTimeout: 20 * time.Second})
+	_, err := rt.CallMeta(context.Background(), "mcp_invoke_status", json.RawMessage(`{"tool":"down"}`))
+	return err
 }
