@@ -15,8 +15,10 @@ import (
 
 // The TUI filter timing: howl's TUI runs in tmux on the demo with 120,000
 // items; keys are sent with tmux send-keys and the screen read with
-// capture-pane as fast as it answers (a few ms a read on this machine, so
-// every time here is an upper bound by that much). Each key is timed to
+// capture-pane, both through one tmux client in control mode
+// (tmuxControl), which reads the screen again each time the pane writes
+// (a fraction of a ms a read, so every time here is an upper bound by
+// that much). Each key is timed to
 // its echo (the filter line shows it) and to its results (the Resources
 // tab's count changes: on the generated resources the keys of "12345"
 // match 40,952 -> 3,970 -> 488 -> 38 -> 1), then Esc to the list without
@@ -27,8 +29,8 @@ import (
 // second (tui.FramesPerSecond), so an echo waits up to 8.3 ms for its
 // frame on top of the work.
 //
-// The floor is the same loop over cat, in a second pane of the same tmux
-// server, timed right after each of howl's keys: what sending a key and
+// The floor is the same loop over cat, in a second window of the same tmux
+// session, timed right after each of howl's keys: what sending a key and
 // reading the screen cost by themselves on the machine as busy as it was
 // then. On a shared 2-core machine that cost has tails of its own (tmux
 // and capture-pane wait for a core like everything else), so each figure
@@ -138,7 +140,7 @@ func tuiNotes(runs []tuiTiming) []string {
 	results := spreadOf(append(append(append([]float64{}, first...), later...), all...))
 	clears := spreadOf(append(append(append([]float64{}, clear...), clearAll...), inFlight...))
 	return []string{
-		fmt.Sprintf("floor: a key sent to cat in a second tmux pane, to its echo on screen, timed right after each of howl's keys (send-keys and capture-pane themselves, on the machine as busy as it was): %s", fl),
+		fmt.Sprintf("floor: a key sent to cat in a second window of the same tmux session, to its echo on screen, timed right after each of howl's keys (send-keys and capture-pane themselves, on the machine as busy as it was): %s", fl),
 		fmt.Sprintf("results of the first key (a run over 120,000): %s", spreadOf(first)),
 		fmt.Sprintf("results of each later key (narrowing the last run): %s", spreadOf(later)),
 		fmt.Sprintf("results of \"s\" (100,000 rows): %s", spreadOf(all)),
@@ -160,20 +162,40 @@ func (s tmuxServer) run(args ...string) ([]byte, error) {
 	return exec.Command(s.tmux, append([]string{"-L", s.socket}, args...)...).CombinedOutput()
 }
 
-func (s tmuxServer) screen(pane string) string {
-	out, _ := exec.Command(s.tmux, "-L", s.socket, "capture-pane", "-p", "-t", pane).Output()
-	return string(out)
+// newPane runs one of tmux's commands that makes a pane (new-session,
+// new-window) and returns the new pane's id.
+func (s tmuxServer) newPane(args ...string) (string, error) {
+	out, err := s.run(append(append([]string{args[0]}, "-P", "-F", "#{pane_id}"), args[1:]...)...)
+	id := strings.TrimSpace(string(out))
+	if err != nil || !strings.HasPrefix(id, "%") {
+		return "", fmt.Errorf("tmux %s: %v: %s", args[0], err, out)
+	}
+	return id, nil
 }
 
-func (s tmuxServer) send(pane string, keys ...string) {
-	_, _ = s.run(append([]string{"send-keys", "-t", pane}, keys...)...)
+// readUntil reads the pane's screen until ok says it shows what is
+// waited for, reading again each time the pane writes, and returns the
+// last screen read and whether ok took it before limit.
+func readUntil(ctl *tmuxControl, pane string, limit time.Duration, ok func(string) bool) (string, bool) {
+	deadline := time.Now().Add(limit)
+	for {
+		s := ctl.screen(pane)
+		if ok(s) {
+			return s, true
+		}
+		if time.Now().After(deadline) {
+			return s, false
+		}
+		ctl.waitOutput(pane, 5*time.Millisecond)
+	}
 }
 
 // catFloor times keys sent to cat to their echo on screen: what sending a
 // key and reading the screen cost by themselves, in the same loop the
 // session times howl with.
 type catFloor struct {
-	srv   tmuxServer
+	ctl   *tmuxControl
+	pane  string
 	typed string
 	n     int
 }
@@ -183,21 +205,21 @@ type catFloor struct {
 func (f *catFloor) sample() (float64, error) {
 	f.n++
 	if len(f.typed) >= 40 {
-		f.srv.send("floor", "Enter") // cat prints the line back; typing starts a new one
+		f.ctl.send(f.pane, "Enter") // cat prints the line back; typing starts a new one
 		f.typed = ""
 	}
 	f.typed += string(rune('a' + f.n%26))
+	f.ctl.forget(f.pane)
 	t0 := time.Now()
-	f.srv.send("floor", "-l", f.typed[len(f.typed)-1:])
-	for {
-		lines := strings.Split(strings.TrimRight(f.srv.screen("floor"), "\n "), "\n")
-		if strings.TrimSpace(lines[len(lines)-1]) == f.typed {
-			return time.Since(t0).Seconds(), nil
-		}
-		if time.Since(t0) > 10*time.Second {
-			return 0, fmt.Errorf("tmux floor: cat did not echo %q within 10 s", f.typed)
-		}
+	f.ctl.send(f.pane, "-l", f.typed[len(f.typed)-1:])
+	_, ok := readUntil(f.ctl, f.pane, 10*time.Second, func(s string) bool {
+		lines := strings.Split(strings.TrimRight(s, "\n "), "\n")
+		return strings.TrimSpace(lines[len(lines)-1]) == f.typed
+	})
+	if !ok {
+		return 0, fmt.Errorf("tmux floor: cat did not echo %q within 10 s", f.typed)
 	}
+	return time.Since(t0).Seconds(), nil
 }
 
 // tuiSession runs one TUI session and times its keys.
@@ -205,22 +227,31 @@ func tuiSession(tmux string, e *env, cfg string, n int) (tuiTiming, error) {
 	var t tuiTiming
 	srv := tmuxServer{tmux: tmux, socket: fmt.Sprintf("howlbench-%d-%d", os.Getpid(), n)}
 	cwd := filepath.Join(e.tmp, "cwd")
-	if out, err := srv.run("new-session", "-d", "-s", "howl", "-x", "120", "-y", "40", "-c", cwd,
-		"env", "HOWL_CACHE_DIR="+filepath.Join(e.tmp, "cache-tui"), e.howl, "--config", cfg); err != nil {
-		return t, fmt.Errorf("tmux new-session: %v: %s", err, out)
+	howlPane, err := srv.newPane("new-session", "-d", "-s", "howl", "-x", "120", "-y", "40", "-c", cwd,
+		"env", "HOWL_CACHE_DIR="+filepath.Join(e.tmp, "cache-tui"), e.howl, "--config", cfg)
+	if err != nil {
+		return t, err
 	}
 	defer srv.run("kill-server")
-	if out, err := srv.run("new-session", "-d", "-s", "floor", "-x", "120", "-y", "40", "cat"); err != nil {
-		return t, fmt.Errorf("tmux new-session (floor): %v: %s", err, out)
+	// The floor's cat is a second window of the same session: a control
+	// client hears the output of its own session's panes only.
+	floorPane, err := srv.newPane("new-window", "-d", "-t", "howl:", "cat")
+	if err != nil {
+		return t, fmt.Errorf("the floor's window: %w", err)
 	}
-	floor := &catFloor{srv: srv}
+	ctl, err := attachControl(srv, "howl", howlPane, floorPane)
+	if err != nil {
+		return t, err
+	}
+	defer ctl.close()
+	floor := &catFloor{ctl: ctl, pane: floorPane}
 	pairFloor := func() (float64, error) {
 		s, err := floor.sample()
 		t.floor = append(t.floor, s)
 		return s, err
 	}
-	screen := func() string { return srv.screen("howl") }
-	send := func(keys ...string) { srv.send("howl", keys...) }
+	screen := func() string { return ctl.screen(howlPane) }
+	send := func(keys ...string) { ctl.forget(howlPane); ctl.send(howlPane, keys...) }
 	// count is the Resources tab's count, and whether a filter is on.
 	count := func(s string) (int, bool) {
 		m := resourcesCount.FindStringSubmatch(s)
@@ -231,13 +262,10 @@ func tuiSession(tmux string, e *env, cfg string, n int) (tuiTiming, error) {
 		return n, m[2] != ""
 	}
 	wait := func(what string, limit time.Duration, ok func(string) bool) error {
-		deadline := time.Now().Add(limit)
-		for time.Now().Before(deadline) {
-			if ok(screen()) {
-				return nil
-			}
+		if s, done := readUntil(ctl, howlPane, limit, ok); !done {
+			return fmt.Errorf("TUI session: no %s within %v:\n%s", what, limit, s)
 		}
-		return fmt.Errorf("TUI session: no %s within %v:\n%s", what, limit, screen())
+		return nil
 	}
 	if err := wait("catalog of 100,000 resources", 2*time.Minute, func(s string) bool { c, _ := count(s); return c >= bigScale }); err != nil {
 		return t, err
@@ -248,12 +276,7 @@ func tuiSession(tmux string, e *env, cfg string, n int) (tuiTiming, error) {
 		before, wasFiltered := count(screen())
 		t0 := time.Now()
 		send("-l", k)
-		deadline := t0.Add(30 * time.Second)
-		for echo == 0 || results == 0 {
-			if time.Now().After(deadline) {
-				return 0, 0, fmt.Errorf("TUI session: %q: no echo or results within 30 s:\n%s", typed, screen())
-			}
-			s := screen()
+		s, done := readUntil(ctl, howlPane, 30*time.Second, func(s string) bool {
 			now := time.Since(t0).Seconds()
 			if echo == 0 && strings.Contains(s, "/ "+typed) {
 				echo = now
@@ -261,6 +284,10 @@ func tuiSession(tmux string, e *env, cfg string, n int) (tuiTiming, error) {
 			if c, filtered := count(s); results == 0 && filtered && (!wasFiltered || c != before) {
 				results = now
 			}
+			return echo != 0 && results != 0
+		})
+		if !done {
+			return 0, 0, fmt.Errorf("TUI session: %q: no echo or results within 30 s:\n%s", typed, s)
 		}
 		f, err := pairFloor()
 		t.echoOver = append(t.echoOver, echo-f)
