@@ -1,0 +1,88 @@
+package render
+
+import (
+	"runtime"
+	"runtime/metrics"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// bigToolResults are raw CallToolResults of about 64 MiB, each over the
+// bounds in its own way.
+func bigToolResults() []struct{ name, raw string } {
+	const size = 64 << 20
+	plain := strings.Repeat("abcdefghijklmnopqrstuvwxyz012345", size/32)
+	escaped := strings.Repeat(`line of log text\twith a tab\n`, size/30)
+	item := `{"type":"text","text":"` + strings.Repeat("x", 64<<10) + `"}`
+	items := strings.Repeat(item+",", 1023) + item
+	return []struct{ name, raw string }{
+		{"text", `{"content":[{"type":"text","text":"` + plain + `"}],"isError":false}`},
+		{"text-escaped", `{"content":[{"type":"text","text":"` + escaped + `"}]}`},
+		{"items-1024", `{"content":[` + items + `]}`},
+		{"structured", `{"content":[{"type":"text","text":"ok"}],"structuredContent":{"rows":["` + plain + `"]}}`},
+	}
+}
+
+// BenchmarkBoundToolResult64MiB bounds a 64 MiB raw result (the answer as
+// the transport hands it over); peak-MiB is the most heap live during the
+// call above what was live before it, the input excluded.
+func BenchmarkBoundToolResult64MiB(b *testing.B) {
+	store := NewSpillStore(b.TempDir())
+	for _, c := range bigToolResults() {
+		raw := []byte(c.raw)
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			b.ReportAllocs()
+			var peak uint64
+			for b.Loop() {
+				h := startHeapPeak()
+				out, bounded, err := BoundToolResult(store, "srv", raw)
+				peak = max(peak, h.end())
+				if err != nil || !bounded || len(out) > 2*MaxResponseBytes {
+					b.Fatalf("%.300s %v %v", out, bounded, err)
+				}
+			}
+			b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
+		})
+	}
+}
+
+// heapPeak samples the live heap (objects) every millisecond from start
+// to end; peak is the most it saw above what was live at start, after a
+// collection.
+type heapPeak struct {
+	base, peak uint64
+	stop       chan struct{}
+	done       sync.WaitGroup
+}
+
+func startHeapPeak() *heapPeak {
+	runtime.GC()
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	h := &heapPeak{base: s[0].Value.Uint64(), stop: make(chan struct{})}
+	h.done.Go(func() {
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			metrics.Read(s)
+			if v := s[0].Value.Uint64(); v > h.base {
+				h.peak = max(h.peak, v-h.base)
+			}
+			select {
+			case <-h.stop:
+				return
+			case <-tick.C:
+			}
+		}
+	})
+	return h
+}
+
+func (h *heapPeak) end() uint64 {
+	close(h.stop)
+	h.done.Wait()
+	return h.peak
+}
