@@ -3,9 +3,11 @@ package render
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -144,18 +146,123 @@ func ValidJSON(raw []byte) error {
 // case, and the only one a base64 blob needs), else a decoded copy, as
 // encoding/json decodes it. raw must be a string.
 func StringBytes(raw []byte) ([]byte, error) {
+	b, _, err := stringPrefix(raw, math.MaxInt)
+	return b, err
+}
+
+// stringPrefix is StringBytes for a caller that keeps only the start of a
+// long string: prefix holds its first limit bytes or more (all of it when
+// it is shorter), total is the length of all of it. prefix is a subslice
+// of raw when the string has no escapes and is valid UTF-8, else a decoded
+// copy of at most limit+utf8.UTFMax bytes: a 64 MiB text full of \n
+// escapes is measured, not decoded whole, to show its first page. It
+// decodes as encoding/json does: each byte of invalid UTF-8, and each
+// \u escape of an unpaired surrogate, stands for U+FFFD.
+func stringPrefix(raw []byte, limit int) (prefix []byte, total int, err error) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
-		return nil, fmt.Errorf("not a JSON string (%s)", jsonKind(raw))
+		return nil, 0, fmt.Errorf("not a JSON string (%s)", jsonKind(raw))
 	}
-	inner := raw[1 : len(raw)-1]
-	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
-		return inner, nil
+	s := raw[1 : len(raw)-1]
+	if bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s) {
+		return s, len(s), nil
 	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, err
+	out := make([]byte, 0, min(len(s), limit)+utf8.UTFMax)
+	put := func(b []byte) {
+		if len(out) < limit {
+			out = append(out, b[:min(len(b), limit-len(out))]...)
+		}
+		total += len(b)
 	}
-	return []byte(s), nil
+	var rb [utf8.UTFMax]byte
+	putRune := func(r rune) {
+		n := utf8.EncodeRune(rb[:], r)
+		if len(out) < limit {
+			out = append(out, rb[:n]...) // whole: a prefix may end past limit
+		}
+		total += n
+	}
+	for len(s) > 0 {
+		run := s
+		if i := bytes.IndexByte(s, '\\'); i >= 0 {
+			run = s[:i]
+		}
+		s = s[len(run):]
+		if utf8.Valid(run) {
+			put(run)
+		} else {
+			for len(run) > 0 {
+				r, size := utf8.DecodeRune(run)
+				if r == utf8.RuneError && size == 1 {
+					putRune(utf8.RuneError)
+				} else {
+					put(run[:size])
+				}
+				run = run[size:]
+			}
+		}
+		if len(s) == 0 {
+			break
+		}
+		// s starts with a backslash.
+		if len(s) < 2 {
+			return nil, 0, fmt.Errorf("%w: a string ends in a lone backslash", errJSONSyntax)
+		}
+		n := 2
+		switch c := s[1]; c {
+		case '"', '\\', '/':
+			put(s[1:2])
+		case 'b':
+			put([]byte{'\b'})
+		case 'f':
+			put([]byte{'\f'})
+		case 'n':
+			put([]byte{'\n'})
+		case 'r':
+			put([]byte{'\r'})
+		case 't':
+			put([]byte{'\t'})
+		case 'u':
+			r := getu4(s)
+			if r < 0 {
+				return nil, 0, fmt.Errorf("%w: invalid \\u escape in a string", errJSONSyntax)
+			}
+			n = 6
+			if utf16.IsSurrogate(r) {
+				if pair := utf16.DecodeRune(r, getu4(s[6:])); pair != unicode.ReplacementChar {
+					r, n = pair, 12
+				} else {
+					r = unicode.ReplacementChar
+				}
+			}
+			putRune(r)
+		default:
+			return nil, 0, fmt.Errorf("%w: invalid escape %q in a string", errJSONSyntax, c)
+		}
+		s = s[n:]
+	}
+	return out, total, nil
+}
+
+// getu4 decodes the \uXXXX escape at the start of s, or returns -1.
+func getu4(s []byte) rune {
+	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, c := range s[2:6] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
 }
 
 // errJSONSyntax marks the errors of these functions.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // boundContent lays the content items of a tool result out under the
@@ -72,8 +73,12 @@ func toolItemPart(store *SpillStore, server string, i int, raw json.RawMessage) 
 	}
 	if typ == "text" {
 		if at := lookup(members, "text"); at >= 0 {
-			if s, ok := stringValue(members[at].value); ok {
-				return toolTextPart(raw, members, at, s, note)
+			if v := members[at].value; v[0] == '"' {
+				// A page is at most MaxSliceBytes: its text is all
+				// that is decoded.
+				if head, total, err := stringPrefix(v, MaxSliceBytes+utf8.UTFMax); err == nil {
+					return toolTextPart(raw, members, at, head, total, note)
+				}
 			}
 		}
 	} else if at := lookup(members, "resource"); at >= 0 {
@@ -113,20 +118,23 @@ func failedPart(e *ItemError, out []byte) *part {
 
 // toolTextPart is a text item: unchanged while its text fits the page and
 // nothing else needed changing (dropNote is empty, no string to clamp),
-// else rebuilt with the text sliced at a character boundary.
-func toolTextPart(raw []byte, members []member, at int, s, dropNote string) *part {
+// else rebuilt with the text sliced at a character boundary. The text is
+// total bytes long; head is its start, at least the page asked for and a
+// character more.
+func toolTextPart(raw []byte, members []member, at int, head []byte, total int, dropNote string) *part {
 	clampNote := ""
 	if clampOthers(members, at) {
 		clampNote = fmt.Sprintf("metadata strings clamped to %d bytes", MaxMetaString)
 	}
 	return &part{want: MaxSliceBytes, render: func(page int) (Item, []byte) {
-		if len(s) <= page && dropNote == "" && clampNote == "" {
+		if total <= page && dropNote == "" && clampNote == "" {
 			return nil, raw
 		}
-		text, end, _ := slice(s, 0, page)
+		// slice reads at most a character past the page.
+		text, end, _ := slice(string(head[:min(len(head), page+utf8.UTFMax)]), 0, page)
 		var notes []string
-		if end < len(s) {
-			notes = append(notes, sliceNote("text", end, len(s), page))
+		if end < total {
+			notes = append(notes, sliceNote("text", end, total, page))
 		}
 		notes = appendNonEmpty(notes, dropNote, clampNote)
 		return nil, itemWith(members, at, "text", mustMarshal(text), strings.Join(notes, "; "))
@@ -208,7 +216,7 @@ func binaryPart(store *SpillStore, server string, i int, typ string, members []m
 	if m := lookup(members, "mimeType"); m >= 0 {
 		mimeType, _ = stringValue(members[m].value)
 	}
-	b64, ok := stringValue(members[at].value)
+	b64, ok := stringBytes(members[at].value)
 	if !ok {
 		return rawPart(itemWith(members, at, "", nil, fmt.Sprintf("%q is not a base64 string and was omitted", members[at].key)))
 	}

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -54,7 +55,10 @@ func BoundToolResult(store *SpillStore, server string, raw []byte) (out []byte, 
 	}
 	var items []json.RawMessage
 	ci := lookup(members, "content")
-	if ci >= 0 && json.Unmarshal(members[ci].value, &items) != nil {
+	if ci >= 0 && ArrayElements(members[ci].value, func(e []byte) bool {
+		items = append(items, e)
+		return true
+	}) != nil {
 		ci = -1 // not an array: bounded like any other member
 	}
 	if len(raw) <= MaxResponseBytes && !anyBinary(items) {
@@ -112,7 +116,7 @@ func toolNote(cov ToolCoverage, notes []string) string {
 func ceilingMarker(key string, original, value json.RawMessage, notes *[]string) json.RawMessage {
 	size := len(original)
 	if size > MaxSliceBytes {
-		size = len(compactJSON(original))
+		size = compactLen(original)
 	}
 	if size <= MaxSliceBytes {
 		return value
@@ -127,30 +131,46 @@ func ceilingMarker(key string, original, value json.RawMessage, notes *[]string)
 	}{true, size, note})
 }
 
-// presence records whether a JSON member was present and not null, without
-// decoding its value.
-type presence bool
-
-func (p *presence) UnmarshalJSON(b []byte) error {
-	*p = presence(string(b) != "null")
-	return nil
-}
-
 // anyBinary reports whether any content item carries binary data.
 func anyBinary(items []json.RawMessage) bool {
 	for _, raw := range items {
-		var it struct {
-			Type     string
-			Data     presence `json:"data"`
-			Blob     presence `json:"blob"`
-			Resource struct {
-				Blob presence `json:"blob"`
-			} `json:"resource"`
-		}
-		json.Unmarshal(raw, &it) // a malformed item is judged by what did parse
-		if it.Type == "image" || it.Type == "audio" || it.Data || it.Blob || it.Resource.Blob {
+		if itemBinary(raw) {
 			return true
 		}
 	}
 	return false
+}
+
+// itemBinary reports whether a content item is an image or audio item, or
+// has a "data" or "blob" member, or a "resource" with a "blob", that is
+// not null. It reads the item as encoding/json would decode it into a
+// struct of those fields, but without decoding anything else (a 64 MiB
+// text was scanned twice to find its "type"): names match whatever their
+// case, the last of a name wins, and a value of the wrong kind (a "type"
+// that is not a string, a "resource" that is not an object) counts as
+// absent. An item that is not an object carries nothing.
+func itemBinary(raw []byte) bool {
+	var typ []byte
+	var data, blob, resourceBlob bool
+	_ = ObjectMemberBytes(raw, func(key, v []byte) bool {
+		switch {
+		case bytes.EqualFold(key, []byte("type")):
+			if v[0] == '"' {
+				typ, _ = StringBytes(v)
+			}
+		case bytes.EqualFold(key, []byte("data")):
+			data = string(v) != "null"
+		case bytes.EqualFold(key, []byte("blob")):
+			blob = string(v) != "null"
+		case bytes.EqualFold(key, []byte("resource")):
+			_ = ObjectMemberBytes(v, func(key, v []byte) bool {
+				if bytes.EqualFold(key, []byte("blob")) {
+					resourceBlob = string(v) != "null"
+				}
+				return true
+			})
+		}
+		return true
+	})
+	return string(typ) == "image" || string(typ) == "audio" || data || blob || resourceBlob
 }
