@@ -41,7 +41,7 @@ type rawSink struct {
 	mu     sync.Mutex
 	result json.RawMessage
 	// typed: the caller reads mcp-go's typed result too (the handshake),
-	// so the stdio transport must not stand in for it (standIn).
+	// so no tap may stand in for it (standIn).
 	typed bool
 	// streamsBlobs: the caller decodes blobs from the stdio transport's
 	// spool file (render.ReadContentsFrom), so a long answer's short copy
@@ -109,7 +109,8 @@ func tap(ctx context.Context, resp *transport.JSONRPCResponse) {
 // client looks for (bidirectional requests, HTTP headers) is still there;
 // SendRequest is wrapped, to keep the raw result (mcp-go parses
 // results strictly, one odd item failing a whole page, so howl parses the
-// raw JSON itself, item by item) and to trace the request; and
+// raw JSON itself, item by item), to hand mcp-go's client {} in its place
+// (standIn), and to trace the request; and
 // SetRequestHandler, to bound the server's own requests (requestGate).
 type stdioTap struct {
 	*lineTransport
@@ -154,7 +155,17 @@ func (t *httpTap) SendRequest(ctx context.Context, r transport.JSONRPCRequest) (
 		err = tooLong // what mcp-go makes of it ("unexpected nil response") does not say
 	}
 	tapped(ctx, t.trace, r, resp, err, start)
+	httpStandIn(ctx, r, resp)
 	return resp, err
+}
+
+// httpStandIn is standIn for the HTTP taps, but for a page of tools/list,
+// which mcp-go's client parses and keeps: a tools/call then sends the
+// tool's x-mcp-header parameters as HTTP headers (SEP-2243).
+func httpStandIn(ctx context.Context, r transport.JSONRPCRequest, resp *transport.JSONRPCResponse) {
+	if r.Method != string(mcpgo.MethodToolsList) {
+		standIn(ctx, resp)
+	}
 }
 
 // sseTap is the old (2024-11-05) HTTP+SSE transport, whose one event
@@ -179,6 +190,7 @@ func (t *sseTap) SendRequest(ctx context.Context, r transport.JSONRPCRequest) (*
 		err = why // what mcp-go says of it (a cancelled context) does not say
 	}
 	tapped(ctx, t.trace, r, resp, err, start)
+	httpStandIn(ctx, r, resp)
 	return resp, err
 }
 

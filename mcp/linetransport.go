@@ -496,8 +496,11 @@ func (t *lineTransport) respond(resp transport.JSONRPCResponse) {
 // standIn replaces the result of an answer whose raw result howl keeps
 // (rawSink) with an empty object before mcp-go's client parses it: howl
 // discards the client's typed parse of such a result, which on a big
-// answer cost a full decode and a copy of every string in it. A result
-// that asks for input (2026-07-28) is the client's to act on, and stays.
+// answer cost a full decode and a copy of every string in it (a 64 MiB
+// text over HTTP: 2.7 s). A result that asks for input (2026-07-28) is
+// the client's to act on, and stays. Every transport's tap calls it (the
+// HTTP ones through httpStandIn), after the trace has counted the real
+// result.
 func standIn(ctx context.Context, resp *transport.JSONRPCResponse) {
 	if resp == nil || resp.Error != nil || len(resp.Result) == 0 {
 		return
