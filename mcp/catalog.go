@@ -762,6 +762,9 @@ func (r *Runtime) Catalog(ctx context.Context, name string, refresh bool) (*Cata
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("listing %s: %w", name, ctx.Err())
 	}
+	if err := r.endedErr(name, conn); err != nil { // it died while it was listed
+		return nil, err
+	}
 	r.mu.Lock()
 	if s := r.servers[name]; s == slot && s.conn == conn && s.catGen == gen && seq > s.landed {
 		s.catalog, s.landed = cat, seq

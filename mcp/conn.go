@@ -116,6 +116,9 @@ type stdioTap struct {
 	*lineTransport
 	trace traceFunc
 	gate  requestGate
+	// lost, when set, hears of a request that failed because the
+	// connection closed under it (dialOptions.lost).
+	lost func(ctx context.Context, method string)
 }
 
 // SetRequestHandler bounds the server's requests before mcp-go sees them.
@@ -128,6 +131,9 @@ func (t *stdioTap) SendRequest(ctx context.Context, r transport.JSONRPCRequest) 
 	resp, err := t.lineTransport.SendRequest(ctx, r)
 	tapped(ctx, t.trace, r, resp, err, start)
 	standIn(ctx, resp)
+	if t.lost != nil && errors.Is(err, transport.ErrTransportClosed) {
+		t.lost(ctx, r.Method)
+	}
 	return resp, err
 }
 
@@ -297,6 +303,10 @@ type Conn struct {
 	meta        map[string]any // the _meta of requests howl sends itself (rawrequest.go)
 	closed      sync.Once
 	closing     atomic.Bool
+	// ended is closed when the exit watcher is done with the connection
+	// (Runtime.serverExited): the server is failed with how its process
+	// (or old HTTP+SSE event stream) ended, or howl had closed it.
+	ended chan struct{}
 }
 
 // Name is the server's configured name.
@@ -335,13 +345,21 @@ type dialOptions struct {
 	spoolDir string
 	// pageTimeout bounds each page of a listing (the entry's "timeout").
 	pageTimeout time.Duration
+	// lost, when set, hears of each request to a stdio server that failed
+	// because the connection closed under it (the server exited, or
+	// closed its stdout), with the request's context and method.
+	lost func(ctx context.Context, c *Conn, method string)
 }
 
 // dial opens the transport, runs the handshake and returns a ready Conn.
 // lifetime bounds the connection (cancelling it ends a stdio child);
 // ctx bounds only the handshake.
 func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn, error) {
-	c := &Conn{name: sc.Name, grace: o.grace, pageTimeout: o.pageTimeout}
+	c := &Conn{name: sc.Name, grace: o.grace, pageTimeout: o.pageTimeout, ended: make(chan struct{})}
+	var lost func(context.Context, string)
+	if o.lost != nil {
+		lost = func(ctx context.Context, method string) { o.lost(ctx, c, method) }
+	}
 	if sc.ShutdownGrace > 0 {
 		c.grace = sc.ShutdownGrace
 	}
@@ -354,7 +372,7 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 				return nil, fmt.Errorf("starting %s in process: %w", describeTarget(sc), err)
 			}
 			c.inproc = p
-			tr = &stdioTap{lineTransport: newLineTransport(out, in, libLogger(o.libLog), o.spoolDir), trace: o.trace, gate: o.gate}
+			tr = &stdioTap{lineTransport: newLineTransport(out, in, libLogger(o.libLog), o.spoolDir), trace: o.trace, gate: o.gate, lost: lost}
 			break
 		}
 		// howl starts the child and owns its pipes: writes are queued by
@@ -367,7 +385,7 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 			return nil, fmt.Errorf("starting %s: %w", describeTarget(sc), startError(err))
 		}
 		c.pipe, c.proc = pipe, proc
-		tr = &stdioTap{lineTransport: newLineTransport(pipe, pipe, libLogger(o.libLog), o.spoolDir), trace: o.trace, gate: o.gate}
+		tr = &stdioTap{lineTransport: newLineTransport(pipe, pipe, libLogger(o.libLog), o.spoolDir), trace: o.trace, gate: o.gate, lost: lost}
 	case TransportHTTP:
 		opts := []transport.StreamableHTTPCOption{transport.WithHTTPLogger(libLogger(o.libLog))}
 		if o.era == EraLegacy {

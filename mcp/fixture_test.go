@@ -18,6 +18,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/howl-mcp/howl/mcp/demo"
+	"github.com/howl-mcp/howl/mcp/mcptest"
 )
 
 // fixtureEnv names the fixture server a re-executed test binary should be.
@@ -97,6 +98,12 @@ func serveFixture(name string) int {
 		fmt.Fprintln(os.Stderr, "starting fixture")
 		fmt.Fprintln(os.Stderr, "fatal: cannot open database /nonexistent/db.sqlite: no such file or directory")
 		return 3
+	case "dies-on-tools-list":
+		return mcptest.ServeDiesOnToolsList(os.Stdin, os.Stdout, os.Stderr, mcptest.DiesAtOnce)
+	case "dies-mid-answer":
+		return mcptest.ServeDiesOnToolsList(os.Stdin, os.Stdout, os.Stderr, mcptest.DiesMidAnswer)
+	case "hangs-up-on-tools-list":
+		return mcptest.ServeDiesOnToolsList(os.Stdin, os.Stdout, os.Stderr, mcptest.HangsUp)
 	case "deaf-on-eof":
 		// Serves, then ignores stdin EOF and SIGTERM: only SIGKILL ends it.
 		// On Windows howl's SIGTERM is CTRL_BREAK, which Go sees as

@@ -162,6 +162,10 @@ func (r *Runtime) Listing(ctx context.Context, name string) (*Listing, error) {
 		store.close()
 		return nil, fmt.Errorf("listing %s: %w", name, ctx.Err())
 	}
+	if err := r.endedErr(name, conn); err != nil { // it died while it was listed
+		store.close()
+		return nil, err
+	}
 	l := &Listing{Server: name, Listed: want, store: store}
 	n := 0
 	for _, kl := range results {

@@ -216,6 +216,9 @@ type serverSlot struct {
 	// modelCat is catalog without the switched-off tools (ModelCatalog),
 	// made from modelCatOf.
 	modelCat, modelCatOf *Catalog
+	// end is what is known of how the latest connection ended, from the
+	// moment a request saw it close until the server starts again.
+	end *connEnd
 }
 
 // NewRuntime prepares connections for every server in cfg. Nothing starts
@@ -337,7 +340,7 @@ func (r *Runtime) Reconnect(name string) error {
 	var old *Conn
 	if ok {
 		old = slot.conn
-		slot.conn = nil
+		slot.conn, slot.end = nil, nil
 		slot.catalog, slot.kinds = nil, nil
 		slot.gen = r.nextGen() // a start still in flight drops its result
 		slot.status.State = StateStopped
@@ -383,6 +386,7 @@ func (r *Runtime) start(name string) error {
 	sc := slot.cfg
 	slot.settled = make(chan struct{})
 	settled := slot.settled
+	slot.end = nil
 	slot.status = Status{Name: name, State: StateStarting, Transport: sc.Transport, Target: target(sc)}
 	if slot.stderr != nil {
 		_ = slot.stderr.Close()
@@ -461,6 +465,10 @@ func (r *Runtime) connectAuth(name string, gen int, sc ServerConfig, ring *stder
 		// A listing's page waits no longer than a call without progress
 		// (zero: listPage's default, DefaultCallTimeout).
 		pageTimeout: cmp.Or(sc.CallTimeout, r.opts.CallTimeout),
+		// A request the closing connection failed fails the server too.
+		lost: func(ctx context.Context, c *Conn, method string) {
+			r.transportClosed(ctx, name, c, method)
+		},
 	}
 	if auth != nil {
 		opts.httpClient = &http.Client{Transport: auth}
@@ -548,14 +556,14 @@ func (r *Runtime) settleReady(name string, gen int, conn *Conn, ms int64) {
 		r.wg.Add(1)
 		go func() { // ends when the child does; Close ends the child
 			defer r.wg.Done()
-			r.serverExited(name, gen, conn, conn.waitExit())
+			r.serverExited(name, conn, conn.waitExit())
 		}()
 	case conn.stream != nil:
 		r.wg.Add(1)
 		go func() { // ends when the event stream does; Close ends it
 			defer r.wg.Done()
 			if why := conn.waitLost(); why != "" {
-				r.serverExited(name, gen, conn, why)
+				r.serverExited(name, conn, why)
 			}
 		}()
 	}
@@ -584,27 +592,170 @@ func (r *Runtime) settleReady(name string, gen int, conn *Conn, ms int64) {
 
 // serverExited marks a ready server failed when its process ends on its
 // own (or, on the old HTTP+SSE transport, its event stream), so a dead
-// server shows its reason at once, not at the next call.
-func (r *Runtime) serverExited(name string, gen int, conn *Conn, reason string) {
+// server shows its reason at once, not at the next call. Then it reaps
+// the process, which finishes copying its stderr, and the reason's
+// stderr tail is taken again: the last words come just before the exit.
+// A request that the closing connection failed waits for this
+// (conn.ended) to say how the server ended (transportClosed).
+func (r *Runtime) serverExited(name string, conn *Conn, reason string) {
+	defer close(conn.ended)
 	if conn.closing.Load() {
 		return
 	}
+	if ours, _ := r.noteEnd(name, conn, connEnd{exit: reason}, true); !ours {
+		return
+	}
+	conn.Close() // reap the child: it has exited, so this returns at once
 	r.mu.Lock()
 	slot := r.servers[name]
-	if slot == nil || slot.gen != gen || slot.conn != conn || r.closed {
+	if slot == nil || slot.end == nil || slot.end.conn != conn || r.closed {
 		r.mu.Unlock()
 		return
 	}
-	slot.conn = nil
-	slot.catalog, slot.kinds = nil, nil
+	tail := slot.stderr.Tail(stderrTailLines)
+	if tail == slot.status.StderrTail {
+		r.mu.Unlock()
+		return
+	}
+	slot.status.StderrTail = tail
 	st := slot.status
+	r.mu.Unlock()
+	r.emit(Event{Kind: EventState, Server: name, Status: st})
+}
+
+// lostExitWait bounds how long a request that found a stdio server's
+// connection closed waits for the exit watcher to say how the process
+// ended: it closes its stdout a moment before it is gone, so the request
+// fails first, and the person would read "ready" beside the failure.
+const lostExitWait = 500 * time.Millisecond
+
+// transportClosed is what a request to a stdio server does when the
+// connection closed under it (the server exited, crashed mid-answer or
+// closed its stdout): the server is dead, and its status says so before
+// the request's caller reads it. It notes the request's method, waits up
+// to lostExitWait for the exit watcher (serverExited) to fail the server
+// with how its process ended, and otherwise fails it itself.
+func (r *Runtime) transportClosed(ctx context.Context, name string, conn *Conn, method string) {
+	if method == "subscriptions/listen" {
+		method = "" // the stream of list changes, not a request anyone made
+	}
+	if ours, _ := r.noteEnd(name, conn, connEnd{during: method}, false); !ours {
+		return // howl closed it, it is still in its handshake (dial says why), or it was replaced
+	}
+	still := ""
+	if conn.proc != nil {
+		t := time.NewTimer(lostExitWait)
+		defer t.Stop()
+		select {
+		case <-conn.ended:
+			return
+		case <-t.C:
+			still = fmt.Sprintf(", and the server process was still running %s later", lostExitWait)
+		case <-ctx.Done(): // the caller gave up; the connection is still gone
+		}
+	}
+	if conn.closing.Load() {
+		return
+	}
+	if _, failed := r.noteEnd(name, conn, connEnd{still: still}, true); !failed {
+		return
+	}
+	// Ending it may wait for the process (stopServer): not on the
+	// caller's time. A goroutine Close waits for, unless Close has begun.
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		conn.Close()
+		return
+	}
+	r.wg.Add(1)
+	r.mu.Unlock()
+	go func() {
+		defer r.wg.Done()
+		conn.Close()
+	}()
+}
+
+// connEnd is what is known of how a ready server's connection ended. Two
+// sides learn it, in either order: the exit watcher, how the process
+// ended (exit), and a request the closing connection failed, what was
+// asked (during). The server's reason is made from both.
+type connEnd struct {
+	conn   *Conn
+	exit   string // "server process exited with status 3"
+	during string // "tools/list"
+	// still is said when the process had not been seen to end.
+	still string
+}
+
+func (e *connEnd) reason() string {
+	during := ""
+	if e.during != "" {
+		during = " during " + e.during
+	}
+	if e.exit != "" {
+		return e.exit + during + ": reconnect it to try again"
+	}
+	return "the connection to the server closed" + during + e.still + ": reconnect it to try again"
+}
+
+// noteEnd adds what note says of how conn, name's connection, ended.
+// While the server is ready a note of the method alone is kept for the
+// reason; with how it ended (note.exit) or dead, the server is failed,
+// and later notes only reword its reason. ours reports whether conn is
+// name's connection, live or ended; failed, whether this note failed
+// the server (its caller then ends the connection). A connection howl is
+// closing while it is live has not ended on its own: it is not noted.
+func (r *Runtime) noteEnd(name string, conn *Conn, note connEnd, dead bool) (ours, failed bool) {
+	r.mu.Lock()
+	slot := r.servers[name]
+	if slot == nil || r.closed {
+		r.mu.Unlock()
+		return false, false
+	}
+	live := slot.conn == conn
+	if slot.end == nil || slot.end.conn != conn {
+		if !live || conn.closing.Load() { // not name's, or howl is closing it
+			r.mu.Unlock()
+			return false, false
+		}
+		slot.end = &connEnd{conn: conn}
+	}
+	e := slot.end
+	e.exit, e.during, e.still = cmp.Or(e.exit, note.exit), cmp.Or(e.during, note.during), cmp.Or(e.still, note.still)
+	if live && !dead && e.exit == "" {
+		r.mu.Unlock()
+		return true, false
+	}
+	st := slot.status
+	if !live && st.Reason == e.reason() {
+		r.mu.Unlock()
+		return true, false
+	}
+	if live {
+		slot.conn = nil
+		slot.catalog, slot.kinds = nil, nil
+	}
 	st.State = StateFailed
-	st.Reason = reason + ": reconnect it to try again"
+	st.Reason = e.reason()
 	st.StderrTail = slot.stderr.Tail(stderrTailLines)
 	slot.status = st
 	r.mu.Unlock()
 	r.emit(Event{Kind: EventState, Server: name, Status: st})
-	conn.Close() // reap the child: it has exited, so this returns at once
+	return true, live
+}
+
+// endedErr is the error of a request made on conn when the connection
+// ended under it: name's failure, as Conn says it; nil while conn is not
+// known to have ended.
+func (r *Runtime) endedErr(name string, conn *Conn) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.servers[name]
+	if s == nil || s.end == nil || s.end.conn != conn || s.status.State != StateFailed {
+		return nil
+	}
+	return fmt.Errorf("server %s failed: %s", name, s.status.Reason)
 }
 
 func (r *Runtime) settle(name string, gen int, err error, ring *stderrRing) {

@@ -3,10 +3,13 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/howl-mcp/howl/mcp/mcptest"
 )
 
 func TestDemoServerListsAllFourKindsAndEveryPage(t *testing.T) {
@@ -102,6 +105,94 @@ func TestServerThatExitsAtStartFailsWithStderrTailAndOthersWork(t *testing.T) {
 	}
 	if _, err := rt.Catalog(context.Background(), "demo", false); err != nil {
 		t.Errorf("demo catalog: %v", err)
+	}
+}
+
+// TestServerThatDiesWhileListedIsFailedWhenTheListingReturns: a server
+// that exits (status 3, its last words on stderr) on tools/list, or in
+// the middle of its answer, is failed by the time its listing returns,
+// with how it ended, what it was asked and its stderr tail; not ready
+// with a "transport closed" warning. The other server still lists.
+func TestServerThatDiesWhileListedIsFailedWhenTheListingReturns(t *testing.T) {
+	lists := map[string]func(*Runtime, string) error{
+		"Listing": func(rt *Runtime, name string) error {
+			l, err := rt.Listing(context.Background(), name)
+			if err == nil {
+				defer l.Close()
+				return fmt.Errorf("listed, with warnings %v", l.Warnings)
+			}
+			return err
+		},
+		"Catalog": func(rt *Runtime, name string) error {
+			cat, err := rt.Catalog(context.Background(), name, false)
+			if err == nil {
+				return fmt.Errorf("listed, with warnings %v", cat.Warnings)
+			}
+			return err
+		},
+	}
+	for _, name := range []string{"dies-on-tools-list", "dies-mid-answer"} {
+		for how, list := range lists {
+			t.Run(name+"/"+how, func(t *testing.T) {
+				rt := startRuntime(t, fixture(name), fixture("demo"))
+				err := list(rt, name)
+				want := fmt.Sprintf("server process exited with status %d during tools/list", mcptest.DiesOnToolsListStatus)
+				if !strings.Contains(err.Error(), "server "+name+" failed: "+want) {
+					t.Errorf("the listing's error %q does not say the server failed and how", err)
+				}
+				st, _ := rt.ServerStatus(name)
+				if st.State != StateFailed || !strings.Contains(st.Reason, want) {
+					t.Errorf("after the listing: state %s (%s), want failed: %s", st.State, st.Reason, want)
+				}
+				if !strings.Contains(st.StderrTail, mcptest.DiesOnToolsListWords) {
+					t.Errorf("stderr tail %q does not carry the server's last words", st.StderrTail)
+				}
+				if _, err := rt.Conn(name); err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("Conn on the dead server: err = %v, want %q", err, want)
+				}
+				if cat, err := rt.Catalog(context.Background(), "demo", false); err != nil || len(cat.Items) == 0 {
+					t.Errorf("demo after the other died: %v", err)
+				}
+			})
+		}
+	}
+}
+
+// TestServerThatHangsUpWhileListedIsFailedWithoutAnExit: a server that
+// closes its stdout on tools/list but runs on can answer nothing more:
+// lostExitWait after the listing saw the connection close it is failed,
+// saying its process still runs, and ended.
+func TestServerThatHangsUpWhileListedIsFailedWithoutAnExit(t *testing.T) {
+	rt := startRuntime(t, fixture("hangs-up-on-tools-list"))
+	conn, err := rt.Conn("hangs-up-on-tools-list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	_, err = rt.Listing(context.Background(), "hangs-up-on-tools-list")
+	took := time.Since(began)
+	want := fmt.Sprintf("the connection to the server closed during tools/list, and the server process was still running %s later: reconnect it", lostExitWait)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("listing: err = %v, want %q", err, want)
+	}
+	if took < lostExitWait || took > lostExitWait+5*time.Second {
+		t.Errorf("the listing returned after %v, want lostExitWait (%v) and a little", took, lostExitWait)
+	}
+	if st, _ := rt.ServerStatus("hangs-up-on-tools-list"); st.State != StateFailed || !strings.Contains(st.StderrTail, mcptest.DiesOnToolsListWords) {
+		t.Errorf("state %s (%s), stderr tail %q: want failed with its last words", st.State, st.Reason, st.StderrTail)
+	}
+	// The process that hung up is ended, not left running: the runtime
+	// closes it by itself, and its Close waits for that.
+	deadline := time.Now().Add(5 * time.Second)
+	for !conn.closing.Load() && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !conn.closing.Load() {
+		t.Error("the runtime did not end the server that hung up")
+	}
+	rt.Close()
+	if !conn.exited() {
+		t.Error("the server that hung up still runs after the runtime closed")
 	}
 }
 

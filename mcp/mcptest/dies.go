@@ -1,0 +1,70 @@
+package mcptest
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// DiesOnToolsListStatus is the exit status of ServeDiesOnToolsList, and
+// DiesOnToolsListWords the last line it writes to stderr.
+const (
+	DiesOnToolsListStatus = 3
+	DiesOnToolsListWords  = "fatal: tool registry /var/lib/tools.db is corrupt"
+)
+
+// Death is how ServeDiesOnToolsList ends on tools/list.
+type Death int
+
+const (
+	// DiesAtOnce exits without answering.
+	DiesAtOnce Death = iota
+	// DiesMidAnswer writes half an answer, without its line's end, and exits.
+	DiesMidAnswer
+	// HangsUp closes out (its stdout) and runs on until in ends.
+	HangsUp
+)
+
+// ServeDiesOnToolsList is a server on in/out (stdio) that answers the
+// handshake (tools only, protocol 2025-11-25), then, on tools/list, writes
+// DiesOnToolsListWords to errOut and ends as how says: for DiesAtOnce and
+// DiesMidAnswer it returns DiesOnToolsListStatus for the caller to exit
+// with, a server that dies while it is listed. Nothing in it relies on a
+// signal, so it dies the same way on Windows.
+func ServeDiesOnToolsList(in io.Reader, out io.WriteCloser, errOut io.Writer, how Death) int {
+	sc := bufio.NewScanner(in)
+	for sc.Scan() {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(sc.Bytes(), &req) != nil || len(req.ID) == 0 {
+			continue
+		}
+		msg := map[string]any{"jsonrpc": "2.0", "id": req.ID}
+		switch req.Method {
+		case "initialize":
+			msg["result"] = map[string]any{"protocolVersion": "2025-11-25", "serverInfo": map[string]any{"name": "dies", "version": "1"},
+				"capabilities": map[string]any{"tools": map[string]any{}}}
+		case "tools/list":
+			if how == DiesMidAnswer {
+				fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"half`, req.ID)
+			}
+			fmt.Fprintln(errOut, "loading tools")
+			fmt.Fprintln(errOut, DiesOnToolsListWords)
+			if how != HangsUp {
+				return DiesOnToolsListStatus
+			}
+			out.Close()
+			for sc.Scan() {
+			}
+			return 0
+		default:
+			msg["error"] = map[string]any{"code": -32601, "message": "method not found"}
+		}
+		b, _ := json.Marshal(msg)
+		fmt.Fprintf(out, "%s\n", b)
+	}
+	return 0
+}
