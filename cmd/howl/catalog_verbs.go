@@ -95,12 +95,19 @@ func printServers(w io.Writer, rep serversReport) {
 	for _, s := range rep.Servers {
 		if s.Reason != "" && s.State != mcp.StateReady {
 			fmt.Fprintf(w, "\n%s %s: %s\n", clean(s.Name), s.State, clean(s.Reason))
-			if s.StderrTail != "" {
-				for _, l := range strings.Split(s.StderrTail, "\n") {
-					fmt.Fprintf(w, "  stderr| %s\n", clean(l))
-				}
-			}
+			printStderrTail(w, "  ", s.StderrTail)
 		}
+	}
+}
+
+// printStderrTail prints a failed server's last stderr lines, each
+// indented and marked as the server's.
+func printStderrTail(w io.Writer, indent, tail string) {
+	if tail == "" {
+		return
+	}
+	for _, l := range strings.Split(tail, "\n") {
+		fmt.Fprintf(w, "%sstderr| %s\n", indent, clean(l))
 	}
 }
 
@@ -153,6 +160,8 @@ type serverListing struct {
 	Name   string    `json:"name"`
 	State  mcp.State `json:"state"`
 	Reason string    `json:"reason,omitempty"`
+	// StderrTail is the server's last stderr lines when it failed.
+	StderrTail string `json:"stderr_tail,omitempty"`
 	// Counts per listed kind; null for a kind whose listing failed (how
 	// many there are is unknown, not zero).
 	Counts   map[mcp.Kind]*int `json:"counts,omitempty"`
@@ -231,8 +240,16 @@ func buildListing(ctx context.Context, s *session, names []string, k mcp.Kind) (
 			continue
 		}
 		servers++
-		sl := serverListing{Name: st.Name, State: st.State, Reason: st.Reason}
 		cat, err := s.rt.Listing(ctx, st.Name)
+		// The state after the listing: a server can die while it is
+		// listed, and then it is failed, not ready.
+		if now, ok := s.rt.ServerStatus(st.Name); ok {
+			st = now
+		}
+		sl := serverListing{Name: st.Name, State: st.State, Reason: st.Reason}
+		if st.State != mcp.StateReady {
+			sl.StderrTail = st.StderrTail
+		}
 		if err != nil {
 			failed++
 			if sl.Reason == "" {
@@ -327,6 +344,7 @@ func printListing(w io.Writer, l listing) error {
 	for _, s := range l.Servers {
 		if s.State != mcp.StateReady {
 			fmt.Fprintf(w, "  %s: %s %s\n", clean(s.Name), s.State, clean(s.Reason))
+			printStderrTail(w, "    ", s.StderrTail)
 		}
 		for _, wn := range s.Warnings {
 			fmt.Fprintf(w, "  %s: warning (%s): %s\n", clean(s.Name), wn.Kind, clean(wn.Reason))

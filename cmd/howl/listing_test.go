@@ -3,11 +3,16 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/mcp/mcptest"
 	"github.com/howl-mcp/howl/render"
 )
 
@@ -104,4 +109,72 @@ func TestListedItemIsWrittenAsEncodingJSONWritesIt(t *testing.T) {
 			t.Errorf("the item is written as\n%s\nencoding/json writes\n%s", got, want.String())
 		}
 	}
+}
+
+// diesOnToolsListArg makes the test binary a server that answers the
+// handshake and exits with status 3, its last words on stderr, on
+// tools/list (mcptest.ServeDiesOnToolsList).
+const diesOnToolsListArg = "dies-on-tools-list"
+
+// TestLsShowsAServerThatDiesWhileListedAsFailed: `howl ls` and its --json
+// show a server that exits while it answers tools/list as failed, with
+// how it ended, during what and its last stderr lines (not ready with a
+// "transport closed" warning), and still list the other server.
+func TestLsShowsAServerThatDiesWhileListedAsFailed(t *testing.T) {
+	home := isolate(t)
+	exe, _ := os.Executable()
+	cfg := filepath.Join(home, "dies.json")
+	os.WriteFile(cfg, []byte(`{"mcpServers":{
+		"dies":{"command":`+quoteJSON(exe)+`,"args":["`+diesOnToolsListArg+`"]},
+		"demo":{"command":`+quoteJSON(exe)+`,"args":["demo-server"]}}}`), 0o600)
+	want := fmt.Sprintf("server process exited with status %d during tools/list: reconnect it to try again", mcptest.DiesOnToolsListStatus)
+
+	out, errOut, code := howl(t, "--config", cfg, "ls")
+	if code != 0 {
+		t.Errorf("exit %d (%s): one server of two listed is not a failure of ls", code, errOut)
+	}
+	for _, line := range []string{
+		"from 1 of 2 servers; 1 servers failed",
+		"  dies: failed " + want + "\n",
+		"    stderr| " + mcptest.DiesOnToolsListWords + "\n",
+	} {
+		if !strings.Contains(out, line) {
+			t.Errorf("ls does not say %q:\n%s", line, out)
+		}
+	}
+	if strings.Contains(out, "transport closed") || strings.Contains(out, "dies: warning") {
+		t.Errorf("ls shows the dead server's listing warning, not its failure:\n%s", out)
+	}
+	if !regexp.MustCompile(`(?m)^tool +demo +echo `).MatchString(out) {
+		t.Errorf("ls does not list the demo's tools:\n%.2000s", out)
+	}
+
+	out, errOut, code = howl(t, "--config", cfg, "ls", "--json")
+	var l lsJSON
+	if err := json.Unmarshal([]byte(out), &l); code != 0 || err != nil {
+		t.Fatalf("ls --json: exit %d, %v: %s", code, err, errOut)
+	}
+	byName := map[string]serverListing{}
+	for _, s := range l.Servers {
+		byName[s.Name] = s
+	}
+	dies, demo := byName["dies"], byName["demo"]
+	if dies.State != mcp.StateFailed || dies.Reason != want || !strings.Contains(dies.StderrTail, mcptest.DiesOnToolsListWords) ||
+		len(dies.Warnings) != 0 || dies.Counts != nil {
+		t.Errorf("ls --json shows the dead server as %+v; want failed: %q, with its stderr tail", dies, want)
+	}
+	if demo.State != mcp.StateReady || demo.Counts[mcp.KindTool] == nil || *demo.Counts[mcp.KindTool] == 0 {
+		t.Errorf("ls --json shows the demo as %+v; want ready with its tools counted", demo)
+	}
+	for _, it := range l.Items {
+		if it.Server != "demo" {
+			t.Errorf("an item of %s listed: %+v", it.Server, it)
+		}
+	}
+}
+
+// quoteJSON is s as a JSON string (a Windows path's backslashes escaped).
+func quoteJSON(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/mcp/demo"
+	"github.com/howl-mcp/howl/mcp/mcptest"
 	"github.com/howl-mcp/howl/render"
 )
 
@@ -25,6 +26,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && (os.Args[1] == hostileServerArg || os.Args[1] == hostileInitArg || os.Args[1] == brokenPromptsArg) {
 		serveHostileForOutput(os.Args[1])
 		os.Exit(0)
+	}
+	if len(os.Args) > 1 && os.Args[1] == diesOnToolsListArg {
+		os.Exit(mcptest.ServeDiesOnToolsList(os.Stdin, os.Stdout, os.Stderr, mcptest.DiesAtOnce))
 	}
 	if len(os.Args) > 1 && os.Args[1] == schemasFixtureArg {
 		os.Exit(serveSchemasFixture())
