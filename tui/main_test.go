@@ -41,6 +41,9 @@ func TestMain(m *testing.M) {
 		mcptest.ServeBrokenPrompts(os.Stdin, os.Stdout)
 		os.Exit(0)
 	}
+	if len(os.Args) > 1 && os.Args[1] == diesOnToolsListArg {
+		os.Exit(mcptest.ServeDiesOnToolsList(os.Stdin, os.Stdout, os.Stderr, mcptest.DiesAtOnce))
+	}
 	if len(os.Args) > 1 && os.Args[1] == longCompletionsArg {
 		if err := demo.ServeStdio(context.Background(), mcptest.LongCompletionsServer(), os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)

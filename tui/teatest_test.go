@@ -3,14 +3,18 @@ package tui
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
 
+	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/mcp/demo"
+	"github.com/howl-mcp/howl/mcp/mcptest"
 )
 
 // TestTeatestOpensAResourceFromTheDemoAndQuits runs the real program loop
@@ -98,4 +102,50 @@ func TestTeatestOpensAResourceFromTheDemoAndQuits(t *testing.T) {
 	}
 	requireGolden(t, v)
 	m.Close()
+}
+
+// diesOnToolsListArg makes the test binary a server that answers the
+// handshake and exits with status 3, its last words on stderr, on
+// tools/list (mcptest.ServeDiesOnToolsList).
+const diesOnToolsListArg = "dies-on-tools-list"
+
+// TestTeatestAServerThatDiesWhileListedShowsFailed: a server that exits
+// as the catalog lists it shows failed in the catalog and the servers
+// list (S), with how it ended and its stderr, never ready; the other
+// server is listed.
+func TestTeatestAServerThatDiesWhileListedShowsFailed(t *testing.T) {
+	relay := NewRelay()
+	dies := demoServer("dies")
+	dies.Args, dies.Era = []string{diesOnToolsListArg}, mcp.EraLegacy
+	rt := newRuntime(t, relay.Push, demoServer("demo"), dies)
+	defer rt.Close()
+	m := New(Options{Runtime: rt, Servers: []string{"demo", "dies"}, Theme: testTheme(), Tick: noTick, DisplayPath: displayTestPath})
+	p := runProgram(t, m, relay)
+	p.wait("Resources 126")
+	p.wait("exited with status 3 during tools/list") // the catalog's row
+	p.tm.Send(keyMsg("S"))
+	p.wait(mcptest.DiesOnToolsListWords) // the servers list: its stderr
+	p.tm.Send(keyMsg("esc"))
+	p.tm.Send(keyMsg("end")) // dies' row, below the demo's tools
+	p.wait("dies stopped")   // the details pane: it was ready, then died
+	p.tm.Send(keyMsg("S"))
+	p.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+	final := p.tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*Model)
+	m.Close()
+	want := fmt.Sprintf("server process exited with status %d during tools/list", mcptest.DiesOnToolsListStatus)
+	for _, sv := range final.catalog.Servers() {
+		st := sv.Status()
+		switch {
+		case sv.Name() == "demo" && st.State != mcp.StateReady:
+			t.Errorf("demo is %s beside the server that died", st.State)
+		case sv.Name() == "dies" && (st.State != mcp.StateFailed || !strings.Contains(st.Reason, want)):
+			t.Errorf("the TUI shows dies as %s (%s), want failed: %s", st.State, st.Reason, want)
+		}
+	}
+	v := final.View()
+	for _, line := range []string{"dies  failed", "reason    " + want, "fatal: tool registry", "› demo  ready"} {
+		if !strings.Contains(v, line) {
+			t.Errorf("the servers list does not say %q:\n%s", line, v)
+		}
+	}
 }

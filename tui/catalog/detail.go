@@ -138,7 +138,11 @@ func serverDetail(com *common.Common, sv *Server, tab, w int) []string {
 	status := sv.status
 	switch {
 	case status.State == mcp.StateFailed:
-		out = append(out, " "+st.Detail.Title.Render(common.Truncate(name+" did not start", inner)))
+		title := name + " did not start"
+		if status.ReadyMillis != nil { // it was ready: it died since
+			title = name + " stopped"
+		}
+		out = append(out, " "+st.Detail.Title.Render(common.Truncate(title, inner)))
 	case status.State == mcp.StateAuthRequired:
 		out = append(out, " "+st.Detail.Title.Render(common.Truncate(name+" needs you to log in", inner)))
 	case status.State == mcp.StateReady && sv.loadErr != "":
