@@ -307,3 +307,71 @@ func TestFilteredRowsGroupEachMatchUnderItsServer(t *testing.T) {
 		t.Errorf("the name column is %d cells, want %d (alpha-x)", b.c.nameW[0], len("alpha-x"))
 	}
 }
+
+// The rows of a run are built in chunks of rowChunk matches by the
+// workers: over several chunks, with servers whose matches interleave
+// (ranks mixed) and one server with no entries of the kind, each
+// server's matches still come under its header in rank order, the
+// servers in the order of their best match, exactly as one pass over the
+// keys places them.
+func TestFilteredRowsAcrossChunksMatchOnePass(t *testing.T) {
+	ends := []int32{20000, 20000, 45000, 60000} // the second server has none
+	spans := make([]serverSpan, len(ends))
+	for i, end := range ends {
+		spans[i] = serverSpan{sv: &Server{name: fmt.Sprintf("s%d", i)}, end: end}
+	}
+	entries := make([]*Entry, ends[len(ends)-1])
+	for i := range entries {
+		entries[i] = &Entry{}
+	}
+	rng := rand.New(rand.NewSource(2))
+	var keys []uint64
+	for p := range int32(len(entries)) {
+		if rng.Intn(4) > 0 { // three in four match
+			keys = append(keys, uint64(rng.Intn(8))<<52|uint64(p))
+		}
+	}
+	slices.Sort(keys)
+	if len(keys) < 3*rowChunk {
+		t.Fatalf("%d matches do not span several chunks of %d", len(keys), rowChunk)
+	}
+	// One pass: each server's matches in key order, the servers in the
+	// order of their first match.
+	var order []int
+	bySpan := map[int][]*Entry{}
+	for _, k := range keys {
+		p := int32(k & keyPlaceMask)
+		s := slices.IndexFunc(spans, func(sp serverSpan) bool { return p < sp.end })
+		if _, ok := bySpan[s]; !ok {
+			order = append(order, s)
+		}
+		bySpan[s] = append(bySpan[s], entries[p])
+	}
+	var want []row
+	for _, s := range order {
+		want = append(want, row{kind: rowHeader, server: spans[s].sv})
+		for _, e := range bySpan[s] {
+			want = append(want, row{kind: rowItem, server: spans[s].sv, e: e})
+		}
+	}
+	matches, rows, best := filteredRows(context.Background(), spans, entries, keys, "q")
+	if len(rows) != len(want) || best != 1 {
+		t.Fatalf("%d rows (best %d), want %d (best 1)", len(rows), best, len(want))
+	}
+	for i := range want {
+		if rows[i] != want[i] {
+			t.Fatalf("row %d is %+v, want %+v", i, rows[i], want[i])
+		}
+	}
+	for i, k := range keys {
+		if matches[i] != entries[k&keyPlaceMask] {
+			t.Fatalf("match %d is not the entry of key %d", i, i)
+		}
+	}
+	// A run cancelled while its rows are built answers nothing.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if m, r, _ := filteredRows(ctx, spans, entries, keys, "q"); m != nil || r != nil {
+		t.Errorf("a cancelled run built %d rows", len(r))
+	}
+}
