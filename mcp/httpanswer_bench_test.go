@@ -3,14 +3,13 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"net/http/httptest"
-	"runtime"
-	"runtime/metrics"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/howl-mcp/howl/mcp/mcptest"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -56,44 +55,6 @@ func textToolRuntime(tb testing.TB, tr Transport, era Era) *Runtime {
 	return rt
 }
 
-// heapPeak samples the live heap (objects) every millisecond from start
-// to stop; peak is the most it saw above what was live at start, after a
-// collection.
-type heapPeak struct {
-	base, peak uint64
-	stop       chan struct{}
-	done       sync.WaitGroup
-}
-
-func startHeapPeak() *heapPeak {
-	runtime.GC()
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(s)
-	h := &heapPeak{base: s[0].Value.Uint64(), stop: make(chan struct{})}
-	h.done.Go(func() {
-		tick := time.NewTicker(time.Millisecond)
-		defer tick.Stop()
-		for {
-			metrics.Read(s)
-			if v := s[0].Value.Uint64(); v > h.base {
-				h.peak = max(h.peak, v-h.base)
-			}
-			select {
-			case <-h.stop:
-				return
-			case <-tick.C:
-			}
-		}
-	})
-	return h
-}
-
-func (h *heapPeak) end() uint64 {
-	close(h.stop)
-	h.done.Wait()
-	return h.peak
-}
-
 // BenchmarkToolTextAnswer64MiBOverHTTP is one `howl call` (mcp_invoke,
 // bounding included) of a tool whose answer mcp-go's server makes: one
 // text item of 64 MiB, over streamable HTTP in both eras and the old
@@ -113,9 +74,9 @@ func BenchmarkToolTextAnswer64MiBOverHTTP(b *testing.B) {
 			b.ReportAllocs()
 			var peak uint64
 			for b.Loop() {
-				h := startHeapPeak()
+				h := mcptest.WatchMemory(math.MaxUint64, nil)
 				out, err := rt.CallMeta(context.Background(), "mcp_invoke_text", json.RawMessage(`{"tool":"text64"}`))
-				peak = max(peak, h.end())
+				peak = max(peak, h.Held())
 				if err != nil || !strings.Contains(string(out), "text sliced") {
 					b.Fatalf("%.300s %v", out, err)
 				}

@@ -18,6 +18,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/howl-mcp/howl/mcp/mcptest"
 	"github.com/howl-mcp/howl/render"
 )
 
@@ -242,11 +243,11 @@ func TestAnswerOverMaxMessageBytesOverHTTPFailsItsCallWithoutReadingItAll(t *tes
 				defer cancel()
 				var before, after runtime.MemStats
 				runtime.ReadMemStats(&before)
-				mem := watchMemory(limit, cancel) // past the limit: stop reading rather than fill the machine
+				mem := mcptest.WatchMemory(limit, cancel) // past the limit: stop reading rather than fill the machine
 				began := time.Now()
 				_, err := boundsCall(ctx, rt, tool)
 				took := time.Since(began)
-				peak, _ := mem.end()
+				peak, _ := mem.End()
 				runtime.ReadMemStats(&after)
 				t.Logf("%s %s: failed after %v, peak heap+stacks %s, allocated %s, for a %s message: %v", era, tool, took.Round(time.Millisecond),
 					render.HumanBytes(int64(peak)), render.HumanBytes(int64(after.TotalAlloc-before.TotalAlloc)), render.HumanBytes(hugeMessageBytes), err)

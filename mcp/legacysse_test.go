@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/howl-mcp/howl/mcp/mcptest"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -317,9 +318,9 @@ func BenchmarkAnswerNearMaxMessageBytesOverHTTP(b *testing.B) {
 			b.SetBytes(bigAnswerBytes)
 			var peak uint64
 			for b.Loop() {
-				mem := watchMemory(^uint64(0), nil)
+				mem := mcptest.WatchMemory(^uint64(0), nil)
 				_, err := boundsCall(context.Background(), rt, "big")
-				p, _ := mem.end()
+				p, _ := mem.End()
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime"
-	"runtime/metrics"
 	"strings"
 	"sync"
 	"testing"
@@ -14,53 +12,9 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/howl-mcp/howl/mcp/mcptest"
 	"github.com/howl-mcp/howl/render"
 )
-
-// peakMemory samples the heap's live objects and the goroutine stacks
-// until stop, and returns the highest sum seen and the most goroutines.
-type peakMemory struct {
-	stop chan struct{}
-	done chan struct{}
-	peak uint64
-	gors int
-	over func() // called once when the sum passes limit
-}
-
-func watchMemory(limit uint64, over func()) *peakMemory {
-	runtime.GC()
-	p := &peakMemory{stop: make(chan struct{}), done: make(chan struct{}), over: over}
-	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/stacks:bytes"}}
-	go func() {
-		defer close(p.done)
-		tick := time.NewTicker(2 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			metrics.Read(samples)
-			if sum := samples[0].Value.Uint64() + samples[1].Value.Uint64(); sum > p.peak {
-				p.peak = sum
-				if sum > limit && p.over != nil {
-					p.over()
-					p.over = nil
-				}
-			}
-			p.gors = max(p.gors, runtime.NumGoroutine())
-			select {
-			case <-p.stop:
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	return p
-}
-
-// end stops the sampling and returns the peak bytes and goroutines.
-func (p *peakMemory) end() (uint64, int) {
-	close(p.stop)
-	<-p.done
-	return p.peak, p.gors
-}
 
 // floodCall calls the question-flood fixture's tool and reads its tally.
 func floodCall(ctx context.Context, rt *Runtime, tool string, args any) (floodTally, error) {
@@ -137,11 +91,11 @@ func TestQuestionFloodWhileNobodyAnswersIsRefusedPastTheBoundWithFlatMemory(t *t
 			rt := startReady(t, &Config{Servers: []ServerConfig{sc}}, RuntimeOptions{Elicit: elicit, Sample: sample, OnEvent: onEvent, Spill: render.NewSpillStore(t.TempDir())})
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
-			mem := watchMemory(4*floodHeapBound, cancel) // far past the bound: stop the flood rather than the machine
+			mem := mcptest.WatchMemory(4*floodHeapBound, cancel) // far past the bound: stop the flood rather than the machine
 			began := time.Now()
 			flood, err := floodCall(ctx, rt, "flood", floodArgs{Method: string(method), N: n, ReplyAt: n - MaxPendingServerRequests})
 			took := time.Since(began)
-			peak, gors := mem.end()
+			peak, gors := mem.End()
 			if err != nil {
 				t.Fatalf("flood: %v (peak heap+stacks %s, %d goroutines)", err, render.HumanBytes(int64(peak)), gors)
 			}
@@ -238,9 +192,9 @@ func TestQuestionFloodDeclinedHeadlessIsAllAnsweredWithFlatMemory(t *testing.T) 
 				rt := startReady(t, &Config{Servers: []ServerConfig{sc}}, RuntimeOptions{Elicit: ElicitDeclineAll, Sample: decline, Spill: render.NewSpillStore(t.TempDir())})
 				ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 				defer cancel()
-				mem := watchMemory(4*floodHeapBound, cancel)
+				mem := mcptest.WatchMemory(4*floodHeapBound, cancel)
 				tally, err := floodCall(ctx, rt, "flood", floodArgs{Method: string(method), N: n, ReadAfter: readAfter})
-				peak, gors := mem.end()
+				peak, gors := mem.End()
 				t.Logf("peak heap+stacks %s, %d goroutines; %+v", render.HumanBytes(int64(peak)), gors, tally.Outcomes)
 				if err != nil {
 					t.Fatalf("flood: %v (peak heap+stacks %s, %d goroutines)", err, render.HumanBytes(int64(peak)), gors)

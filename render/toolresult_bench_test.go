@@ -2,12 +2,12 @@ package render
 
 import (
 	"fmt"
+	"math"
 	"runtime"
-	"runtime/metrics"
 	"strings"
-	"sync"
 	"testing"
-	"time"
+
+	"github.com/howl-mcp/howl/mcp/mcptest"
 )
 
 // bigToolResults are raw CallToolResults of about size bytes, each over
@@ -37,9 +37,9 @@ func BenchmarkBoundToolResult64MiB(b *testing.B) {
 			b.ReportAllocs()
 			var peak uint64
 			for b.Loop() {
-				h := startHeapPeak()
+				h := mcptest.WatchMemory(math.MaxUint64, nil)
 				out, bounded, err := BoundToolResult(store, "srv", raw)
-				peak = max(peak, h.end())
+				peak = max(peak, h.Held())
 				if err != nil || !bounded || len(out) > 2*MaxResponseBytes {
 					b.Fatalf("%.300s %v %v", out, bounded, err)
 				}
@@ -47,44 +47,6 @@ func BenchmarkBoundToolResult64MiB(b *testing.B) {
 			b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
 		})
 	}
-}
-
-// heapPeak samples the live heap (objects) every millisecond from start
-// to end; peak is the most it saw above what was live at start, after a
-// collection.
-type heapPeak struct {
-	base, peak uint64
-	stop       chan struct{}
-	done       sync.WaitGroup
-}
-
-func startHeapPeak() *heapPeak {
-	runtime.GC()
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(s)
-	h := &heapPeak{base: s[0].Value.Uint64(), stop: make(chan struct{})}
-	h.done.Go(func() {
-		tick := time.NewTicker(time.Millisecond)
-		defer tick.Stop()
-		for {
-			metrics.Read(s)
-			if v := s[0].Value.Uint64(); v > h.base {
-				h.peak = max(h.peak, v-h.base)
-			}
-			select {
-			case <-h.stop:
-				return
-			case <-tick.C:
-			}
-		}
-	})
-	return h
-}
-
-func (h *heapPeak) end() uint64 {
-	close(h.stop)
-	h.done.Wait()
-	return h.peak
 }
 
 // Bounding a long text reads it where it lies: what is allocated is the
