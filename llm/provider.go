@@ -49,7 +49,9 @@ func NewModel(c Choice) (Model, error) {
 	if !ok {
 		tr = &http.Transport{}
 	}
-	hc := &http.Client{Transport: tr.Clone()}
+	// Streamed text chunks that arrive together reach the SDK as one
+	// (coalescingTransport): its accumulator copies the reply per chunk.
+	hc := &http.Client{Transport: coalescingTransport{tr.Clone()}}
 	var (
 		p   fantasy.Provider
 		err error

@@ -14,6 +14,7 @@ import (
 	"net/http/httptest"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/howl-mcp/howl/render"
 )
@@ -43,6 +44,16 @@ type Turn struct {
 	// repeating itself, stopping early when the client goes away (see
 	// Server.Abandoned). OpenAI wire only.
 	Repeat int
+	// ChunkBytes, when set, streams Text as deltas of at most ChunkBytes
+	// bytes (cut on character boundaries) written back to back with no
+	// flush between them, as a fast local model floods its tokens.
+	// OpenAI wire only.
+	ChunkBytes int
+	// Pace, when set, streams Text one delta at a time, each flushed, and
+	// waits for a value from Pace before writing each delta after the
+	// first, so a test can see each delta arrive before the next is sent.
+	// OpenAI wire only.
+	Pace <-chan struct{}
 }
 
 // ToolCall is one call the scripted model makes.
@@ -206,15 +217,36 @@ func newServer(script Script, path string, parse func([]byte) (Request, error), 
 // sse writes one server-sent event and flushes it; an error says the
 // client went away.
 func sse(w http.ResponseWriter, event string, data any) error {
+	if err := sseUnflushed(w, event, data); err != nil {
+		return err
+	}
+	return http.NewResponseController(w).Flush()
+}
+
+// sseUnflushed writes one server-sent event, leaving it in the
+// response's buffer.
+func sseUnflushed(w http.ResponseWriter, event string, data any) error {
 	b, _ := json.Marshal(data)
 	if event != "" {
 		fmt.Fprintf(w, "event: %s\n", event)
 	}
 	_, err := fmt.Fprintf(w, "data: %s\n\n", b)
-	if err != nil {
-		return err
+	return err
+}
+
+// pieces cuts s into deltas of at most n bytes, on character boundaries
+// (a character longer than n is a delta of its own).
+func pieces(s string, n int) []string {
+	var out []string
+	for s != "" {
+		i := min(n, len(s))
+		for i < len(s) && !utf8.RuneStart(s[i]) {
+			i++
+		}
+		out = append(out, s[:i])
+		s = s[i:]
 	}
-	return http.NewResponseController(w).Flush()
+	return out
 }
 
 // split cuts s into up to three pieces, so text arrives as several deltas.

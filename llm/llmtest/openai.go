@@ -108,9 +108,23 @@ func writeOpenAI(w http.ResponseWriter, r *http.Request, t Turn) bool {
 	for _, p := range split(t.Reasoning) {
 		sse(w, "", chunk(map[string]any{"reasoning_content": p}, nil))
 	}
+	text, write := split(t.Text), sse
+	if t.ChunkBytes > 0 {
+		text = pieces(t.Text, t.ChunkBytes)
+		if t.Pace == nil {
+			write = sseUnflushed
+		}
+	}
 	for range max(t.Repeat, 1) {
-		for i, p := range split(t.Text) {
-			if sse(w, "", chunk(map[string]any{"content": p}, nil)) != nil || r.Context().Err() != nil {
+		for i, p := range text {
+			if t.Pace != nil && i > 0 {
+				select {
+				case <-t.Pace:
+				case <-r.Context().Done():
+					return false
+				}
+			}
+			if write(w, "", chunk(map[string]any{"content": p}, nil)) != nil || r.Context().Err() != nil {
 				return false
 			}
 			if t.Stall && i == 0 {

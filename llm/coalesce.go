@@ -1,0 +1,363 @@
+package llm
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"mime"
+	"net/http"
+	"sync"
+)
+
+// The OpenAI SDK's stream accumulator appends every chunk's text to the
+// whole reply so far (Content += delta.Content), so a reply streamed in n
+// chunks costs CPU quadratic in its length: 4 MiB in 4-byte tokens, as a
+// local server or a hostile endpoint can flood them, would copy terabytes.
+// We may not patch the SDK; instead the response body of a streaming
+// request merges the Chat Completions text chunks that have already
+// arrived into one before the SDK reads them. A stream that trickles (a
+// real model, token by token) reaches the SDK exactly as before: the body
+// never waits for more data to merge.
+
+// MaxMergedTextBytes bounds the text of one merged chunk. 64 KiB makes the
+// SDK's copying about 64 MiB for a MaxReplyBytes reply however fine the
+// model's chunks, while the wrapper holds little on top of what it read.
+const MaxMergedTextBytes = 64 << 10
+
+const (
+	// sseReadBytes is the size of one read from the response body.
+	sseReadBytes = 32 << 10
+	// sseReadAhead is how many reads the body's reader may hold ahead of
+	// the SDK (at most sseReadAhead*sseReadBytes bytes).
+	sseReadAhead = 4
+	// sseMergeInput bounds how much already-read input one Read of the
+	// SDK takes in to merge.
+	sseMergeInput = 256 << 10
+)
+
+// coalescingTransport wraps base; the body of every text/event-stream
+// response merges buffered text chunks (see coalescingBody).
+type coalescingTransport struct{ base http.RoundTripper }
+
+// RoundTrip implements http.RoundTripper.
+func (t coalescingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(r)
+	if err != nil || resp.Body == nil || resp.Body == http.NoBody {
+		return resp, err
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/event-stream" {
+		resp.Body = newCoalescingBody(resp.Body)
+	}
+	return resp, nil
+}
+
+// coalescingBody reads body ahead in its own goroutine (it ends when the
+// body fails, ends or is closed), and hands the reader what has arrived,
+// with consecutive text chunks merged (sseMerger).
+type coalescingBody struct {
+	body   io.ReadCloser
+	reads  chan []byte
+	done   chan struct{}
+	once   sync.Once
+	rerr   error // the body's error; set before reads is closed
+	ended  bool
+	err    error
+	merger sseMerger
+}
+
+func newCoalescingBody(body io.ReadCloser) *coalescingBody {
+	c := &coalescingBody{body: body, reads: make(chan []byte, sseReadAhead), done: make(chan struct{})}
+	go c.pump()
+	return c
+}
+
+// pump reads the body until it fails or ends, or the reader closes it.
+func (c *coalescingBody) pump() {
+	defer close(c.reads)
+	buf := make([]byte, sseReadBytes)
+	for {
+		n, err := c.body.Read(buf)
+		if n > 0 {
+			select {
+			case c.reads <- bytes.Clone(buf[:n]):
+			case <-c.done:
+				return
+			}
+		}
+		if err != nil {
+			c.rerr = err
+			return
+		}
+	}
+}
+
+// take adds one read to the merger; false when the body has ended.
+func (c *coalescingBody) take(b []byte, ok bool) bool {
+	if !ok {
+		c.ended, c.err = true, c.rerr
+		if c.err == nil {
+			c.err = io.ErrUnexpectedEOF
+		}
+		return false
+	}
+	c.merger.in = append(c.merger.in, b...)
+	return true
+}
+
+// Read implements io.Reader: it waits only when it has nothing to give.
+func (c *coalescingBody) Read(p []byte) (int, error) {
+	for len(c.merger.out) == 0 {
+		if c.ended {
+			return 0, c.err
+		}
+		b, ok := <-c.reads
+		if c.take(b, ok) {
+		more: // what has already been read, without waiting for more
+			for len(c.merger.in) < sseMergeInput {
+				select {
+				case b, ok := <-c.reads:
+					if !c.take(b, ok) {
+						break more
+					}
+				default:
+					break more
+				}
+			}
+		}
+		c.merger.merge(c.ended)
+	}
+	n := copy(p, c.merger.out)
+	c.merger.out = c.merger.out[n:]
+	if len(c.merger.out) == 0 {
+		c.merger.out = nil
+	}
+	return n, nil
+}
+
+// Close implements io.Closer; it ends the read-ahead goroutine.
+func (c *coalescingBody) Close() error {
+	err := c.body.Close()
+	c.once.Do(func() { close(c.done) })
+	return err
+}
+
+// sseMerger rewrites a text/event-stream: consecutive events that are
+// each one "data:" line holding a mergeable Chat Completions text chunk
+// (textChunk) become one event; every other byte passes unchanged.
+type sseMerger struct {
+	in, out []byte
+	// raw: the bytes up to the end of the current event pass unchanged
+	// (it began in input that was passed on before it was whole); nl says
+	// the last byte passed was a newline.
+	raw, nl bool
+}
+
+// merge moves in to out: whole events, merged where they may be, and the
+// start of an event that cannot merge; at the end of the stream, all.
+func (m *sseMerger) merge(end bool) {
+	in := m.in
+	var run textRun
+	for len(in) > 0 {
+		if m.raw {
+			i, whole := 1, true
+			if !m.nl || in[0] != '\n' {
+				if i = bytes.Index(in, []byte("\n\n")) + 2; i < 2 {
+					i, whole = len(in), false
+				}
+			}
+			m.out = append(m.out, in[:i]...)
+			m.nl, m.raw = in[i-1] == '\n', !whole
+			in = in[i:]
+			continue
+		}
+		i := bytes.Index(in, []byte("\n\n"))
+		if i < 0 {
+			break
+		}
+		event := in[:i+2]
+		in = in[i+2:]
+		c, ok := parseTextChunk(event[:i])
+		if ok && run.add(c, event) {
+			continue
+		}
+		m.out = run.flush(m.out)
+		if ok {
+			run.add(c, event)
+		} else {
+			m.out = append(m.out, event...)
+		}
+	}
+	m.out = run.flush(m.out)
+	if len(in) > 0 && (end || !mayBeTextChunk(in)) {
+		// Pass on what may not be held: the event's end passes raw too.
+		m.out = append(m.out, in...)
+		m.raw, m.nl = true, in[len(in)-1] == '\n'
+		in = nil
+	}
+	m.in = append(m.in[:0], in...)
+}
+
+// mayBeTextChunk says whether tail, the start of an event not yet whole,
+// may be held to merge: a "data:" line not longer than the merge bound
+// (the SDK cannot read an event before its blank line either).
+func mayBeTextChunk(tail []byte) bool {
+	if len(tail) > MaxMergedTextBytes || bytes.IndexByte(tail, '\r') >= 0 {
+		return false
+	}
+	if nl := bytes.IndexByte(tail, '\n'); nl >= 0 && nl != len(tail)-1 {
+		return false
+	}
+	const prefix = "data:"
+	if len(tail) < len(prefix) {
+		return prefix[:len(tail)] == string(tail)
+	}
+	return bytes.HasPrefix(tail, []byte(prefix))
+}
+
+// textChunk is a Chat Completions chunk that only adds text: one choice,
+// index 0, a delta of a string content (and perhaps the role), no finish
+// reason, usage or logprobs.
+type textChunk struct {
+	top, choice, delta map[string]json.RawMessage
+	content            string
+}
+
+// chunkInfoFields are top-level fields of a chunk that say nothing about
+// its content; a merged chunk keeps the first one's.
+var chunkInfoFields = map[string]bool{"object": true, "created": true, "system_fingerprint": true, "service_tier": true, "obfuscation": true}
+
+var jsonNull = []byte("null")
+
+// parseTextChunk reads event (without its blank line) as a textChunk.
+func parseTextChunk(event []byte) (textChunk, bool) {
+	data, ok := bytes.CutPrefix(event, []byte("data:"))
+	if !ok || bytes.IndexAny(data, "\r\n") >= 0 {
+		return textChunk{}, false
+	}
+	var c textChunk
+	if json.Unmarshal(data, &c.top) != nil || c.top == nil {
+		return textChunk{}, false
+	}
+	if u, ok := c.top["usage"]; ok && !bytes.Equal(u, jsonNull) {
+		return textChunk{}, false
+	}
+	var choices []map[string]json.RawMessage
+	if json.Unmarshal(c.top["choices"], &choices) != nil || len(choices) != 1 {
+		return textChunk{}, false
+	}
+	c.choice = choices[0]
+	for k, v := range c.choice {
+		switch k {
+		case "index":
+			ok = string(v) == "0"
+		case "delta":
+			ok = json.Unmarshal(v, &c.delta) == nil
+		case "finish_reason", "logprobs":
+			ok = bytes.Equal(v, jsonNull)
+		default:
+			ok = false
+		}
+		if !ok {
+			return textChunk{}, false
+		}
+	}
+	if c.delta == nil || len(c.choice["index"]) == 0 {
+		return textChunk{}, false
+	}
+	for k, v := range c.delta {
+		var s string
+		if (k != "content" && k != "role") || len(v) == 0 || v[0] != '"' || json.Unmarshal(v, &s) != nil {
+			return textChunk{}, false
+		}
+		if k == "content" {
+			c.content = s
+		}
+	}
+	if _, ok := c.delta["content"]; !ok {
+		return textChunk{}, false
+	}
+	return c, true
+}
+
+// textRun is consecutive text chunks being merged into the first.
+type textRun struct {
+	first textChunk
+	raw   []byte // the first event as read, for a run of one
+	text  []byte
+	n     int
+}
+
+// add joins c (read as event) to the run; false when it may not: another
+// id or model, a role the first did not have, other unknown fields, or
+// more than MaxMergedTextBytes of text.
+func (r *textRun) add(c textChunk, event []byte) bool {
+	if r.n == 0 {
+		r.first, r.raw, r.text, r.n = c, event, append(r.text[:0], c.content...), 1
+		return true
+	}
+	if len(r.text)+len(c.content) > MaxMergedTextBytes {
+		return false
+	}
+	if role, ok := c.delta["role"]; ok && !bytes.Equal(role, r.first.delta["role"]) {
+		return false
+	}
+	for k, v := range c.top {
+		if k != "choices" && k != "usage" && !chunkInfoFields[k] && !bytes.Equal(v, r.first.top[k]) {
+			return false
+		}
+	}
+	for k := range r.first.top {
+		if _, ok := c.top[k]; !ok && k != "choices" && k != "usage" && !chunkInfoFields[k] {
+			return false
+		}
+	}
+	r.text = append(r.text, c.content...)
+	r.n++
+	return true
+}
+
+// flush appends the run to out as one event and empties it.
+func (r *textRun) flush(out []byte) []byte {
+	switch r.n {
+	case 0:
+		return out
+	case 1:
+		out = append(out, r.raw...)
+	default:
+		out = append(out, "data: "...)
+		out = append(out, r.first.merged(string(r.text))...)
+		out = append(out, "\n\n"...)
+	}
+	r.n, r.raw = 0, nil
+	return out
+}
+
+// merged is c with text as its content, as JSON.
+func (c textChunk) merged(text string) []byte {
+	delta := make(map[string]json.RawMessage, len(c.delta))
+	for k, v := range c.delta {
+		delta[k] = v
+	}
+	delta["content"] = marshalRaw(text)
+	choice := make(map[string]json.RawMessage, len(c.choice))
+	for k, v := range c.choice {
+		choice[k] = v
+	}
+	choice["delta"] = marshalRaw(delta)
+	top := make(map[string]json.RawMessage, len(c.top))
+	for k, v := range c.top {
+		top[k] = v
+	}
+	top["choices"] = marshalRaw([]json.RawMessage{marshalRaw(choice)})
+	return marshalRaw(top)
+}
+
+// marshalRaw is v as JSON; v is made of strings and raw JSON read from
+// the stream, so it cannot fail.
+func marshalRaw(v any) json.RawMessage {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
