@@ -145,7 +145,9 @@ func TestASlowStreamReachesTheSDKDeltaByDelta(t *testing.T) {
 		}
 	}
 	done := make(chan error, 1)
-	go func() { done <- NewAgent(model, startDemo(t, mcp.RuntimeOptions{}), Options{}).Run(context.Background(), conv, on) }()
+	go func() {
+		done <- NewAgent(model, startDemo(t, mcp.RuntimeOptions{}), Options{}).Run(context.Background(), conv, on)
+	}()
 	select {
 	case err := <-done:
 		if err != nil {
