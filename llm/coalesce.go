@@ -2,6 +2,7 @@ package llm
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"mime"
@@ -46,13 +47,13 @@ func (t coalescingTransport) RoundTrip(r *http.Request) (*http.Response, error) 
 		return resp, err
 	}
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/event-stream" {
-		resp.Body = newCoalescingBody(resp.Body)
+		resp.Body = newCoalescingBody(r.Context(), resp.Body)
 	}
 	return resp, nil
 }
 
 // coalescingBody reads body ahead in its own goroutine (it ends when the
-// body fails, ends or is closed), and hands the reader what has arrived,
+// body fails, ends or is closed, or the request's context ends), and hands the reader what has arrived,
 // with consecutive text chunks merged (sseMerger).
 type coalescingBody struct {
 	body   io.ReadCloser
@@ -65,14 +66,15 @@ type coalescingBody struct {
 	merger sseMerger
 }
 
-func newCoalescingBody(body io.ReadCloser) *coalescingBody {
+func newCoalescingBody(ctx context.Context, body io.ReadCloser) *coalescingBody {
 	c := &coalescingBody{body: body, reads: make(chan []byte, sseReadAhead), done: make(chan struct{})}
-	go c.pump()
+	go c.pump(ctx)
 	return c
 }
 
-// pump reads the body until it fails or ends, or the reader closes it.
-func (c *coalescingBody) pump() {
+// pump reads the body until it fails or ends, the reader closes it, or
+// ctx ends (a caller that stops reading may cancel without closing).
+func (c *coalescingBody) pump(ctx context.Context) {
 	defer close(c.reads)
 	buf := make([]byte, sseReadBytes)
 	for {
@@ -81,6 +83,9 @@ func (c *coalescingBody) pump() {
 			select {
 			case c.reads <- bytes.Clone(buf[:n]):
 			case <-c.done:
+				return
+			case <-ctx.Done():
+				c.rerr = ctx.Err()
 				return
 			}
 		}

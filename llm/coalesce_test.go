@@ -144,10 +144,9 @@ func TestASlowStreamReachesTheSDKDeltaByDelta(t *testing.T) {
 			stuck = true
 		}
 	}
+	agent := NewAgent(model, startDemo(t, mcp.RuntimeOptions{}), Options{})
 	done := make(chan error, 1)
-	go func() {
-		done <- NewAgent(model, startDemo(t, mcp.RuntimeOptions{}), Options{}).Run(context.Background(), conv, on)
-	}()
+	go func() { done <- agent.Run(context.Background(), conv, on) }()
 	select {
 	case err := <-done:
 		if err != nil {
