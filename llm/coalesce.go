@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 	"sync"
+	"unicode/utf8"
 )
 
 // The OpenAI SDK's stream accumulator appends every chunk's text to the
@@ -181,6 +182,9 @@ func (m *sseMerger) merge(end bool) {
 		}
 		event := in[:i+2]
 		in = in[i+2:]
+		if run.like(event[:i]) {
+			continue
+		}
 		c, ok := parseTextChunk(event[:i])
 		if ok && run.add(c, event) {
 			continue
@@ -290,6 +294,65 @@ type textRun struct {
 	raw   []byte // the first event as read, for a run of one
 	text  []byte
 	n     int
+	// before and after are the last chunk added, around its content: a
+	// chunk that is the same but for its content joins without parsing
+	// (most servers repeat one template; parsing each was most of the cost).
+	before, after []byte
+}
+
+// contentKey is the delta's key; it cannot occur unescaped in a string.
+var contentKey = []byte(`"content":`)
+
+// template keeps data (an added chunk's event, without its blank line)
+// as the template when its content key occurs once, directly before raw.
+func (r *textRun) template(data []byte, raw json.RawMessage) {
+	r.before, r.after = nil, nil
+	if bytes.Count(data, contentKey) != 1 {
+		return
+	}
+	at := bytes.Index(data, contentKey) + len(contentKey)
+	if bytes.HasPrefix(data[at:], raw) {
+		r.before, r.after = data[:at], data[at+len(raw):]
+	}
+}
+
+// like adds data when it is the template with another string as content.
+func (r *textRun) like(data []byte) bool {
+	if r.n == 0 || r.before == nil || len(data) < len(r.before)+len(r.after)+2 ||
+		!bytes.HasPrefix(data, r.before) || !bytes.HasSuffix(data, r.after) {
+		return false
+	}
+	lit := data[len(r.before) : len(data)-len(r.after)]
+	text, ok := jsonString(lit)
+	if !ok || len(r.text)+len(text) > MaxMergedTextBytes {
+		return false
+	}
+	r.text = append(r.text, text...)
+	r.n++
+	return true
+}
+
+// jsonString reads lit as exactly one JSON string.
+func jsonString(lit []byte) ([]byte, bool) {
+	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
+		return nil, false
+	}
+	inner := lit[1 : len(lit)-1]
+	plain := utf8.Valid(inner)
+	for _, b := range inner {
+		if b == '"' || b == '\\' || b < 0x20 {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return inner, true
+	}
+	var s string
+	if json.Unmarshal(lit, &s) != nil {
+		return nil, false
+	}
+	return []byte(s), true
 }
 
 // add joins c (read as event) to the run; false when it may not: another
@@ -298,6 +361,7 @@ type textRun struct {
 func (r *textRun) add(c textChunk, event []byte) bool {
 	if r.n == 0 {
 		r.first, r.raw, r.text, r.n = c, event, append(r.text[:0], c.content...), 1
+		r.template(event[:len(event)-2], c.delta["content"])
 		return true
 	}
 	if len(r.text)+len(c.content) > MaxMergedTextBytes {
@@ -318,6 +382,7 @@ func (r *textRun) add(c textChunk, event []byte) bool {
 	}
 	r.text = append(r.text, c.content...)
 	r.n++
+	r.template(event[:len(event)-2], c.delta["content"])
 	return true
 }
 
@@ -333,7 +398,7 @@ func (r *textRun) flush(out []byte) []byte {
 		out = append(out, r.first.merged(string(r.text))...)
 		out = append(out, "\n\n"...)
 	}
-	r.n, r.raw = 0, nil
+	r.n, r.raw, r.before, r.after = 0, nil, nil, nil
 	return out
 }
 

@@ -197,6 +197,8 @@ func TestTheMergerJoinsOnlyPlainTextChunks(t *testing.T) {
 		{"an unknown delta field", text("a", "x") + unknown + text("a", "y"), text("a", "x") + unknown + text("a", "y")},
 		{"unknown top fields kept when equal", extra + strings.Replace(extra, `"x"}`, `"y"}`, 1) + extraOther, extraMerged + extraOther},
 		{"CRLF lines pass", crlf + crlf, crlf + crlf},
+		{"a content literal that is not one string", text("a", "x") + strings.Replace(text("a", "y"), `"y"`, `"y","role":"tool"`, 1),
+			text("a", "x") + strings.Replace(text("a", "y"), `"y"`, `"y","role":"tool"`, 1)},
 		{"not JSON", "data: {\n\n" + text("a", "x"), "data: {\n\n" + text("a", "x")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
