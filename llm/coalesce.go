@@ -240,7 +240,7 @@ var jsonNull = []byte("null")
 // parseTextChunk reads event (without its blank line) as a textChunk.
 func parseTextChunk(event []byte) (textChunk, bool) {
 	data, ok := bytes.CutPrefix(event, []byte("data:"))
-	if !ok || bytes.IndexAny(data, "\r\n") >= 0 {
+	if !ok || bytes.ContainsAny(data, "\r\n") {
 		return textChunk{}, false
 	}
 	var c textChunk
