@@ -145,14 +145,19 @@ func TestASlowStreamReachesTheSDKDeltaByDelta(t *testing.T) {
 		}
 	}
 	agent := NewAgent(model, startDemo(t, mcp.RuntimeOptions{}), Options{})
+	// A failure cancels the request, so the server's handler ends.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- agent.Run(context.Background(), conv, on) }()
+	go func() { done <- agent.Run(ctx, conv, on) }()
 	select {
 	case err := <-done:
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(60 * time.Second):
+	case <-time.After(20 * time.Second):
+		cancel()
+		<-done
 		t.Fatalf("the run did not end; deltas so far %q", got)
 	}
 	if stuck || !slices.Equal(got, want) {
