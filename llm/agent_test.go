@@ -31,18 +31,28 @@ func TestRunSendsTheModelExactlyWhatCallMetaReturnsAndStreamsTheAnswer(t *testin
 	readArgs := `{"uri":"` + demo.LogURI + `","pattern":"ERROR","max_bytes":3000}`
 	describeArgs := `{"tool":"echo"}`
 	answer := "The application log shows ERROR lines from the payment service."
+	// The server writes each piece of the answer after the last one
+	// reached the person: pieces that arrive together are merged
+	// (coalescingTransport), pieces that come apart stream apart.
+	pace := make(chan struct{}, 8)
 	srv, model := scriptedOpenAI(t, llmtest.Sequence(
 		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "call_1", Name: "mcp_search_demo", Arguments: searchArgs}}, InputTokens: 100, OutputTokens: 10},
 		llmtest.Turn{ToolCalls: []llmtest.ToolCall{
 			{ID: "call_2", Name: "mcp_read_demo", Arguments: readArgs},
 			{ID: "call_3", Name: "mcp_describe_demo", Arguments: describeArgs},
 		}, InputTokens: 200, OutputTokens: 20},
-		llmtest.Turn{Text: answer, InputTokens: 300, OutputTokens: 30},
+		llmtest.Turn{Text: answer, InputTokens: 300, OutputTokens: 30, Pace: pace},
 	))
 	conv := NewConversation()
 	conv.AddUser("What errors are in the app log?")
 	rec := newRecorder()
-	if err := NewAgent(model, rt, Options{}).Run(context.Background(), conv, rec.on); err != nil {
+	on := func(e Event) {
+		rec.on(e)
+		if _, ok := e.(TextDelta); ok {
+			pace <- struct{}{}
+		}
+	}
+	if err := NewAgent(model, rt, Options{}).Run(context.Background(), conv, on); err != nil {
 		t.Fatal(err)
 	}
 
