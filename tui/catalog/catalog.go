@@ -793,9 +793,11 @@ func (c *Pane) runFilter() tea.Cmd {
 // the cursor on its best match.
 func (c *Pane) handleFilter(id common.RequestID, msg filterDoneMsg) {
 	if id != c.filterID || msg.version != c.version {
+		msg.recycle() // nobody else has it
 		return
 	}
 	c.filt.stop()
+	old := c.filt.last
 	c.filt.last = &msg
 	c.filt.terms = queryTerms(msg.query)
 	c.matches = &msg.matches
@@ -805,6 +807,9 @@ func (c *Pane) handleFilter(id common.RequestID, msg filterDoneMsg) {
 		best = &msg.best
 	}
 	c.setRows(msg.rows, msg.nameW, best)
+	if old != nil {
+		old.recycle() // nothing shows or reads its rows and matches now
+	}
 }
 
 // move moves the cursor by delta rows, landing on items only.
@@ -899,6 +904,11 @@ func (c *Pane) rebuild() {
 	// The rows without a filter are kept, so clearing one is a swap; a
 	// rebuild while one is shown may follow any change, so they are not.
 	c.filt.plain, c.filt.plainW, c.filt.plainOK = rows, w, c.matches == nil
+	if c.matches != nil {
+		// They are the shown run's rows, which go back to the pool when
+		// the next run is shown (handleFilter): not kept here too.
+		c.filt.plain = [numKinds][]row{}
+	}
 	c.setRows(rows, w, nil)
 }
 
