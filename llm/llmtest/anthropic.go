@@ -89,13 +89,40 @@ func writeAnthropic(w http.ResponseWriter, r *http.Request, t Turn) bool {
 		"id": "msg_llmtest", "type": "message", "role": "assistant", "model": "llmtest", "content": []any{},
 		"stop_reason": nil, "stop_sequence": nil, "usage": map[string]any{"input_tokens": t.InputTokens, "output_tokens": 1}}})
 	index := 0
-	block := func(start map[string]any, deltas []map[string]any) {
+	// block writes one content block; with ChunkBytes, its deltas are
+	// written back to back without flushing, or paced by Pace if paced.
+	block := func(start map[string]any, deltas []map[string]any, paced bool) bool {
 		sse(w, "content_block_start", map[string]any{"type": "content_block_start", "index": index, "content_block": start})
-		for _, d := range deltas {
-			sse(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": index, "delta": d})
+		write := sse
+		if t.ChunkBytes > 0 && t.Pace == nil {
+			write = sseUnflushed
+		}
+		for i, d := range deltas {
+			if paced && t.Pace != nil && i > 0 {
+				select {
+				case <-t.Pace:
+				case <-r.Context().Done():
+					return false
+				}
+			}
+			if write(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": index, "delta": d}) != nil || r.Context().Err() != nil {
+				return false
+			}
 		}
 		sse(w, "content_block_stop", map[string]any{"type": "content_block_stop", "index": index})
 		index++
+		return true
+	}
+	textDeltas := func(s string) []map[string]any {
+		ps := split(s)
+		if t.ChunkBytes > 0 {
+			ps = pieces(s, t.ChunkBytes)
+		}
+		var ds []map[string]any
+		for _, p := range ps {
+			ds = append(ds, map[string]any{"type": "text_delta", "text": p})
+		}
+		return ds
 	}
 	if t.Reasoning != "" {
 		var ds []map[string]any
@@ -103,7 +130,7 @@ func writeAnthropic(w http.ResponseWriter, r *http.Request, t Turn) bool {
 			ds = append(ds, map[string]any{"type": "thinking_delta", "thinking": p})
 		}
 		ds = append(ds, map[string]any{"type": "signature_delta", "signature": "llmtest-signature"})
-		block(map[string]any{"type": "thinking", "thinking": "", "signature": ""}, ds)
+		block(map[string]any{"type": "thinking", "thinking": "", "signature": ""}, ds, false)
 	}
 	if t.Text != "" {
 		pieces := split(t.Text)
@@ -113,18 +140,19 @@ func writeAnthropic(w http.ResponseWriter, r *http.Request, t Turn) bool {
 			<-r.Context().Done()
 			return false
 		}
-		var ds []map[string]any
-		for _, p := range pieces {
-			ds = append(ds, map[string]any{"type": "text_delta", "text": p})
+		if !block(map[string]any{"type": "text", "text": ""}, textDeltas(t.Text), true) {
+			return false
 		}
-		block(map[string]any{"type": "text", "text": ""}, ds)
 	}
 	for _, tc := range t.ToolCalls {
 		var ds []map[string]any
 		for _, p := range split(tc.Arguments) {
 			ds = append(ds, map[string]any{"type": "input_json_delta", "partial_json": p})
 		}
-		block(map[string]any{"type": "tool_use", "id": tc.ID, "name": tc.Name, "input": map[string]any{}}, ds)
+		block(map[string]any{"type": "tool_use", "id": tc.ID, "name": tc.Name, "input": map[string]any{}}, ds, false)
+	}
+	if t.TextAfter != "" && !block(map[string]any{"type": "text", "text": ""}, textDeltas(t.TextAfter), false) {
+		return false
 	}
 	stop := "end_turn"
 	switch {

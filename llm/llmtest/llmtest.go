@@ -26,6 +26,9 @@ type Turn struct {
 	Reasoning string
 	Text      string
 	ToolCalls []ToolCall
+	// TextAfter is a second text block, after the tool calls, as
+	// Anthropic models may write. Anthropic wire only.
+	TextAfter string
 	// InputTokens and OutputTokens are reported as usage.
 	InputTokens, OutputTokens int64
 	// Truncated ends the turn at the output token limit.
@@ -46,13 +49,13 @@ type Turn struct {
 	Repeat int
 	// ChunkBytes, when set, streams Text as deltas of at most ChunkBytes
 	// bytes (cut on character boundaries) written back to back with no
-	// flush between them, as a fast local model floods its tokens.
-	// OpenAI wire only.
+	// flush between them, as a fast local model floods its tokens (on
+	// the Anthropic wire, TextAfter too).
 	ChunkBytes int
 	// Pace, when set, streams Text one delta at a time, each flushed, and
 	// waits for a value from Pace before writing each delta after the
 	// first, so a test can see each delta arrive before the next is sent.
-	// OpenAI wire only.
+	// With ChunkBytes, deltas of that size.
 	Pace <-chan struct{}
 }
 
