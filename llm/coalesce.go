@@ -19,7 +19,8 @@ import (
 // request merges the Chat Completions text chunks that have already
 // arrived into one before the SDK reads them. A stream that trickles (a
 // real model, token by token) reaches the SDK exactly as before: the body
-// never waits for more data to merge.
+// never waits for more data to merge. The Anthropic SDK's accumulator does
+// the same (Text += delta.Text), so its text_delta events merge too.
 
 // MaxMergedTextBytes bounds the text of one merged chunk. 64 KiB makes the
 // SDK's copying about 64 MiB for a MaxReplyBytes reply however fine the
@@ -148,8 +149,10 @@ func (c *coalescingBody) Close() error {
 }
 
 // sseMerger rewrites a text/event-stream: consecutive events that are
-// each one "data:" line holding a mergeable Chat Completions text chunk
-// (textChunk) become one event; every other byte passes unchanged.
+// each one "data:" line holding a mergeable Chat Completions text chunk,
+// or an "event: content_block_delta" line and one "data:" line holding an
+// Anthropic text delta (textChunk), become one event; every other byte
+// passes unchanged.
 type sseMerger struct {
 	in, out []byte
 	// raw: the bytes up to the end of the current event pass unchanged
@@ -206,13 +209,22 @@ func (m *sseMerger) merge(end bool) {
 	m.in = append(m.in[:0], in...)
 }
 
+// anthropicDeltaLine is the line that starts every Anthropic event that
+// may merge.
+const anthropicDeltaLine = "event: content_block_delta\n"
+
 // mayBeTextChunk says whether tail, the start of an event not yet whole,
-// may be held to merge: a "data:" line not longer than the merge bound
-// (the SDK cannot read an event before its blank line either).
+// may be held to merge: a "data:" line not longer than the merge bound,
+// perhaps after anthropicDeltaLine (the SDK cannot read an event before
+// its blank line either).
 func mayBeTextChunk(tail []byte) bool {
 	if len(tail) > MaxMergedTextBytes || bytes.IndexByte(tail, '\r') >= 0 {
 		return false
 	}
+	if len(tail) < len(anthropicDeltaLine) && anthropicDeltaLine[:len(tail)] == string(tail) {
+		return true
+	}
+	tail = bytes.TrimPrefix(tail, []byte(anthropicDeltaLine))
 	if nl := bytes.IndexByte(tail, '\n'); nl >= 0 && nl != len(tail)-1 {
 		return false
 	}
@@ -225,10 +237,28 @@ func mayBeTextChunk(tail []byte) bool {
 
 // textChunk is a Chat Completions chunk that only adds text: one choice,
 // index 0, a delta of a string content (and perhaps the role), no finish
-// reason, usage or logprobs.
+// reason, usage or logprobs. Or, when anthropic is set, an Anthropic
+// content_block_delta event whose delta is a text_delta: type
+// "text_delta" and a string text, nothing else.
 type textChunk struct {
 	top, choice, delta map[string]json.RawMessage
 	content            string
+	anthropic          bool
+}
+
+// contentField is the top-level field that holds c's text (the one that
+// differs between chunks of a run).
+func (c textChunk) contentField() string {
+	if c.anthropic {
+		return "delta"
+	}
+	return "choices"
+}
+
+// infoField says whether top-level field k of c says nothing about its
+// content, so chunks of a run may differ in it (Chat Completions only).
+func (c textChunk) infoField(k string) bool {
+	return !c.anthropic && (k == "usage" || chunkInfoFields[k])
 }
 
 // chunkInfoFields are top-level fields of a chunk that say nothing about
@@ -239,6 +269,9 @@ var jsonNull = []byte("null")
 
 // parseTextChunk reads event (without its blank line) as a textChunk.
 func parseTextChunk(event []byte) (textChunk, bool) {
+	if data, ok := bytes.CutPrefix(event, []byte(anthropicDeltaLine+"data:")); ok {
+		return parseAnthropicText(data)
+	}
 	data, ok := bytes.CutPrefix(event, []byte("data:"))
 	if !ok || bytes.ContainsAny(data, "\r\n") {
 		return textChunk{}, false
@@ -288,6 +321,28 @@ func parseTextChunk(event []byte) (textChunk, bool) {
 	return c, true
 }
 
+// parseAnthropicText reads data, the data line of a content_block_delta
+// event, as a textChunk: type content_block_delta, an index, a text_delta
+// (type and text, nothing else); other top-level fields must be the same
+// in all the chunks of a run (textRun.add).
+func parseAnthropicText(data []byte) (textChunk, bool) {
+	if bytes.ContainsAny(data, "\r\n") {
+		return textChunk{}, false
+	}
+	c := textChunk{anthropic: true}
+	if json.Unmarshal(data, &c.top) != nil || c.top == nil ||
+		string(c.top["type"]) != `"content_block_delta"` || len(c.top["index"]) == 0 ||
+		json.Unmarshal(c.top["delta"], &c.delta) != nil || len(c.delta) != 2 ||
+		string(c.delta["type"]) != `"text_delta"` {
+		return textChunk{}, false
+	}
+	v := c.delta["text"]
+	if len(v) == 0 || v[0] != '"' || json.Unmarshal(v, &c.content) != nil {
+		return textChunk{}, false
+	}
+	return c, true
+}
+
 // textRun is consecutive text chunks being merged into the first.
 type textRun struct {
 	first textChunk
@@ -300,17 +355,22 @@ type textRun struct {
 	before, after []byte
 }
 
-// contentKey is the delta's key; it cannot occur unescaped in a string.
-var contentKey = []byte(`"content":`)
+// contentKey and textKey are the text's keys in a Chat Completions and an
+// Anthropic delta; neither can occur unescaped in a string.
+var contentKey, textKey = []byte(`"content":`), []byte(`"text":`)
 
 // template keeps data (an added chunk's event, without its blank line)
 // as the template when its content key occurs once, directly before raw.
 func (r *textRun) template(data []byte, raw json.RawMessage) {
 	r.before, r.after = nil, nil
-	if bytes.Count(data, contentKey) != 1 {
+	key := contentKey
+	if r.first.anthropic {
+		key = textKey
+	}
+	if bytes.Count(data, key) != 1 {
 		return
 	}
-	at := bytes.Index(data, contentKey) + len(contentKey)
+	at := bytes.Index(data, key) + len(key)
 	if bytes.HasPrefix(data[at:], raw) {
 		r.before, r.after = data[:at], data[at+len(raw):]
 	}
@@ -361,28 +421,28 @@ func jsonString(lit []byte) ([]byte, bool) {
 func (r *textRun) add(c textChunk, event []byte) bool {
 	if r.n == 0 {
 		r.first, r.raw, r.text, r.n = c, event, append(r.text[:0], c.content...), 1
-		r.template(event[:len(event)-2], c.delta["content"])
+		r.template(event[:len(event)-2], c.textRaw())
 		return true
 	}
-	if len(r.text)+len(c.content) > MaxMergedTextBytes {
+	if c.anthropic != r.first.anthropic || len(r.text)+len(c.content) > MaxMergedTextBytes {
 		return false
 	}
 	if role, ok := c.delta["role"]; ok && !bytes.Equal(role, r.first.delta["role"]) {
 		return false
 	}
 	for k, v := range c.top {
-		if k != "choices" && k != "usage" && !chunkInfoFields[k] && !bytes.Equal(v, r.first.top[k]) {
+		if k != c.contentField() && !c.infoField(k) && !bytes.Equal(v, r.first.top[k]) {
 			return false
 		}
 	}
 	for k := range r.first.top {
-		if _, ok := c.top[k]; !ok && k != "choices" && k != "usage" && !chunkInfoFields[k] {
+		if _, ok := c.top[k]; !ok && k != c.contentField() && !c.infoField(k) {
 			return false
 		}
 	}
 	r.text = append(r.text, c.content...)
 	r.n++
-	r.template(event[:len(event)-2], c.delta["content"])
+	r.template(event[:len(event)-2], c.textRaw())
 	return true
 }
 
@@ -394,6 +454,9 @@ func (r *textRun) flush(out []byte) []byte {
 	case 1:
 		out = append(out, r.raw...)
 	default:
+		if r.first.anthropic {
+			out = append(out, anthropicDeltaLine...)
+		}
 		out = append(out, "data: "...)
 		out = append(out, r.first.merged(string(r.text))...)
 		out = append(out, "\n\n"...)
@@ -402,11 +465,28 @@ func (r *textRun) flush(out []byte) []byte {
 	return out
 }
 
+// textRaw is c's text as it was read (a JSON string).
+func (c textChunk) textRaw() json.RawMessage {
+	if c.anthropic {
+		return c.delta["text"]
+	}
+	return c.delta["content"]
+}
+
 // merged is c with text as its content, as JSON.
 func (c textChunk) merged(text string) []byte {
 	delta := make(map[string]json.RawMessage, len(c.delta))
 	for k, v := range c.delta {
 		delta[k] = v
+	}
+	if c.anthropic {
+		delta["text"] = marshalRaw(text)
+		top := make(map[string]json.RawMessage, len(c.top))
+		for k, v := range c.top {
+			top[k] = v
+		}
+		top["delta"] = marshalRaw(delta)
+		return marshalRaw(top)
 	}
 	delta["content"] = marshalRaw(text)
 	choice := make(map[string]json.RawMessage, len(c.choice))
