@@ -2,10 +2,8 @@ package llm
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/howl-mcp/howl/llm/llmtest"
 	"github.com/howl-mcp/howl/mcp"
@@ -111,53 +109,6 @@ func TestAnthropicThinkingToolUseAndTwoTextBlocksComeOutUnchanged(t *testing.T) 
 	events := rec.all()
 	if done, ok := events[len(events)-1].(Done); !ok || done.Reason != StopAnswered || done.Steps != 2 || done.Usage != (Usage{InputTokens: 12, OutputTokens: 24}) {
 		t.Errorf("last event %#v, want Done answered in 2 steps, usage 12/24", events[len(events)-1])
-	}
-}
-
-// TestASlowAnthropicStreamReachesTheSDKDeltaByDelta: when the server
-// flushes one text_delta and waits, that delta reaches the person before
-// the next is written.
-func TestASlowAnthropicStreamReachesTheSDKDeltaByDelta(t *testing.T) {
-	text := "Un, deux, trois, quatre, cinq, six."
-	want := []string{"Un, d", "eux, ", "trois", ", qua", "tre, ", "cinq,", " six."}
-	pace := make(chan struct{})
-	_, model := scriptedAnthropic(t, llmtest.Sequence(llmtest.Turn{Text: text, ChunkBytes: 5, Pace: pace}))
-	conv := NewConversation()
-	conv.AddUser("Count.")
-	var got []string
-	stuck := false
-	on := func(e Event) {
-		d, ok := e.(TextDelta)
-		if !ok {
-			return
-		}
-		got = append(got, d.Text)
-		if len(got) >= len(want) {
-			return
-		}
-		select {
-		case pace <- struct{}{}: // the server may write the next delta
-		case <-time.After(10 * time.Second):
-			stuck = true
-		}
-	}
-	agent := NewAgent(model, startDemo(t, mcp.RuntimeOptions{}), Options{})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- agent.Run(ctx, conv, on) }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(20 * time.Second):
-		cancel()
-		<-done
-		t.Fatalf("the run did not end; deltas so far %q", got)
-	}
-	if stuck || !slices.Equal(got, want) {
-		t.Errorf("deltas %q (a server write waited on the client: %v), want %q, each delivered before the next was written", got, stuck, want)
 	}
 }
 

@@ -119,49 +119,57 @@ func TestReasoningToolCallsAndUsageAroundAFloodComeOutUnchanged(t *testing.T) {
 
 // TestASlowStreamReachesTheSDKDeltaByDelta: when the server flushes one
 // delta and waits, that delta reaches the person before the next is
-// written: nothing waits for more data to merge.
+// written: nothing waits for more data to merge. Both wires merge: the
+// Chat Completions one and Anthropic's.
 func TestASlowStreamReachesTheSDKDeltaByDelta(t *testing.T) {
-	text := "Un, deux, trois, quatre, cinq, six."
-	want := []string{"Un, d", "eux, ", "trois", ", qua", "tre, ", "cinq,", " six."}
-	pace := make(chan struct{})
-	_, model := scriptedOpenAI(t, llmtest.Sequence(llmtest.Turn{Text: text, ChunkBytes: 5, Pace: pace}))
-	conv := NewConversation()
-	conv.AddUser("Count.")
-	var got []string
-	stuck := false
-	on := func(e Event) {
-		d, ok := e.(TextDelta)
-		if !ok {
-			return
-		}
-		got = append(got, d.Text)
-		if len(got) >= len(want) {
-			return
-		}
-		select {
-		case pace <- struct{}{}: // the server may write the next delta
-		case <-time.After(10 * time.Second):
-			stuck = true
-		}
-	}
-	agent := NewAgent(model, startDemo(t, mcp.RuntimeOptions{}), Options{})
-	// A failure cancels the request, so the server's handler ends.
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- agent.Run(ctx, conv, on) }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(20 * time.Second):
-		cancel()
-		<-done
-		t.Fatalf("the run did not end; deltas so far %q", got)
-	}
-	if stuck || !slices.Equal(got, want) {
-		t.Errorf("deltas %q (a server write waited on the client: %v), want %q, each delivered before the next was written", got, stuck, want)
+	for _, wire := range []struct {
+		name     string
+		scripted func(testing.TB, llmtest.Script) (*llmtest.Server, Model)
+	}{{"chat-completions", scriptedOpenAI}, {"anthropic", scriptedAnthropic}} {
+		t.Run(wire.name, func(t *testing.T) {
+			text := "Un, deux, trois, quatre, cinq, six."
+			want := []string{"Un, d", "eux, ", "trois", ", qua", "tre, ", "cinq,", " six."}
+			pace := make(chan struct{})
+			_, model := wire.scripted(t, llmtest.Sequence(llmtest.Turn{Text: text, ChunkBytes: 5, Pace: pace}))
+			conv := NewConversation()
+			conv.AddUser("Count.")
+			var got []string
+			stuck := false
+			on := func(e Event) {
+				d, ok := e.(TextDelta)
+				if !ok {
+					return
+				}
+				got = append(got, d.Text)
+				if len(got) >= len(want) {
+					return
+				}
+				select {
+				case pace <- struct{}{}: // the server may write the next delta
+				case <-time.After(10 * time.Second):
+					stuck = true
+				}
+			}
+			agent := NewAgent(model, startDemo(t, mcp.RuntimeOptions{}), Options{})
+			// A failure cancels the request, so the server's handler ends.
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan error, 1)
+			go func() { done <- agent.Run(ctx, conv, on) }()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(20 * time.Second):
+				cancel()
+				<-done
+				t.Fatalf("the run did not end; deltas so far %q", got)
+			}
+			if stuck || !slices.Equal(got, want) {
+				t.Errorf("deltas %q (a server write waited on the client: %v), want %q, each delivered before the next was written", got, stuck, want)
+			}
+		})
 	}
 }
 
