@@ -9,43 +9,6 @@ import (
 	"github.com/howl-mcp/howl/mcp"
 )
 
-// TestAFloodedAnthropicReplyArrivesWholeInFarFewerDeltas: a reply of 256
-// KiB that an Anthropic endpoint floods in 4-byte text_delta events,
-// written back to back, comes out whole and identical, with its stop
-// reason and usage, while the SDK reads a small fraction of the deltas:
-// before, it read all 65,536 and copied the reply so far on each.
-func TestAFloodedAnthropicReplyArrivesWholeInFarFewerDeltas(t *testing.T) {
-	text := floodText(256 << 10)
-	const chunk = 4
-	_, model := scriptedAnthropic(t, llmtest.Sequence(llmtest.Turn{Text: text, ChunkBytes: chunk, InputTokens: 7, OutputTokens: 300000, Truncated: true}))
-	conv := NewConversation()
-	conv.AddUser("Say a lot.")
-	rec := newRecorder()
-	if err := NewAgent(model, startDemo(t, mcp.RuntimeOptions{}), Options{}).Run(context.Background(), conv, rec.on); err != nil {
-		t.Fatal(err)
-	}
-	if got := conv.Answer(); got != text {
-		t.Fatalf("the answer is %d bytes, want the %d sent (identical: %v)", len(got), len(text), got == text)
-	}
-	deltas := eventsOf[TextDelta](rec.all())
-	var streamed strings.Builder
-	for _, d := range deltas {
-		streamed.WriteString(d.Text)
-	}
-	if streamed.String() != text {
-		t.Errorf("the streamed deltas make %d bytes, not the text sent", streamed.Len())
-	}
-	sent := len(text) / chunk
-	if len(deltas) > sent/50 {
-		t.Errorf("the SDK read %d text deltas of the %d sent back to back, want at most %d: the deltas already read were not merged", len(deltas), sent, sent/50)
-	}
-	last := conv.Messages[len(conv.Messages)-1]
-	if !last.Truncated || last.Usage == nil || *last.Usage != (Usage{InputTokens: 7, OutputTokens: 300000}) {
-		t.Errorf("last message: truncated %v, usage %+v; want the stop reason max_tokens and usage 7/300000", last.Truncated, last.Usage)
-	}
-	t.Logf("%d deltas sent, %d read by the SDK", sent, len(deltas))
-}
-
 // TestAnthropicThinkingToolUseAndTwoTextBlocksComeOutUnchanged: a reply
 // of a thinking block, a flooded text block, two tool_use blocks with
 // streamed input and a second flooded text block gives the same thinking,

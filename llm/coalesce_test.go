@@ -22,45 +22,54 @@ func floodText(n int) string {
 	return b.String()
 }
 
-// TestAFloodedReplyArrivesWholeInFarFewerChunks: a reply of 1 MiB that a
-// fast local server floods in 4-byte deltas, written back to back, comes
-// out whole and identical, with its finish reason and usage, while the
-// SDK reads a small fraction of the chunks: before, it read all 262,144
-// and copied the reply so far on each (about 137 GB of copying).
+// TestAFloodedReplyArrivesWholeInFarFewerChunks: a reply that a fast
+// local server floods in 4-byte deltas, written back to back, comes out
+// whole and identical, with its finish (stop) reason and usage, while the
+// SDK reads a small fraction of the chunks: before, it read every one and
+// copied the reply so far on each (1 MiB on the Chat Completions wire:
+// 262,144 chunks, about 137 GB of copying; 256 KiB on Anthropic's).
 func TestAFloodedReplyArrivesWholeInFarFewerChunks(t *testing.T) {
-	text := floodText(1 << 20)
-	const chunk = 4
-	_, model := scriptedOpenAI(t, llmtest.Sequence(llmtest.Turn{Text: text, ChunkBytes: chunk, InputTokens: 7, OutputTokens: 300000, Truncated: true}))
-	conv := NewConversation()
-	conv.AddUser("Say a lot.")
-	rec := newRecorder()
-	if err := NewAgent(model, startDemo(t, mcp.RuntimeOptions{}), Options{}).Run(context.Background(), conv, rec.on); err != nil {
-		t.Fatal(err)
+	for _, wire := range []struct {
+		name     string
+		scripted func(testing.TB, llmtest.Script) (*llmtest.Server, Model)
+		size     int
+	}{{"chat-completions", scriptedOpenAI, 1 << 20}, {"anthropic", scriptedAnthropic, 256 << 10}} {
+		t.Run(wire.name, func(t *testing.T) {
+			text := floodText(wire.size)
+			const chunk = 4
+			_, model := wire.scripted(t, llmtest.Sequence(llmtest.Turn{Text: text, ChunkBytes: chunk, InputTokens: 7, OutputTokens: 300000, Truncated: true}))
+			conv := NewConversation()
+			conv.AddUser("Say a lot.")
+			rec := newRecorder()
+			if err := NewAgent(model, startDemo(t, mcp.RuntimeOptions{}), Options{}).Run(context.Background(), conv, rec.on); err != nil {
+				t.Fatal(err)
+			}
+			if got := conv.Answer(); got != text {
+				t.Fatalf("the answer is %d bytes, want the %d sent (identical: %v)", len(got), len(text), got == text)
+			}
+			deltas := eventsOf[TextDelta](rec.all())
+			var streamed strings.Builder
+			for _, d := range deltas {
+				streamed.WriteString(d.Text)
+			}
+			if streamed.String() != text {
+				t.Errorf("the streamed deltas make %d bytes, not the text sent", streamed.Len())
+			}
+			sent := len(text) / chunk
+			if len(deltas) > sent/50 {
+				t.Errorf("the SDK read %d text chunks of the %d sent back to back, want at most %d: the chunks already read were not merged", len(deltas), sent, sent/50)
+			}
+			last := conv.Messages[len(conv.Messages)-1]
+			if !last.Truncated || last.Usage == nil || *last.Usage != (Usage{InputTokens: 7, OutputTokens: 300000}) {
+				t.Errorf("last message: truncated %v, usage %+v; want it cut at the token limit, usage 7/300000", last.Truncated, last.Usage)
+			}
+			events := rec.all()
+			if done, ok := events[len(events)-1].(Done); !ok || done.Reason != StopAnswered || !done.Truncated || done.Usage != (Usage{InputTokens: 7, OutputTokens: 300000}) {
+				t.Errorf("last event %#v, want Done answered, truncated, usage 7/300000", events[len(events)-1])
+			}
+			t.Logf("%d chunks sent, %d read by the SDK", sent, len(deltas))
+		})
 	}
-	if got := conv.Answer(); got != text {
-		t.Fatalf("the answer is %d bytes, want the %d sent (identical: %v)", len(got), len(text), got == text)
-	}
-	deltas := eventsOf[TextDelta](rec.all())
-	var streamed strings.Builder
-	for _, d := range deltas {
-		streamed.WriteString(d.Text)
-	}
-	if streamed.String() != text {
-		t.Errorf("the streamed deltas make %d bytes, not the text sent", streamed.Len())
-	}
-	sent := len(text) / chunk
-	if len(deltas) > sent/50 {
-		t.Errorf("the SDK read %d text chunks of the %d sent back to back, want at most %d: the chunks already read were not merged", len(deltas), sent, sent/50)
-	}
-	last := conv.Messages[len(conv.Messages)-1]
-	if !last.Truncated || last.Usage == nil || *last.Usage != (Usage{InputTokens: 7, OutputTokens: 300000}) {
-		t.Errorf("last message: truncated %v, usage %+v; want the finish reason length and usage 7/300000", last.Truncated, last.Usage)
-	}
-	events := rec.all()
-	if done, ok := events[len(events)-1].(Done); !ok || done.Reason != StopAnswered || !done.Truncated || done.Usage != (Usage{InputTokens: 7, OutputTokens: 300000}) {
-		t.Errorf("last event %#v, want Done answered, truncated, usage 7/300000", events[len(events)-1])
-	}
-	t.Logf("%d chunks sent, %d read by the SDK", sent, len(deltas))
 }
 
 // TestReasoningToolCallsAndUsageAroundAFloodComeOutUnchanged: a reply
