@@ -166,30 +166,3 @@ func TestTheMergerHoldsOnlyTheStartOfAnAnthropicTextDelta(t *testing.T) {
 		}
 	}
 }
-
-// BenchmarkFloodedAnthropicReply: one run whose reply is 256 KiB streamed
-// in 4-byte text deltas written back to back, against the scripted
-// Anthropic server.
-func BenchmarkFloodedAnthropicReply(b *testing.B) {
-	text := floodText(256 << 10)
-	_, model := scriptedAnthropic(b, func(int, llmtest.Request) llmtest.Turn { return llmtest.Turn{Text: text, ChunkBytes: 4} })
-	rt := startDemo(b, mcp.RuntimeOptions{})
-	agent := NewAgent(model, rt, Options{})
-	deltas := 0
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		conv := NewConversation()
-		conv.AddUser("Say a lot.")
-		if err := agent.Run(context.Background(), conv, func(e Event) {
-			if _, ok := e.(TextDelta); ok {
-				deltas++
-			}
-		}); err != nil {
-			b.Fatal(err)
-		}
-		if conv.Answer() != text {
-			b.Fatal("the answer differs from the text sent")
-		}
-	}
-	b.ReportMetric(float64(deltas)/float64(b.N), "deltas/op")
-}
