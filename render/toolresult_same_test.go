@@ -8,6 +8,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -55,6 +56,20 @@ func goldenOf(out []byte) goldenResult {
 	return goldenResult{hex.EncodeToString(sum[:]), len(out), string(out[:min(len(out), 1500)])}
 }
 
+// spillPaths are the spill files' paths in a result once its spill
+// directory reads $SPILL: the rest of each, JSON-escaped.
+var spillPaths = regexp.MustCompile(`\$SPILL(\\\\[^"\\;]+)+`)
+
+// spillPathsAsSlashes is out with the spill directory root read $SPILL
+// and the separators after it read "/", as the golden file (written on
+// Linux) has them: on Windows a path is C:\...\srv\<hash>.png, its
+// backslashes escaped in the JSON.
+func spillPathsAsSlashes(out []byte, root string) []byte {
+	esc, _ := json.Marshal(root)
+	out = bytes.ReplaceAll(out, esc[1:len(esc)-1], []byte("$SPILL"))
+	return spillPaths.ReplaceAllFunc(out, func(m []byte) []byte { return bytes.ReplaceAll(m, []byte(`\\`), []byte("/")) })
+}
+
 // TestToolResultsReadAsBefore: BoundToolResult gives, byte for byte, what
 // it gave before it read results without encoding/json's decoders
 // (testdata/toolresults.golden.json, written by that code).
@@ -67,7 +82,7 @@ func TestToolResultsReadAsBefore(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		got[c.name] = goldenOf(bytes.ReplaceAll(out, []byte(root), []byte("$SPILL")))
+		got[c.name] = goldenOf(spillPathsAsSlashes(out, root))
 	}
 	golden := filepath.Join("testdata", "toolresults.golden.json")
 	if *updateToolResults {
