@@ -153,11 +153,14 @@ func TestEntryTimeoutAcceptsDurationsAndSeconds(t *testing.T) {
 // idle timeout waits for them.
 func TestInteropIdleTimeoutWaitsWhileThePersonAnswersAnElicitation(t *testing.T) {
 	sc := peer(t, "everything", "@modelcontextprotocol/server-everything", "stdio")
-	// A 1 s idle timeout (Node under a loaded machine can take a good part
-	// of it to ask), and a person who takes three of them to answer.
-	rt := startReady(t, &Config{Servers: []ServerConfig{sc}}, RuntimeOptions{CallTimeout: time.Second,
+	// A 2 s idle timeout (Node under a loaded machine can take a good part
+	// of it to ask: with 1 s, the race run of the whole suite once saw the
+	// server take longer than that before its question came), and a person
+	// who takes three of them to answer.
+	const idle = 2 * time.Second
+	rt := startReady(t, &Config{Servers: []ServerConfig{sc}}, RuntimeOptions{CallTimeout: idle,
 		Elicit: func(ctx context.Context, server string, req ElicitRequest) (ElicitResponse, error) {
-			time.Sleep(3 * time.Second) // three idle timeouts
+			time.Sleep(3 * idle) // three idle timeouts
 			return acceptWithName(req), nil
 		}})
 	if _, err := rt.Catalog(context.Background(), "everything", false); err != nil {
