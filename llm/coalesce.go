@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
 	"sync"
@@ -475,29 +476,15 @@ func (c textChunk) textRaw() json.RawMessage {
 
 // merged is c with text as its content, as JSON.
 func (c textChunk) merged(text string) []byte {
-	delta := make(map[string]json.RawMessage, len(c.delta))
-	for k, v := range c.delta {
-		delta[k] = v
-	}
+	delta, top := maps.Clone(c.delta), maps.Clone(c.top)
 	if c.anthropic {
 		delta["text"] = marshalRaw(text)
-		top := make(map[string]json.RawMessage, len(c.top))
-		for k, v := range c.top {
-			top[k] = v
-		}
 		top["delta"] = marshalRaw(delta)
 		return marshalRaw(top)
 	}
 	delta["content"] = marshalRaw(text)
-	choice := make(map[string]json.RawMessage, len(c.choice))
-	for k, v := range c.choice {
-		choice[k] = v
-	}
+	choice := maps.Clone(c.choice)
 	choice["delta"] = marshalRaw(delta)
-	top := make(map[string]json.RawMessage, len(c.top))
-	for k, v := range c.top {
-		top[k] = v
-	}
 	top["choices"] = marshalRaw([]json.RawMessage{marshalRaw(choice)})
 	return marshalRaw(top)
 }
