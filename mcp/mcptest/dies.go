@@ -1,8 +1,6 @@
 package mcptest
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 )
@@ -33,38 +31,29 @@ const (
 // with, a server that dies while it is listed. Nothing in it relies on a
 // signal, so it dies the same way on Windows.
 func ServeDiesOnToolsList(in io.Reader, out io.WriteCloser, errOut io.Writer, how Death) int {
-	sc := bufio.NewScanner(in)
-	for sc.Scan() {
-		var req struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-		}
-		if json.Unmarshal(sc.Bytes(), &req) != nil || len(req.ID) == 0 {
-			continue
-		}
-		msg := map[string]any{"jsonrpc": "2.0", "id": req.ID}
-		switch req.Method {
+	status := 0
+	serveLines(in, out, func(method string, msg map[string]any) bool {
+		switch method {
 		case "initialize":
 			msg["result"] = map[string]any{"protocolVersion": "2025-11-25", "serverInfo": map[string]any{"name": "dies", "version": "1"},
 				"capabilities": map[string]any{"tools": map[string]any{}}}
 		case "tools/list":
 			if how == DiesMidAnswer {
-				fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"half`, req.ID)
+				fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"half`, msg["id"])
 			}
 			fmt.Fprintln(errOut, "loading tools")
 			fmt.Fprintln(errOut, DiesOnToolsListWords)
 			if how != HangsUp {
-				return DiesOnToolsListStatus
+				status = DiesOnToolsListStatus
+				return true
 			}
 			out.Close()
-			for sc.Scan() {
-			}
-			return 0
+			_, _ = io.Copy(io.Discard, in) // runs on until in ends
+			return true
 		default:
 			msg["error"] = map[string]any{"code": -32601, "message": "method not found"}
 		}
-		b, _ := json.Marshal(msg)
-		fmt.Fprintf(out, "%s\n", b)
-	}
-	return 0
+		return false
+	})
+	return status
 }
