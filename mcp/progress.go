@@ -258,31 +258,9 @@ func (r *Runtime) track(ctx context.Context, server, method string) (context.Con
 		wg.Add(1)
 		go func() { // ends with the request (stop) or its context
 			defer wg.Done()
-			t := time.NewTimer(timeout)
-			defer t.Stop()
-			for {
-				select {
-				case <-stop:
-					return
-				case <-cctx.Done():
-					return
-				case <-f.poke:
-					if !t.Stop() {
-						select {
-						case <-t.C:
-						default:
-						}
-					}
-					t.Reset(timeout)
-				case <-t.C:
-					if r.isHeld(server) {
-						t.Reset(timeout)
-						continue
-					}
-					cancel(fmt.Errorf("%w from %s for %s", ErrNoProgress, server, timeout))
-					return
-				}
-			}
+			r.watchIdle(cctx, stop, f, timeout, func() {
+				cancel(fmt.Errorf("%w from %s for %s", ErrNoProgress, server, timeout))
+			})
 		}()
 	}
 	return cctx, func() {
@@ -293,6 +271,41 @@ func (r *Runtime) track(ctx context.Context, server, method string) (context.Con
 		delete(r.progress.calls, token)
 		r.endQuestions(server)
 		r.progress.mu.Unlock()
+	}
+}
+
+// watchIdle calls expire once f's request has gone timeout with no
+// activity (f.touch: progress, a question answered) while none of its
+// server's questions is held, or returns when stop closes or ctx ends.
+func (r *Runtime) watchIdle(ctx context.Context, stop <-chan struct{}, f *inflight, timeout time.Duration, expire func()) {
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-ctx.Done():
+			return
+		case <-f.poke:
+			t.Reset(timeout)
+		case <-t.C:
+			if r.isHeld(f.info.Server) {
+				t.Reset(timeout)
+				continue
+			}
+			// The timer and an activity can come at once: a person who
+			// answers as the timer fires releases the hold and touches f
+			// under one lock, so once the hold is seen released, the
+			// touch is waiting here.
+			select {
+			case <-f.poke:
+				t.Reset(timeout)
+				continue
+			default:
+			}
+			expire()
+			return
+		}
 	}
 }
 

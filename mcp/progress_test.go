@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -154,34 +155,22 @@ func TestEntryTimeoutAcceptsDurationsAndSeconds(t *testing.T) {
 // idle timeout waits for them.
 func TestInteropIdleTimeoutWaitsWhileThePersonAnswersAnElicitation(t *testing.T) {
 	sc := peer(t, "everything", "@modelcontextprotocol/server-everything", "stdio")
-	var slow atomic.Bool
-	var idle time.Duration
-	rt := startReady(t, &Config{Servers: []ServerConfig{sc}}, RuntimeOptions{
+	// The person takes two and a half idle timeouts. (A whole number of
+	// them made the answer land as the timer fired, which once failed the
+	// call: TestAnAnswerThatLandsAsTheIdleTimerFiresKeepsTheRequest.)
+	const idle = 2 * time.Second
+	rt := startReady(t, &Config{Servers: []ServerConfig{sc}}, RuntimeOptions{CallTimeout: idle,
 		Elicit: func(ctx context.Context, server string, req ElicitRequest) (ElicitResponse, error) {
-			if slow.Load() {
-				time.Sleep(2 * idle) // two idle timeouts
-			}
+			time.Sleep(5 * idle / 2)
 			return acceptWithName(req), nil
 		}})
 	if _, err := rt.Catalog(context.Background(), "everything", false); err != nil {
 		t.Fatal(err)
 	}
-	call := func(ctx context.Context) {
-		t.Helper()
-		out, err := rt.CallMeta(ctx, "mcp_invoke_everything", json.RawMessage(`{"tool":"trigger-elicitation-request"}`))
-		if err != nil || !strings.Contains(string(out), "accept") {
-			t.Fatalf("call = %.300s, %v", out, err)
-		}
+	out, err := rt.CallMeta(context.Background(), "mcp_invoke_everything", json.RawMessage(`{"tool":"trigger-elicitation-request"}`))
+	if err != nil || !strings.Contains(string(out), "accept") {
+		t.Fatalf("call = %.300s, %v", out, err)
 	}
-	// The server's own time to ask and to answer, with a person who
-	// answers at once, sets the idle timeout: under the race run of the
-	// whole suite, Node took more than 2 s to ask, so a fixed timeout
-	// failed before any question came. This first call also warms that path.
-	began := time.Now()
-	call(context.Background())
-	idle = max(2*time.Second, 4*time.Since(began))
-	slow.Store(true)
-	call(WithCallObserver(context.Background(), CallObserver{Timeout: idle}))
 }
 
 func TestOptionalTaskToolRunsAsATaskOnlyWhenTheCallerPrefersIt(t *testing.T) {
@@ -228,5 +217,37 @@ func TestOptionalTaskToolRunsAsATaskOnlyWhenTheCallerPrefersIt(t *testing.T) {
 	// 2026-07-28 has no tasks/result: the same call runs plainly there.
 	if call(true, "modern") {
 		t.Error("an optional-task tool ran as a task on a 2026-07-28 connection")
+	}
+}
+
+// A person who answers a server's question just as the idle timer fires
+// does not fail the request: the timer sees the hold released and the
+// touch that came with it. In a synctest bubble the two land at the same
+// instant, in either order; the loop tries both orders many times.
+func TestAnAnswerThatLandsAsTheIdleTimerFiresKeepsTheRequest(t *testing.T) {
+	const idle = time.Second
+	for range 200 {
+		synctest.Test(t, func(t *testing.T) {
+			r := &Runtime{}
+			f := &inflight{info: InFlight{Server: "s", Token: "t"}, poke: make(chan struct{}, 1)}
+			r.progress.calls = map[string]*inflight{"t": f}
+			var expired atomic.Bool
+			stop := make(chan struct{})
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				r.watchIdle(context.Background(), stop, f, idle, func() { expired.Store(true) })
+			}()
+			release := r.hold("s")
+			time.Sleep(2 * idle) // the person answers as the timer fires again
+			release()
+			time.Sleep(idle / 2) // the server answers within half a timeout
+			synctest.Wait()
+			if expired.Load() {
+				t.Fatal("the request timed out as the person answered")
+			}
+			close(stop)
+			<-done
+		})
 	}
 }
