@@ -271,35 +271,3 @@ func merged2(chunk string) string {
 	m.merge(true)
 	return string(m.out)
 }
-
-// BenchmarkFloodedReply: one run whose reply is 256 KiB streamed in 4-byte
-// deltas written back to back, against the scripted server of each wire.
-func BenchmarkFloodedReply(b *testing.B) {
-	for _, wire := range []struct {
-		name     string
-		scripted func(testing.TB, llmtest.Script) (*llmtest.Server, Model)
-	}{{"chat-completions", scriptedOpenAI}, {"anthropic", scriptedAnthropic}} {
-		b.Run(wire.name, func(b *testing.B) {
-			text := floodText(256 << 10)
-			_, model := wire.scripted(b, func(int, llmtest.Request) llmtest.Turn { return llmtest.Turn{Text: text, ChunkBytes: 4} })
-			agent := NewAgent(model, startDemo(b, mcp.RuntimeOptions{}), Options{})
-			deltas := 0
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				conv := NewConversation()
-				conv.AddUser("Say a lot.")
-				if err := agent.Run(context.Background(), conv, func(e Event) {
-					if _, ok := e.(TextDelta); ok {
-						deltas++
-					}
-				}); err != nil {
-					b.Fatal(err)
-				}
-				if conv.Answer() != text {
-					b.Fatal("the answer differs from the text sent")
-				}
-			}
-			b.ReportMetric(float64(deltas)/float64(b.N), "deltas/op")
-		})
-	}
-}

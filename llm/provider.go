@@ -44,14 +44,22 @@ const userAgent = "howl (+https://github.com/howl-mcp/howl)"
 // OpenAI-compatible provider for any base URL (it also reads the
 // reasoning_content some servers stream). The SDKs' own retries are off:
 // Agent.Run retries, so it can tell the person and never replay text.
-func NewModel(c Choice) (Model, error) {
+func NewModel(c Choice) (Model, error) { return newModel(c, nil) }
+
+// newModel is NewModel; wrap, when set, wraps the transport the SDK
+// reads through (tests count the events it hands over).
+func newModel(c Choice, wrap func(http.RoundTripper) http.RoundTripper) (Model, error) {
 	tr, ok := http.DefaultTransport.(*http.Transport)
 	if !ok {
 		tr = &http.Transport{}
 	}
-	// Streamed text chunks that arrive together reach the SDK as one
+	// Streamed deltas that arrive together reach the SDK as one
 	// (coalescingTransport): its accumulator copies the reply per chunk.
-	hc := &http.Client{Transport: coalescingTransport{tr.Clone()}}
+	var rt http.RoundTripper = coalescingTransport{tr.Clone()}
+	if wrap != nil {
+		rt = wrap(rt)
+	}
+	hc := &http.Client{Transport: rt}
 	var (
 		p   fantasy.Provider
 		err error

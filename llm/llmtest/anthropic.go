@@ -89,69 +89,52 @@ func writeAnthropic(w http.ResponseWriter, r *http.Request, t Turn) bool {
 		"id": "msg_llmtest", "type": "message", "role": "assistant", "model": "llmtest", "content": []any{},
 		"stop_reason": nil, "stop_sequence": nil, "usage": map[string]any{"input_tokens": t.InputTokens, "output_tokens": 1}}})
 	index := 0
-	// block writes one content block; with ChunkBytes, its deltas are
-	// written back to back without flushing, or paced by Pace if paced.
-	block := func(start map[string]any, deltas []map[string]any, paced bool) bool {
+	deltas := &pacer{t: t, r: r}
+	// block writes one content block: its deltas as the pacer writes
+	// them, then the unpaced ones (a thinking block's signature).
+	block := func(start map[string]any, ds []map[string]any, unpaced ...map[string]any) bool {
 		sse(w, "content_block_start", map[string]any{"type": "content_block_start", "index": index, "content_block": start})
-		write := sse
-		if t.ChunkBytes > 0 && t.Pace == nil {
-			write = sseUnflushed
-		}
-		for i, d := range deltas {
-			if paced && t.Pace != nil && i > 0 {
-				select {
-				case <-t.Pace:
-				case <-r.Context().Done():
-					return false
-				}
-			}
-			if write(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": index, "delta": d}) != nil || r.Context().Err() != nil {
+		for _, d := range ds {
+			if !deltas.write(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": index, "delta": d}) {
 				return false
 			}
+		}
+		for _, d := range unpaced {
+			sse(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": index, "delta": d})
 		}
 		sse(w, "content_block_stop", map[string]any{"type": "content_block_stop", "index": index})
 		index++
 		return true
 	}
-	textDeltas := func(s string) []map[string]any {
-		ps := split(s)
-		if t.ChunkBytes > 0 {
-			ps = pieces(s, t.ChunkBytes)
-		}
+	// of is s as deltas of type typ, s under key.
+	of := func(typ, key, s string) []map[string]any {
 		var ds []map[string]any
-		for _, p := range ps {
-			ds = append(ds, map[string]any{"type": "text_delta", "text": p})
+		for _, p := range t.deltas(s) {
+			ds = append(ds, map[string]any{"type": typ, key: p})
 		}
 		return ds
 	}
-	if t.Reasoning != "" {
-		var ds []map[string]any
-		for _, p := range split(t.Reasoning) {
-			ds = append(ds, map[string]any{"type": "thinking_delta", "thinking": p})
-		}
-		ds = append(ds, map[string]any{"type": "signature_delta", "signature": "llmtest-signature"})
-		block(map[string]any{"type": "thinking", "thinking": "", "signature": ""}, ds, false)
+	if t.Reasoning != "" && !block(map[string]any{"type": "thinking", "thinking": "", "signature": ""}, of("thinking_delta", "thinking", t.Reasoning),
+		map[string]any{"type": "signature_delta", "signature": "llmtest-signature"}) {
+		return false
 	}
 	if t.Text != "" {
-		pieces := split(t.Text)
 		if t.Stall {
 			sse(w, "content_block_start", map[string]any{"type": "content_block_start", "index": index, "content_block": map[string]any{"type": "text", "text": ""}})
-			sse(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": index, "delta": map[string]any{"type": "text_delta", "text": pieces[0]}})
+			sse(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": index, "delta": map[string]any{"type": "text_delta", "text": split(t.Text)[0]}})
 			<-r.Context().Done()
 			return false
 		}
-		if !block(map[string]any{"type": "text", "text": ""}, textDeltas(t.Text), true) {
+		if !block(map[string]any{"type": "text", "text": ""}, of("text_delta", "text", t.Text)) {
 			return false
 		}
 	}
 	for _, tc := range t.ToolCalls {
-		var ds []map[string]any
-		for _, p := range split(tc.Arguments) {
-			ds = append(ds, map[string]any{"type": "input_json_delta", "partial_json": p})
+		if !block(map[string]any{"type": "tool_use", "id": tc.ID, "name": tc.Name, "input": map[string]any{}}, of("input_json_delta", "partial_json", tc.Arguments)) {
+			return false
 		}
-		block(map[string]any{"type": "tool_use", "id": tc.ID, "name": tc.Name, "input": map[string]any{}}, ds, false)
 	}
-	if t.TextAfter != "" && !block(map[string]any{"type": "text", "text": ""}, textDeltas(t.TextAfter), false) {
+	if t.TextAfter != "" && !block(map[string]any{"type": "text", "text": ""}, of("text_delta", "text", t.TextAfter)) {
 		return false
 	}
 	stop := "end_turn"

@@ -47,15 +47,16 @@ type Turn struct {
 	// repeating itself, stopping early when the client goes away (see
 	// Server.Abandoned). OpenAI wire only.
 	Repeat int
-	// ChunkBytes, when set, streams Text as deltas of at most ChunkBytes
-	// bytes (cut on character boundaries) written back to back with no
-	// flush between them, as a fast local model floods its tokens (on
-	// the Anthropic wire, TextAfter too).
+	// ChunkBytes, when set, streams Reasoning, Text, TextAfter and each
+	// call's Arguments as deltas of at most ChunkBytes bytes (cut on
+	// character boundaries) written back to back with no flush between
+	// them, as a fast local model floods its tokens.
 	ChunkBytes int
-	// Pace, when set, streams Text one delta at a time, each flushed, and
-	// waits for a value from Pace before writing each delta after the
-	// first, so a test can see each delta arrive before the next is sent.
-	// With ChunkBytes, deltas of that size.
+	// Pace, when set, streams those deltas one at a time, each flushed,
+	// and waits for a value from Pace before writing each delta after the
+	// turn's first, so a test can see each delta arrive before the next is
+	// sent. With ChunkBytes, deltas of that size. (Anthropic's one
+	// signature delta is not paced.)
 	Pace <-chan struct{}
 }
 
@@ -250,6 +251,40 @@ func pieces(s string, n int) []string {
 		s = s[i:]
 	}
 	return out
+}
+
+// deltas cuts s as t streams it: pieces of ChunkBytes, or split.
+func (t Turn) deltas(s string) []string {
+	if t.ChunkBytes > 0 {
+		return pieces(s, t.ChunkBytes)
+	}
+	return split(s)
+}
+
+// pacer writes the deltas of one turn: back to back without flushing
+// when they flood (ChunkBytes without Pace), else flushed, each after
+// the first waiting for Pace when it is set.
+type pacer struct {
+	t    Turn
+	r    *http.Request
+	sent int
+}
+
+// write writes one delta event; false when the client went away.
+func (p *pacer) write(w http.ResponseWriter, event string, data any) bool {
+	if p.t.Pace != nil && p.sent > 0 {
+		select {
+		case <-p.t.Pace:
+		case <-p.r.Context().Done():
+			return false
+		}
+	}
+	p.sent++
+	write := sse
+	if p.t.ChunkBytes > 0 && p.t.Pace == nil {
+		write = sseUnflushed
+	}
+	return write(w, event, data) == nil && p.r.Context().Err() == nil
 }
 
 // split cuts s into up to three pieces, so text arrives as several deltas.

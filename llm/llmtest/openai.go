@@ -105,26 +105,16 @@ func writeOpenAI(w http.ResponseWriter, r *http.Request, t Turn) bool {
 			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
 	}
 	sse(w, "", chunk(map[string]any{"role": "assistant", "content": ""}, nil))
-	for _, p := range split(t.Reasoning) {
-		sse(w, "", chunk(map[string]any{"reasoning_content": p}, nil))
-	}
-	text, write := split(t.Text), sse
-	if t.ChunkBytes > 0 {
-		text = pieces(t.Text, t.ChunkBytes)
-		if t.Pace == nil {
-			write = sseUnflushed
+	deltas := &pacer{t: t, r: r}
+	for _, p := range t.deltas(t.Reasoning) {
+		if !deltas.write(w, "", chunk(map[string]any{"reasoning_content": p}, nil)) {
+			return false
 		}
 	}
+	text := t.deltas(t.Text)
 	for range max(t.Repeat, 1) {
 		for i, p := range text {
-			if t.Pace != nil && i > 0 {
-				select {
-				case <-t.Pace:
-				case <-r.Context().Done():
-					return false
-				}
-			}
-			if write(w, "", chunk(map[string]any{"content": p}, nil)) != nil || r.Context().Err() != nil {
+			if !deltas.write(w, "", chunk(map[string]any{"content": p}, nil)) {
 				return false
 			}
 			if t.Stall && i == 0 {
@@ -136,8 +126,10 @@ func writeOpenAI(w http.ResponseWriter, r *http.Request, t Turn) bool {
 	for i, tc := range t.ToolCalls {
 		sse(w, "", chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": tc.ID, "type": "function",
 			"function": map[string]any{"name": tc.Name, "arguments": ""}}}}, nil))
-		for _, p := range split(tc.Arguments) {
-			sse(w, "", chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "function": map[string]any{"arguments": p}}}}, nil))
+		for _, p := range t.deltas(tc.Arguments) {
+			if !deltas.write(w, "", chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "function": map[string]any{"arguments": p}}}}, nil)) {
+				return false
+			}
 		}
 	}
 	finish := "stop"
