@@ -20,10 +20,15 @@ import (
 // request merges the Chat Completions text chunks that have already
 // arrived into one before the SDK reads them. A stream that trickles (a
 // real model, token by token) reaches the SDK exactly as before: the body
-// never waits for more data to merge. The Anthropic SDK's accumulator does
-// the same (Text += delta.Text), so its text_delta events merge too.
+// never waits for more data to merge. The same goes for a tool call's
+// arguments (the SDK's Arguments += and fantasy's own arguments +=), and
+// on the Anthropic wire for text, thinking and signature deltas (Text +=,
+// Thinking +=, Signature +=). Two kinds stay unmerged, as their cost grows
+// linearly: reasoning_content chunks (neither the SDK nor fantasy gathers
+// them) and Anthropic input_json deltas (the SDK appends to a byte slice).
 
-// MaxMergedTextBytes bounds the text of one merged chunk. 64 KiB makes the
+// MaxMergedTextBytes bounds the text (or thinking, or arguments) of one
+// merged chunk. 64 KiB makes the
 // SDK's copying about 64 MiB for a MaxReplyBytes reply however fine the
 // model's chunks, while the wrapper holds little on top of what it read.
 const MaxMergedTextBytes = 64 << 10
@@ -150,9 +155,10 @@ func (c *coalescingBody) Close() error {
 }
 
 // sseMerger rewrites a text/event-stream: consecutive events that are
-// each one "data:" line holding a mergeable Chat Completions text chunk,
-// or an "event: content_block_delta" line and one "data:" line holding an
-// Anthropic text delta (textChunk), become one event; every other byte
+// each one "data:" line holding a mergeable Chat Completions chunk (text
+// or one call's arguments), or an "event: content_block_delta" line and
+// one "data:" line holding an Anthropic text, thinking or signature delta
+// (textChunk), of one kind and place, become one event; every other byte
 // passes unchanged.
 type sseMerger struct {
 	in, out []byte
@@ -236,15 +242,37 @@ func mayBeTextChunk(tail []byte) bool {
 	return bytes.HasPrefix(tail, []byte(prefix))
 }
 
-// textChunk is a Chat Completions chunk that only adds text: one choice,
-// index 0, a delta of a string content (and perhaps the role), no finish
-// reason, usage or logprobs. Or, when anthropic is set, an Anthropic
-// content_block_delta event whose delta is a text_delta: type
-// "text_delta" and a string text, nothing else.
+// textChunk is a Chat Completions chunk that only adds text to one place:
+// one choice, index 0, no finish reason, usage or logprobs, and a delta
+// that is a string content (and perhaps the role), or one tool call of
+// an index and a function of only a string arguments. Or, when anthropic
+// is set, an Anthropic content_block_delta event whose delta is a
+// text_delta, thinking_delta or signature_delta: its type and its string
+// (text, thinking, signature), nothing else.
 type textChunk struct {
 	top, choice, delta map[string]json.RawMessage
-	content            string
-	anthropic          bool
+	// call and function are the tool call whose arguments it adds.
+	call, function map[string]json.RawMessage
+	// field is the key of the added string: content, arguments, text,
+	// thinking or signature; chunks of a run have the same.
+	field     string
+	content   string
+	anthropic bool
+}
+
+// anthropicDeltaFields are the Anthropic deltas that merge, and the key
+// of the string each adds: the SDK's accumulator appends each to the
+// block's whole string so far.
+var anthropicDeltaFields = map[string]string{`"text_delta"`: "text", `"thinking_delta"`: "thinking", `"signature_delta"`: "signature"}
+
+// fieldKeys are the fields' JSON keys; none can occur unescaped in a
+// string.
+var fieldKeys = map[string][]byte{}
+
+func init() {
+	for _, f := range []string{"content", "arguments", "text", "thinking", "signature"} {
+		fieldKeys[f] = []byte(`"` + f + `":`)
+	}
 }
 
 // contentField is the top-level field that holds c's text (the one that
@@ -278,7 +306,7 @@ func parseTextChunk(event []byte) (textChunk, bool) {
 		return textChunk{}, false
 	}
 	var c textChunk
-	if json.Unmarshal(data, &c.top) != nil || c.top == nil {
+	if json.Unmarshal(data, &c.top) != nil || c.top == nil || !uniqueKeys(data) {
 		return textChunk{}, false
 	}
 	if u, ok := c.top["usage"]; ok && !bytes.Equal(u, jsonNull) {
@@ -307,6 +335,10 @@ func parseTextChunk(event []byte) (textChunk, bool) {
 	if c.delta == nil || len(c.choice["index"]) == 0 {
 		return textChunk{}, false
 	}
+	if _, ok := c.delta["tool_calls"]; ok {
+		return parseArguments(c)
+	}
+	c.field = "content"
 	for k, v := range c.delta {
 		var s string
 		if (k != "content" && k != "role") || len(v) == 0 || v[0] != '"' || json.Unmarshal(v, &s) != nil {
@@ -322,26 +354,92 @@ func parseTextChunk(event []byte) (textChunk, bool) {
 	return c, true
 }
 
+// parseArguments reads c, a chunk whose delta has tool_calls, as a
+// textChunk: the delta holds only one tool call, of an index and a
+// function holding only a string arguments.
+func parseArguments(c textChunk) (textChunk, bool) {
+	var calls []map[string]json.RawMessage
+	if len(c.delta) != 1 || json.Unmarshal(c.delta["tool_calls"], &calls) != nil || len(calls) != 1 {
+		return textChunk{}, false
+	}
+	c.call, c.field = calls[0], "arguments"
+	if len(c.call) != 2 || len(c.call["index"]) == 0 || json.Unmarshal(c.call["function"], &c.function) != nil || len(c.function) != 1 {
+		return textChunk{}, false
+	}
+	v := c.function["arguments"]
+	if len(v) == 0 || v[0] != '"' || json.Unmarshal(v, &c.content) != nil {
+		return textChunk{}, false
+	}
+	return c, true
+}
+
 // parseAnthropicText reads data, the data line of a content_block_delta
-// event, as a textChunk: type content_block_delta, an index, a text_delta
-// (type and text, nothing else); other top-level fields must be the same
-// in all the chunks of a run (textRun.add).
+// event, as a textChunk: type content_block_delta, an index, a delta of a
+// type in anthropicDeltaFields and its string, nothing else; other
+// top-level fields must be the same in all the chunks of a run
+// (textRun.add).
 func parseAnthropicText(data []byte) (textChunk, bool) {
 	if bytes.ContainsAny(data, "\r\n") {
 		return textChunk{}, false
 	}
 	c := textChunk{anthropic: true}
-	if json.Unmarshal(data, &c.top) != nil || c.top == nil ||
+	if json.Unmarshal(data, &c.top) != nil || c.top == nil || !uniqueKeys(data) ||
 		string(c.top["type"]) != `"content_block_delta"` || len(c.top["index"]) == 0 ||
-		json.Unmarshal(c.top["delta"], &c.delta) != nil || len(c.delta) != 2 ||
-		string(c.delta["type"]) != `"text_delta"` {
+		json.Unmarshal(c.top["delta"], &c.delta) != nil || len(c.delta) != 2 {
 		return textChunk{}, false
 	}
-	v := c.delta["text"]
-	if len(v) == 0 || v[0] != '"' || json.Unmarshal(v, &c.content) != nil {
+	c.field = anthropicDeltaFields[string(c.delta["type"])]
+	v := c.delta[c.field]
+	if c.field == "" || len(v) == 0 || v[0] != '"' || json.Unmarshal(v, &c.content) != nil {
 		return textChunk{}, false
 	}
 	return c, true
+}
+
+// uniqueKeys says whether no object in data, valid JSON, has a key twice:
+// which of two a reader takes is its own choice, so such a chunk passes
+// as it came rather than be rewritten with one.
+func uniqueKeys(data []byte) bool {
+	type frame struct {
+		keys    map[string]bool // nil in an array
+		wantKey bool
+	}
+	var stack []frame
+	// done ends a value: in an object, a key comes next.
+	done := func() {
+		if n := len(stack); n > 0 && stack[n-1].keys != nil {
+			stack[n-1].wantKey = true
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for {
+		t, err := dec.Token()
+		if err != nil {
+			return err == io.EOF
+		}
+		n := len(stack)
+		switch t {
+		case json.Delim('{'):
+			stack = append(stack, frame{keys: map[string]bool{}, wantKey: true})
+			continue
+		case json.Delim('['):
+			stack = append(stack, frame{})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:n-1]
+			done()
+			continue
+		}
+		if n > 0 && stack[n-1].wantKey {
+			k, _ := t.(string)
+			if stack[n-1].keys[k] {
+				return false
+			}
+			stack[n-1].keys[k], stack[n-1].wantKey = true, false
+			continue
+		}
+		done()
+	}
 }
 
 // textRun is consecutive text chunks being merged into the first.
@@ -356,18 +454,11 @@ type textRun struct {
 	before, after []byte
 }
 
-// contentKey and textKey are the text's keys in a Chat Completions and an
-// Anthropic delta; neither can occur unescaped in a string.
-var contentKey, textKey = []byte(`"content":`), []byte(`"text":`)
-
 // template keeps data (an added chunk's event, without its blank line)
 // as the template when its content key occurs once, directly before raw.
 func (r *textRun) template(data []byte, raw json.RawMessage) {
 	r.before, r.after = nil, nil
-	key := contentKey
-	if r.first.anthropic {
-		key = textKey
-	}
+	key := fieldKeys[r.first.field]
 	if bytes.Count(data, key) != 1 {
 		return
 	}
@@ -417,15 +508,17 @@ func jsonString(lit []byte) ([]byte, bool) {
 }
 
 // add joins c (read as event) to the run; false when it may not: another
-// id or model, a role the first did not have, other unknown fields, or
-// more than MaxMergedTextBytes of text.
+// kind (text, arguments, thinking...), tool call, id or model, a role the
+// first did not have, other unknown fields, or more than
+// MaxMergedTextBytes of text.
 func (r *textRun) add(c textChunk, event []byte) bool {
 	if r.n == 0 {
 		r.first, r.raw, r.text, r.n = c, event, append(r.text[:0], c.content...), 1
 		r.template(event[:len(event)-2], c.textRaw())
 		return true
 	}
-	if c.anthropic != r.first.anthropic || len(r.text)+len(c.content) > MaxMergedTextBytes {
+	if c.anthropic != r.first.anthropic || c.field != r.first.field || len(r.text)+len(c.content) > MaxMergedTextBytes ||
+		!bytes.Equal(c.call["index"], r.first.call["index"]) {
 		return false
 	}
 	if role, ok := c.delta["role"]; ok && !bytes.Equal(role, r.first.delta["role"]) {
@@ -468,21 +561,27 @@ func (r *textRun) flush(out []byte) []byte {
 
 // textRaw is c's text as it was read (a JSON string).
 func (c textChunk) textRaw() json.RawMessage {
-	if c.anthropic {
-		return c.delta["text"]
+	if c.function != nil {
+		return c.function[c.field]
 	}
-	return c.delta["content"]
+	return c.delta[c.field]
 }
 
 // merged is c with text as its content, as JSON.
 func (c textChunk) merged(text string) []byte {
 	delta, top := maps.Clone(c.delta), maps.Clone(c.top)
+	if c.function != nil {
+		function, call := maps.Clone(c.function), maps.Clone(c.call)
+		function[c.field] = marshalRaw(text)
+		call["function"] = marshalRaw(function)
+		delta["tool_calls"] = marshalRaw([]json.RawMessage{marshalRaw(call)})
+	} else {
+		delta[c.field] = marshalRaw(text)
+	}
 	if c.anthropic {
-		delta["text"] = marshalRaw(text)
 		top["delta"] = marshalRaw(delta)
 		return marshalRaw(top)
 	}
-	delta["content"] = marshalRaw(text)
 	choice := maps.Clone(c.choice)
 	choice["delta"] = marshalRaw(delta)
 	top["choices"] = marshalRaw([]json.RawMessage{marshalRaw(choice)})
