@@ -297,16 +297,29 @@ var chunkInfoFields = map[string]bool{"object": true, "created": true, "system_f
 var jsonNull = []byte("null")
 
 // parseTextChunk reads event (without its blank line) as a textChunk.
+// (A key twice is looked for last: most chunks that do not merge, such
+// as reasoning, fail sooner.)
 func parseTextChunk(event []byte) (textChunk, bool) {
 	if data, ok := bytes.CutPrefix(event, []byte(anthropicDeltaLine+"data:")); ok {
-		return parseAnthropicText(data)
+		c, ok := parseAnthropicText(data)
+		return c, ok && uniqueKeys(data)
 	}
 	data, ok := bytes.CutPrefix(event, []byte("data:"))
-	if !ok || bytes.ContainsAny(data, "\r\n") {
+	if !ok {
+		return textChunk{}, false
+	}
+	c, ok := parseChatChunk(data)
+	return c, ok && uniqueKeys(data)
+}
+
+// parseChatChunk reads data, the data line of a Chat Completions chunk,
+// as a textChunk.
+func parseChatChunk(data []byte) (textChunk, bool) {
+	if bytes.ContainsAny(data, "\r\n") {
 		return textChunk{}, false
 	}
 	var c textChunk
-	if json.Unmarshal(data, &c.top) != nil || c.top == nil || !uniqueKeys(data) {
+	if json.Unmarshal(data, &c.top) != nil || c.top == nil {
 		return textChunk{}, false
 	}
 	if u, ok := c.top["usage"]; ok && !bytes.Equal(u, jsonNull) {
@@ -318,6 +331,7 @@ func parseTextChunk(event []byte) (textChunk, bool) {
 	}
 	c.choice = choices[0]
 	for k, v := range c.choice {
+		var ok bool
 		switch k {
 		case "index":
 			ok = string(v) == "0"
@@ -383,7 +397,7 @@ func parseAnthropicText(data []byte) (textChunk, bool) {
 		return textChunk{}, false
 	}
 	c := textChunk{anthropic: true}
-	if json.Unmarshal(data, &c.top) != nil || c.top == nil || !uniqueKeys(data) ||
+	if json.Unmarshal(data, &c.top) != nil || c.top == nil ||
 		string(c.top["type"]) != `"content_block_delta"` || len(c.top["index"]) == 0 ||
 		json.Unmarshal(c.top["delta"], &c.delta) != nil || len(c.delta) != 2 {
 		return textChunk{}, false
