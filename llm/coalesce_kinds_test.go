@@ -231,8 +231,9 @@ func pieceOf(kind string, event []byte) (string, bool) {
 	case kind == "thinking" && e.Delta.Thinking != nil:
 		return *e.Delta.Thinking, true
 	case kind == "tool-arguments" && len(e.Choices) == 1 && len(e.Choices[0].Delta.ToolCalls) == 1:
-		f := e.Choices[0].Delta.ToolCalls[0].Function
-		return *f.Arguments, f.Name == nil && f.Arguments != nil
+		if f := e.Choices[0].Delta.ToolCalls[0].Function; f.Name == nil && f.Arguments != nil {
+			return *f.Arguments, true
+		}
 	}
 	return "", false
 }
