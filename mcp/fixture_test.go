@@ -104,6 +104,8 @@ func serveFixture(name string) int {
 		return mcptest.ServeDiesOnToolsList(os.Stdin, os.Stdout, os.Stderr, mcptest.DiesMidAnswer)
 	case "hangs-up-on-tools-list":
 		return mcptest.ServeDiesOnToolsList(os.Stdin, os.Stdout, os.Stderr, mcptest.HangsUp)
+	case "dies-on-tools-call":
+		return mcptest.ServeDiesOn(os.Stdin, os.Stdout, os.Stderr, "tools/call", mcptest.DiesAtOnce)
 	case "deaf-on-eof":
 		// Serves, then ignores stdin EOF and SIGTERM: only SIGKILL ends it.
 		// On Windows howl's SIGTERM is CTRL_BREAK, which Go sees as

@@ -6,10 +6,12 @@ import (
 
 	"errors"
 	"fmt"
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
 // DefaultCallTimeout is how long a tool call, read or prompt may go without
@@ -316,8 +318,30 @@ func tracked[T any](r *Runtime, ctx context.Context, server, label, method strin
 	tctx, done := r.track(ctx, server, label)
 	defer done()
 	v, err := f(tctx)
-	return v, idleError(tctx, server, method, err)
+	return v, r.closedError(server, method, idleError(tctx, server, method, err))
 }
+
+// closedError is err, of a request the closing connection failed, saying
+// how server ended in place of a guess, once howl knows it: the request
+// returns after the server is failed with how its process ended, or
+// after lostExitWait (transportClosed).
+func (r *Runtime) closedError(server, method string, err error) error {
+	if !errors.Is(err, transport.ErrTransportClosed) {
+		return err
+	}
+	st, ok := r.ServerStatus(server)
+	if !ok || st.State != StateFailed {
+		return err
+	}
+	return &ServerError{Server: server, Method: method, Err: transport.NewError(serverEnded(st.Reason))}
+}
+
+// serverEnded is a connection closed under a request, said as how the
+// server ended (its failed status's reason).
+type serverEnded string
+
+func (e serverEnded) Error() string { return string(e) }
+func (e serverEnded) Unwrap() error { return transport.ErrTransportClosed }
 
 // idleError turns the error of a request cancelled for its idle timeout
 // into one that says so and names the fix.

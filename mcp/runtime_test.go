@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/howl-mcp/howl/mcp/mcptest"
+	"github.com/mark3labs/mcp-go/client/transport"
 )
 
 func TestDemoServerListsAllFourKindsAndEveryPage(t *testing.T) {
@@ -155,6 +157,21 @@ func TestServerThatDiesWhileListedIsFailedWhenTheListingReturns(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// A call to a server that dies answering it says how the server ended,
+// as its status does, not a guess that sends the person to look.
+func TestACallToAServerThatDiesSaysHowItEnded(t *testing.T) {
+	const name = "dies-on-tools-call"
+	rt := startRuntime(t, fixture(name))
+	_, err := rt.CallMeta(context.Background(), "mcp_invoke_"+name, json.RawMessage(`{"tool":"`+mcptest.CrashTool+`"}`))
+	reason := fmt.Sprintf("server process exited with status %d during tools/call: reconnect it to try again", mcptest.DiesOnToolsListStatus)
+	if want := "tools/call got no answer from " + name + ": " + reason; err == nil || err.Error() != want || !errors.Is(err, transport.ErrTransportClosed) {
+		t.Errorf("the call's error %q, want %q", err, want)
+	}
+	if st, _ := rt.ServerStatus(name); st.State != StateFailed || st.Reason != reason {
+		t.Errorf("after the call: state %s (%s), want failed: %s", st.State, st.Reason, reason)
 	}
 }
 

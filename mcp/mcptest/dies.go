@@ -31,13 +31,23 @@ const (
 // with, a server that dies while it is listed. Nothing in it relies on a
 // signal, so it dies the same way on Windows.
 func ServeDiesOnToolsList(in io.Reader, out io.WriteCloser, errOut io.Writer, how Death) int {
+	return ServeDiesOn(in, out, errOut, "tools/list", how)
+}
+
+// CrashTool is the one tool ServeDiesOn lists when it dies on another
+// method than tools/list.
+const CrashTool = "crash"
+
+// ServeDiesOn is ServeDiesOnToolsList dying on method instead: until then
+// tools/list lists CrashTool, so a client can call it.
+func ServeDiesOn(in io.Reader, out io.WriteCloser, errOut io.Writer, on string, how Death) int {
 	status := 0
 	serveLines(in, out, func(method string, msg map[string]any) bool {
 		switch method {
 		case "initialize":
 			msg["result"] = map[string]any{"protocolVersion": "2025-11-25", "serverInfo": map[string]any{"name": "dies", "version": "1"},
 				"capabilities": map[string]any{"tools": map[string]any{}}}
-		case "tools/list":
+		case on:
 			if how == DiesMidAnswer {
 				fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"half`, msg["id"])
 			}
@@ -50,6 +60,8 @@ func ServeDiesOnToolsList(in io.Reader, out io.WriteCloser, errOut io.Writer, ho
 			out.Close()
 			_, _ = io.Copy(io.Discard, in) // runs on until in ends
 			return true
+		case "tools/list":
+			msg["result"] = map[string]any{"tools": []any{map[string]any{"name": CrashTool, "inputSchema": map[string]any{"type": "object"}}}}
 		default:
 			msg["error"] = map[string]any{"code": -32601, "message": "method not found"}
 		}
