@@ -28,8 +28,31 @@ func callMeta(ctx context.Context, s *session, prefix, server string, args any) 
 	if errors.As(err, &ce) {
 		return nil, usageError{err}
 	}
+	if err != nil {
+		if st, ok := s.rt.ServerStatus(server); ok && st.State == mcp.StateFailed && st.StderrTail != "" {
+			return nil, withStderrTail{err, st.StderrTail}
+		}
+	}
 	return out, err
 }
+
+// withStderrTail is the error of a request whose server failed, followed
+// by the server's last stderr lines (as ls prints them): why it died is
+// often only there.
+type withStderrTail struct {
+	err  error
+	tail string
+}
+
+func (e withStderrTail) Error() string {
+	var b strings.Builder
+	b.WriteString(e.err.Error())
+	b.WriteString("\n")
+	printStderrTail(&b, "  ", e.tail)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func (e withStderrTail) Unwrap() error { return e.err }
 
 // readMeta opens server and asks its mcp_read_ function for req (a URI or
 // a skill), with the paging flags: the bytes the model would receive.

@@ -116,6 +116,28 @@ func TestListedItemIsWrittenAsEncodingJSONWritesIt(t *testing.T) {
 // tools/list (mcptest.ServeDiesOnToolsList).
 const diesOnToolsListArg = "dies-on-tools-list"
 
+// diesOnToolsCallArg makes the test binary a server that lists
+// mcptest.CrashTool and exits with status 3, its last words on stderr,
+// when it is called.
+const diesOnToolsCallArg = "dies-on-tools-call"
+
+// TestCallOnAServerThatDiesSaysHowAndItsLastWords: `howl call` on a tool
+// whose server dies answering it says how the server ended and prints
+// its last stderr lines, as ls does, and exits 1.
+func TestCallOnAServerThatDiesSaysHowAndItsLastWords(t *testing.T) {
+	home := isolate(t)
+	exe, _ := os.Executable()
+	cfg := filepath.Join(home, "dies.json")
+	os.WriteFile(cfg, []byte(`{"mcpServers":{"dies":{"command":`+quoteJSON(exe)+`,"args":["`+diesOnToolsCallArg+`"]}}}`), 0o600)
+	_, errOut, code := howl(t, "--config", cfg, "call", "dies", mcptest.CrashTool)
+	want := fmt.Sprintf("howl: tools/call got no answer from dies: server process exited with status %d during tools/call: reconnect it to try again\n", mcptest.DiesOnToolsListStatus) +
+		"  stderr| loading tools\n" +
+		"  stderr| " + mcptest.DiesOnToolsListWords + "\n"
+	if code != 1 || errOut != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 1 and:\n%s", code, errOut, want)
+	}
+}
+
 // TestLsShowsAServerThatDiesWhileListedAsFailed: `howl ls` and its --json
 // show a server that exits while it answers tools/list as failed, with
 // how it ended, during what and its last stderr lines (not ready with a

@@ -30,6 +30,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == diesOnToolsListArg {
 		os.Exit(mcptest.ServeDiesOnToolsList(os.Stdin, os.Stdout, os.Stderr, mcptest.DiesAtOnce))
 	}
+	if len(os.Args) > 1 && os.Args[1] == diesOnToolsCallArg {
+		os.Exit(mcptest.ServeDiesOn(os.Stdin, os.Stdout, os.Stderr, "tools/call", mcptest.DiesAtOnce))
+	}
 	if len(os.Args) > 1 && os.Args[1] == schemasFixtureArg {
 		os.Exit(serveSchemasFixture())
 	}
