@@ -21,16 +21,18 @@ import (
 // arrived into one before the SDK reads them. A stream that trickles (a
 // real model, token by token) reaches the SDK exactly as before: the body
 // never waits for more data to merge. The same goes for a tool call's
-// arguments (the SDK's Arguments += and fantasy's own arguments +=), and
-// on the Anthropic wire for text, thinking and signature deltas (Text +=,
-// Thinking +=, Signature +=). Two kinds stay unmerged, as their cost grows
-// linearly: reasoning_content chunks (neither the SDK nor fantasy gathers
-// them) and Anthropic input_json deltas (the SDK appends to a byte slice).
+// arguments (the SDK's Arguments += and fantasy's own arguments +=), for
+// reasoning (reasoning_content, or reasoning as some servers name it:
+// nothing gathers it, but parsing each chunk costs fantasy and the SDK
+// 20 to 40 µs, some 40 s of CPU for a MaxReplyBytes flood), and on the
+// Anthropic wire for text, thinking and signature deltas (Text +=,
+// Thinking +=, Signature +=). Anthropic input_json deltas stay unmerged:
+// the SDK appends them to a byte slice, a small cost that grows linearly.
 
-// MaxMergedTextBytes bounds the text (or thinking, or arguments) of one
-// merged chunk. 64 KiB makes the
-// SDK's copying about 64 MiB for a MaxReplyBytes reply however fine the
-// model's chunks, while the wrapper holds little on top of what it read.
+// MaxMergedTextBytes bounds the text (or reasoning, thinking, arguments)
+// of one merged chunk. 64 KiB makes the SDK's copying about 64 MiB for a
+// MaxReplyBytes reply however fine the model's chunks, while the wrapper
+// holds little on top of what it read.
 const MaxMergedTextBytes = 64 << 10
 
 const (
@@ -155,11 +157,11 @@ func (c *coalescingBody) Close() error {
 }
 
 // sseMerger rewrites a text/event-stream: consecutive events that are
-// each one "data:" line holding a mergeable Chat Completions chunk (text
-// or one call's arguments), or an "event: content_block_delta" line and
-// one "data:" line holding an Anthropic text, thinking or signature delta
-// (textChunk), of one kind and place, become one event; every other byte
-// passes unchanged.
+// each one "data:" line holding a mergeable Chat Completions chunk (text,
+// reasoning or one call's arguments), or an "event: content_block_delta"
+// line and one "data:" line holding an Anthropic text, thinking or
+// signature delta (textChunk), of one kind and place, become one event;
+// every other byte passes unchanged.
 type sseMerger struct {
 	in, out []byte
 	// raw: the bytes up to the end of the current event pass unchanged
@@ -244,17 +246,18 @@ func mayBeTextChunk(tail []byte) bool {
 
 // textChunk is a Chat Completions chunk that only adds text to one place:
 // one choice, index 0, no finish reason, usage or logprobs, and a delta
-// that is a string content (and perhaps the role), or one tool call of
-// an index and a function of only a string arguments. Or, when anthropic
-// is set, an Anthropic content_block_delta event whose delta is a
-// text_delta, thinking_delta or signature_delta: its type and its string
-// (text, thinking, signature), nothing else.
+// that is one string of chatDeltaFields (and perhaps the role), or one
+// tool call of an index and a function of only a string arguments. Or,
+// when anthropic is set, an Anthropic content_block_delta event whose
+// delta is a text_delta, thinking_delta or signature_delta: its type and
+// its string (text, thinking, signature), nothing else.
 type textChunk struct {
 	top, choice, delta map[string]json.RawMessage
 	// call and function are the tool call whose arguments it adds.
 	call, function map[string]json.RawMessage
-	// field is the key of the added string: content, arguments, text,
-	// thinking or signature; chunks of a run have the same.
+	// field is the key of the added string: content, reasoning_content,
+	// reasoning, arguments, text, thinking or signature; chunks of a run
+	// have the same.
 	field     string
 	content   string
 	anthropic bool
@@ -265,12 +268,20 @@ type textChunk struct {
 // block's whole string so far.
 var anthropicDeltaFields = map[string]string{`"text_delta"`: "text", `"thinking_delta"`: "thinking", `"signature_delta"`: "signature"}
 
+// chatDeltaFields are the strings a Chat Completions delta may add that
+// merge, one to a chunk: the reply's text and its reasoning, under either
+// name. fantasy's openaicompat reads a chunk's reasoning_content, or its
+// reasoning when that is empty, opens the reasoning at the first chunk
+// with either key and closes it at the first with text or tool calls: a
+// run holds one key only, so merged it reads the same.
+var chatDeltaFields = map[string]bool{"content": true, "reasoning_content": true, "reasoning": true}
+
 // fieldKeys are the fields' JSON keys; none can occur unescaped in a
-// string.
+// string, nor inside another's key.
 var fieldKeys = map[string][]byte{}
 
 func init() {
-	for _, f := range []string{"content", "arguments", "text", "thinking", "signature"} {
+	for _, f := range []string{"content", "reasoning_content", "reasoning", "arguments", "text", "thinking", "signature"} {
 		fieldKeys[f] = []byte(`"` + f + `":`)
 	}
 }
@@ -298,7 +309,7 @@ var jsonNull = []byte("null")
 
 // parseTextChunk reads event (without its blank line) as a textChunk.
 // (A key twice is looked for last: most chunks that do not merge, such
-// as reasoning, fail sooner.)
+// as a call's start or the last chunk, fail sooner.)
 func parseTextChunk(event []byte) (textChunk, bool) {
 	if data, ok := bytes.CutPrefix(event, []byte(anthropicDeltaLine+"data:")); ok {
 		c, ok := parseAnthropicText(data)
@@ -352,20 +363,16 @@ func parseChatChunk(data []byte) (textChunk, bool) {
 	if _, ok := c.delta["tool_calls"]; ok {
 		return parseArguments(c)
 	}
-	c.field = "content"
 	for k, v := range c.delta {
 		var s string
-		if (k != "content" && k != "role") || len(v) == 0 || v[0] != '"' || json.Unmarshal(v, &s) != nil {
+		if (k != "role" && (!chatDeltaFields[k] || c.field != "")) || len(v) == 0 || v[0] != '"' || json.Unmarshal(v, &s) != nil {
 			return textChunk{}, false
 		}
-		if k == "content" {
-			c.content = s
+		if k != "role" {
+			c.field, c.content = k, s
 		}
 	}
-	if _, ok := c.delta["content"]; !ok {
-		return textChunk{}, false
-	}
-	return c, true
+	return c, c.field != ""
 }
 
 // parseArguments reads c, a chunk whose delta has tool_calls, as a

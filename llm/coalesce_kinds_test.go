@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"charm.land/fantasy"
 	"github.com/howl-mcp/howl/llm/llmtest"
 	"github.com/howl-mcp/howl/mcp"
 )
@@ -27,7 +28,7 @@ type floodKind struct {
 	turn    func(payload string) llmtest.Turn
 	got     func(Message) string
 	// merged: the deltas of this kind that arrive together merge (the
-	// others cost the SDK and fantasy linear time: left as they come).
+	// others cost the SDK linear time, and little: left as they come).
 	merged bool
 }
 
@@ -45,7 +46,7 @@ var floodKinds = []floodKind{
 	{"chat-completions", "text", scriptedOpenAI, same,
 		func(p string) llmtest.Turn { return llmtest.Turn{Text: p} }, func(m Message) string { return m.Text }, true},
 	{"chat-completions", "reasoning", scriptedOpenAI, same,
-		func(p string) llmtest.Turn { return llmtest.Turn{Reasoning: p, Text: "ok"} }, func(m Message) string { return m.Reasoning }, false},
+		func(p string) llmtest.Turn { return llmtest.Turn{Reasoning: p, Text: "ok"} }, func(m Message) string { return m.Reasoning }, true},
 	{"chat-completions", "tool-arguments", scriptedOpenAI, echoArgs,
 		func(p string) llmtest.Turn {
 			return llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "c", Name: "mcp_invoke_demo", Arguments: p}}}
@@ -151,11 +152,11 @@ func runFlood(t testing.TB, agent *Agent) Message {
 }
 
 // TestAFloodOfEachDeltaKindArrivesWholeInFarFewerEvents: 256 KiB of
-// thinking or tool arguments flooded in 4-byte deltas reach the reply
-// identical, while the SDK reads a small fraction of the events sent
+// reasoning, thinking or tool arguments flooded in 4-byte deltas reach the
+// reply identical, while the SDK reads a small fraction of the events sent
 // (before, it read each and copied the whole thinking or arguments so far:
-// 9 GB and 18 GB for these); reasoning and Anthropic tool input, passed
-// as they come, arrive identical too.
+// 9 GB and 18 GB for these; reasoning cost 844 MB and 3.5 s); Anthropic
+// tool input, passed as it comes, arrives identical too.
 func TestAFloodOfEachDeltaKindArrivesWholeInFarFewerEvents(t *testing.T) {
 	rt := startDemo(t, mcp.RuntimeOptions{})
 	for _, k := range floodKinds {
@@ -206,13 +207,14 @@ func BenchmarkFloodedReply(b *testing.B) {
 }
 
 // pieceOf is the string an event adds as a delta of kind (the arguments
-// of a call, thinking), if it adds one; a call's start adds none.
+// of a call, thinking, reasoning), if it adds one; a call's start adds none.
 func pieceOf(kind string, event []byte) (string, bool) {
 	_, data, ok := bytes.Cut(event, []byte("data: "))
 	var e struct {
 		Choices []struct {
 			Delta struct {
-				ToolCalls []struct {
+				ReasoningContent *string `json:"reasoning_content"`
+				ToolCalls        []struct {
 					Function struct {
 						Name      *string `json:"name"`
 						Arguments *string `json:"arguments"`
@@ -230,6 +232,8 @@ func pieceOf(kind string, event []byte) (string, bool) {
 	switch {
 	case kind == "thinking" && e.Delta.Thinking != nil:
 		return *e.Delta.Thinking, true
+	case kind == "reasoning" && len(e.Choices) == 1 && e.Choices[0].Delta.ReasoningContent != nil:
+		return *e.Choices[0].Delta.ReasoningContent, true
 	case kind == "tool-arguments" && len(e.Choices) == 1 && len(e.Choices[0].Delta.ToolCalls) == 1:
 		if f := e.Choices[0].Delta.ToolCalls[0].Function; f.Name == nil && f.Arguments != nil {
 			return *f.Arguments, true
@@ -239,8 +243,9 @@ func pieceOf(kind string, event []byte) (string, bool) {
 }
 
 // TestASlowStreamOfEachKindReachesTheSDKDeltaByDelta: when the server
-// flushes one thinking or argument delta and waits, that delta reaches the
-// SDK before the next is written: nothing waits for more data to merge.
+// flushes one reasoning, thinking or argument delta and waits, that delta
+// reaches the SDK before the next is written: nothing waits for more data
+// to merge.
 // (Text: TestASlowStreamReachesTheSDKDeltaByDelta.)
 func TestASlowStreamOfEachKindReachesTheSDKDeltaByDelta(t *testing.T) {
 	rt := startDemo(t, mcp.RuntimeOptions{})
@@ -409,4 +414,93 @@ func TestTheMergerJoinsAnthropicThinkingAndSignatureDeltas(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTheMergerJoinsReasoningChunksOfOneName: runs of reasoning_content
+// chunks, or of reasoning chunks, become one chunk; the two names never
+// merge with each other nor with content (fantasy prefers
+// reasoning_content to reasoning within a chunk, and ends the reasoning at
+// content), and a chunk holding two of them, or a field twice, passes as
+// it came and ends the run.
+func TestTheMergerJoinsReasoningChunksOfOneName(t *testing.T) {
+	chunk := func(delta string) string {
+		return `data: {"id":"a","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":` + delta + `,"finish_reason":null}]}` + "\n\n"
+	}
+	merged := func(field, s string) string {
+		return `data: {"choices":[{"delta":{"` + field + `":"` + s + `"},"finish_reason":null,"index":0}],"created":1,"id":"a","model":"m","object":"chat.completion.chunk"}` + "\n\n"
+	}
+	rc := func(s string) string { return chunk(`{"reasoning_content":"` + s + `"}`) }
+	r := func(s string) string { return chunk(`{"reasoning":"` + s + `"}`) }
+	text := func(s string) string { return chunk(`{"content":"` + s + `"}`) }
+	both := chunk(`{"reasoning_content":"","reasoning":"b"}`)
+	withText := chunk(`{"reasoning_content":"t","content":"u"}`)
+	withNull := chunk(`{"reasoning_content":null}`)
+	twice := chunk(`{"reasoning":"e","reasoning":"f"}`)
+	for _, tc := range []struct{ name, in, want string }{
+		{"a reasoning_content run", rc("x") + rc(`\"y\u00e9`) + rc("") + rc("<z>"), merged("reasoning_content", `x\"yé<z>`)},
+		{"a reasoning run", r("x") + r("y") + r("z"), merged("reasoning", "xyz")},
+		{"reasoning next to content never merges", rc("a") + rc("b") + text("c") + text("d") + rc("e") + rc("f"),
+			merged("reasoning_content", "ab") + merged("content", "cd") + merged("reasoning_content", "ef")},
+		{"the two names never merge", rc("a") + rc("b") + r("c") + r("d") + rc("e"),
+			merged("reasoning_content", "ab") + merged("reasoning", "cd") + rc("e")},
+		{"a chunk with both names passes", rc("a") + rc("b") + both + r("c") + r("d"),
+			merged("reasoning_content", "ab") + both + merged("reasoning", "cd")},
+		{"a chunk with reasoning and content passes", rc("a") + rc("b") + withText + rc("c") + rc("d"),
+			merged("reasoning_content", "ab") + withText + merged("reasoning_content", "cd")},
+		{"a null passes", rc("a") + rc("b") + withNull + rc("c"), merged("reasoning_content", "ab") + withNull + rc("c")},
+		{"reasoning twice", r("a") + r("b") + twice + r("c"), merged("reasoning", "ab") + twice + r("c")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := mergeAll(tc.in); got != tc.want {
+				t.Errorf("got\n%.600s\nwant\n%.600s", got, tc.want)
+			}
+		})
+	}
+}
+
+// streamParts streams one turn of the scripted OpenAI-compatible server
+// through fantasy (and the merger) and returns the parts' types, a run of
+// one type counted once, the reasoning gathered from its deltas and how
+// many reasoning deltas came.
+func streamParts(t *testing.T, turn llmtest.Turn) (shape []fantasy.StreamPartType, reasoning string, deltas int) {
+	t.Helper()
+	_, m := scriptedOpenAI(t, llmtest.Sequence(turn))
+	stream, err := m.(*fantasyModel).lm.Stream(context.Background(), fantasy.Call{Prompt: fantasy.Prompt{fantasy.NewUserMessage("Think.")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for part := range stream {
+		if part.Type == fantasy.StreamPartTypeError {
+			t.Fatal(part.Error)
+		}
+		if part.Type == fantasy.StreamPartTypeReasoningDelta {
+			b.WriteString(part.Delta)
+			deltas++
+		}
+		if len(shape) == 0 || shape[len(shape)-1] != part.Type {
+			shape = append(shape, part.Type)
+		}
+	}
+	return shape, b.String(), deltas
+}
+
+// TestAReasoningStreamKeepsItsShape: 64 KiB of reasoning_content flooded
+// in 4-byte deltas, then text, reach fantasy in far fewer reasoning deltas
+// with the same reasoning and the same parts around them (reasoning start,
+// deltas, end, then the text) as the same reasoning sent in one delta.
+func TestAReasoningStreamKeepsItsShape(t *testing.T) {
+	p := floodText(64 << 10)
+	want, _, _ := streamParts(t, llmtest.Turn{Reasoning: p, Text: "ok"})
+	shape, got, n := streamParts(t, llmtest.Turn{Reasoning: p, Text: "ok", ChunkBytes: 4})
+	if got != p {
+		t.Fatalf("the reasoning is %d bytes, want the %d sent (identical: %v)", len(got), len(p), got == p)
+	}
+	if !slices.Equal(shape, want) {
+		t.Errorf("the parts ran %v, want %v as when the reasoning comes in one delta", shape, want)
+	}
+	if sent := len(p) / 4; n > sent/50 {
+		t.Errorf("fantasy read %d reasoning deltas for %d sent back to back, want at most %d: the deltas already read were not merged", n, sent, sent/50)
+	}
+	t.Logf("parts %v; %d reasoning deltas for %d sent", shape, n, len(p)/4)
 }

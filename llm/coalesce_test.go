@@ -184,8 +184,8 @@ func TestASlowStreamReachesTheSDKDeltaByDelta(t *testing.T) {
 
 // TestTheMergerJoinsOnlyPlainTextChunks: the rewrite of a stream, read
 // whole: runs of plain text chunks of one id become one chunk keeping the
-// first's other fields; every other event (role changes, reasoning, tool
-// calls, a finish reason, usage, comments, [DONE], another id, CRLF lines,
+// first's other fields; every other event (role changes, a lone reasoning
+// chunk, tool calls, a finish reason, usage, comments, [DONE], another id, CRLF lines,
 // unknown fields) passes byte for byte and ends the run.
 func TestTheMergerJoinsOnlyPlainTextChunks(t *testing.T) {
 	text := func(id, content string) string {
