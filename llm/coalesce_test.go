@@ -138,47 +138,62 @@ func TestASlowStreamReachesTheSDKDeltaByDelta(t *testing.T) {
 		t.Run(wire.name, func(t *testing.T) {
 			text := "Un, deux, trois, quatre, cinq, six."
 			want := []string{"Un, d", "eux, ", "trois", ", qua", "tre, ", "cinq,", " six."}
-			pace := make(chan struct{})
-			_, model := wire.scripted(t, llmtest.Sequence(llmtest.Turn{Text: text, ChunkBytes: 5, Pace: pace}))
+			paced := &pacedDeltas{pace: make(chan struct{}), want: want}
+			_, model := wire.scripted(t, llmtest.Sequence(llmtest.Turn{Text: text, ChunkBytes: 5, Pace: paced.pace}))
 			conv := NewConversation()
 			conv.AddUser("Count.")
-			var got []string
-			stuck := false
-			on := func(e Event) {
-				d, ok := e.(TextDelta)
-				if !ok {
-					return
+			paced.run(t, NewAgent(model, startDemo(t, mcp.RuntimeOptions{}), Options{}), conv, func(e Event) {
+				if d, ok := e.(TextDelta); ok {
+					paced.take(d.Text)
 				}
-				got = append(got, d.Text)
-				if len(got) >= len(want) {
-					return
-				}
-				select {
-				case pace <- struct{}{}: // the server may write the next delta
-				case <-time.After(10 * time.Second):
-					stuck = true
-				}
-			}
-			agent := NewAgent(model, startDemo(t, mcp.RuntimeOptions{}), Options{})
-			// A failure cancels the request, so the server's handler ends.
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			done := make(chan error, 1)
-			go func() { done <- agent.Run(ctx, conv, on) }()
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Fatal(err)
-				}
-			case <-time.After(20 * time.Second):
-				cancel()
-				<-done
-				t.Fatalf("the run did not end; deltas so far %q", got)
-			}
-			if stuck || !slices.Equal(got, want) {
-				t.Errorf("deltas %q (a server write waited on the client: %v), want %q, each delivered before the next was written", got, stuck, want)
-			}
+			})
 		})
+	}
+}
+
+// pacedDeltas is the client side of a slow stream: the server writes a
+// delta, then waits on pace until take has seen it.
+type pacedDeltas struct {
+	pace  chan struct{}
+	want  []string
+	got   []string
+	stuck bool // a server write waited on the client for 10 s
+}
+
+// take records a delta and lets the server write the next.
+func (p *pacedDeltas) take(piece string) {
+	p.got = append(p.got, piece)
+	if len(p.got) >= len(p.want) {
+		return
+	}
+	select {
+	case p.pace <- struct{}{}: // the server may write the next delta
+	case <-time.After(10 * time.Second):
+		p.stuck = true
+	}
+}
+
+// run runs agent on conv (on hears its events) for up to 20 s and checks
+// that each delta was delivered before the next was written.
+func (p *pacedDeltas) run(t *testing.T, agent *Agent, conv *Conversation, on func(Event)) {
+	t.Helper()
+	// A failure cancels the request, so the server's handler ends.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- agent.Run(ctx, conv, on) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		cancel()
+		<-done
+		t.Fatalf("the run did not end; deltas so far %q", p.got)
+	}
+	if p.stuck || !slices.Equal(p.got, p.want) {
+		t.Errorf("deltas %q (a server write waited on the client: %v), want %q, each delivered before the next was written", p.got, p.stuck, p.want)
 	}
 }
 
