@@ -336,11 +336,13 @@ func (r *Runtime) closedError(server, method string, err error) error {
 	return &ServerError{Server: server, Method: method, Err: transport.NewError(serverEnded(st.Reason))}
 }
 
-// serverEnded is a connection closed under a request, said as how the
+// serverEnded is a connection closed under a request, said with how the
 // server ended (its failed status's reason).
 type serverEnded string
 
-func (e serverEnded) Error() string { return string(e) }
+func (e serverEnded) Error() string {
+	return "the connection closed before the answer came: " + string(e)
+}
 func (e serverEnded) Unwrap() error { return transport.ErrTransportClosed }
 
 // idleError turns the error of a request cancelled for its idle timeout

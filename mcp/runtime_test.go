@@ -167,7 +167,7 @@ func TestACallToAServerThatDiesSaysHowItEnded(t *testing.T) {
 	rt := startRuntime(t, fixture(name))
 	_, err := rt.CallMeta(context.Background(), "mcp_invoke_"+name, json.RawMessage(`{"tool":"`+mcptest.CrashTool+`"}`))
 	reason := fmt.Sprintf("server process exited with status %d during tools/call: reconnect it to try again", mcptest.DiesOnToolsListStatus)
-	if want := "tools/call got no answer from " + name + ": " + reason; err == nil || err.Error() != want || !errors.Is(err, transport.ErrTransportClosed) {
+	if want := "tools/call got no answer from " + name + ": the connection closed before the answer came: " + reason; err == nil || err.Error() != want || !errors.Is(err, transport.ErrTransportClosed) {
 		t.Errorf("the call's error %q, want %q", err, want)
 	}
 	if st, _ := rt.ServerStatus(name); st.State != StateFailed || st.Reason != reason {

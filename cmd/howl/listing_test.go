@@ -130,7 +130,7 @@ func TestCallOnAServerThatDiesSaysHowAndItsLastWords(t *testing.T) {
 	cfg := filepath.Join(home, "dies.json")
 	os.WriteFile(cfg, []byte(`{"mcpServers":{"dies":{"command":`+quoteJSON(exe)+`,"args":["`+diesOnToolsCallArg+`"]}}}`), 0o600)
 	_, errOut, code := howl(t, "--config", cfg, "call", "dies", mcptest.CrashTool)
-	want := fmt.Sprintf("howl: tools/call got no answer from dies: server process exited with status %d during tools/call: reconnect it to try again\n", mcptest.DiesOnToolsListStatus) +
+	want := fmt.Sprintf("howl: tools/call got no answer from dies: the connection closed before the answer came: server process exited with status %d during tools/call: reconnect it to try again\n", mcptest.DiesOnToolsListStatus) +
 		"  stderr| loading tools\n" +
 		"  stderr| " + mcptest.DiesOnToolsListWords + "\n"
 	if code != 1 || errOut != want {
