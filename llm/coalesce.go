@@ -276,16 +276,6 @@ var anthropicDeltaFields = map[string]string{`"text_delta"`: "text", `"thinking_
 // run holds one key only, so merged it reads the same.
 var chatDeltaFields = map[string]bool{"content": true, "reasoning_content": true, "reasoning": true}
 
-// fieldKeys are the fields' JSON keys; none can occur unescaped in a
-// string, nor inside another's key.
-var fieldKeys = map[string][]byte{}
-
-func init() {
-	for _, f := range []string{"content", "reasoning_content", "reasoning", "arguments", "text", "thinking", "signature"} {
-		fieldKeys[f] = []byte(`"` + f + `":`)
-	}
-}
-
 // contentField is the top-level field that holds c's text (the one that
 // differs between chunks of a run).
 func (c textChunk) contentField() string {
@@ -479,7 +469,9 @@ type textRun struct {
 // as the template when its content key occurs once, directly before raw.
 func (r *textRun) template(data []byte, raw json.RawMessage) {
 	r.before, r.after = nil, nil
-	key := fieldKeys[r.first.field]
+	// A field's key cannot occur unescaped in a string, nor inside
+	// another field's key.
+	key := []byte(`"` + r.first.field + `":`)
 	if bytes.Count(data, key) != 1 {
 		return
 	}
