@@ -292,8 +292,9 @@ type Conn struct {
 	cmd    *exec.Cmd // stdio only
 	proc   serverProcess
 	pipe   *stdioPipe
-	inproc *inProcess  // a server in howl's process (ServerConfig.Serve)
-	stream *streamLoss // old HTTP+SSE only: the end of its event stream
+	line   *lineTransport // stdio only
+	inproc *inProcess     // a server in howl's process (ServerConfig.Serve)
+	stream *streamLoss    // old HTTP+SSE only: the end of its event stream
 	grace  time.Duration
 	// pageTimeout bounds how long one page of a listing may go unanswered
 	// (zero: DefaultCallTimeout).
@@ -372,7 +373,8 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 				return nil, fmt.Errorf("starting %s in process: %w", describeTarget(sc), err)
 			}
 			c.inproc = p
-			tr = &stdioTap{lineTransport: newLineTransport(out, in, libLogger(o.libLog), o.spoolDir), trace: o.trace, gate: o.gate, lost: lost}
+			c.line = newLineTransport(out, in, libLogger(o.libLog), o.spoolDir)
+			tr = &stdioTap{lineTransport: c.line, trace: o.trace, gate: o.gate, lost: lost}
 			break
 		}
 		// howl starts the child and owns its pipes: writes are queued by
@@ -385,7 +387,8 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 			return nil, fmt.Errorf("starting %s: %w", describeTarget(sc), startError(err))
 		}
 		c.pipe, c.proc = pipe, proc
-		tr = &stdioTap{lineTransport: newLineTransport(pipe, pipe, libLogger(o.libLog), o.spoolDir), trace: o.trace, gate: o.gate, lost: lost}
+		c.line = newLineTransport(pipe, pipe, libLogger(o.libLog), o.spoolDir)
+		tr = &stdioTap{lineTransport: c.line, trace: o.trace, gate: o.gate, lost: lost}
 	case TransportHTTP:
 		opts := []transport.StreamableHTTPCOption{transport.WithHTTPLogger(libLogger(o.libLog))}
 		if o.era == EraLegacy {

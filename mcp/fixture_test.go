@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"sync"
 	"syscall"
@@ -105,6 +106,18 @@ func serveFixture(name string) int {
 	case "hangs-up-on-tools-list":
 		return mcptest.ServeDiesOnToolsList(os.Stdin, os.Stdout, os.Stderr, mcptest.HangsUp)
 	case "dies-on-tools-call":
+		return mcptest.ServeDiesOn(os.Stdin, os.Stdout, os.Stderr, "tools/call", mcptest.DiesAtOnce)
+	case "dies-on-tools-call-holding-stdout":
+		// As dies-on-tools-call, but a child it started (a sleeper, in its
+		// process group) holds its stdout: howl sees the process end
+		// before it sees the connection close.
+		holder := exec.Command(os.Args[0], "-test.run=^$")
+		holder.Env = append(os.Environ(), fixtureEnv+"=sleeper")
+		holder.Stdout = os.Stdout
+		if err := holder.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "starting the stdout holder:", err)
+			return 1
+		}
 		return mcptest.ServeDiesOn(os.Stdin, os.Stdout, os.Stderr, "tools/call", mcptest.DiesAtOnce)
 	case "deaf-on-eof":
 		// Serves, then ignores stdin EOF and SIGTERM: only SIGKILL ends it.

@@ -60,6 +60,7 @@ type lineTransport struct {
 
 	mu        sync.Mutex
 	pending   map[string]pendingRequest
+	sent      uint64 // requests written, for pendingRequest.sent
 	onNotify  func(mcpgo.JSONRPCNotification)
 	onRequest transport.RequestHandler
 	ctx       context.Context
@@ -136,11 +137,13 @@ func (t *lineTransport) SendRequest(ctx context.Context, req transport.JSONRPCRe
 	}
 	key := req.ID.String()
 	ch := make(chan *transport.JSONRPCResponse, 1)
-	p := pendingRequest{ch: ch}
+	p := pendingRequest{ch: ch, method: req.Method}
 	if s, ok := ctx.Value(rawSinkKey{}).(*rawSink); ok && s.streamsBlobs {
 		p.sink = s
 	}
 	t.mu.Lock()
+	t.sent++
+	p.sent = t.sent
 	t.pending[key] = p
 	t.mu.Unlock()
 	forget := func() {
@@ -300,9 +303,30 @@ func (t *lineTransport) anyStreams() bool {
 
 // pendingRequest is a request waiting for its answer; sink is set when
 // the request reads its blobs from the spool file (rawSink.streamsBlobs).
+// waitingOn is the method of the oldest request still waiting for its
+// answer, the stream of list changes aside; "" when none is. The exit
+// watcher asks it the moment the server's process ends: a request the
+// end failed may by then have given up on its own (its caller cancelled
+// it when the server was failed), and never says what it was.
+func (t *lineTransport) waitingOn() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	method, first := "", uint64(0)
+	for _, p := range t.pending {
+		if p.method != string(mcpgo.MethodSubscriptionsListen) && (method == "" || p.sent < first) {
+			method, first = p.method, p.sent
+		}
+	}
+	return method
+}
+
 type pendingRequest struct {
 	ch   chan *transport.JSONRPCResponse
 	sink *rawSink
+	// method and sent (the order it was written in) say what the server
+	// was doing when it died (waitingOn).
+	method string
+	sent   uint64
 }
 
 // wantsShortCopy reports whether a line's short copy is a result answering

@@ -596,13 +596,20 @@ func (r *Runtime) settleReady(name string, gen int, conn *Conn, ms int64) {
 // the process, which finishes copying its stderr, and the reason's
 // stderr tail is taken again: the last words come just before the exit.
 // A request that the closing connection failed waits for this
-// (conn.ended) to say how the server ended (transportClosed).
+// (conn.ended) to say how the server ended (transportClosed). The
+// reason names the oldest request still waiting as the process ended:
+// its caller may give up the moment the server is failed, before the
+// connection is seen to close, and so never say what it was.
 func (r *Runtime) serverExited(name string, conn *Conn, reason string) {
 	defer close(conn.ended)
 	if conn.closing.Load() {
 		return
 	}
-	if ours, _ := r.noteEnd(name, conn, connEnd{exit: reason}, true); !ours {
+	during := ""
+	if conn.line != nil {
+		during = conn.line.waitingOn()
+	}
+	if ours, _ := r.noteEnd(name, conn, connEnd{exit: reason, during: during}, true); !ours {
 		return
 	}
 	conn.Close() // reap the child: it has exited, so this returns at once
@@ -678,8 +685,9 @@ func (r *Runtime) transportClosed(ctx context.Context, name string, conn *Conn, 
 
 // connEnd is what is known of how a ready server's connection ended. Two
 // sides learn it, in either order: the exit watcher, how the process
-// ended (exit), and a request the closing connection failed, what was
-// asked (during). The server's reason is made from both.
+// ended (exit) and what was waiting for an answer then, and a request
+// the closing connection failed, what was asked (during). The server's
+// reason is made from both; the first to name a request names it.
 type connEnd struct {
 	conn   *Conn
 	exit   string // "server process exited with status 3"

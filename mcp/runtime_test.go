@@ -175,6 +175,48 @@ func TestACallToAServerThatDiesSaysHowItEnded(t *testing.T) {
 	}
 }
 
+// TestAServerThatDiesNamesTheRequestItDiedOnThoughItsCallerGaveUp: the
+// TUI cancels a server's listing the moment the server is failed, so the
+// request the server died answering may end as cancelled, not as closed,
+// and never say what it was. The exit watcher names the oldest request
+// still waiting instead. The fixture's child holds its stdout open, so
+// the connection is seen to close only after the caller has given up
+// (the test holds the failed event until the call has returned).
+func TestAServerThatDiesNamesTheRequestItDiedOnThoughItsCallerGaveUp(t *testing.T) {
+	const name = "dies-on-tools-call-holding-stdout"
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	returned := make(chan error, 1)
+	rt := NewRuntime(&Config{Servers: []ServerConfig{fixture(name)}}, RuntimeOptions{CacheDir: t.TempDir(), OnEvent: func(e Event) {
+		if e.Kind == EventState && e.Status.State == StateFailed && ctx.Err() == nil {
+			cancel()
+			select { // the call gives up before the exit watcher goes on
+			case err := <-returned:
+				returned <- err
+			case <-time.After(10 * time.Second):
+			}
+		}
+	}})
+	t.Cleanup(func() { rt.Close() })
+	if err := rt.Start(); err != nil {
+		t.Fatal(err)
+	}
+	wctx, wcancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer wcancel()
+	if err := rt.Wait(wctx); err != nil {
+		t.Fatal(err)
+	}
+	_, err := rt.CallMeta(ctx, "mcp_invoke_"+name, json.RawMessage(`{"tool":"`+mcptest.CrashTool+`"}`))
+	returned <- err
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("the call's error %v, want it cancelled (the fixture's child should hold the connection open)", err)
+	}
+	want := fmt.Sprintf("server process exited with status %d during tools/call: reconnect it to try again", mcptest.DiesOnToolsListStatus)
+	if st, _ := rt.ServerStatus(name); st.State != StateFailed || st.Reason != want {
+		t.Errorf("state %s (%s), want failed: %s", st.State, st.Reason, want)
+	}
+}
+
 // TestServerThatHangsUpWhileListedIsFailedWithoutAnExit: a server that
 // closes its stdout on tools/list but runs on can answer nothing more:
 // lostExitWait after the listing saw the connection close it is failed,
