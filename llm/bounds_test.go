@@ -187,7 +187,11 @@ func TestAStepRunsAtMostMaxParallelToolCallsAtOnce(t *testing.T) {
 // answered.
 func TestAReplyPastMaxReplyBytesIsCutAndTheTurnEndsCleanly(t *testing.T) {
 	piece := strings.Repeat("Ça recommence, encore et encore. ", 100)
-	srv, model := scriptedOpenAI(t, llmtest.Sequence(llmtest.Turn{Text: piece, Repeat: 2 * MaxReplyBytes / len(piece)}))
+	// 16 times the bound: more than the loopback connection's buffers
+	// take on any host (Linux grows a receive buffer up to tcp_rmem's
+	// 32 MiB), so the server cannot write its reply to the end unless
+	// howl reads it.
+	srv, model := scriptedOpenAI(t, llmtest.Sequence(llmtest.Turn{Text: piece, Repeat: 16 * MaxReplyBytes / len(piece)}))
 	conv := NewConversation()
 	conv.AddUser("Say something.")
 	rec := newRecorder()

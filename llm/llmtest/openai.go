@@ -113,6 +113,9 @@ func writeOpenAI(w http.ResponseWriter, r *http.Request, t Turn) bool {
 	}
 	text := t.deltas(t.Text)
 	for range max(t.Repeat, 1) {
+		if r.Context().Err() != nil { // the client went away: buffers may still take writes
+			return false
+		}
 		for i, p := range text {
 			if !deltas.write(w, "", chunk(map[string]any{"content": p}, nil)) {
 				return false
