@@ -175,7 +175,7 @@ func (m *Model) handleEditorReady(msg chat.EditorReady) tea.Cmd {
 	if msg.Err != nil {
 		return common.ReportError(fmt.Errorf("ctrl+o: writing the draft for $EDITOR: %w", msg.Err))
 	}
-	return chat.EditorCmd(m.com.Editor, msg.Path, m.com.NewID())
+	return chat.EditorCmd(m.com, msg.Path, m.com.NewID())
 }
 
 // handleEditorDone puts what the editor saved into the input.

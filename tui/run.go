@@ -12,13 +12,6 @@ import (
 	"github.com/howl-mcp/howl/tui/common"
 )
 
-// FramesPerSecond is how often the screen is redrawn when it changed:
-// bubbletea's most. A key's echo waits for the next frame; at its default
-// of 60 that is up to 16.7 ms, the whole of an echo's budget (issue 20:
-// 16 ms); at 120, up to 8.3. An idle screen costs a tick that finds
-// nothing changed.
-const FramesPerSecond = 120
-
 // Run runs the TUI until the person quits or ctx ends, then cancels what
 // is in flight and restores the terminal. The relay's goroutine runs for
 // exactly as long as the program. The caller owns the runtime: start it
@@ -34,21 +27,30 @@ func Run(ctx context.Context, o Options, relay *Relay, out io.Writer, programOpt
 		o.Context = ctx
 	}
 	m := New(o)
+	m.com.Terminal = out
 	defer common.KeepSpareProc()()
-	opts := append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx), tea.WithOutput(out), tea.WithFPS(FramesPerSecond)}, programOpts...)
-	p := tea.NewProgram(m, opts...)
+	// bubbletea draws a stand-in; howl draws each frame as it is made
+	// (frames.go says why).
+	fr := newFrames(out)
+	opts := append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx), tea.WithOutput(fr)}, programOpts...)
+	p := tea.NewProgram(framedModel{inner: m, frames: fr}, opts...)
 	_, _ = io.WriteString(out, ansi.ResetModeAutoWrap)
 	defer io.WriteString(out, ansi.SetModeAutoWrap)
 
 	rctx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	wg.Add(1)
+	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		relay.Run(rctx, p.Send)
 	}()
+	go func() {
+		defer wg.Done()
+		fr.run()
+	}()
 	_, err := p.Run()
 	stop()
+	fr.stop()
 	wg.Wait()
 	m.Close()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {

@@ -25,9 +25,8 @@ import (
 // a filter.
 // Then "s", which every generated resource matches (100,000 rows), and
 // Esc again; then "s" and Esc at once, while its run is in flight. A
-// session does that tuiRounds times. howl draws at most 120 frames a
-// second (tui.FramesPerSecond), so an echo waits up to 8.3 ms for its
-// frame on top of the work.
+// session does that tuiRounds times. howl writes each frame as its view
+// is made (tui/frames.go), so an echo is the work and the terminal.
 //
 // The floor is the same loop over cat, in a second window of the same tmux
 // session, timed right after each of howl's keys: what sending a key and

@@ -133,16 +133,19 @@ func WriteDraftCmd(draft string) tea.Cmd {
 	}
 }
 
-// editorCmd suspends the program and runs editor on path; the file is read
-// back and removed when it exits.
-func EditorCmd(editor, path string, id common.RequestID) tea.Cmd {
-	return EditorCmdFor(common.OwnerChat, editor, path, id)
+// EditorCmd suspends the program and runs com's editor on path, on the
+// terminal; the file is read back and removed when it exits.
+func EditorCmd(com *common.Common, path string, id common.RequestID) tea.Cmd {
+	return EditorCmdFor(common.OwnerChat, com, path, id)
 }
 
 // EditorCmdFor is EditorCmd answering owner (a form's JSON field, say).
-func EditorCmdFor(owner common.Owner, editor, path string, id common.RequestID) tea.Cmd {
-	words := strings.Fields(editor)
+func EditorCmdFor(owner common.Owner, com *common.Common, path string, id common.RequestID) tea.Cmd {
+	words := strings.Fields(com.Editor)
 	c := exec.Command(words[0], append(words[1:], path)...)
+	// The terminal itself, not the program's output (Run's frames): an
+	// editor whose output is a pipe is not on a terminal.
+	c.Stdout = com.Terminal
 	return tea.ExecProcess(c, func(err error) tea.Msg {
 		b, rerr := os.ReadFile(path)
 		_ = os.Remove(path)

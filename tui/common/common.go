@@ -54,6 +54,9 @@ type Common struct {
 	SwitchModel func(ctx context.Context, spec string) (llm.Model, error)
 	// Editor is the command ctrl+o runs on the draft ("" when $EDITOR is unset).
 	Editor string
+	// Terminal is what Run draws on, set by Run: the editor writes to it
+	// itself (nil: to the program's output).
+	Terminal io.Writer
 	// Store keeps the chat's conversations (nil: not saved; StoreErr says
 	// why). Only commands may call it.
 	Store    SessionStore

@@ -153,7 +153,7 @@ func (d *FormDialog) handleEditorResult(msg tea.Msg) (Action, bool) {
 			d.editorFailed(fmt.Errorf("writing the JSON for $EDITOR: %w", msg.Err))
 			return None{}, true
 		}
-		return Cmd{chat.EditorCmdFor(d.Owner(), d.com.Editor, msg.Path, d.com.NewID())}, true
+		return Cmd{chat.EditorCmdFor(d.Owner(), d.com, msg.Path, d.com.NewID())}, true
 	case chat.EditorDone:
 		if msg.Err != nil {
 			d.editorFailed(fmt.Errorf("$EDITOR (%s) failed: %w; the field is unchanged", d.com.Editor, msg.Err))
