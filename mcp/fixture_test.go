@@ -343,7 +343,15 @@ func proxyStdio(s *server.MCPServer, intercept func(method string, id, params js
 // startRuntime starts the given fixtures in a fresh runtime and waits.
 func startRuntime(t *testing.T, servers ...ServerConfig) *Runtime {
 	t.Helper()
-	rt := NewRuntime(&Config{Servers: servers}, RuntimeOptions{CacheDir: t.TempDir()})
+	return startRuntimeWith(t, RuntimeOptions{}, servers...)
+}
+
+// startRuntimeWith is startRuntime with opts (its CacheDir a temporary
+// directory).
+func startRuntimeWith(t *testing.T, opts RuntimeOptions, servers ...ServerConfig) *Runtime {
+	t.Helper()
+	opts.CacheDir = t.TempDir()
+	rt := NewRuntime(&Config{Servers: servers}, opts)
 	t.Cleanup(func() { rt.Close() })
 	if err := rt.Start(); err != nil {
 		t.Fatal(err)

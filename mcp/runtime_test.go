@@ -187,7 +187,7 @@ func TestAServerThatDiesNamesTheRequestItDiedOnThoughItsCallerGaveUp(t *testing.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	returned := make(chan error, 1)
-	rt := NewRuntime(&Config{Servers: []ServerConfig{fixture(name)}}, RuntimeOptions{CacheDir: t.TempDir(), OnEvent: func(e Event) {
+	rt := startRuntimeWith(t, RuntimeOptions{OnEvent: func(e Event) {
 		if e.Kind == EventState && e.Status.State == StateFailed && ctx.Err() == nil {
 			cancel()
 			select { // the call gives up before the exit watcher goes on
@@ -196,16 +196,7 @@ func TestAServerThatDiesNamesTheRequestItDiedOnThoughItsCallerGaveUp(t *testing.
 			case <-time.After(10 * time.Second):
 			}
 		}
-	}})
-	t.Cleanup(func() { rt.Close() })
-	if err := rt.Start(); err != nil {
-		t.Fatal(err)
-	}
-	wctx, wcancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer wcancel()
-	if err := rt.Wait(wctx); err != nil {
-		t.Fatal(err)
-	}
+	}}, fixture(name))
 	_, err := rt.CallMeta(ctx, "mcp_invoke_"+name, json.RawMessage(`{"tool":"`+mcptest.CrashTool+`"}`))
 	returned <- err
 	if !errors.Is(err, context.Canceled) {
