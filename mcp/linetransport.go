@@ -301,8 +301,6 @@ func (t *lineTransport) anyStreams() bool {
 	return false
 }
 
-// pendingRequest is a request waiting for its answer; sink is set when
-// the request reads its blobs from the spool file (rawSink.streamsBlobs).
 // waitingOn is the method of the oldest request still waiting for its
 // answer, the stream of list changes aside; "" when none is. The exit
 // watcher asks it the moment the server's process ends: a request the
@@ -320,6 +318,8 @@ func (t *lineTransport) waitingOn() string {
 	return method
 }
 
+// pendingRequest is a request waiting for its answer; sink is set when
+// the request reads its blobs from the spool file (rawSink.streamsBlobs).
 type pendingRequest struct {
 	ch   chan *transport.JSONRPCResponse
 	sink *rawSink

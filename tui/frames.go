@@ -83,9 +83,15 @@ func (f *frames) offer(view string) {
 	f.mu.Lock()
 	f.frame, f.fresh = view, true
 	f.mu.Unlock()
+	f.signal()
+}
+
+// signal wakes run, unless a wake-up is waiting already: run draws the
+// latest frame either way.
+func (f *frames) signal() {
 	select {
 	case f.wake <- struct{}{}:
-	default: // run has a wake-up waiting: it draws the latest frame
+	default:
 	}
 }
 
@@ -117,10 +123,7 @@ func (f *frames) Write(p []byte) (int, error) {
 		n, err := f.out.Write(p)
 		f.last, f.fresh = nil, f.frame != ""
 		if f.fresh {
-			select {
-			case f.wake <- struct{}{}:
-			default:
-			}
+			f.signal()
 		}
 		return n, err
 	}
