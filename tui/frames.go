@@ -31,15 +31,26 @@ const standInView = " "
 
 // frames draws the views offered to it on out. Its Write is the output
 // bubbletea writes to.
+//
+// Two locks, so that a terminal slow to take a write (a paused tty, a
+// flooded ssh link) holds back only the drawing, never the update loop:
+// slot holds what the loop hands over (the latest view, the size), and
+// the loop takes nothing else; mu holds the screen's state and every
+// write to out, so that bubbletea's writes and frames' keep their order.
+// A goroutine holding both takes mu first.
 type frames struct {
+	slot   sync.Mutex
+	frame  string // the latest view offered
+	fresh  bool   // frame is not drawn yet
+	sized  bool   // a size came that draw has not taken yet
+	nw, nh int    // that size
+
 	mu  sync.Mutex
 	out io.Writer
 	// shown: the alt screen is up, so frames may be drawn. Frames are
 	// drawn only there: outside it (before the program, after it, while
 	// an editor has the terminal) the screen is not howl's.
 	shown bool
-	frame string // the latest view offered
-	fresh bool   // frame is not drawn yet
 	// last is the lines on the screen, nil when it holds none of howl's
 	// (at first, on a new size, back from an editor).
 	last          []string
@@ -80,9 +91,9 @@ func (f *frames) stop() { close(f.done) }
 
 // offer hands over the latest view; run draws it.
 func (f *frames) offer(view string) {
-	f.mu.Lock()
+	f.slot.Lock()
 	f.frame, f.fresh = view, true
-	f.mu.Unlock()
+	f.slot.Unlock()
 	f.signal()
 }
 
@@ -97,11 +108,9 @@ func (f *frames) signal() {
 
 // resize takes the terminal's new size; the next frame is drawn whole.
 func (f *frames) resize(w, h int) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if w != f.width || h != f.height {
-		f.width, f.height, f.last = w, h, nil
-	}
+	f.slot.Lock()
+	f.nw, f.nh, f.sized = w, h, true
+	f.slot.Unlock()
 }
 
 // Write passes bubbletea's writes to the terminal, but for its renderer's
@@ -121,8 +130,12 @@ func (f *frames) Write(p []byte) (int, error) {
 		f.shown = false
 	case s == ansi.EraseEntireScreen:
 		n, err := f.out.Write(p)
-		f.last, f.fresh = nil, f.frame != ""
-		if f.fresh {
+		f.last = nil
+		f.slot.Lock()
+		f.fresh = f.frame != ""
+		fresh := f.fresh
+		f.slot.Unlock()
+		if fresh {
 			f.signal()
 		}
 		return n, err
@@ -152,11 +165,20 @@ func (f *frames) Close() error { return nil }
 func (f *frames) draw() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.slot.Lock()
+	if f.sized {
+		if f.nw != f.width || f.nh != f.height {
+			f.width, f.height, f.last = f.nw, f.nh, nil
+		}
+		f.sized = false
+	}
 	if !f.fresh || !f.shown {
+		f.slot.Unlock()
 		return // drawn already, or not howl's screen: the next offer draws
 	}
 	f.fresh = false
 	frame := f.frame
+	f.slot.Unlock()
 	if frame == "" {
 		frame = standInView
 	}

@@ -291,3 +291,126 @@ func BenchmarkKeyEcho(b *testing.B) {
 		})
 	}
 }
+
+// stallingTerminal is a terminal that stops taking writes while stalled
+// (a paused tty, a flooded ssh link), until released.
+type stallingTerminal struct {
+	mu      sync.Mutex
+	stalled bool
+	buf     bytes.Buffer
+	blocked chan struct{} // a write is held (cap 1)
+	release chan struct{} // closed: held writes go on
+}
+
+func (s *stallingTerminal) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	if s.stalled {
+		s.mu.Unlock()
+		select {
+		case s.blocked <- struct{}{}:
+		default:
+		}
+		<-s.release
+		s.mu.Lock()
+	}
+	defer s.mu.Unlock()
+	return s.buf.Write(p)
+}
+
+func (s *stallingTerminal) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+// reporting is counter that tells the test each key it has had.
+type reporting struct {
+	counter
+	keys chan<- int
+}
+
+func (m reporting) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	c, _ := m.counter.Update(msg)
+	m.counter = c.(counter)
+	if _, ok := msg.(tea.KeyMsg); ok {
+		m.keys <- m.n
+	}
+	return m, nil
+}
+
+// TestATerminalThatStopsTakingWritesHoldsBackOnlyTheDrawing: while the
+// terminal holds a frame's write, keys and a new size still reach the
+// update loop; once it takes writes again, the latest frame is drawn
+// (whole, for the new size) and the frames in between are not.
+func TestATerminalThatStopsTakingWritesHoldsBackOnlyTheDrawing(t *testing.T) {
+	term := &stallingTerminal{blocked: make(chan struct{}, 1), release: make(chan struct{})}
+	fr := newFrames(term)
+	in, keys := io.Pipe()
+	updates := make(chan int, 100)
+	p := tea.NewProgram(framedModel{inner: reporting{keys: updates}, frames: fr}, tea.WithAltScreen(), tea.WithOutput(fr), tea.WithInput(in))
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		fr.run()
+	}()
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.Run()
+		done <- err
+	}()
+	p.Send(tea.WindowSizeMsg{Width: 40, Height: 5})
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(term.String(), "keys: 0"); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the first frame never came:\n%q", term.String())
+		}
+	}
+	term.mu.Lock()
+	term.stalled = true
+	term.mu.Unlock()
+	_, _ = keys.Write([]byte("x"))
+	select {
+	case <-term.blocked:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the first key's frame was never written")
+	}
+	const n = 50
+	go func() { // the sends block if the loop does
+		for i := 2; i <= n; i++ {
+			if i == n/2 {
+				p.Send(tea.WindowSizeMsg{Width: 30, Height: 5})
+			}
+			_, _ = keys.Write([]byte("x"))
+		}
+	}()
+	got := 0
+	for got < n {
+		select {
+		case got = <-updates:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("with the terminal holding a write, the update loop stopped after key %d of %d", got, n)
+		}
+	}
+	before := len(term.String())
+	close(term.release)
+	want := "keys: " + strconv.Itoa(n)
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(term.String(), want); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("once the terminal took writes again, %q was never drawn:\n%q", want, term.String())
+		}
+	}
+	p.Quit()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	fr.stop()
+	wg.Wait()
+	_ = keys.Close()
+	after := term.String()[before:]
+	if c := strings.Count(after, "keys: "); c > 3 {
+		t.Errorf("after the stall, %d frames were drawn, want the held one and the latest (the rest superseded):\n%q", c, after)
+	}
+	if !strings.Contains(after, "the rest of the screen") {
+		t.Errorf("after a new size during the stall, the frame was not drawn whole:\n%q", after)
+	}
+}
