@@ -167,7 +167,9 @@ func (r *Runtime) ReadApp(ctx context.Context, server, uri string) (AppView, err
 	if err != nil {
 		return v, err
 	}
-	items, err := conn.ReadRaw(ctx, uri)
+	items, err := tracked(r, ctx, server, "resources/read", "resources/read", func(ctx context.Context) ([]json.RawMessage, error) {
+		return conn.ReadRaw(ctx, uri)
+	})
 	if err != nil {
 		return v, err
 	}
@@ -258,11 +260,15 @@ func (r *Runtime) AppCallTool(ctx context.Context, server, tool string, args map
 }
 
 // ReadResourceRaw reads a resource of server for an app and returns the
-// raw items of its contents; the caller bounds what it relays.
+// raw items of its contents; the caller bounds what it relays. It is
+// tracked like every read (in flight, idle timeout, how a server that
+// died answering it ended).
 func (r *Runtime) ReadResourceRaw(ctx context.Context, server, uri string) ([]json.RawMessage, error) {
 	conn, err := r.Conn(server)
 	if err != nil {
 		return nil, err
 	}
-	return conn.ReadRaw(ctx, uri)
+	return tracked(r, ctx, server, "resources/read", "resources/read", func(ctx context.Context) ([]json.RawMessage, error) {
+		return conn.ReadRaw(ctx, uri)
+	})
 }

@@ -107,6 +107,8 @@ func serveFixture(name string) int {
 		return mcptest.ServeDiesOnToolsList(os.Stdin, os.Stdout, os.Stderr, mcptest.HangsUp)
 	case "dies-on-tools-call":
 		return mcptest.ServeDiesOn(os.Stdin, os.Stdout, os.Stderr, "tools/call", mcptest.DiesAtOnce)
+	case "dies-on-resources-read":
+		return mcptest.ServeDiesOn(os.Stdin, os.Stdout, os.Stderr, "resources/read", mcptest.DiesAtOnce)
 	case "dies-on-tools-call-holding-stdout":
 		// As dies-on-tools-call, but a child it started (a sleeper, in its
 		// process group) holds its stdout: howl sees the process end

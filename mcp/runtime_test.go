@@ -175,6 +175,35 @@ func TestACallToAServerThatDiesSaysHowItEnded(t *testing.T) {
 	}
 }
 
+// An app's reads (its HTML, the resources it asks for) are tracked like
+// every read: a server that dies answering one says how it ended, not a
+// guess that sends the person to look.
+func TestAnAppsReadOfAServerThatDiesSaysHowItEnded(t *testing.T) {
+	const name = "dies-on-resources-read"
+	reason := fmt.Sprintf("server process exited with status %d during resources/read: reconnect it to try again", mcptest.DiesOnToolsListStatus)
+	for _, read := range []struct {
+		what string
+		do   func(*Runtime) error
+	}{
+		{"ReadApp", func(rt *Runtime) error {
+			_, err := rt.ReadApp(context.Background(), name, "ui://dies/app.html")
+			return err
+		}},
+		{"ReadResourceRaw", func(rt *Runtime) error {
+			_, err := rt.ReadResourceRaw(context.Background(), name, "file:///dies.txt")
+			return err
+		}},
+	} {
+		t.Run(read.what, func(t *testing.T) {
+			rt := startRuntime(t, fixture(name))
+			err := read.do(rt)
+			if want := "resources/read got no answer from " + name + ": the connection closed before the answer came: " + reason; err == nil || err.Error() != want || !errors.Is(err, transport.ErrTransportClosed) {
+				t.Errorf("the read's error %q, want %q", err, want)
+			}
+		})
+	}
+}
+
 // TestAServerThatDiesNamesTheRequestItDiedOnThoughItsCallerGaveUp: the
 // TUI cancels a server's listing the moment the server is failed, so the
 // request the server died answering may end as cancelled, not as closed,

@@ -3,6 +3,7 @@ package mcptest
 import (
 	"fmt"
 	"io"
+	"strings"
 )
 
 // DiesOnToolsListStatus is the exit status of ServeDiesOnToolsList, and
@@ -39,14 +40,18 @@ func ServeDiesOnToolsList(in io.Reader, out io.WriteCloser, errOut io.Writer, ho
 const CrashTool = "crash"
 
 // ServeDiesOn is ServeDiesOnToolsList dying on method instead: until then
-// tools/list lists CrashTool, so a client can call it.
+// tools/list lists CrashTool, so a client can call it. Dying on a
+// resources/ method, it declares resources too (and lists none).
 func ServeDiesOn(in io.Reader, out io.WriteCloser, errOut io.Writer, on string, how Death) int {
 	status := 0
 	serveLines(in, out, func(method string, msg map[string]any) bool {
 		switch method {
 		case "initialize":
-			msg["result"] = map[string]any{"protocolVersion": "2025-11-25", "serverInfo": map[string]any{"name": "dies", "version": "1"},
-				"capabilities": map[string]any{"tools": map[string]any{}}}
+			caps := map[string]any{"tools": map[string]any{}}
+			if strings.HasPrefix(on, "resources/") {
+				caps["resources"] = map[string]any{}
+			}
+			msg["result"] = map[string]any{"protocolVersion": "2025-11-25", "serverInfo": map[string]any{"name": "dies", "version": "1"}, "capabilities": caps}
 		case on:
 			if how == DiesMidAnswer {
 				fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"half`, msg["id"])
