@@ -164,7 +164,10 @@ func (t *lineTransport) SendRequest(ctx context.Context, req transport.JSONRPCRe
 			return resp, nil
 		default:
 		}
-		forget()
+		// Still pending, so that waitingOn names it: the exit watcher may
+		// ask only after this request has returned and before its caller
+		// has said what it was (stdioTap's lost). The transport is
+		// closed, and pending goes with it.
 		return nil, transport.ErrTransportClosed
 	case <-ctx.Done():
 		forget()
@@ -302,10 +305,12 @@ func (t *lineTransport) anyStreams() bool {
 }
 
 // waitingOn is the method of the oldest request still waiting for its
-// answer, the stream of list changes aside; "" when none is. The exit
-// watcher asks it the moment the server's process ends: a request the
-// end failed may by then have given up on its own (its caller cancelled
-// it when the server was failed), and never says what it was.
+// answer, or that the connection's end failed, the stream of list
+// changes aside; "" when none is. The exit watcher asks it the moment
+// the server's process ends: a request the end failed may by then have
+// given up on its own (its caller cancelled it when the server was
+// failed), or returned and not yet said what it was, and so never say
+// it.
 func (t *lineTransport) waitingOn() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()

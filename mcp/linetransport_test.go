@@ -7,7 +7,9 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -15,7 +17,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
@@ -210,3 +214,51 @@ func TestATracedBodyIsTheBlobTheServerSent(t *testing.T) {
 }
 
 func base64Std(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+
+// A request the connection's end failed is still named by waitingOn after
+// it has returned: the exit watcher may ask only then, before the
+// request's caller has said what it was, and the server's reason would
+// lose "during tools/list" (TestTeatestAServerThatDiesWhileListedShowsFailed
+// failed so in CI). A request its caller cancelled is forgotten.
+func TestARequestTheConnectionsEndFailedIsStillNamedAfterItReturns(t *testing.T) {
+	serverOut, stdout := io.Pipe()
+	tr := newLineTransport(serverOut, nopWriteCloser{}, libLogger(nil), "")
+	if err := tr.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancelled := make(chan error, 1)
+	go func() {
+		_, err := tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcpgo.NewRequestId(int64(1)), Method: "resources/read"})
+		cancelled <- err
+	}()
+	for deadline := time.Now().Add(10 * time.Second); tr.waitingOn() != "resources/read"; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the first request never became pending")
+		}
+	}
+	cancel()
+	if err := <-cancelled; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the cancelled request returned %v", err)
+	}
+	if m := tr.waitingOn(); m != "" {
+		t.Errorf("after its caller cancelled it, waitingOn names %q, want nothing", m)
+	}
+	failed := make(chan error, 1)
+	go func() {
+		_, err := tr.SendRequest(context.Background(), transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcpgo.NewRequestId(int64(2)), Method: "tools/list"})
+		failed <- err
+	}()
+	for deadline := time.Now().Add(10 * time.Second); tr.waitingOn() != "tools/list"; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("tools/list never became pending")
+		}
+	}
+	stdout.Close() // the server's stdout ends
+	if err := <-failed; !errors.Is(err, transport.ErrTransportClosed) {
+		t.Fatalf("tools/list returned %v, want the transport closed", err)
+	}
+	if m := tr.waitingOn(); m != "tools/list" {
+		t.Errorf("after the connection's end failed it, waitingOn names %q, want tools/list", m)
+	}
+}
