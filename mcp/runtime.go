@@ -60,6 +60,12 @@ type Status struct {
 	// howl offers it none and did not declare roots): the entry's own
 	// "roots", else the runtime's.
 	Roots []string `json:"roots,omitempty"`
+	// Seq orders the statuses a runtime hands out: one read later has a
+	// higher Seq. A state event can reach its reader after a fresher
+	// status (the TUI's snapshot at start, or another event emitted
+	// first): one whose Seq is not above the last seen is stale. 0 is a
+	// status the runtime did not hand out.
+	Seq uint64 `json:"-"`
 }
 
 // EventKind names what an Event reports.
@@ -170,6 +176,8 @@ type Runtime struct {
 	// gens numbers the starts of every slot, so a start of a server
 	// that a reload removed and added again never matches the new slot.
 	gens int
+	// statusSeq is the last Status.Seq handed out (stamp).
+	statusSeq uint64
 	// wrote, when set, hears of each config file the runtime itself
 	// rewrote (Switch), with its content before and after (Reloader).
 	wrote func(path string, before, after []byte)
@@ -396,7 +404,7 @@ func (r *Runtime) start(name string) error {
 		r.emit(Event{Kind: EventStderr, Server: name, Line: line})
 	})
 	ring := slot.stderr
-	status := slot.status
+	status := r.stamp(slot.status)
 	login := r.opts.OAuth.Login || slot.login
 	slot.login = false
 	r.wg.Add(1)
@@ -550,6 +558,7 @@ func (r *Runtime) settleReady(name string, gen int, conn *Conn, ms int64) {
 		}
 	}
 	slot.conn = conn
+	st = r.stamp(st)
 	slot.status = st
 	switch {
 	case conn.cmd != nil:
@@ -625,7 +634,7 @@ func (r *Runtime) serverExited(name string, conn *Conn, reason string) {
 		return
 	}
 	slot.status.StderrTail = tail
-	st := slot.status
+	st := r.stamp(slot.status)
 	r.mu.Unlock()
 	r.emit(Event{Kind: EventState, Server: name, Status: st})
 }
@@ -747,6 +756,7 @@ func (r *Runtime) noteEnd(name string, conn *Conn, note connEnd, dead bool) (our
 	st.State = StateFailed
 	st.Reason = e.reason()
 	st.StderrTail = slot.stderr.Tail(stderrTailLines)
+	st = r.stamp(st)
 	slot.status = st
 	r.mu.Unlock()
 	r.emit(Event{Kind: EventState, Server: name, Status: st})
@@ -783,6 +793,7 @@ func (r *Runtime) settle(name string, gen int, err error, ring *stderrRing) {
 	if r.closed {
 		st.State, st.Reason = StateStopped, "howl is shutting down"
 	}
+	st = r.stamp(st)
 	slot.status = st
 	r.mu.Unlock()
 	r.emit(Event{Kind: EventState, Server: name, Status: st})
@@ -867,9 +878,17 @@ func (r *Runtime) Status() []Status {
 	return out
 }
 
-// statusOf is a slot's status with the roots it is offered (r.mu held).
+// stamp is st with the next Seq (r.mu held).
+func (r *Runtime) stamp(st Status) Status {
+	r.statusSeq++
+	st.Seq = r.statusSeq
+	return st
+}
+
+// statusOf is a slot's status with the roots it is offered, stamped
+// (r.mu held).
 func (r *Runtime) statusOf(s *serverSlot) Status {
-	st := s.status
+	st := r.stamp(s.status)
 	switch {
 	case s.cfg.OwnRoots:
 		st.Roots, _ = absRoots(s.cfg.Roots)
