@@ -295,32 +295,25 @@ func BenchmarkKeyEcho(b *testing.B) {
 // stallingTerminal is a terminal that stops taking writes while stalled
 // (a paused tty, a flooded ssh link), until released.
 type stallingTerminal struct {
+	syncBuffer
 	mu      sync.Mutex
 	stalled bool
-	buf     bytes.Buffer
 	blocked chan struct{} // a write is held (cap 1)
 	release chan struct{} // closed: held writes go on
 }
 
 func (s *stallingTerminal) Write(p []byte) (int, error) {
 	s.mu.Lock()
-	if s.stalled {
-		s.mu.Unlock()
+	stalled := s.stalled
+	s.mu.Unlock()
+	if stalled {
 		select {
 		case s.blocked <- struct{}{}:
 		default:
 		}
 		<-s.release
-		s.mu.Lock()
 	}
-	defer s.mu.Unlock()
-	return s.buf.Write(p)
-}
-
-func (s *stallingTerminal) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.String()
+	return s.syncBuffer.Write(p)
 }
 
 // reporting is counter that tells the test each key it has had.
