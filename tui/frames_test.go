@@ -110,6 +110,33 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
+// framedProgram runs inner as Run does, drawing on out, with the keys
+// written to keys as its input. stop quits it and waits for it and for
+// its frames' goroutine.
+func framedProgram(inner tea.Model, out io.Writer, opts ...tea.ProgramOption) (p *tea.Program, keys *io.PipeWriter, stop func() error) {
+	fr := newFrames(out)
+	in, keys := io.Pipe()
+	p = tea.NewProgram(framedModel{inner: inner, frames: fr}, append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithOutput(fr), tea.WithInput(in)}, opts...)...)
+	drawn := make(chan struct{})
+	go func() {
+		defer close(drawn)
+		fr.run()
+	}()
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.Run()
+		done <- err
+	}()
+	return p, keys, func() error {
+		p.Quit()
+		err := <-done
+		fr.stop()
+		<-drawn
+		_ = keys.Close()
+		return err
+	}
+}
+
 // typist is a model that shows what was typed; ctrl+e runs a process
 // as an editor would be.
 type typist struct {
@@ -153,21 +180,8 @@ func (m typist) View() string {
 // back with the frame drawn again, and goes down at the end.
 func TestAProgramDrawsItsFramesAndNotBubbleteasStandIn(t *testing.T) {
 	var out syncBuffer
-	fr := newFrames(&out)
-	in, keys := io.Pipe()
-	p := tea.NewProgram(framedModel{inner: typist{}, frames: fr}, tea.WithAltScreen(), tea.WithOutput(fr), tea.WithInput(in), tea.WithFPS(120))
+	p, keys, stop := framedProgram(typist{}, &out, tea.WithFPS(120))
 	go p.Send(tea.WindowSizeMsg{Width: 40, Height: 5})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		fr.run()
-	}()
-	done := make(chan error, 1)
-	go func() {
-		_, err := p.Run()
-		done <- err
-	}()
 	waitFor := func(what string) {
 		t.Helper()
 		for deadline := time.Now().Add(20 * time.Second); !strings.Contains(out.String(), what); time.Sleep(5 * time.Millisecond) {
@@ -184,13 +198,9 @@ func TestAProgramDrawsItsFramesAndNotBubbleteasStandIn(t *testing.T) {
 	waitFor("the editor ran")
 	// Not a key: after the process, the reader bubbletea stopped is still
 	// blocked on the pipe (a pipe cannot be cancelled) and takes one.
-	p.Quit()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
-	fr.stop()
-	wg.Wait()
-	_ = keys.Close()
 	s := out.String()
 	if strings.Contains(s, ansi.CursorHomePosition+"\r") {
 		t.Errorf("bubbletea's renderer drew its frame (it starts %q):\n%q", ansi.CursorHomePosition+"\r", s)
@@ -337,21 +347,8 @@ func (m reporting) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // (whole, for the new size) and the frames in between are not.
 func TestATerminalThatStopsTakingWritesHoldsBackOnlyTheDrawing(t *testing.T) {
 	term := &stallingTerminal{blocked: make(chan struct{}, 1), release: make(chan struct{})}
-	fr := newFrames(term)
-	in, keys := io.Pipe()
 	updates := make(chan int, 100)
-	p := tea.NewProgram(framedModel{inner: reporting{keys: updates}, frames: fr}, tea.WithAltScreen(), tea.WithOutput(fr), tea.WithInput(in))
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		fr.run()
-	}()
-	done := make(chan error, 1)
-	go func() {
-		_, err := p.Run()
-		done <- err
-	}()
+	p, keys, stop := framedProgram(reporting{keys: updates}, term)
 	p.Send(tea.WindowSizeMsg{Width: 40, Height: 5})
 	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(term.String(), "keys: 0"); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -392,13 +389,9 @@ func TestATerminalThatStopsTakingWritesHoldsBackOnlyTheDrawing(t *testing.T) {
 			t.Fatalf("once the terminal took writes again, %q was never drawn:\n%q", want, term.String())
 		}
 	}
-	p.Quit()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
-	fr.stop()
-	wg.Wait()
-	_ = keys.Close()
 	after := term.String()[before:]
 	if c := strings.Count(after, "keys: "); c > 3 {
 		t.Errorf("after the stall, %d frames were drawn, want the held one and the latest (the rest superseded):\n%q", c, after)
