@@ -42,8 +42,7 @@ type frames struct {
 	slot   sync.Mutex
 	frame  string // the latest view offered
 	fresh  bool   // frame is not drawn yet
-	sized  bool   // a size came that draw has not taken yet
-	nw, nh int    // that size
+	nw, nh int    // the latest size, which draw takes
 
 	mu  sync.Mutex
 	out io.Writer
@@ -109,7 +108,7 @@ func (f *frames) signal() {
 // resize takes the terminal's new size; the next frame is drawn whole.
 func (f *frames) resize(w, h int) {
 	f.slot.Lock()
-	f.nw, f.nh, f.sized = w, h, true
+	f.nw, f.nh = w, h
 	f.slot.Unlock()
 }
 
@@ -166,11 +165,8 @@ func (f *frames) draw() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.slot.Lock()
-	if f.sized {
-		if f.nw != f.width || f.nh != f.height {
-			f.width, f.height, f.last = f.nw, f.nh, nil
-		}
-		f.sized = false
+	if f.nw != f.width || f.nh != f.height {
+		f.width, f.height, f.last = f.nw, f.nh, nil
 	}
 	if !f.fresh || !f.shown {
 		f.slot.Unlock()
