@@ -174,11 +174,6 @@ type Model struct {
 	// `.mcp auth` result the chat still waits for.
 	logs   *logs.Pane
 	logins map[string]bool
-	// statusSeq is the Seq of each server's latest status applied, by
-	// name (one entry a server of the config): a state event queued in
-	// the relay before the program started arrives after Init's
-	// snapshot, which is fresher, and must not undo it (freshStatus).
-	statusSeq map[string]uint64
 	// rootsMu makes each .roots change (read, change, set: in a command)
 	// one step, so two typed quickly do not lose one.
 	rootsMu sync.Mutex
@@ -245,7 +240,6 @@ func New(o Options) *Model {
 	m.logs.SetTracing(o.Trace)
 	m.chatReqs = chat.NewRequests(com)
 	m.logins = map[string]bool{}
-	m.statusSeq = map[string]uint64{}
 	m.apps, m.appHost = map[common.RequestID]*openApp{}, &appHost{}
 	m.asked, m.declining = map[string]int{}, map[string]int{}
 	m.help = help.New()

@@ -16,27 +16,11 @@ import (
 func (m *Model) handleSnapshot(msg statusSnapshotMsg) tea.Cmd {
 	var cmds []tea.Cmd
 	for _, st := range msg.statuses {
-		if m.freshStatus(st) {
+		if !m.catalog.Stale(st) {
 			cmds = append(cmds, m.catalog.ApplyStatus(st))
 		}
 	}
 	return tea.Batch(cmds...)
-}
-
-// freshStatus reports whether st is newer than the server's status last
-// applied, and notes it. A stale one (a "starting" queued before the
-// snapshot that said "ready") would cancel the listing the fresh one
-// began and list the server again. A status the runtime did not stamp
-// (Seq 0) is taken as it comes.
-func (m *Model) freshStatus(st mcp.Status) bool {
-	if st.Seq == 0 {
-		return true
-	}
-	if st.Seq <= m.statusSeq[st.Name] {
-		return false
-	}
-	m.statusSeq[st.Name] = st.Seq
-	return true
 }
 
 // handleEvents applies runtime events from the relay.
@@ -46,7 +30,7 @@ func (m *Model) handleEvents(msg EventsMsg) tea.Cmd {
 		m.logs.AddEvent(e)
 		switch e.Kind {
 		case mcp.EventState:
-			if !m.freshStatus(e.Status) {
+			if m.catalog.Stale(e.Status) {
 				continue
 			}
 			cmds = append(cmds, m.catalog.ApplyStatus(e.Status), m.closeAppsOfState(e.Status))

@@ -1273,6 +1273,17 @@ func (sv *Server) Name() string { return sv.name }
 // Status is the server's latest state.
 func (sv *Server) Status() mcp.Status { return sv.status }
 
+// Stale reports whether st is older than the state the pane has for its
+// server (mcp.Status.Seq): a state event queued in the relay before the
+// program started arrives after Init's snapshot, which is fresher, and
+// applied, a queued "starting" would cancel the listing the snapshot's
+// "ready" began and list the server again. A status the runtime did not
+// stamp (Seq 0), or of a server the pane does not have, is not stale.
+func (c *Pane) Stale(st mcp.Status) bool {
+	sv, ok := c.byName[st.Name]
+	return ok && st.Seq != 0 && st.Seq <= sv.status.Seq
+}
+
 // Loaded reports whether its catalog was listed; Loading whether a
 // listing is in flight.
 func (sv *Server) Loaded() bool  { return sv.loaded }
