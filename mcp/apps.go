@@ -163,13 +163,7 @@ func (r *Runtime) ReadApp(ctx context.Context, server, uri string) (AppView, err
 	if !strings.HasPrefix(uri, AppScheme) {
 		return v, fmt.Errorf("%q is not an app: an app's interface is a %s resource", uri, AppScheme)
 	}
-	conn, err := r.Conn(server)
-	if err != nil {
-		return v, err
-	}
-	items, err := tracked(r, ctx, server, "resources/read", "resources/read", func(ctx context.Context) ([]json.RawMessage, error) {
-		return conn.ReadRaw(ctx, uri)
-	})
+	items, err := r.ReadResourceRaw(ctx, server, uri)
 	if err != nil {
 		return v, err
 	}
