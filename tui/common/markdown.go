@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
 
+	"github.com/howl-mcp/howl/render"
 	"github.com/howl-mcp/howl/theme"
 )
 
@@ -48,10 +49,14 @@ func (md *Markdown) Render(src string, w int) []string {
 	if r == nil {
 		return WrapText(src, w)
 	}
-	out, err := r.Render(src)
+	// glamour decodes character references after howl sanitized src
+	// ("&#27;" would become ESC): each that decodes to a control is shown
+	// as written, and the output keeps nothing but colours and styles.
+	out, err := r.Render(render.DisarmCharRefs(src))
 	if err != nil {
 		return WrapText(src, w)
 	}
+	out = render.SanitizeStyled(out)
 	if md.th.Profile == termenv.Ascii {
 		// glamour writes bold and italic even without colour: drop them,
 		// as every other pane draws under the Ascii profile.
