@@ -2,7 +2,7 @@ package main
 
 import (
 	"fmt"
-	"os"
+	"io"
 
 	"github.com/howl-mcp/howl/mcp"
 )
@@ -11,11 +11,13 @@ import (
 // config's top-level "roots", else the working directory. `"roots": []`
 // offers none, which is how a server-filesystem entry keeps the
 // directories on its command line (it replaces them with a client's
-// non-empty roots). A malformed "roots" is reported and none are offered.
-func configRoots(cfg *mcp.Config) []string {
+// non-empty roots). A malformed "roots" is reported on w (the verb's
+// stderr, whose writer sanitizes: the message names the config's path) and
+// none are offered.
+func configRoots(w io.Writer, cfg *mcp.Config) []string {
 	dirs, err := mcp.DefaultRoots(cfg)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "howl:", err)
+		fmt.Fprintln(w, "howl:", err)
 		return nil
 	}
 	return dirs

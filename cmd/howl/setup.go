@@ -198,7 +198,7 @@ func start(ctx context.Context, g *globalFlags, cfg *mcp.Config, names ...string
 	if err != nil {
 		return nil, err
 	}
-	rt := mcp.NewRuntime(cfg, mcp.RuntimeOptions{ClientName: "howl", ClientVersion: buildVersion(), Elicit: elicit, Sample: sample, OAuth: oauthOptions(g), Roots: configRoots(cfg),
+	rt := mcp.NewRuntime(cfg, mcp.RuntimeOptions{ClientName: "howl", ClientVersion: buildVersion(), Elicit: elicit, Sample: sample, OAuth: oauthOptions(g), Roots: configRoots(g.warnOut, cfg),
 		OnEvent: traceWriter(g), Functions: shape})
 	rt.SetTracing(g.trace) // before Start: the handshake is traced too
 	rt.SetTraceBodies(g.traceFull)
