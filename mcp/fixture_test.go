@@ -66,6 +66,11 @@ func serveFixture(name string) int {
 		return 0
 	case "schemas":
 		return serveSchemas()
+	case "standin":
+		if err := demo.ServeStdio(ctx, newStandInServer(), os.Stdin, os.Stdout); err != nil {
+			return 1
+		}
+		return 0
 	case "degraded":
 		// Tools list fine (one malformed tool among them); resources are
 		// advertised but resources/list fails.

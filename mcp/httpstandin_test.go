@@ -3,7 +3,9 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +30,27 @@ func standInServer(ms *server.MCPServer) {
 			RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}},
 		}).ToolResult(), nil
 	})
+	// "roots-N" asks for the client's roots N times in one round, and
+	// answers "answered N" once it has them.
+	for _, n := range []int{MaxInputRequests, 100_000} {
+		ms.AddTool(mcpgo.NewTool(fmt.Sprintf("roots-%d", n)), func(_ context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			if k := len(req.Params.InputResponses); k > 0 {
+				return mcpgo.NewToolResultText(fmt.Sprintf("answered %d", k)), nil
+			}
+			b := server.NewInputRequestBuilder("")
+			for i := range n {
+				b.Roots(strconv.Itoa(i))
+			}
+			return b.ToolResult(), nil
+		})
+	}
+}
+
+// newStandInServer is a standInServer that can ask for elicitation.
+func newStandInServer() *server.MCPServer {
+	ms := server.NewMCPServer("standin", "1.0", server.WithToolCapabilities(false), server.WithElicitation())
+	standInServer(ms)
+	return ms
 }
 
 func fmtAny(v any) string {
@@ -36,18 +59,20 @@ func fmtAny(v any) string {
 }
 
 // standInRuntime connects to a standInServer over tr in era; its
-// elicitations are answered with the name "howl".
+// elicitations are answered with the name "howl", and it offers one root.
 func standInRuntime(t *testing.T, tr Transport, era Era) (*Runtime, *Conn) {
 	t.Helper()
 	sc := ServerConfig{Name: "standin", Transport: tr, Era: era, StartTimeout: 20 * time.Second}
-	if tr == TransportSSE {
+	switch tr {
+	case TransportStdio:
+		sc = fixture("standin")
+		sc.Era = era
+	case TransportSSE:
 		s := newLegacySSEServer(t)
 		standInServer(s.ms)
 		sc.URL = s.url
-	} else {
-		ms := server.NewMCPServer("standin", "1.0", server.WithToolCapabilities(false), server.WithElicitation())
-		standInServer(ms)
-		srv := httptest.NewServer(server.NewStreamableHTTPServer(ms))
+	default:
+		srv := httptest.NewServer(server.NewStreamableHTTPServer(newStandInServer()))
 		t.Cleanup(srv.Close)
 		sc.URL = srv.URL
 	}
@@ -55,6 +80,7 @@ func standInRuntime(t *testing.T, tr Transport, era Era) (*Runtime, *Conn) {
 		Elicit: func(context.Context, string, ElicitRequest) (ElicitResponse, error) {
 			return ElicitResponse{Action: ElicitAccept, Content: map[string]any{"name": "howl"}}, nil
 		},
+		Roots: []string{t.TempDir()},
 	})
 	conn, err := rt.Conn("standin")
 	if err != nil {

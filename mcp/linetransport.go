@@ -527,10 +527,11 @@ func (t *lineTransport) respond(resp transport.JSONRPCResponse) {
 // discards the client's typed parse of such a result, which on a big
 // answer cost a full decode and a copy of every string in it (a 64 MiB
 // text over HTTP: 2.7 s). A result that asks for input (2026-07-28) is
-// the client's to act on, and stays. Every transport's tap calls it (the
-// HTTP ones through httpStandIn), after the trace has counted the real
-// result.
+// the client's to act on, and stays, unless it asks for too much at once
+// (refuseManyInputs). Every transport's tap calls it (the HTTP ones
+// through httpStandIn), after the trace has counted the real result.
 func standIn(ctx context.Context, resp *transport.JSONRPCResponse) {
+	refuseManyInputs(resp)
 	if resp == nil || resp.Error != nil || len(resp.Result) == 0 {
 		return
 	}

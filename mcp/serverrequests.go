@@ -8,6 +8,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/howl-mcp/howl/render"
 )
 
 // MaxPendingServerRequests is how many of a server's questions
@@ -127,5 +129,40 @@ func (g requestGate) wrap(h transport.RequestHandler) transport.RequestHandler {
 		}
 		defer release()
 		return h(context.WithValue(ctx, admittedKey{}, true), req)
+	}
+}
+
+// MaxInputRequests is how many requests one input_required result
+// (2026-07-28's multi round-trip) may carry. mcp-go's client answers a
+// round's requests all at once, a goroutine each, and sends every answer
+// back in one retry: a 96 MiB result of three million roots/list entries
+// was three million goroutines and a retry of their answers, up to ten
+// rounds a call. A server asks for one or a few things per round; past
+// the bound the request fails before mcp-go acts on the result.
+const MaxInputRequests = 16
+
+// refuseManyInputs turns an answer whose input_required result carries
+// more than MaxInputRequests requests into an error answer, before the
+// client sees it. It counts the members without decoding them. Every
+// transport's tap calls it.
+func refuseManyInputs(resp *transport.JSONRPCResponse) {
+	if resp == nil || resp.Error != nil || !asksForInput(resp.Result) {
+		return
+	}
+	n := 0
+	_ = render.ObjectMembers(resp.Result, func(k string, v []byte) bool {
+		if k != "inputRequests" {
+			return true
+		}
+		_ = render.ObjectMembers(v, func(string, []byte) bool { n++; return true })
+		return false
+	})
+	if n <= MaxInputRequests {
+		return
+	}
+	resp.Result = nil
+	resp.Error = &mcpgo.JSONRPCErrorDetails{
+		Code:    mcpgo.INTERNAL_ERROR,
+		Message: fmt.Sprintf("the server asked for %d inputs in one input_required result; howl answers at most %d at a time (MaxInputRequests), so the request fails", n, MaxInputRequests),
 	}
 }
