@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -339,7 +340,10 @@ type kindListing struct {
 	// cursor is the next page's; page counts the pages read.
 	cursor string
 	page   int
-	seen   map[string]bool
+	// seen holds a digest of each cursor followed, not the cursor: a
+	// server's cursor can be as long as a message, and a listing follows
+	// up to MaxListPages of them.
+	seen map[[sha256.Size]byte]bool
 	// raws and bytes count the items kept and their JSON, for the bounds.
 	raws, bytes int
 	// done: the listing reached its end, a bound, or a failure.
@@ -461,16 +465,17 @@ func (c *Conn) listMore(ctx context.Context, l *kindListing, stop func(CatalogIt
 		if next != nil {
 			_ = json.Unmarshal(next, &cursor)
 		}
+		sum := sha256.Sum256([]byte(cursor))
 		switch {
 		case cursor == "":
 			l.done = true
-		case l.seen[cursor] || cursor == l.cursor:
+		case l.seen[sum] || cursor == l.cursor:
 			warn("the server repeated cursor %q after page %d; stopped with %d items", render.Ellipsize(cursor, 64), l.page, l.raws)
 		default:
 			if l.seen == nil {
-				l.seen = map[string]bool{}
+				l.seen = map[[sha256.Size]byte]bool{}
 			}
-			l.seen[cursor] = true
+			l.seen[sum] = true
 			l.cursor = cursor
 		}
 		if found {

@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -234,6 +236,22 @@ func serveFixture(name string) int {
 		return serveStalledListing()
 	case "stalled-lister":
 		return listStalled()
+	case "paging-long-cursors":
+		// longCursorPages empty pages, each with a new cursor of 1 MiB,
+		// then one item and no cursor.
+		s := server.NewMCPServer("cursors", "1.0", server.WithResourceCapabilities(false, false))
+		return proxyStdio(s, func(method string, id, params json.RawMessage) []byte {
+			if method != "resources/list" {
+				return nil
+			}
+			var p struct{ Cursor string }
+			_ = json.Unmarshal(params, &p)
+			page, _ := strconv.Atoi(strings.TrimPrefix(strings.SplitN(p.Cursor, "-", 2)[0], "p"))
+			if page >= longCursorPages {
+				return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"resources":[{"uri":"end://x","name":"x"}]}}`, id))
+			}
+			return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"resources":[],"nextCursor":"p%d-%s"}}`, id, page+1, strings.Repeat("x", 1<<20)))
+		}, nil)
 	case "paging-loop":
 		// A cursor that repeats forever.
 		s := server.NewMCPServer("loop", "1.0", server.WithResourceCapabilities(false, false))

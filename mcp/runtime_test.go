@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os/exec"
 	"strings"
 	"testing"
@@ -302,6 +303,32 @@ func TestRepeatingCursorStopsWithAWarning(t *testing.T) {
 	}
 	if cat.Count(KindResource) != 1 {
 		t.Errorf("resources = %d, want the one distinct item", cat.Count(KindResource))
+	}
+}
+
+// longCursorPages is how many empty pages the paging-long-cursors
+// fixture sends, each with a new cursor of 1 MiB.
+const longCursorPages = 48
+
+// A listing keeps a digest of each cursor it followed, not the cursor: a
+// server that sends a new 1 MiB cursor with every empty page does not
+// make howl hold them all (MaxListPages of them was 5,000 messages' worth).
+func TestAListingDoesNotHoldTheCursorsItFollowed(t *testing.T) {
+	rt := startRuntime(t, fixture("paging-long-cursors"))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	mem := mcptest.WatchMemory(math.MaxUint64, nil)
+	cat, err := rt.Catalog(ctx, "paging-long-cursors", true)
+	held := mem.Held()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cat.Count(KindResource) != 1 || len(cat.Warnings) != 0 {
+		t.Errorf("resources = %d, warnings %v: want the last page's one item", cat.Count(KindResource), cat.Warnings)
+	}
+	t.Logf("held %d MiB", held>>20)
+	if held > 24<<20 {
+		t.Errorf("following %d cursors of 1 MiB held %d MiB at the peak, want under 24", longCursorPages, held>>20)
 	}
 }
 
