@@ -447,9 +447,18 @@ func (t *lineTransport) dispatch(line []byte, long *spooledStrings) {
 			h(n)
 		}
 	case m.method != nil:
-		var req transport.JSONRPCRequest
+		// The params stay raw: the request gate counts their bytes, and
+		// mcp-go's client marshals them again to parse them anyway.
+		var req struct {
+			transport.JSONRPCRequest
+			Params json.RawMessage `json:"params"`
+		}
 		if json.Unmarshal(line, &req) == nil {
-			t.handleRequest(req)
+			r := req.JSONRPCRequest
+			if len(req.Params) > 0 {
+				r.Params = req.Params
+			}
+			t.handleRequest(r)
 		}
 	default:
 		resp := &transport.JSONRPCResponse{JSONRPC: mcpgo.JSONRPC_VERSION, Result: m.result}

@@ -26,6 +26,8 @@ type floodArgs struct {
 	// Detach answers the call at once and asks afterwards: questions
 	// tied to no request of howl's.
 	Detach bool `json:"detach"`
+	// Size pads each question's text to about that many bytes.
+	Size int `json:"size"`
 }
 
 // floodTally is what the "flood" tool answers once howl has answered
@@ -38,13 +40,15 @@ type floodTally struct {
 }
 
 // floodQuestion is one server->client request of the flood.
-func floodQuestion(method string, i int) []byte {
+func floodQuestion(method string, i, size int) []byte {
 	params := map[string]any{}
+	text := fmt.Sprintf("question %d", i)
+	text += strings.Repeat("x", max(size-len(text), 0))
 	switch method {
 	case string(mcpgo.MethodSamplingCreateMessage):
-		params = map[string]any{"maxTokens": 10, "messages": []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": fmt.Sprintf("question %d", i)}}}}
+		params = map[string]any{"maxTokens": 10, "messages": []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": text}}}}
 	case string(mcpgo.MethodElicitationCreate):
-		params = map[string]any{"message": fmt.Sprintf("question %d: your name?", i),
+		params = map[string]any{"message": text + ": your name?",
 			"requestedSchema": map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}}}
 	}
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": fmt.Sprintf("flood-%d", i), "method": method, "params": params})
@@ -60,7 +64,7 @@ func floodQuestion(method string, i int) []byte {
 // HOWL_TEST_FIXTURE=question-flood, then `.call question-flood ...`.
 func serveQuestionFlood() int {
 	s := server.NewMCPServer("question-flood", "1.0", server.WithToolCapabilities(false), server.WithLogging())
-	s.AddTool(mcpgo.NewTool("flood", mcpgo.WithString("method"), mcpgo.WithNumber("n"), mcpgo.WithBoolean("read_after"), mcpgo.WithNumber("reply_at"), mcpgo.WithBoolean("detach")), nil)
+	s.AddTool(mcpgo.NewTool("flood", mcpgo.WithString("method"), mcpgo.WithNumber("n"), mcpgo.WithBoolean("read_after"), mcpgo.WithNumber("reply_at"), mcpgo.WithBoolean("detach"), mcpgo.WithNumber("size")), nil)
 	s.AddTool(mcpgo.NewTool("tally"), nil)
 	s.AddTool(mcpgo.NewTool("log_flood", mcpgo.WithNumber("n"), mcpgo.WithNumber("size")), nil)
 	// ask_many asks n questions in one 2026-07-28 input-required result.
@@ -120,7 +124,7 @@ func serveQuestionFlood() int {
 			}
 			go func() {
 				for i := range p.Arguments.N {
-					writeLine(floodQuestion(p.Arguments.Method, i))
+					writeLine(floodQuestion(p.Arguments.Method, i, p.Arguments.Size))
 				}
 				close(written)
 			}()

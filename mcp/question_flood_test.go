@@ -209,3 +209,63 @@ func TestQuestionFloodDeclinedHeadlessIsAllAnsweredWithFlatMemory(t *testing.T) 
 		}
 	}
 }
+
+// Questions are bounded in bytes as well as in number: those of a server
+// waiting on howl hold at most MaxPendingQuestionBytes of JSON. Of five
+// 6 MiB questions nobody answers, two wait and three are refused at once
+// with an error naming the bound; a question larger than the bound is
+// refused even when none waits.
+func TestQuestionsWaitingOnHowlAreBoundedInBytes(t *testing.T) {
+	for _, method := range []mcpgo.MCPMethod{mcpgo.MethodSamplingCreateMessage, mcpgo.MethodElicitationCreate} {
+		for _, c := range []struct{ n, size, kept int }{
+			{5, 6 << 20, MaxPendingQuestionBytes / (6 << 20)},
+			{1, MaxPendingQuestionBytes + 1<<20, 0},
+		} {
+			t.Run(fmt.Sprintf("%s/%dx%dMiB", method, c.n, c.size>>20), func(t *testing.T) {
+				var mu sync.Mutex
+				asked := 0
+				wait := func(ctx context.Context) {
+					mu.Lock()
+					asked++
+					mu.Unlock()
+					<-ctx.Done()
+				}
+				elicit := func(ctx context.Context, _ string, _ ElicitRequest) (ElicitResponse, error) {
+					wait(ctx)
+					return ElicitResponse{Action: ElicitCancel}, nil
+				}
+				sample := func(ctx context.Context, _ string, _ mcpgo.CreateMessageRequest) (*mcpgo.CreateMessageResult, error) {
+					wait(ctx)
+					return nil, ctx.Err()
+				}
+				sc := fixture("question-flood")
+				sc.Era = EraLegacy
+				sc.Sampling = true
+				rt := startReady(t, &Config{Servers: []ServerConfig{sc}}, RuntimeOptions{Elicit: elicit, Sample: sample, Spill: render.NewSpillStore(t.TempDir())})
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				flood, err := floodCall(ctx, rt, "flood", floodArgs{Method: string(method), N: c.n, ReplyAt: c.n - c.kept, Size: c.size})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if refused := flood.Outcomes["error -32000"]; refused != c.n-c.kept {
+					t.Errorf("%d of %d questions refused, want %d: %+v", refused, c.n, c.n-c.kept, flood.Outcomes)
+				}
+				if msg := flood.Errors["error -32000"]; !strings.Contains(msg, "MaxPendingQuestionBytes") {
+					t.Errorf("the refusal says %q: want the bound's name", msg)
+				}
+				for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+					mu.Lock()
+					n := asked
+					mu.Unlock()
+					if n == c.kept || time.Now().After(deadline) {
+						if n != c.kept {
+							t.Errorf("the person was asked %d questions, want %d", n, c.kept)
+						}
+						break
+					}
+				}
+			})
+		}
+	}
+}

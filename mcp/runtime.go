@@ -468,7 +468,7 @@ func (r *Runtime) connectAuth(name string, gen int, sc ServerConfig, ring *stder
 		},
 		notice:   func(line string) { r.emit(Event{Kind: EventStderr, Server: name, Line: line}) },
 		elicit:   r.holdingElicitor(r.opts.Elicit),
-		gate:     func() (func(), bool) { return r.admit(name) },
+		gate:     func(size int) (func(), error) { return r.admit(name, size) },
 		spoolDir: spoolDir(r.opts.CacheDir),
 		// A listing's page waits no longer than a call without progress
 		// (zero: listPage's default, DefaultCallTimeout).

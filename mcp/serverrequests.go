@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"time"
@@ -50,10 +51,20 @@ func (r *refusals) refuse() (n int, tell bool) {
 	return n, true
 }
 
-// serverRequests counts, per server, the questions howl is handling.
+// MaxPendingQuestionBytes bounds the JSON of the questions a server has
+// waiting on howl at once (each is held, decoded, until the person
+// answers): MaxPendingServerRequests alone let eight questions of a
+// message's size each (96 MiB) wait, about 1.5 GB a server. A question
+// that would pass it is refused at once, with CodeTooManyServerRequests,
+// as one past the count is; one larger than the bound is always refused.
+const MaxPendingQuestionBytes = 16 << 20
+
+// serverRequests counts, per server, the questions howl is handling and
+// the bytes of their JSON.
 type serverRequests struct {
 	mu      sync.Mutex
 	pending map[string]int
+	bytes   map[string]int
 	refused map[string]*refusals
 }
 
@@ -61,15 +72,24 @@ type serverRequests struct {
 // transport, so the question it leads to is not counted twice.
 type admittedKey struct{}
 
-// admit counts one request from server, or refuses it (ok false) when
-// MaxPendingServerRequests are pending. release ends the count.
-func (r *Runtime) admit(server string) (release func(), ok bool) {
+// admit counts one request from server whose JSON is size bytes, or
+// refuses it with why when MaxPendingServerRequests are pending or it
+// would take the server's questions past MaxPendingQuestionBytes.
+// release ends the count.
+func (r *Runtime) admit(server string, size int) (release func(), err error) {
 	b := &r.serverReqs
 	b.mu.Lock()
 	if b.pending == nil {
-		b.pending, b.refused = map[string]int{}, map[string]*refusals{}
+		b.pending, b.bytes, b.refused = map[string]int{}, map[string]int{}, map[string]*refusals{}
 	}
-	if b.pending[server] >= MaxPendingServerRequests {
+	switch {
+	case b.pending[server] >= MaxPendingServerRequests:
+		err = ErrTooManyServerRequests
+	case b.bytes[server]+size > MaxPendingQuestionBytes:
+		err = fmt.Errorf("a question of %s would take this server's questions waiting on howl to %s, past %s (MaxPendingQuestionBytes): ask a shorter one, or again once one is answered",
+			render.HumanBytes(int64(size)), render.HumanBytes(int64(b.bytes[server]+size)), render.HumanBytes(MaxPendingQuestionBytes))
+	}
+	if err != nil {
 		if b.refused[server] == nil {
 			b.refused[server] = &refusals{}
 		}
@@ -77,41 +97,40 @@ func (r *Runtime) admit(server string) (release func(), ok bool) {
 		b.mu.Unlock()
 		if tell {
 			r.emit(Event{Kind: EventStderr, Server: server, Line: fmt.Sprintf(
-				"howl: %s already has %d questions waiting on howl (MaxPendingServerRequests): refused %d more with an error, and refuses the rest until one is answered",
-				server, MaxPendingServerRequests, n)})
+				"howl: refused %d questions of %s with an error, and refuses the rest until one is answered: %v", n, server, err)})
 		}
-		return nil, false
+		return nil, err
 	}
 	b.pending[server]++
+	b.bytes[server] += size
 	b.mu.Unlock()
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			b.mu.Lock()
 			b.pending[server]--
+			b.bytes[server] -= size
 			b.mu.Unlock()
 		})
-	}, true
+	}, nil
 }
 
 // admitQuestion admits a question that did not come through the
 // transport's gate (a 2026-07-28 input request, a URL a refused call
-// names); one that did is already counted.
+// names); one that did is already counted. Its bytes are its result's,
+// bounded as an answer (MaxInputRequests), so it counts none.
 func (r *Runtime) admitQuestion(ctx context.Context, server string) (release func(), err error) {
 	if ctx.Value(admittedKey{}) != nil {
 		return func() {}, nil
 	}
-	release, ok := r.admit(server)
-	if !ok {
-		return nil, ErrTooManyServerRequests
-	}
-	return release, nil
+	return r.admit(server, 0)
 }
 
 // requestGate bounds the questions a server sends on one connection: it
 // wraps the client's handler at the transport, before mcp-go parses the
-// request, and answers one past the bound at once with an error.
-type requestGate func() (release func(), ok bool)
+// request, and answers one past the bounds at once with an error. size
+// is the question's JSON in bytes.
+type requestGate func(size int) (release func(), err error)
 
 func (g requestGate) wrap(h transport.RequestHandler) transport.RequestHandler {
 	if g == nil {
@@ -123,13 +142,24 @@ func (g requestGate) wrap(h transport.RequestHandler) transport.RequestHandler {
 		default:
 			return h(ctx, req) // answered at once (and a refused ping would look like a dead client)
 		}
-		release, ok := g()
-		if !ok {
-			return transport.NewJSONRPCErrorResponse(req.ID, CodeTooManyServerRequests, ErrTooManyServerRequests.Error(), nil), nil
+		release, err := g(questionBytes(req.Params))
+		if err != nil {
+			return transport.NewJSONRPCErrorResponse(req.ID, CodeTooManyServerRequests, err.Error(), nil), nil
 		}
 		defer release()
 		return h(context.WithValue(ctx, admittedKey{}, true), req)
 	}
+}
+
+// questionBytes is the size of a question's params: the raw JSON the
+// stdio transport keeps, or the JSON of what the HTTP transport decoded
+// (its event is bounded already).
+func questionBytes(params any) int {
+	if raw, ok := params.(json.RawMessage); ok {
+		return len(raw)
+	}
+	b, _ := json.Marshal(params)
+	return len(b)
 }
 
 // MaxInputRequests is how many requests one input_required result
