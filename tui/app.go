@@ -303,7 +303,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case common.InfoMsg:
 		cmd = m.status.Set(msg)
 	case clearInfoMsg:
-		m.status.Clear(msg.id)
+		cmd = m.status.Clear(msg)
 	case spinnerTickMsg:
 		m.frame++
 		m.spinning = false

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -14,8 +15,9 @@ import (
 	"github.com/howl-mcp/howl/tui/common"
 )
 
-// clearInfoMsg ends the message it names, unless a newer one replaced it.
-type clearInfoMsg struct{ id int }
+// clearInfoMsg is the status bar's tick, due at at: it ends the message
+// shown if its time is up.
+type clearInfoMsg struct{ at time.Time }
 
 // spinnerTickMsg advances the spinner.
 type spinnerTickMsg struct{}
@@ -23,32 +25,50 @@ type spinnerTickMsg struct{}
 // statusBar is the bottom line: every server's state and item counts on
 // the left, the transient message on the right.
 type statusBar struct {
-	com    *common.Common
-	info   *common.InfoMsg
-	infoID int
+	com  *common.Common
+	info *common.InfoMsg
+	// until is when the message shown ends, armed when the earliest tick
+	// pending is due (zero when none is). A message arms a tick only when
+	// it ends before that one: a server's flood of notifications, each a
+	// message, keeps one tick waiting, not a goroutine each for 4 s.
+	until, armed time.Time
 	// chat is the chat's segment: the model and the tokens used.
 	chat string
 	// apps counts the MCP Apps open in the browser.
 	apps int
 }
 
-// Set shows a transient message and returns the tick that clears it.
+// Set shows a transient message for its TTL and returns the tick that
+// ends it, unless a tick due no later is already waiting.
 func (s *statusBar) Set(msg common.InfoMsg) tea.Cmd {
-	s.infoID++
 	msg.Msg = common.ClipText(render.SanitizeLine(msg.Msg), common.MaxStatusBytes, "message")
 	s.info = &msg
 	ttl := msg.TTL
 	if ttl <= 0 {
 		ttl = common.DefaultInfoTTL
 	}
-	return s.com.Tick(ttl, clearInfoMsg{s.infoID})
+	s.until = s.com.Now().Add(ttl)
+	if !s.armed.IsZero() && !s.until.Before(s.armed) {
+		return nil
+	}
+	s.armed = s.until
+	return s.com.Tick(ttl, clearInfoMsg{s.until})
 }
 
-// Clear ends the message id, if it is still the one shown.
-func (s *statusBar) Clear(id int) {
-	if id == s.infoID {
-		s.info = nil
+// Clear handles a tick: the earliest pending one ends the message if its
+// time is up, or waits out the rest of it; a later one left over from
+// before is dropped.
+func (s *statusBar) Clear(msg clearInfoMsg) tea.Cmd {
+	if !msg.at.Equal(s.armed) {
+		return nil
 	}
+	left := s.until.Sub(s.com.Now())
+	if left <= 0 {
+		s.info, s.armed = nil, time.Time{}
+		return nil
+	}
+	s.armed = s.until
+	return s.com.Tick(left, clearInfoMsg{s.until})
 }
 
 // Render draws the bar at width w. Every server's name and state stay
