@@ -308,7 +308,7 @@ func TestRepeatingCursorStopsWithAWarning(t *testing.T) {
 
 // longCursorPages is how many empty pages the paging-long-cursors
 // fixture sends, each with a new cursor of 1 MiB.
-const longCursorPages = 48
+const longCursorPages = 32
 
 // A listing keeps a digest of each cursor it followed, not the cursor: a
 // server that sends a new 1 MiB cursor with every empty page does not
