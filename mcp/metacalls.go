@@ -19,6 +19,14 @@ func (r *Runtime) spillStore() (*render.SpillStore, error) {
 	return render.DefaultSpillStore()
 }
 
+// HoldsSpill reports whether path is a file in the store howl spills to:
+// a spill pointer that names any other path was written by a server, and
+// howl does not open it (render.SpillStore.Holds).
+func (r *Runtime) HoldsSpill(path string) bool {
+	s, err := r.spillStore()
+	return err == nil && s.Holds(path)
+}
+
 func (r *Runtime) callSearch(ctx context.Context, at callSite, args MetaArgs) ([]byte, error) {
 	fn, server := at.fn(PrefixSearch), at.server
 	var a struct {

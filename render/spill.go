@@ -34,6 +34,19 @@ func NewSpillStore(root string) *SpillStore {
 	return &SpillStore{Root: root, Budget: SpillBudget}
 }
 
+// Holds reports whether path names a file under the store's Root: an
+// absolute path that stays inside it once cleaned. A spill pointer is
+// plain JSON, and a server can write one into its own result naming any
+// path (a key, a FIFO, a \\host\share path that makes Windows
+// authenticate to that host): howl opens only those its store holds.
+func (s *SpillStore) Holds(path string) bool {
+	if s == nil || s.Root == "" || !filepath.IsAbs(path) {
+		return false
+	}
+	rel, err := filepath.Rel(filepath.Clean(s.Root), filepath.Clean(path))
+	return err == nil && filepath.IsLocal(rel)
+}
+
 // DefaultSpillStore returns the store howl uses: mcp-resources in
 // CacheDir. Nothing is created under it until the first spill.
 func DefaultSpillStore() (*SpillStore, error) {

@@ -50,6 +50,10 @@ func (g *guardRuntime) GetPrompt(ctx context.Context, s, n string, a map[string]
 	return g.inner.GetPrompt(ctx, s, n, a)
 }
 func (g *guardRuntime) Reconnect(n string) error { g.check("Reconnect"); return g.inner.Reconnect(n) }
+func (g *guardRuntime) HoldsSpill(p string) bool {
+	g.check("HoldsSpill")
+	return g.inner.HoldsSpill(p)
+}
 func (g *guardRuntime) Declarations() []mcp.FunctionDecl {
 	g.check("Declarations")
 	return g.inner.Declarations()
@@ -285,6 +289,9 @@ type fakeRuntime struct {
 	waiting  chan struct{}
 	calls    []string
 }
+
+// HoldsSpill: the fake runtime spills nothing, so it holds no file.
+func (f *fakeRuntime) HoldsSpill(string) bool { return false }
 
 func newFakeRuntime() *fakeRuntime {
 	return &fakeRuntime{catalogs: map[string]*mcp.Catalog{}, texts: map[string]string{}}

@@ -16,6 +16,9 @@ type Runtime interface {
 	Status() []mcp.Status
 	// Catalog lists (or returns the cached) catalog of one server.
 	Catalog(ctx context.Context, server string, refresh bool) (*mcp.Catalog, error)
+	// HoldsSpill reports whether path is a file howl spilled (the viewer
+	// opens no other path a spill pointer names).
+	HoldsSpill(path string) bool
 	// CallMeta runs a meta-function (mcp_read_<s>, mcp_invoke_<s>, ...) and
 	// returns the bytes the model would receive.
 	CallMeta(ctx context.Context, name string, args json.RawMessage) ([]byte, error)

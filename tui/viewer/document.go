@@ -203,6 +203,20 @@ type loadEnv struct {
 	imgMode     common.ImageMode
 }
 
+// own is item unless it is a spill pointer to a path howl's spill store
+// does not hold, which a server wrote into its own result: that one is an
+// error in its place, so nothing opens the path (a key, a FIFO, a share
+// on another host).
+func (env loadEnv) own(item render.Item) render.Item {
+	sp, ok := item.(*render.SpillResult)
+	if !ok || env.rt != nil && env.rt.HoldsSpill(sp.Path) {
+		return item
+	}
+	return &render.ItemError{URI: sp.URI, Code: render.CodeInvalidResult, Message: fmt.Sprintf(
+		"the server's result names %s as a file howl saved, but howl's spill directory does not hold it: howl opens only the files it saved",
+		strconv.Quote(sp.Path))}
+}
+
 // loadDocCmd runs one request and turns its answer into a document,
 // entirely off the update path: the MCP call, parsing, highlighting,
 // opening or decoding a spill file.
@@ -290,6 +304,9 @@ func readDoc(env loadEnv, req Request, out []byte) (*document, error) {
 	res, err := render.DecodeRead(out)
 	if err != nil {
 		return nil, fmt.Errorf("the read result is not one howl renders (%v): this is a bug in howl, please report it", err)
+	}
+	for i, it := range res.Items {
+		res.Items[i] = env.own(it)
 	}
 	// The audience annotation leads a read's JSON (mcp puts it first).
 	var ann struct {

@@ -31,6 +31,9 @@ type fakeRuntime struct {
 
 func newFakeRuntime() *fakeRuntime { return &fakeRuntime{texts: map[string]string{}} }
 
+// HoldsSpill: the fake runtime spills nothing, so it holds no file.
+func (f *fakeRuntime) HoldsSpill(string) bool { return false }
+
 func (f *fakeRuntime) log(s string) {
 	f.mu.Lock()
 	f.calls = append(f.calls, s)

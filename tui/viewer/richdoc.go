@@ -251,7 +251,8 @@ func (b *richBuilder) contentItem(n int, server string, raw json.RawMessage) {
 		b.text(*c.Text, "")
 	case len(c.Spill) > 0:
 		// The spilled file, or the error that stands in its place.
-		switch it, _ := render.DecodeItem(c.Spill); it := it.(type) {
+		it, _ := render.DecodeItem(c.Spill)
+		switch it := b.env.own(it).(type) {
 		case *render.SpillResult:
 			b.label(fmt.Sprintf("[%d] %s · %s", n, typ, common.OrDash(render.SanitizeLine(it.MimeType))))
 			b.spill(it)
@@ -271,6 +272,9 @@ func (b *richBuilder) contentItem(n int, server string, raw json.RawMessage) {
 		b.muted(fmt.Sprintf("o: open Attachment %d (read the linked resource)", len(b.atts)))
 	case c.Type == "resource" && len(c.Resource) > 0:
 		item, _ := render.DecodeItem(c.Resource) // nil when unreadable: shown as JSON
+		if item != nil {
+			item = b.env.own(item)
+		}
 		b.label(fmt.Sprintf("[%d] embedded resource · %s", n, render.SanitizeLine(itemURI(item))))
 		if c.Note != "" {
 			b.muted(c.Note)

@@ -75,6 +75,9 @@ type Runtime interface {
 	CallMeta(ctx context.Context, name string, args json.RawMessage) ([]byte, error)
 	GetPrompt(ctx context.Context, server, name string, args map[string]string) (*mcp.PromptResult, error)
 	Catalog(ctx context.Context, server string, refresh bool) (*mcp.Catalog, error)
+	// HoldsSpill reports whether path is a file howl spilled: the viewer
+	// opens no other path a spill pointer names.
+	HoldsSpill(path string) bool
 }
 
 // New builds the viewer, closed.
