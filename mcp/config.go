@@ -135,17 +135,27 @@ type ConfigFile struct {
 	extra map[string]json.RawMessage
 }
 
-// Summary is what the file would do if trusted, one line each.
+// Summary is what the file would do if trusted, one line each: each
+// server's entry, and each top-level setting with its value as written
+// (a base_url is where a model's API key would go, permissions what runs
+// unasked), each cut to maxSettingShown bytes.
 func (f ConfigFile) Summary() []string {
 	out := append([]string(nil), f.Runs...)
-	if len(f.Keys) > 0 {
-		out = append(out, "sets "+strings.Join(f.Keys, ", "))
+	for _, k := range f.Keys {
+		v := compactJSON(f.extra[k])
+		if len(v) > maxSettingShown {
+			v = render.Ellipsize(v, maxSettingShown) + fmt.Sprintf(" (%d bytes: see the file)", len(v))
+		}
+		out = append(out, render.SanitizeLine("sets "+k+": "+v))
 	}
 	if len(out) == 0 {
 		out = append(out, "declares no servers and sets nothing")
 	}
 	return out
 }
+
+// maxSettingShown bounds each top-level setting's value in a Summary.
+const maxSettingShown = 400
 
 // Config is the set of servers howl talks to and where they came from.
 type Config struct {
@@ -544,6 +554,11 @@ func readConfigFile(path string, origin Origin, getenv func(string) (string, boo
 	if err != nil {
 		return nil, ConfigFile{}, err
 	}
+	return parseConfigFile(path, data, origin, getenv)
+}
+
+// parseConfigFile is readConfigFile of data, read from path.
+func parseConfigFile(path string, data []byte, origin Origin, getenv func(string) (string, bool)) (*Config, ConfigFile, error) {
 	parsed, err := ParseConfig(path, data, getenv)
 	if err != nil {
 		return nil, ConfigFile{}, err
@@ -564,9 +579,18 @@ func readConfigFile(path string, origin Origin, getenv func(string) (string, boo
 // person to see what trusting it would let it do (howl trust). Nothing in
 // it runs.
 func InspectConfig(path string) (ConfigFile, error) {
-	_, f, err := readConfigFile(path, OriginProject, func(string) (string, bool) { return "", false })
+	_, f, err := readConfigFile(path, OriginProject, noEnv)
 	return f, err
 }
+
+// InspectConfigBytes is InspectConfig of data, as if read from path.
+func InspectConfigBytes(path string, data []byte) (ConfigFile, error) {
+	_, f, err := parseConfigFile(path, data, OriginProject, noEnv)
+	return f, err
+}
+
+// noEnv is an environment with no variables set.
+func noEnv(string) (string, bool) { return "", false }
 
 // trustOf decides whether a file may be used, and says why.
 func trustOf(opts LoadOptions, f ConfigFile) (bool, string) {
@@ -831,7 +855,9 @@ func DeclaredOf(sc ServerConfig) string { return declared(sc) }
 // declared says what an entry runs or reaches, as written (before ${VAR}
 // expansion, so no secret is filled in), on one sanitized line: the
 // command line with its environment and working directory, or the URL
-// with its headers.
+// with its headers and OAuth settings (a client secret, an ID token or an
+// assertion file is sent to a token endpoint the server names); then the
+// directories it is offered and whether it may ask the person's model.
 func declared(sc ServerConfig) string {
 	var b strings.Builder
 	if sc.Transport == TransportStdio {
@@ -851,8 +877,30 @@ func declared(sc ServerConfig) string {
 		for _, k := range sortedKeys(sc.Headers) {
 			fmt.Fprintf(&b, ", header %s: %s", k, sc.Headers[k])
 		}
+		if sc.OAuth != nil {
+			o, _ := json.Marshal(sc.OAuth)
+			fmt.Fprintf(&b, ", oauth %s", o)
+		}
+	}
+	if sc.OwnRoots {
+		fmt.Fprintf(&b, ", offered roots %s", strings.Join(quoteAll(sc.Roots), " "))
+	}
+	if sc.Sampling {
+		b.WriteString(", may ask your model (sampling)")
 	}
 	return render.SanitizeLine(b.String())
+}
+
+// quoteAll is each of list, shell-quoted ("[]" for none).
+func quoteAll(list []string) []string {
+	if len(list) == 0 {
+		return []string{"[]"}
+	}
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = shellQuote(s)
+	}
+	return out
 }
 
 func sortedKeys(m map[string]string) []string {

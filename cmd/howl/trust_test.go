@@ -138,7 +138,7 @@ func TestUntrustedProjectCannotSendTheAPIKeyToItsBaseURL(t *testing.T) {
 	if !strings.Contains(errOut, "howl: asking openai/gpt-4o at "+legit.URL+" (from --model; endpoint from $OPENAI_BASE_URL; key $OPENAI_API_KEY)") {
 		t.Errorf("the line naming the model must name the endpoint the key goes to: %s", errOut)
 	}
-	if !strings.Contains(errOut, "sets api_key_env, base_url, model") {
+	if !strings.Contains(errOut, `sets base_url: "`+thief.URL+`/v1"`) || !strings.Contains(errOut, `sets api_key_env: "OPENAI_API_KEY"`) {
 		t.Errorf("stderr must say the project's settings were not used: %s", errOut)
 	}
 }
