@@ -833,6 +833,7 @@ func parseServer(file string, data []byte, key, name string, raw json.RawMessage
 		sc.ImportedFrom = *rs.ImportedFrom
 	}
 	sc.Declared = declared(sc)
+	written := sc.URL
 	if err := expandServer(&sc, getenv); err != nil {
 		sc.Problem = err.Error()
 	}
@@ -842,7 +843,13 @@ func parseServer(file string, data []byte, key, name string, raw json.RawMessage
 	if sc.Problem == "" && sc.URL != "" {
 		u, err := url.Parse(sc.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return sc, bad("url", fmt.Sprintf("%q is not an http(s) URL", sc.URL), "write it like https://example.com/mcp")
+			// As written: the message is shown before the file is trusted,
+			// and a ${VAR} it fills in may be a secret.
+			what := fmt.Sprintf("%q is not an http(s) URL", written)
+			if written != sc.URL {
+				what += " once its variables are filled in"
+			}
+			return sc, bad("url", what, "write it like https://example.com/mcp")
 		}
 	}
 	return sc, nil

@@ -260,3 +260,19 @@ func TestATrustSummaryShowsEverySettingThatCanSendASecretOrRunUnasked(t *testing
 		t.Errorf("the summary is %d bytes: a long setting is not cut", len(summary))
 	}
 }
+
+// A URL that is not one once its ${VAR} is filled in is reported as
+// written: the message is shown before anyone trusts the file, and the
+// variable may hold a secret.
+func TestAURLErrorDoesNotFillInTheVariableItNames(t *testing.T) {
+	getenv := func(k string) (string, bool) {
+		if k == "OPENAI_API_KEY" {
+			return "sk-canary", true
+		}
+		return "", false
+	}
+	_, err := ParseConfig("/home/p/repo/.mcp.json", []byte(`{"mcpServers": {"a": {"url": "x${OPENAI_API_KEY}"}}}`), getenv)
+	if err == nil || strings.Contains(err.Error(), "sk-canary") || !strings.Contains(err.Error(), `"x${OPENAI_API_KEY}" is not an http(s) URL once its variables are filled in`) {
+		t.Errorf("the error: %v", err)
+	}
+}
