@@ -91,13 +91,19 @@ func (p Permissions) Decider(cats Catalogs, ask func(ctx context.Context, call T
 		}
 		var ann *mcp.ToolAnnotations
 		var item mcp.CatalogItem
-		found := false
+		found, unseen := false, false
 		if cat, err := cats.Catalog(ctx, mc.Server, false); err == nil {
 			if item, found = cat.Lookup(mcp.KindTool, tool); found {
 				ann = item.Annotations
 			}
+			// A tool the listing may have missed (a page failed, a bound was
+			// reached) reaches the server: howl cannot see whether it is
+			// destructive, so a server:* rule does not cover it.
+			unseen = !found && mc.Prefix == mcp.PrefixInvoke && !cat.ToolsComplete()
+		} else {
+			unseen = mc.Prefix == mcp.PrefixInvoke
 		}
-		destructive := ann != nil && ann.DestructiveHint != nil && *ann.DestructiveHint
+		destructive := ann != nil && ann.DestructiveHint != nil && *ann.DestructiveHint || unseen
 		readOnly := ann != nil && ann.ReadOnlyHint != nil && *ann.ReadOnlyHint && !destructive
 		var changed *Change
 		for _, a := range p.Allow {
@@ -106,7 +112,7 @@ func (p Permissions) Decider(cats Catalogs, ask func(ctx context.Context, call T
 				continue
 			}
 			if t == tool {
-				how, ch := p.pinned(item, found)
+				how, ch := p.pinned(item, found, unseen)
 				if ch == nil {
 					return "allowed by rule " + a + how, nil
 				}
@@ -127,7 +133,10 @@ func (p Permissions) Decider(cats Catalogs, ask func(ctx context.Context, call T
 			return fmt.Sprintf("allowed: %s is annotated read-only", tool), nil
 		}
 		why := fmt.Sprintf("%s on %s", cmp.Or(tool, call.Name), cmp.Or(mc.Server, "every server"))
-		if destructive {
+		switch {
+		case unseen:
+			why += " (not in the server's tool listing, which is incomplete: howl cannot see what it does)"
+		case destructive:
 			why += " (annotated destructive)"
 		}
 		if changed != nil {
@@ -147,12 +156,17 @@ func (p Permissions) Decider(cats Catalogs, ask func(ctx context.Context, call T
 // pinned checks a tool a rule names against its approved definition. It
 // returns how the rule applied (" (definition pinned)" the first time),
 // or the change that stops it from applying. Without Approvals, or for a
-// tool the server does not list (the call fails at the server), the rule
-// applies as written. An approvals file that cannot be read stops it:
-// the person is asked rather than trusted blindly.
-func (p Permissions) pinned(it mcp.CatalogItem, found bool) (string, *Change) {
-	if p.Approvals == nil || !found {
+// tool a complete listing lacks (the call is refused before the server),
+// the rule applies as written; one an incomplete listing lacks (unseen)
+// reaches the server with a definition nobody can check, so the person is
+// asked. An approvals file that cannot be read stops it too: the person is
+// asked rather than trusted blindly.
+func (p Permissions) pinned(it mcp.CatalogItem, found, unseen bool) (string, *Change) {
+	if p.Approvals == nil || !found && !unseen {
 		return "", nil
+	}
+	if unseen {
+		return "", &Change{Fields: []string{"(unknown: the tool is not in the server's tool listing, which is incomplete, so its definition cannot be checked)"}}
 	}
 	state, ch, err := p.Approvals.Check(it)
 	switch {

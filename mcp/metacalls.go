@@ -295,7 +295,7 @@ func (r *Runtime) callInvoke(ctx context.Context, at callSite, args MetaArgs) ([
 		}
 	} else if why := leftOut(cat, KindTool, tool); why != "" {
 		return nil, callErrorf("%s: %s", fn, why)
-	} else if toolsListed(cat) {
+	} else if cat.ToolsComplete() {
 		return nil, callErrorf("%s: %v", fn, notFound(cat, KindTool, tool))
 	}
 	conn, err := r.Conn(server)
@@ -317,10 +317,11 @@ func (r *Runtime) callInvoke(ctx context.Context, at callSite, args MetaArgs) ([
 	return out, nil
 }
 
-// toolsListed reports whether the catalog's tool list can be trusted to be
-// complete (tools were listed, without a warning), so an unknown name is a
-// mistake rather than a gap.
-func toolsListed(cat *Catalog) bool {
+// ToolsComplete reports whether the catalog's tool list can be trusted to
+// be complete (tools were listed, without a warning), so an unknown name
+// is a mistake rather than a gap: the call refuses it before the server,
+// and the permission rules may treat it as not there.
+func (cat *Catalog) ToolsComplete() bool {
 	listed := false
 	for _, k := range cat.Listed {
 		listed = listed || k == KindTool

@@ -1,0 +1,101 @@
+package llm
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/howl-mcp/howl/mcp"
+)
+
+// serveTornListing is a server whose tool listing fails after its first
+// page: it lists echo, and the page that would list nuke (destructive)
+// fails. Both tools run; nuke marks the guard fixture's file.
+func serveTornListing() error {
+	in, out := bufio.NewScanner(os.Stdin), json.NewEncoder(os.Stdout)
+	in.Buffer(make([]byte, 1<<20), 1<<20)
+	for in.Scan() {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Cursor string `json:"cursor"`
+				Name   string `json:"name"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(in.Bytes(), &req) != nil || len(req.ID) == 0 {
+			continue // a notification
+		}
+		answer := map[string]any{"jsonrpc": "2.0", "id": req.ID}
+		switch {
+		case req.Method == "initialize":
+			answer["result"] = map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{"tools": map[string]any{}},
+				"serverInfo": map[string]any{"name": "torn", "version": "1"}}
+		case req.Method == "tools/list" && req.Params.Cursor == "":
+			answer["result"] = map[string]any{"tools": []any{map[string]any{"name": "echo", "inputSchema": map[string]any{"type": "object"}}}, "nextCursor": "2"}
+		case req.Method == "tools/list":
+			answer["error"] = map[string]any{"code": -32603, "message": "the tool index is corrupt"}
+		case req.Method == "tools/call":
+			if req.Params.Name == "nuke" {
+				f, err := os.OpenFile(os.Getenv(guardMarkEnv), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(f, "nuke ran")
+				f.Close()
+			}
+			answer["result"] = map[string]any{"content": []any{map[string]any{"type": "text", "text": "ran " + req.Params.Name}}}
+		default:
+			answer["result"] = map[string]any{}
+		}
+		if err := out.Encode(answer); err != nil {
+			return err
+		}
+	}
+	return in.Err()
+}
+
+// A tool the server's listing missed (a page failed) is one howl cannot
+// see the annotations of: a server:* rule does not cover it, and a rule
+// naming it cannot check its pinned definition, so a headless run refuses
+// it and the server never runs it. A listed tool is still allowed by the
+// wildcard, and --allow naming the tool (the person's say for the run)
+// still allows it.
+func TestAToolAnIncompleteListingMissedIsNotCoveredByARule(t *testing.T) {
+	mark := filepath.Join(t.TempDir(), "nuke.mark")
+	rt := startFixture(t, "x", map[string]string{fixtureEnv: "torn-listing", guardMarkEnv: mark}, mcp.RuntimeOptions{})
+	ctx := context.Background()
+	nuke := ToolCall{ID: "1", Name: "mcp_invoke_x", Arguments: `{"tool":"nuke","arguments":{}}`}
+	echo := ToolCall{ID: "2", Name: "mcp_invoke_x", Arguments: `{"tool":"echo","arguments":{}}`}
+	for _, c := range []struct {
+		name  string
+		perms Permissions
+	}{
+		{"--allow x:*", Permissions{AllowNow: []string{"x:*"}}},
+		{"allow x:*", Permissions{Allow: []string{"x:*"}}},
+		{"allow x:nuke, pinned", Permissions{Allow: []string{"x:nuke"}, Approvals: NewApprovals(filepath.Join(t.TempDir(), "approved.json"))}},
+	} {
+		decide := c.perms.Decider(rt, nil)
+		if decision, err := decide(ctx, nuke); err == nil {
+			t.Errorf("%s: the unlisted tool was %q", c.name, decision)
+		} else if !strings.Contains(err.Error()+decision, "incomplete") {
+			t.Errorf("%s: the refusal does not say the listing is incomplete: %q, %v", c.name, decision, err)
+		}
+		if strings.HasSuffix(c.name, "x:*") {
+			if decision, err := decide(ctx, echo); err != nil {
+				t.Errorf("%s: the listed, harmless tool was refused: %q, %v", c.name, decision, err)
+			}
+		}
+	}
+	if decision, err := (Permissions{AllowNow: []string{"x:nuke"}}).Decider(rt, nil)(ctx, nuke); err != nil {
+		t.Errorf("--allow x:nuke names the tool: %q, %v", decision, err)
+	}
+	if n := nukeRuns(t, mark); n != 0 {
+		t.Errorf("nuke ran %d times: deciding must not call it", n)
+	}
+}
