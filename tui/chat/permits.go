@@ -69,15 +69,21 @@ func (r *PermissionRequest) ruleOrName() string {
 }
 
 // sessionKey is what a "for this session" answer to r allows: its
-// ruleOrName, for the same asker only. An app's grant is that app's: the
-// model, or another app, is still asked, since the person answered about
-// a button in one page, not about every caller of the tool. A grant under
-// the bare ruleOrName (an "always" answer) is every caller's.
+// ruleOrName, for the same asker only, and for a call naming no tool on
+// the server it was asked about (a shared function's name, mcp_read,
+// names none). An app's grant is that app's: the model, or another app,
+// is still asked, since the person answered about a button in one page,
+// not about every caller of the tool. A grant under the bare ruleOrName
+// (an "always" answer) is every caller's.
 func (r *PermissionRequest) sessionKey() string {
-	if r.App != "" {
-		return "app " + r.App + " " + r.ruleOrName()
+	what := r.ruleOrName()
+	if r.Tool == "" {
+		what += " on " + r.Server
 	}
-	return "model " + r.ruleOrName()
+	if r.App != "" {
+		return "app " + r.App + " " + what
+	}
+	return "model " + what
 }
 
 type permissionReply struct {

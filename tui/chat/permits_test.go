@@ -123,3 +123,65 @@ func TestASessionAnswerToAnAppAllowsThatAppOnly(t *testing.T) {
 		t.Errorf("an app open before the \"a\" was refused or asked (%s, %v); want it allowed by the rule", d, err)
 	}
 }
+
+// In the shared shape a read names its server in its arguments, not its
+// function: "s" to mcp_read on server a lets reads of a through, and a
+// read of b is still asked.
+func TestASessionAnswerToASharedReadAllowsThatServerOnly(t *testing.T) {
+	var servers []mcp.ServerConfig
+	for _, name := range []string{"a", "b"} {
+		servers = append(servers, mcp.ServerConfig{Name: name, Transport: mcp.TransportStdio, Command: "howl", Args: []string{"demo-server"},
+			Serve: func(ctx context.Context, in io.Reader, out io.Writer) error {
+				return demo.ServeStdio(ctx, demo.New(demo.Options{}), in, out)
+			}})
+	}
+	rt := mcp.NewRuntime(&mcp.Config{Servers: servers}, mcp.RuntimeOptions{CacheDir: t.TempDir(), Functions: mcp.FunctionsShared})
+	t.Cleanup(func() { rt.Close() })
+	if err := rt.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := rt.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	com := testCommon()
+	com.ModelRT = rt
+	c := New(com, nil, nil, 0)
+	c.permits = NewPermits(llm.Permissions{AskReads: true}, "")
+	asked := func(server string) bool {
+		t.Helper()
+		questions := make(chan *PermissionRequest, 1)
+		decide := c.permits.decider(rt, questions)
+		call := llm.ToolCall{ID: "r", Name: "mcp_read", Arguments: `{"server":"` + server + `","uri":"demo://readme"}`}
+		done := make(chan error, 1)
+		go func() {
+			_, err := decide(ctx, call)
+			done <- err
+		}()
+		was := false
+		for {
+			select {
+			case req := <-questions:
+				was = true
+				c.AnswerPermission(req, AnswerSession)
+			case err := <-done:
+				if err != nil {
+					t.Fatalf("read of %s: %v", server, err)
+				}
+				return was
+			case <-ctx.Done():
+				t.Fatalf("read of %s: no decision", server)
+			}
+		}
+	}
+	if !asked("a") {
+		t.Fatal("the first read of a was not asked about")
+	}
+	if asked("a") {
+		t.Error("a read of a was asked again after \"s\"")
+	}
+	if !asked("b") {
+		t.Error("a read of b was let through by \"s\" to a read of a")
+	}
+}
