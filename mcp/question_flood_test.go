@@ -131,11 +131,12 @@ func TestQuestionFloodWhileNobodyAnswersIsRefusedPastTheBoundWithFlatMemory(t *t
 	}
 }
 
-// A 2026-07-28 server can ask many questions in one input-required
+// A 2026-07-28 server can ask several questions in one input-required
 // result; mcp-go answers them all at once. Past MaxPendingServerRequests
-// howl refuses, so the call fails with the reason instead of putting a
-// thousand questions to the person.
-func TestOneResultAskingAThousandQuestionsIsRefusedPastTheBound(t *testing.T) {
+// howl refuses, so the call fails with the reason instead of putting
+// every question to the person. (More than MaxInputRequests in one result
+// fail before any is asked: TestAResultAskingForTooManyInputsFails...)
+func TestOneResultAskingMoreQuestionsThanMayWaitIsRefusedPastTheBound(t *testing.T) {
 	var mu sync.Mutex
 	waiting, peak := 0, 0
 	tooMany := make(chan struct{})
@@ -162,7 +163,7 @@ func TestOneResultAskingAThousandQuestionsIsRefusedPastTheBound(t *testing.T) {
 	rt := startReady(t, &Config{Servers: []ServerConfig{sc}}, RuntimeOptions{Elicit: elicit, Spill: render.NewSpillStore(t.TempDir())})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	out, err := rt.CallMeta(ctx, "mcp_invoke_question-flood", json.RawMessage(`{"tool":"ask_many","arguments":{"n":1000}}`))
+	out, err := rt.CallMeta(ctx, "mcp_invoke_question-flood", json.RawMessage(fmt.Sprintf(`{"tool":"ask_many","arguments":{"n":%d}}`, MaxInputRequests)))
 	if peak > MaxPendingServerRequests {
 		t.Errorf("the person had %d questions waiting at once, want at most %d", peak, MaxPendingServerRequests)
 	}
