@@ -359,12 +359,15 @@ func FindConfig(opts LoadOptions) (string, error) {
 func findConfigs(opts LoadOptions) ([]configCandidate, error) {
 	getenv := opts.getenv()
 	wd, ucd := configDirs(opts)
+	// A file whose path, as named or resolved, lies under the working
+	// directory is the project's: a link there to a file elsewhere (one
+	// the repository ships beside it, say) does not make it the person's.
 	originOf := func(p string) Origin {
 		abs := realPath(p)
 		if ucd != "" && within(abs, realPath(ucd)) {
 			return OriginUser
 		}
-		if within(abs, realPath(wd)) {
+		if within(abs, realPath(wd)) || within(absPath(p), absPath(wd)) {
 			return OriginProject
 		}
 		return OriginUser
@@ -424,6 +427,15 @@ func defaultCandidates(wd, ucd string) []configCandidate {
 
 // realPath is p made absolute with its symlinks resolved (as far as they
 // resolve).
+// absPath is p made absolute and clean, links left as they are.
+func absPath(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	return abs
+}
+
 func realPath(p string) string {
 	abs, err := filepath.Abs(p)
 	if err != nil {

@@ -204,6 +204,19 @@ func TestConfigNamedUnderTheWorkingDirectoryIsAProjectFile(t *testing.T) {
 	if x, _ := cfg.Server("x"); x.Untrusted != "" || cfg.UserFile != outside {
 		t.Errorf("--config naming a file outside the working directory is the person's own: %+v, user file %q", x, cfg.UserFile)
 	}
+	// A link under the working directory to that file is still the
+	// project's: the repository can ship the link and the file beside it.
+	link := filepath.Join(p.work, "linked.json")
+	if err := os.Symlink(outside, link); err != nil {
+		t.Skipf("SKIPPED the linked case: this system cannot make a symbolic link here (%v)", err)
+	}
+	cfg, err = LoadConfig(LoadOptions{Path: link, WorkDir: p.work, UserConfigDir: filepath.Join(p.dir, "user"), Getenv: env(nil), Trust: p.trust})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x, _ := cfg.Server("x"); x.Untrusted == "" || cfg.UserFile != "" {
+		t.Errorf("--config naming a link under the working directory to a file outside it must be a project file: %+v, user file %q", x, cfg.UserFile)
+	}
 }
 
 func TestBrokenProjectConfigDoesNotStopTheUsersServers(t *testing.T) {
