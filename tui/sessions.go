@@ -9,6 +9,7 @@ import (
 
 	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/llm/store"
+	"github.com/howl-mcp/howl/render"
 	"github.com/howl-mcp/howl/tui/chat"
 	"github.com/howl-mcp/howl/tui/common"
 	"github.com/howl-mcp/howl/tui/dialog"
@@ -102,7 +103,9 @@ func (m *Model) cmdExport(words []string) tea.Cmd {
 	}
 	st, ctx, id, path := m.com.Store, m.com.Ctx, rec.SessionID(), words[0]
 	return common.Deliver(common.OwnerRoot, m.com.NewID(), func() tea.Msg {
-		f, err := os.Create(path)
+		// It holds tool output: the person's alone, and never written
+		// through a link planted where it goes.
+		f, err := render.OpenPrivate(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 		if err != nil {
 			return exportedMsg{path: path, err: err}
 		}

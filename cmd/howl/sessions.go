@@ -13,6 +13,7 @@ import (
 
 	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/llm/store"
+	"github.com/howl-mcp/howl/render"
 )
 
 // openStore opens the session database at its default place.
@@ -168,7 +169,9 @@ func newSessionsCmd(stdout io.Writer) *cobra.Command {
 			return withStore(cmd.Context(), func(st *store.Store) error {
 				w := stdout
 				if out != "" {
-					f, err := os.Create(out)
+					// It holds tool output: the person's alone, and never
+					// written through a link planted where it goes.
+					f, err := render.OpenPrivate(out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 					if err != nil {
 						return usagef("-o %s: %v", out, err)
 					}

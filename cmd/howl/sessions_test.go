@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -64,6 +65,21 @@ func TestAskSavesTheSessionAndContinueResumesIt(t *testing.T) {
 	b, _ := os.ReadFile(md)
 	if !strings.Contains(string(b), "<summary>tool call <code>mcp_search_demo</code>") || !strings.Contains(string(b), "## You\n\nAnd the fix?") {
 		t.Errorf("export:\n%s", b)
+	}
+	// The export holds tool output: it is the person's alone, and a link
+	// planted where it goes is refused, not written through.
+	if fi, err := os.Stat(md); err != nil || runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
+		t.Errorf("the export's mode: %v %v, want 0600", fi.Mode().Perm(), err)
+	}
+	victim, link := filepath.Join(dir, "victim.txt"), filepath.Join(dir, "link.md")
+	os.WriteFile(victim, []byte("keep me"), 0o600)
+	if os.Symlink(victim, link) == nil {
+		if _, errOut, code := howl(t, "sessions", "export", list[0].ID, "-o", link); code == 0 || !strings.Contains(errOut, "symbolic link") {
+			t.Errorf("export through a link: exit %d %s", code, errOut)
+		}
+		if b, _ := os.ReadFile(victim); string(b) != "keep me" {
+			t.Errorf("the link's target was written: %q", b)
+		}
 	}
 	if _, errOut, code := howl(t, "sessions", "export", "nope"); code != exitUsage || !strings.Contains(errOut, "no such session") {
 		t.Errorf("missing session: %d %s", code, errOut)
