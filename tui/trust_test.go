@@ -116,8 +116,10 @@ func TestAToolChangedSinceItsApprovalIsAskedAboutAgainWithTheDiff(t *testing.T) 
 	if res := toolResult(t, srv); strings.Contains(res.Content, "not run") {
 		t.Errorf("allowed for the session, it runs: %+v", res)
 	}
-	if state, _, _ := perms.Approvals.Check(mustTool(t, "echo")); state != llm.Unchanged {
-		t.Errorf("allowing it for the session approves what it is now: state %v", state)
+	// The grant is the model's for the session: no approval is recorded,
+	// since an approval would let every caller (an MCP App) run it too.
+	if state, _, _ := perms.Approvals.Check(mustTool(t, "echo")); state != llm.Changed {
+		t.Errorf("a session answer recorded an approval for every caller: state %v", state)
 	}
 }
 

@@ -101,13 +101,22 @@ type Permits struct {
 	mu     sync.Mutex
 	rules  llm.Permissions
 	source string // the config file ("" in demo mode: nothing persists)
-	// session maps "server:tool" (or a function name) to the decision that
-	// allowed it for the rest of the session.
-	session map[string]string
+	// session maps a sessionKey (or a bare ruleOrName, for an "always"
+	// answer) to what allowed it for the rest of the session.
+	session map[string]sessionGrant
+}
+
+// sessionGrant is a "for this session" answer: the decision, and the
+// fingerprint of the tool's definition it was given for ("" when the
+// server did not list the tool). It is the asker's alone: a changed tool
+// it covers is not approved for anyone else (Approvals are every
+// caller's), and it lapses when the tool changes again.
+type sessionGrant struct {
+	decision, def string
 }
 
 func NewPermits(p llm.Permissions, source string) *Permits {
-	return &Permits{rules: p, source: source, session: map[string]string{}}
+	return &Permits{rules: p, source: source, session: map[string]sessionGrant{}}
 }
 
 // decider is the DecideFunc for one turn: asks reach the chat through asks.
@@ -169,13 +178,13 @@ func (p *Permits) ask(ctx context.Context, cats llm.Catalogs, post func(context.
 		key = req.ruleOrName()
 		granted, ok = p.session[key]
 	}
-	if ok && req.Changed != nil {
+	if ok && req.Changed != nil && (granted.def == "" || granted.def != fingerprintOf(req.Item)) {
 		delete(p.session, key) // granted for what the tool was, not what it is now
 		ok = false
 	}
 	p.mu.Unlock()
 	if ok {
-		return granted, nil
+		return granted.decision, nil
 	}
 	if err := post(ctx, req); err != nil {
 		return "not asked", err
@@ -201,10 +210,19 @@ func (p *Permits) approvals() *llm.Approvals {
 }
 
 // grant allows key for the rest of the session with decision.
-func (p *Permits) grant(key, decision string) {
+func (p *Permits) grant(key, decision string, it *mcp.CatalogItem) {
 	p.mu.Lock()
-	p.session[key] = decision
+	p.session[key] = sessionGrant{decision: decision, def: fingerprintOf(it)}
 	p.mu.Unlock()
+}
+
+// fingerprintOf is the fingerprint of a listed tool's definition, "" for
+// none.
+func fingerprintOf(it *mcp.CatalogItem) string {
+	if it == nil {
+		return ""
+	}
+	return mcp.DefinitionOf(*it).Fingerprint()
 }
 
 // addRule adds a persisted rule to the running rules.
@@ -243,10 +261,13 @@ func (c *Pane) AnswerPermission(req *PermissionRequest, answer PermissionAnswer)
 	case AnswerOnce:
 		reply.decision = "allowed once by you"
 	case AnswerSession:
+		// The asker's alone: the grant keeps the definition it was given
+		// for, and no approval is recorded, since an approval is every
+		// caller's (an app's "s" would let the model run a changed tool,
+		// and the model's an app).
 		reply.decision = "allowed by you for this session"
-		reply.approve = true
 		if p != nil {
-			p.grant(key, reply.decision)
+			p.grant(key, reply.decision, req.Item)
 		}
 	case AnswerAlways:
 		switch {
@@ -254,7 +275,7 @@ func (c *Pane) AnswerPermission(req *PermissionRequest, answer PermissionAnswer)
 			reply.decision = "allowed by you for this session (no config file: not saved)"
 			reply.approve = true
 			if p != nil {
-				p.grant(key, reply.decision)
+				p.grant(key, reply.decision, req.Item)
 			}
 			cmd = common.ReportWarn("there is no config file of yours to save to, so " + render.SanitizeLine(rule) + " is allowed for this session only")
 		default:
@@ -264,7 +285,7 @@ func (c *Pane) AnswerPermission(req *PermissionRequest, answer PermissionAnswer)
 			// from before it, so it is granted for them by its bare name.
 			reply.decision = "always allowed by you: rule " + rule
 			reply.approve, reply.save = true, true
-			p.grant(rule, "allowed by rule "+rule)
+			p.grant(rule, "allowed by rule "+rule, req.Item)
 			p.addRule(rule)
 			cmd = common.Deliver(common.OwnerChat, c.com.NewID(), persistAllowCmd(p.source, rule))
 		}

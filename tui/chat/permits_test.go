@@ -46,51 +46,7 @@ func TestASessionAnswerToAnAppAllowsThatAppOnly(t *testing.T) {
 	cats := com.ModelRT.(llm.Catalogs)
 	call := llm.ToolCall{ID: "c1", Name: "mcp_invoke_demo", Arguments: `{"tool":"` + demo.DeleteNoteTool + `","arguments":{"id":"note-007"}}`}
 
-	// asked runs one decision of the model's (app "") or an app's,
-	// answering a question with answer, and reports whether the person was
-	// asked. The answer goes through AnswerPermission, as the dialog's does.
-	asked := func(app string, answer PermissionAnswer) bool {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		questions := make(chan *PermissionRequest, 1)
-		post := func(ctx context.Context, req *PermissionRequest) error {
-			select {
-			case questions <- req:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}
-		decide := c.permits.decider(cats, questions)
-		if app != "" {
-			decide = c.AppDecider(app, post)
-		}
-		type outcome struct {
-			decision string
-			err      error
-		}
-		done := make(chan outcome, 1)
-		go func() {
-			d, err := decide(ctx, call)
-			done <- outcome{d, err}
-		}()
-		was := false
-		for {
-			select {
-			case req := <-questions:
-				was = true
-				c.AnswerPermission(req, answer)
-			case o := <-done:
-				if o.err != nil && answer != AnswerDeny {
-					t.Fatalf("app %q: %s, %v", app, o.decision, o.err)
-				}
-				return was
-			case <-ctx.Done():
-				t.Fatalf("app %q: no decision within 30 s", app)
-			}
-		}
-	}
+	asked := asker(t, c, cats, call)
 	const dice, other = "ui://demo/dice.html", "ui://other/app.html"
 	if !asked(dice, AnswerSession) {
 		t.Fatal("the app's first call was not asked about")
@@ -183,5 +139,107 @@ func TestASessionAnswerToASharedReadAllowsThatServerOnly(t *testing.T) {
 	}
 	if !asked("b") {
 		t.Error("a read of b was let through by \"s\" to a read of a")
+	}
+}
+
+// asker runs one decision of call by the model's (app "") or an app's
+// rules, answering a question with answer, and reports whether the
+// person was asked. The answer goes through AnswerPermission, as the
+// dialog's does.
+func asker(t *testing.T, c *Pane, cats llm.Catalogs, call llm.ToolCall) func(app string, answer PermissionAnswer) bool {
+	return func(app string, answer PermissionAnswer) bool {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		questions := make(chan *PermissionRequest, 1)
+		post := func(ctx context.Context, req *PermissionRequest) error {
+			select {
+			case questions <- req:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		decide := c.permits.decider(cats, questions)
+		if app != "" {
+			decide = c.AppDecider(app, post)
+		}
+		type outcome struct {
+			decision string
+			err      error
+		}
+		done := make(chan outcome, 1)
+		go func() {
+			d, err := decide(ctx, call)
+			done <- outcome{d, err}
+		}()
+		was := false
+		for {
+			select {
+			case req := <-questions:
+				was = true
+				c.AnswerPermission(req, answer)
+			case o := <-done:
+				if o.err != nil && answer != AnswerDeny {
+					t.Fatalf("app %q: %s, %v", app, o.decision, o.err)
+				}
+				return was
+			case <-ctx.Done():
+				t.Fatalf("app %q: no decision within 30 s", app)
+			}
+		}
+	}
+}
+
+// A tool changed since its rule pinned it: "s" to an app's call lets that
+// app run the changed tool again unasked, but the model is still asked,
+// and "s" to the model lets no app through: a session answer approves
+// the changed definition for its asker only.
+func TestASessionAnswerAboutAChangedToolIsTheAskersAlone(t *testing.T) {
+	com := testCommon()
+	com.ModelRT = demoRuntime(t)
+	c := New(com, nil, nil, 0)
+	cats := com.ModelRT.(llm.Catalogs)
+	cat, err := cats.Catalog(context.Background(), "demo", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	it, ok := cat.Lookup(mcp.KindTool, demo.DeleteNoteTool)
+	if !ok {
+		t.Fatalf("the demo lists no %s", demo.DeleteNoteTool)
+	}
+	before := it
+	before.Description = "What the tool said when the rule was pinned."
+	pinnedRules := func() *Permits {
+		approvals := llm.NewApprovals("")
+		if err := approvals.Approve(before, false, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		return NewPermits(llm.Permissions{Allow: []string{"demo:" + demo.DeleteNoteTool}, Approvals: approvals}, "")
+	}
+	call := llm.ToolCall{ID: "c1", Name: "mcp_invoke_demo", Arguments: `{"tool":"` + demo.DeleteNoteTool + `","arguments":{"id":"note-007"}}`}
+	asked := asker(t, c, cats, call)
+	const dice = "ui://demo/dice.html"
+
+	c.permits = pinnedRules()
+	if !asked(dice, AnswerSession) {
+		t.Fatal("the app's call of the changed tool was not asked about")
+	}
+	if asked(dice, AnswerDeny) {
+		t.Error("the app was asked again after \"s\"")
+	}
+	if !asked("", AnswerDeny) {
+		t.Error("the model ran the changed tool unasked after an app's \"s\"")
+	}
+
+	c.permits = pinnedRules()
+	if !asked("", AnswerSession) {
+		t.Fatal("the model's call of the changed tool was not asked about")
+	}
+	if asked("", AnswerDeny) {
+		t.Error("the model was asked again after \"s\"")
+	}
+	if !asked(dice, AnswerDeny) {
+		t.Error("an app ran the changed tool unasked after the model's \"s\"")
 	}
 }
