@@ -15,12 +15,22 @@ import (
 
 // demoRuntime is the embedded demo in this process, over stdio's framing.
 func demoRuntime(t *testing.T) *mcp.Runtime {
+	return demoServers(t, mcp.RuntimeOptions{}, "demo")
+}
+
+// demoServers is a runtime with the embedded demo under each name, with
+// opts (its CacheDir a temporary directory), started and ready.
+func demoServers(t *testing.T, opts mcp.RuntimeOptions, names ...string) *mcp.Runtime {
 	t.Helper()
-	sc := mcp.ServerConfig{Name: "demo", Transport: mcp.TransportStdio, Command: "howl", Args: []string{"demo-server"},
-		Serve: func(ctx context.Context, in io.Reader, out io.Writer) error {
-			return demo.ServeStdio(ctx, demo.New(demo.Options{}), in, out)
-		}}
-	rt := mcp.NewRuntime(&mcp.Config{Servers: []mcp.ServerConfig{sc}}, mcp.RuntimeOptions{CacheDir: t.TempDir()})
+	var servers []mcp.ServerConfig
+	for _, name := range names {
+		servers = append(servers, mcp.ServerConfig{Name: name, Transport: mcp.TransportStdio, Command: "howl", Args: []string{"demo-server"},
+			Serve: func(ctx context.Context, in io.Reader, out io.Writer) error {
+				return demo.ServeStdio(ctx, demo.New(demo.Options{}), in, out)
+			}})
+	}
+	opts.CacheDir = t.TempDir()
+	rt := mcp.NewRuntime(&mcp.Config{Servers: servers}, opts)
 	t.Cleanup(func() { rt.Close() })
 	if err := rt.Start(); err != nil {
 		t.Fatal(err)
@@ -84,23 +94,9 @@ func TestASessionAnswerToAnAppAllowsThatAppOnly(t *testing.T) {
 // function: "s" to mcp_read on server a lets reads of a through, and a
 // read of b is still asked.
 func TestASessionAnswerToASharedReadAllowsThatServerOnly(t *testing.T) {
-	var servers []mcp.ServerConfig
-	for _, name := range []string{"a", "b"} {
-		servers = append(servers, mcp.ServerConfig{Name: name, Transport: mcp.TransportStdio, Command: "howl", Args: []string{"demo-server"},
-			Serve: func(ctx context.Context, in io.Reader, out io.Writer) error {
-				return demo.ServeStdio(ctx, demo.New(demo.Options{}), in, out)
-			}})
-	}
-	rt := mcp.NewRuntime(&mcp.Config{Servers: servers}, mcp.RuntimeOptions{CacheDir: t.TempDir(), Functions: mcp.FunctionsShared})
-	t.Cleanup(func() { rt.Close() })
-	if err := rt.Start(); err != nil {
-		t.Fatal(err)
-	}
+	rt := demoServers(t, mcp.RuntimeOptions{Functions: mcp.FunctionsShared}, "a", "b")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	if err := rt.Wait(ctx); err != nil {
-		t.Fatal(err)
-	}
 	com := testCommon()
 	com.ModelRT = rt
 	c := New(com, nil, nil, 0)
