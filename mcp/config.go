@@ -142,11 +142,7 @@ type ConfigFile struct {
 func (f ConfigFile) Summary() []string {
 	out := append([]string(nil), f.Runs...)
 	for _, k := range f.Keys {
-		v := compactJSON(f.extra[k])
-		if len(v) > maxSettingShown {
-			v = render.Ellipsize(v, maxSettingShown) + fmt.Sprintf(" (%d bytes: see the file)", len(v))
-		}
-		out = append(out, render.SanitizeLine("sets "+k+": "+v))
+		out = append(out, render.SanitizeLine("sets "+k+": "+shownCut(compactJSON(f.extra[k]))))
 	}
 	if len(out) == 0 {
 		out = append(out, "declares no servers and sets nothing")
@@ -154,8 +150,17 @@ func (f ConfigFile) Summary() []string {
 	return out
 }
 
-// maxSettingShown bounds each top-level setting's value in a Summary.
+// maxSettingShown bounds each top-level setting's value, and an entry's
+// OAuth settings, in what a trust prompt shows.
 const maxSettingShown = 400
+
+// shownCut is v cut to maxSettingShown bytes, saying how long it is.
+func shownCut(v string) string {
+	if len(v) <= maxSettingShown {
+		return v
+	}
+	return render.Ellipsize(v, maxSettingShown) + fmt.Sprintf(" (%d bytes: see the file)", len(v))
+}
 
 // Config is the set of servers howl talks to and where they came from.
 type Config struct {
@@ -425,8 +430,6 @@ func defaultCandidates(wd, ucd string) []configCandidate {
 	return append(cands, configCandidate{filepath.Join(wd, ".mcp.json"), OriginProject, false})
 }
 
-// realPath is p made absolute with its symlinks resolved (as far as they
-// resolve).
 // absPath is p made absolute and clean, links left as they are.
 func absPath(p string) string {
 	abs, err := filepath.Abs(p)
@@ -436,11 +439,10 @@ func absPath(p string) string {
 	return abs
 }
 
+// realPath is p made absolute with its symlinks resolved (as far as they
+// resolve).
 func realPath(p string) string {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return filepath.Clean(p)
-	}
+	abs := absPath(p)
 	if r, err := filepath.EvalSymlinks(abs); err == nil {
 		return r
 	}
@@ -897,8 +899,7 @@ func declared(sc ServerConfig) string {
 			fmt.Fprintf(&b, ", header %s: %s", k, sc.Headers[k])
 		}
 		if sc.OAuth != nil {
-			o, _ := json.Marshal(sc.OAuth)
-			fmt.Fprintf(&b, ", oauth %s", o)
+			fmt.Fprintf(&b, ", oauth %s", declaredOAuth(*sc.OAuth))
 		}
 	}
 	if sc.OwnRoots {
@@ -908,6 +909,20 @@ func declared(sc ServerConfig) string {
 		b.WriteString(", may ask your model (sampling)")
 	}
 	return render.SanitizeLine(b.String())
+}
+
+// declaredOAuth is an entry's OAuth settings as written, cut to
+// maxSettingShown: a ${VAR} or a file path says what would be sent, and a
+// secret written into the file itself is shown by its length only (howl
+// mcp list shows this line for your own servers too).
+func declaredOAuth(o OAuthSettings) string {
+	for _, secret := range []*string{&o.ClientSecret, &o.PrivateKeyPEM, &o.IDToken, &o.Assertion} {
+		if *secret != "" && !strings.Contains(*secret, "${") {
+			*secret = fmt.Sprintf("(written in the file, %d bytes)", len(*secret))
+		}
+	}
+	b, _ := json.Marshal(o)
+	return shownCut(string(b))
 }
 
 // quoteAll is each of list, shell-quoted ("[]" for none).
