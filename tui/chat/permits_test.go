@@ -95,37 +95,14 @@ func TestASessionAnswerToAnAppAllowsThatAppOnly(t *testing.T) {
 // read of b is still asked.
 func TestASessionAnswerToASharedReadAllowsThatServerOnly(t *testing.T) {
 	rt := demoServers(t, mcp.RuntimeOptions{Functions: mcp.FunctionsShared}, "a", "b")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
 	com := testCommon()
 	com.ModelRT = rt
 	c := New(com, nil, nil, 0)
 	c.permits = NewPermits(llm.Permissions{AskReads: true}, "")
 	asked := func(server string) bool {
 		t.Helper()
-		questions := make(chan *PermissionRequest, 1)
-		decide := c.permits.decider(rt, questions)
-		call := llm.ToolCall{ID: "r", Name: "mcp_read", Arguments: `{"server":"` + server + `","uri":"demo://readme"}`}
-		done := make(chan error, 1)
-		go func() {
-			_, err := decide(ctx, call)
-			done <- err
-		}()
-		was := false
-		for {
-			select {
-			case req := <-questions:
-				was = true
-				c.AnswerPermission(req, AnswerSession)
-			case err := <-done:
-				if err != nil {
-					t.Fatalf("read of %s: %v", server, err)
-				}
-				return was
-			case <-ctx.Done():
-				t.Fatalf("read of %s: no decision", server)
-			}
-		}
+		read := llm.ToolCall{ID: "r", Name: "mcp_read", Arguments: `{"server":"` + server + `","uri":"demo://readme"}`}
+		return asker(t, c, rt, read)("", AnswerSession)
 	}
 	if !asked("a") {
 		t.Fatal("the first read of a was not asked about")

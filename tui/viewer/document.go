@@ -206,7 +206,7 @@ type loadEnv struct {
 // own is item unless it is a spill pointer to a path howl's spill store
 // does not hold, which a server wrote into its own result: that one is an
 // error in its place, so nothing opens the path (a key, a FIFO, a share
-// on another host).
+// on another host). A nil item stays nil.
 func (env loadEnv) own(item render.Item) render.Item {
 	sp, ok := item.(*render.SpillResult)
 	if !ok || env.rt != nil && env.rt.HoldsSpill(sp.Path) {

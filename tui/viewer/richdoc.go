@@ -272,9 +272,7 @@ func (b *richBuilder) contentItem(n int, server string, raw json.RawMessage) {
 		b.muted(fmt.Sprintf("o: open Attachment %d (read the linked resource)", len(b.atts)))
 	case c.Type == "resource" && len(c.Resource) > 0:
 		item, _ := render.DecodeItem(c.Resource) // nil when unreadable: shown as JSON
-		if item != nil {
-			item = b.env.own(item)
-		}
+		item = b.env.own(item)
 		b.label(fmt.Sprintf("[%d] embedded resource · %s", n, render.SanitizeLine(itemURI(item))))
 		if c.Note != "" {
 			b.muted(c.Note)
