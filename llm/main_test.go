@@ -18,7 +18,7 @@ import (
 
 // fixtureEnv makes a re-executed test binary serve an MCP server over
 // stdio ("demo": the demo server; "guard": serveGuard; "rug-pull":
-// serveRugPull; "torn-listing": serveTornListing), so the loop talks
+// serveRugPull; "torn-listing", "plain-listing": serveRawTools), so the loop talks
 // to a real server over a real transport.
 const fixtureEnv = "HOWL_LLM_TEST_FIXTURE"
 
@@ -32,8 +32,8 @@ func TestMain(m *testing.M) {
 			err = serveGuard()
 		case "rug-pull":
 			serveRugPull()
-		case "torn-listing":
-			err = serveTornListing()
+		case "torn-listing", "plain-listing":
+			err = serveRawTools(fx == "torn-listing")
 		default:
 			err = fmt.Errorf("unknown fixture %q", fx)
 		}

@@ -23,7 +23,8 @@ type DecideFunc func(ctx context.Context, call ToolCall) (decision string, err e
 // Permissions are the rules for the model's tool calls.
 type Permissions struct {
 	// Allow lists "server:tool" and "server:*". A wildcard never covers a
-	// tool annotated destructive; naming the tool does.
+	// tool that may be destructive (annotated so, or not annotated
+	// destructiveHint false: the MCP default); naming the tool does.
 	Allow []string `json:"allow,omitempty"`
 	// ReadOnlyServers auto-allow the tools those servers annotate
 	// readOnlyHint (and not destructiveHint); "*" means every server.
@@ -103,8 +104,11 @@ func (p Permissions) Decider(cats Catalogs, ask func(ctx context.Context, call T
 		} else {
 			unseen = mc.Prefix == mcp.PrefixInvoke
 		}
-		destructive := ann != nil && ann.DestructiveHint != nil && *ann.DestructiveHint || unseen
-		readOnly := ann != nil && ann.ReadOnlyHint != nil && *ann.ReadOnlyHint && !destructive
+		// The spec's default for a tool that is not read-only is
+		// destructiveHint true: a wildcard covers only the tools the server
+		// says are harmless (destructiveHint false, or readOnlyHint true).
+		destructive := ann.MayDestroy() || unseen
+		readOnly := ann.ReadOnly() && !unseen
 		var changed *Change
 		for _, a := range p.Allow {
 			s, t, _ := strings.Cut(a, ":")
@@ -136,6 +140,8 @@ func (p Permissions) Decider(cats Catalogs, ask func(ctx context.Context, call T
 		switch {
 		case unseen:
 			why += " (not in the server's tool listing, which is incomplete: howl cannot see what it does)"
+		case ann.MayDestroy() && (ann == nil || ann.DestructiveHint == nil):
+			why += " (not annotated destructiveHint false: by the MCP default it may change or delete things)"
 		case destructive:
 			why += " (annotated destructive)"
 		}

@@ -13,10 +13,23 @@ import (
 	"github.com/howl-mcp/howl/mcp"
 )
 
-// serveTornListing is a server whose tool listing fails after its first
-// page: it lists echo, and the page that would list nuke (destructive)
-// fails. Both tools run; nuke marks the guard fixture's file.
-func serveTornListing() error {
+// rawTools are the tools serveRawTools lists on its first page, with
+// annotations as some servers write them: echo says it is harmless
+// (destructiveHint false), look says it is read-only, wipe says nothing
+// and partial says only that it is not read-only. By the MCP defaults the
+// last two may be destructive.
+var rawTools = []any{
+	map[string]any{"name": "echo", "inputSchema": map[string]any{"type": "object"}, "annotations": map[string]any{"destructiveHint": false}},
+	map[string]any{"name": "look", "inputSchema": map[string]any{"type": "object"}, "annotations": map[string]any{"readOnlyHint": true}},
+	map[string]any{"name": "wipe", "inputSchema": map[string]any{"type": "object"}},
+	map[string]any{"name": "partial", "inputSchema": map[string]any{"type": "object"}, "annotations": map[string]any{"readOnlyHint": false, "title": "Partial"}},
+}
+
+// serveRawTools is a server written without an SDK, listing rawTools.
+// torn: its tool listing fails after that first page, so the page that
+// would list nuke (destructive) fails. Every tool runs; nuke marks the
+// guard fixture's file.
+func serveRawTools(torn bool) error {
 	in, out := bufio.NewScanner(os.Stdin), json.NewEncoder(os.Stdout)
 	in.Buffer(make([]byte, 1<<20), 1<<20)
 	for in.Scan() {
@@ -36,8 +49,10 @@ func serveTornListing() error {
 		case req.Method == "initialize":
 			answer["result"] = map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{"tools": map[string]any{}},
 				"serverInfo": map[string]any{"name": "torn", "version": "1"}}
+		case req.Method == "tools/list" && req.Params.Cursor == "" && torn:
+			answer["result"] = map[string]any{"tools": rawTools, "nextCursor": "2"}
 		case req.Method == "tools/list" && req.Params.Cursor == "":
-			answer["result"] = map[string]any{"tools": []any{map[string]any{"name": "echo", "inputSchema": map[string]any{"type": "object"}}}, "nextCursor": "2"}
+			answer["result"] = map[string]any{"tools": rawTools}
 		case req.Method == "tools/list":
 			answer["error"] = map[string]any{"code": -32603, "message": "the tool index is corrupt"}
 		case req.Method == "tools/call":
@@ -97,5 +112,44 @@ func TestAToolAnIncompleteListingMissedIsNotCoveredByARule(t *testing.T) {
 	}
 	if n := nukeRuns(t, mark); n != 0 {
 		t.Errorf("nuke ran %d times: deciding must not call it", n)
+	}
+}
+
+// A tool that does not say destructiveHint false (no annotations, or only
+// readOnlyHint false) may be destructive by the MCP spec's defaults, so a
+// server:* rule does not cover it: the person is asked, told why. Tools
+// that say they are harmless or read-only are still covered, and a rule
+// naming the tool, or --allow naming it, still allows it.
+func TestAToolWithoutDestructiveHintFalseIsNotCoveredByAWildcard(t *testing.T) {
+	mark := filepath.Join(t.TempDir(), "nuke.mark")
+	rt := startFixture(t, "x", map[string]string{fixtureEnv: "plain-listing", guardMarkEnv: mark}, mcp.RuntimeOptions{})
+	ctx := context.Background()
+	call := func(tool string) ToolCall {
+		return ToolCall{ID: tool, Name: "mcp_invoke_x", Arguments: `{"tool":"` + tool + `","arguments":{}}`}
+	}
+	for _, perms := range []Permissions{{AllowNow: []string{"x:*"}}, {Allow: []string{"x:*"}}, {ReadOnlyServers: []string{"x"}, Allow: []string{"x:*"}}} {
+		var asked []string
+		decide := perms.Decider(rt, func(_ context.Context, c ToolCall, why string) (string, error) {
+			asked = append(asked, why)
+			return "asked: denied", fmt.Errorf("denied")
+		})
+		for _, tool := range []string{"echo", "look"} {
+			if decision, err := decide(ctx, call(tool)); err != nil {
+				t.Errorf("%+v: %s says it is harmless, yet: %q, %v", perms, tool, decision, err)
+			}
+		}
+		for _, tool := range []string{"wipe", "partial"} {
+			if decision, err := decide(ctx, call(tool)); err == nil {
+				t.Errorf("%+v: %s does not say destructiveHint false, yet the wildcard allowed it: %q", perms, tool, decision)
+			}
+		}
+		if len(asked) != 2 || !strings.Contains(asked[0], "MCP default") || !strings.Contains(asked[1], "MCP default") {
+			t.Errorf("%+v: the person is not told why the wildcard did not apply: %q", perms, asked)
+		}
+	}
+	for _, perms := range []Permissions{{AllowNow: []string{"x:wipe"}}, {Allow: []string{"x:wipe"}}} {
+		if decision, err := perms.Decider(rt, nil)(ctx, call("wipe")); err != nil {
+			t.Errorf("%+v names wipe: %q, %v", perms, decision, err)
+		}
 	}
 }

@@ -75,6 +75,27 @@ type ToolAnnotations struct {
 	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
 }
 
+// ReadOnly reports whether the server says the tool changes nothing
+// (readOnlyHint true and destructiveHint not true). Nil-safe.
+func (a *ToolAnnotations) ReadOnly() bool {
+	return a != nil && a.ReadOnlyHint != nil && *a.ReadOnlyHint && !a.saysDestructive()
+}
+
+// MayDestroy reports whether the tool may make destructive changes, by the
+// MCP spec's defaults: destructiveHint defaults to true for a tool that is
+// not read-only, so a tool without annotations, or without
+// destructiveHint, may destroy. Only destructiveHint false, or
+// readOnlyHint true, says it does not. Nil-safe.
+func (a *ToolAnnotations) MayDestroy() bool {
+	return a.saysDestructive() || !a.ReadOnly() && (a == nil || a.DestructiveHint == nil)
+}
+
+// saysDestructive reports whether the server marks the tool destructive
+// in so many words.
+func (a *ToolAnnotations) saysDestructive() bool {
+	return a != nil && a.DestructiveHint != nil && *a.DestructiveHint
+}
+
 // PromptArgument is one named, string-valued prompt argument. The spec's
 // default for Required is false.
 type PromptArgument struct {

@@ -189,8 +189,9 @@ func (d *PermissionDialog) ShortHelp() []key.Binding {
 
 // annotationText lists a tool's hints ("none" when it declares none).
 func annotationText(ann *mcp.ToolAnnotations) string {
+	const byDefault = "treated as destructive, the MCP default"
 	if ann == nil {
-		return "none declared (treated as able to change things)"
+		return "none declared (" + byDefault + ")"
 	}
 	var parts []string
 	hint := func(name string, v *bool) {
@@ -203,7 +204,10 @@ func annotationText(ann *mcp.ToolAnnotations) string {
 	hint("openWorldHint", ann.OpenWorldHint)
 	hint("idempotentHint", ann.IdempotentHint)
 	if len(parts) == 0 {
-		return "none declared (treated as able to change things)"
+		return "none declared (" + byDefault + ")"
+	}
+	if ann.DestructiveHint == nil && ann.MayDestroy() {
+		parts = append(parts, "(no destructiveHint: "+byDefault+")")
 	}
 	return strings.Join(parts, " ")
 }
