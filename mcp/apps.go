@@ -234,9 +234,13 @@ func (r *Runtime) CallToolRaw(ctx context.Context, server, tool string, args map
 }
 
 // AppCallTool is CallToolRaw for a call an app asks for: only a tool its
-// own server lists, and only one whose _meta.ui.visibility lets apps call
-// it, ever reaches the server.
+// own server lists, only one whose _meta.ui.visibility lets apps call it,
+// and never one the person switched off ("disabledTools"), ever reaches
+// the server.
 func (r *Runtime) AppCallTool(ctx context.Context, server, tool string, args map[string]any) (json.RawMessage, error) {
+	if r.ToolOff(server, tool) {
+		return nil, fmt.Errorf("tool %s of %s is switched off by the person (\"disabledTools\"): an app cannot call it; switch it on with howl mcp enable %s %s", tool, server, server, tool)
+	}
 	it, ok, _, err := r.Item(ctx, server, KindTool, tool)
 	switch {
 	case err != nil:

@@ -144,9 +144,10 @@ func TestReadAppTakesWhatTheContentLeavesOutFromTheListing(t *testing.T) {
 }
 
 // TestAnAppCallsOnlyToolsItsServerListsForApps: an app's call reaches the
-// server only for a tool it lists whose visibility includes "app"; a tool
-// the model alone may call, or one the server does not list (another
-// server's, say), is refused before anything is sent.
+// server only for a tool it lists whose visibility includes "app" and the
+// person has not switched off; a tool the model alone may call, one the
+// server does not list (another server's, say), or one switched off is
+// refused before anything is sent.
 func TestAnAppCallsOnlyToolsItsServerListsForApps(t *testing.T) {
 	rt := startRuntime(t, fixture("app-meta"), fixture("demo"))
 	ctx := context.Background()
@@ -160,6 +161,16 @@ func TestAnAppCallsOnlyToolsItsServerListsForApps(t *testing.T) {
 	}
 	if _, err := rt.AppCallTool(ctx, "app-meta", demo.EchoTool, map[string]any{"message": "hi"}); err == nil || !strings.Contains(err.Error(), "an app calls only its own server's tools") {
 		t.Errorf("an app's call of the demo's echo through app-meta: %v, want a refusal", err)
+	}
+	// A tool the person switched off is off for apps too, globs included.
+	if err := rt.SetToolsOff("app-meta", []string{"for_b*"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.AppCallTool(ctx, "app-meta", "for_both", nil); err == nil || !strings.Contains(err.Error(), "switched off") {
+		t.Errorf("an app's call of for_both, switched off: %v, want a refusal saying so", err)
+	}
+	if _, err := rt.AppCallTool(ctx, "app-meta", "for_apps", nil); err != nil {
+		t.Errorf("an app's call of for_apps, still on: %v", err)
 	}
 }
 
