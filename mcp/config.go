@@ -884,7 +884,7 @@ func declared(sc ServerConfig) string {
 	if sc.Transport == TransportStdio {
 		b.WriteString("runs ")
 		for _, k := range sortedKeys(sc.Env) {
-			fmt.Fprintf(&b, "%s=%s ", k, shellQuote(sc.Env[k]))
+			fmt.Fprintf(&b, "%s=%s ", k, shellQuote(shownSecret(k, sc.Env[k])))
 		}
 		b.WriteString(shellQuote(sc.Command))
 		for _, a := range sc.Args {
@@ -896,7 +896,7 @@ func declared(sc ServerConfig) string {
 	} else {
 		fmt.Fprintf(&b, "connects to %s (%s)", sc.URL, sc.Transport)
 		for _, k := range sortedKeys(sc.Headers) {
-			fmt.Fprintf(&b, ", header %s: %s", k, sc.Headers[k])
+			fmt.Fprintf(&b, ", header %s: %s", k, shownSecret(k, sc.Headers[k]))
 		}
 		if sc.OAuth != nil {
 			fmt.Fprintf(&b, ", oauth %s", declaredOAuth(*sc.OAuth))
@@ -917,12 +917,41 @@ func declared(sc ServerConfig) string {
 // mcp list shows this line for your own servers too).
 func declaredOAuth(o OAuthSettings) string {
 	for _, secret := range []*string{&o.ClientSecret, &o.PrivateKeyPEM, &o.IDToken, &o.Assertion} {
-		if *secret != "" && !strings.Contains(*secret, "${") {
-			*secret = fmt.Sprintf("(written in the file, %d bytes)", len(*secret))
-		}
+		*secret = shownSecret("secret", *secret)
 	}
 	b, _ := json.Marshal(o)
 	return shownCut(string(b))
+}
+
+// shownSecret is value as declared() shows it: the value of a setting
+// whose name says it holds a secret (an Authorization or Cookie header, a
+// GITHUB_TOKEN or OPENAI_API_KEY variable), written into the file itself,
+// is shown by its length only, so howl mcp list on a shared screen does
+// not show the person's own tokens. A ${VAR} is shown as written: it says
+// which secret is sent where, which is what trusting a file decides.
+func shownSecret(name, value string) string {
+	if value == "" || strings.Contains(value, "${") || !secretName(name) {
+		return value
+	}
+	return fmt.Sprintf("(written in the file, %d bytes)", len(value))
+}
+
+// secretName reports whether an environment variable's or a header's name
+// says it carries a secret. Names that point at a program or a file
+// (GIT_ASKPASS, NODE_OPTIONS, LD_PRELOAD, SSLKEYLOGFILE) do not match:
+// what they hold is what a trust prompt must show.
+func secretName(name string) bool {
+	n := strings.ToLower(strings.ReplaceAll(name, "-", "_"))
+	switch n {
+	case "authorization", "proxy_authorization", "cookie", "secret", "token", "password", "api_key", "apikey":
+		return true
+	}
+	for _, suffix := range []string{"_token", "_secret", "_password", "_passwd", "_key", "_apikey", "_credentials"} {
+		if strings.HasSuffix(n, suffix) {
+			return true
+		}
+	}
+	return false
 }
 
 // quoteAll is each of list, shell-quoted ("[]" for none).
