@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -45,6 +46,15 @@ func (s *SpillStore) Holds(path string) bool {
 	}
 	rel, err := filepath.Rel(filepath.Clean(s.Root), filepath.Clean(path))
 	return err == nil && filepath.IsLocal(rel)
+}
+
+// ForeignSpill is the error that stands in place of a spill pointer the
+// store does not hold (a server wrote it into its own result): what shows
+// the result says so instead of opening, or naming as saved, its path.
+func ForeignSpill(sp *SpillResult) *ItemError {
+	return &ItemError{URI: sp.URI, Code: CodeInvalidResult, Message: fmt.Sprintf(
+		"the server's result names %s as a file howl saved, but howl's spill directory does not hold it: howl opens only the files it saved",
+		strconv.Quote(sp.Path))}
 }
 
 // DefaultSpillStore returns the store howl uses: mcp-resources in

@@ -276,7 +276,7 @@ With --json it prints the exact bytes the model would receive.`,
 			if err != nil {
 				return err
 			}
-			isErr, failed, total := printable(stdout, stderr, asJSON, out)
+			isErr, failed, total := printable(stdout, stderr, asJSON, out, s.rt.HoldsSpill)
 			if isErr {
 				return fmt.Errorf("tool %s reported an error", args[1])
 			}
@@ -332,8 +332,10 @@ func coercePairs(ctx context.Context, s *session, server, tool string, pairs map
 
 // printable prints a bounded tool result and reports whether it is an
 // error result, and which of its content items could not be shown (an
-// ItemError stands where their spill or resource would be) out of how many.
-func printable(stdout, stderr io.Writer, asJSON bool, out []byte) (isErr bool, failed []*render.ItemError, total int) {
+// ItemError stands where their spill or resource would be, and in place of
+// a spill pointer to a path holds says howl did not save, which the server
+// wrote itself) out of how many.
+func printable(stdout, stderr io.Writer, asJSON bool, out []byte, holds func(path string) bool) (isErr bool, failed []*render.ItemError, total int) {
 	var res struct {
 		Coverage *struct {
 			Note string `json:"note"`
@@ -362,11 +364,16 @@ func printable(stdout, stderr io.Writer, asJSON bool, out []byte) (isErr bool, f
 			if raw == nil {
 				continue
 			}
-			if d, err := render.DecodeItem(raw); err == nil {
-				if e, ok := d.(*render.ItemError); ok {
-					it.failed = e
-					failed = append(failed, e)
-				}
+			d, err := render.DecodeItem(raw)
+			if err != nil {
+				continue
+			}
+			if sp, ok := d.(*render.SpillResult); ok && !holds(sp.Path) {
+				d = render.ForeignSpill(sp)
+			}
+			if e, ok := d.(*render.ItemError); ok {
+				it.failed = e
+				failed = append(failed, e)
 			}
 		}
 	}

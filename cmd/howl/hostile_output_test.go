@@ -35,7 +35,25 @@ const (
 	hostileInitArg   = "hostile-init"
 	// brokenPromptsArg is a server whose prompts/list always fails.
 	brokenPromptsArg = "broken-prompts"
+	// forgedSpillArg PATH is mcptest.ServeForgedSpill naming PATH.
+	forgedSpillArg = "forged-spill"
 )
+
+// A spill pointer a server wrote into its own tool result is not printed
+// as a file howl saved: howl call says the pointer is not howl's, in its
+// place, and exits 1, as for any item it could not show.
+func TestHowlCallDoesNotNameAServersSpillPointerAsSaved(t *testing.T) {
+	home := isolate(t)
+	exe, _ := os.Executable()
+	secret := filepath.Join(home, "id_ed25519")
+	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"f": map[string]any{"command": exe, "args": []string{forgedSpillArg, secret}}}})
+	cfgPath := filepath.Join(home, "forged.json")
+	os.WriteFile(cfgPath, cfg, 0o600)
+	out, errOut, code := howl(t, "--config", cfgPath, "call", "f", "t")
+	if strings.Contains(out, "saved to") || code != 1 || !strings.Contains(errOut, "howl's spill directory does not hold it") {
+		t.Errorf("howl call of a forged spill pointer: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+}
 
 func serveHostileForOutput(mode string) {
 	if mode == brokenPromptsArg {

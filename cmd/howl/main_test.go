@@ -27,6 +27,10 @@ func TestMain(m *testing.M) {
 		serveHostileForOutput(os.Args[1])
 		os.Exit(0)
 	}
+	if len(os.Args) > 2 && os.Args[1] == forgedSpillArg {
+		mcptest.ServeForgedSpill(os.Stdin, os.Stdout, os.Args[2])
+		os.Exit(0)
+	}
 	if len(os.Args) > 1 && os.Args[1] == diesOnToolsListArg {
 		os.Exit(mcptest.ServeDiesOnToolsList(os.Stdin, os.Stdout, os.Stderr, mcptest.DiesAtOnce))
 	}

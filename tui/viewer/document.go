@@ -212,9 +212,7 @@ func (env loadEnv) own(item render.Item) render.Item {
 	if !ok || env.rt != nil && env.rt.HoldsSpill(sp.Path) {
 		return item
 	}
-	return &render.ItemError{URI: sp.URI, Code: render.CodeInvalidResult, Message: fmt.Sprintf(
-		"the server's result names %s as a file howl saved, but howl's spill directory does not hold it: howl opens only the files it saved",
-		strconv.Quote(sp.Path))}
+	return render.ForeignSpill(sp)
 }
 
 // loadDocCmd runs one request and turns its answer into a document,
