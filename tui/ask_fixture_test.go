@@ -26,7 +26,8 @@ const askServerArg = "ask-server"
 
 // serveAskServer is a real MCP server (mcp-go, stdio) whose tools ask the
 // client mid-call: "ask" elicits a form with the schema it is given, "ask_url"
-// elicits a URL visit, and "sample" asks for a sampling/createMessage.
+// elicits a URL visit, and "sample" asks for a sampling/createMessage
+// (of one message, role "user" unless given).
 // Each returns what the client answered, so tests read what reached it.
 func serveAskServer(in io.Reader, out io.Writer) error {
 	s := server.NewMCPServer("ask-fixture", "1.0.0", server.WithToolCapabilities(false))
@@ -42,10 +43,11 @@ func serveAskServer(in io.Reader, out io.Writer) error {
 				Mode: mcpgo.ElicitationModeURL, ElicitationID: "visit-1", Message: req.GetString("message", ""), URL: req.GetString("url", "")}})
 			return elicitationResult(res, err)
 		})
-	s.AddTool(mcpgo.NewTool("sample", mcpgo.WithString("prompt"), mcpgo.WithString("system")),
+	s.AddTool(mcpgo.NewTool("sample", mcpgo.WithString("prompt"), mcpgo.WithString("system"), mcpgo.WithString("role")),
 		func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			role := mcpgo.Role(req.GetString("role", string(mcpgo.RoleUser)))
 			res, err := s.RequestSampling(ctx, mcpgo.CreateMessageRequest{CreateMessageParams: mcpgo.CreateMessageParams{
-				Messages:     []mcpgo.SamplingMessage{{Role: mcpgo.RoleUser, Content: mcpgo.NewTextContent(req.GetString("prompt", ""))}},
+				Messages:     []mcpgo.SamplingMessage{{Role: role, Content: mcpgo.NewTextContent(req.GetString("prompt", ""))}},
 				SystemPrompt: req.GetString("system", ""), MaxTokens: 64}})
 			if err != nil {
 				return mcpgo.NewToolResultError("sampling failed: " + err.Error()), nil

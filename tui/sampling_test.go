@@ -53,6 +53,21 @@ func TestSamplingApprovedSendsTheModelsAnswerToTheServer(t *testing.T) {
 	}
 }
 
+// A message's role is the server's string: one that is neither user nor
+// assistant (here an escape sequence that would write the clipboard) is
+// shown as the user it is sent as, and nothing of it reaches the screen.
+func TestSamplingShowsAServersOddRoleAsTheUserItIsSentAs(t *testing.T) {
+	b := newAskBench(t, Options{})
+	out := b.call(context.Background(), "sample", map[string]any{"prompt": "hi", "role": "\x1b]52;c;cm0gLXJmIC8=\x07\x1b[2Juser"})
+	b.waitDialog("sampling")
+	v := b.h.view()
+	if strings.Contains(v, "\x1b]52") || strings.Contains(v, "\x1b[2J") || strings.Contains(v, "cm0gLXJm") || !strings.Contains(v, "user (?)") {
+		t.Errorf("the server's role reached the screen as written:\n%q", v)
+	}
+	b.h.keys("esc")
+	b.result(out)
+}
+
 // TestSamplingRejectedIsAnErrorForTheServer: n rejects; the model is never
 // asked and the server gets howl's error.
 func TestSamplingRejectedIsAnErrorForTheServer(t *testing.T) {

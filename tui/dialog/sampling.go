@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/howl-mcp/howl/llm"
 	"github.com/howl-mcp/howl/render"
@@ -91,7 +92,7 @@ func (d *SamplingDialog) Render(maxW, maxH int) []string {
 		add(common.Fit("system", 12), p.SystemPrompt)
 	}
 	for _, m := range p.Messages {
-		add(common.Fit(string(m.Role), 12), llm.SamplingText(m.Content))
+		add(common.Fit(samplingRole(m.Role), 12), llm.SamplingText(m.Content))
 	}
 	var answers []string
 	answers = append(answers, "")
@@ -127,3 +128,14 @@ type ApproveSampling struct {
 }
 
 func (ApproveSampling) isAction() {}
+
+// samplingRole is a message's role as it is sent: the model hears
+// anything but "assistant" as the user (llm.Sample), and the role is the
+// server's string, so one that is neither is shown sanitized, as "user".
+func samplingRole(r mcpgo.Role) string {
+	switch r {
+	case mcpgo.RoleAssistant, mcpgo.RoleUser:
+		return string(r)
+	}
+	return "user (?)"
+}
