@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/rivo/uniseg"
 )
 
 // WrapWords wraps s to lines at most w cells wide, breaking only at
@@ -52,10 +53,10 @@ func wrapParagraph(s string, w int) []string {
 		case lineW > 0 && sep != "":
 			flush()
 		}
-		for ww > w { // longer than a line: cut at the edge
-			out = append(out, ansi.Truncate(word, w, ""))
-			word = ansi.TruncateLeft(word, w, "")
-			ww = ansi.StringWidth(word)
+		if ww > w { // longer than a line: cut at the edge
+			var cut []string
+			cut, word, ww = cutWord(word, w)
+			out = append(out, cut...)
 		}
 		line, lineW = word, ww
 	}
@@ -63,6 +64,36 @@ func wrapParagraph(s string, w int) []string {
 		flush()
 	}
 	return out
+}
+
+// cutWord cuts a word wider than w into lines of w cells, in one pass
+// over its grapheme clusters (a server's 1 MiB URL without a space is
+// one word, and cutting it by truncating what is left each time took
+// time quadratic in its length, on the update path), and returns the
+// last, narrower part and its width. A word carrying an escape sequence
+// (howl's own styling) is cut with ansi's truncation, which skips them.
+func cutWord(word string, w int) (lines []string, rest string, restW int) {
+	if strings.IndexByte(word, '\x1b') >= 0 {
+		ww := ansi.StringWidth(word)
+		for ww > w {
+			lines = append(lines, ansi.Truncate(word, w, ""))
+			word = ansi.TruncateLeft(word, w, "")
+			ww = ansi.StringWidth(word)
+		}
+		return lines, word, ww
+	}
+	start, width, state := 0, 0, -1
+	for i := 0; i < len(word); {
+		cluster, _, cw, st := uniseg.FirstGraphemeClusterInString(word[i:], state)
+		state = st
+		if width+cw > w && width > 0 {
+			lines = append(lines, word[start:i])
+			start, width = i, 0
+		}
+		width += cw
+		i += len(cluster)
+	}
+	return lines, word[start:], width
 }
 
 // JoinAnd lists words as a person would: "a", "a and b", "a, b and c".

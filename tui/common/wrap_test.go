@@ -55,3 +55,29 @@ func TestWrapWordsKeepsTheFirstLinesIndent(t *testing.T) {
 		t.Errorf("wrapped %q", got)
 	}
 }
+
+// A word longer than a line is cut at the edge, wide characters whole,
+// and the parts put back together are the word: a server's 1 MiB URL with
+// no space in it (once quadratic to cut, on the update path) included.
+func TestWrapWordsCutsALongWordAtTheEdgeInOnePass(t *testing.T) {
+	for _, c := range []struct {
+		word string
+		w    int
+	}{
+		{strings.Repeat("a", 25), 10},
+		{strings.Repeat("漢", 9), 5}, // 2 cells each: 4 a line, never 5 cells split
+		{strings.Repeat("e\u0301", 7) + strings.Repeat("🐺", 3), 4},
+		{"https://evil.example/" + strings.Repeat("x", 1<<20), 80},
+	} {
+		lines := WrapWords(c.word, c.w)
+		if got := strings.Join(lines, ""); got != c.word {
+			t.Errorf("cut at %d, the parts do not make the word again (%d bytes of %d)", c.w, len(got), len(c.word))
+		}
+		for i, l := range lines {
+			if lw := ansi.StringWidth(l); lw > c.w || i < len(lines)-1 && lw < c.w-1 {
+				t.Errorf("cut at %d, line %d is %d cells: %q", c.w, i, lw, ansi.Truncate(l, 40, "…"))
+				break
+			}
+		}
+	}
+}
