@@ -122,7 +122,23 @@ func (m *fantasyModel) Name() string { return m.choice.Name() }
 func (m *fantasyModel) ContextWindow() int { return m.choice.ContextWindow }
 
 // Stream implements Model.
-func (m *fantasyModel) Stream(ctx context.Context, req Request, emit func(Event)) (*Reply, error) {
+func (m *fantasyModel) Stream(ctx context.Context, req Request, emit func(Event)) (reply *Reply, err error) {
+	defer func() {
+		// The provider libraries index their accumulators with the
+		// endpoint's numbers (a choice or tool-call index of -1 panics
+		// inside them): a panic there is the endpoint's broken reply, not
+		// a crash of howl, whose terminal would be left in raw mode.
+		if p := recover(); p != nil {
+			reply, err = nil, &Error{Kind: KindRequest, Model: m.choice.Name(),
+				Cause: fmt.Sprintf("the endpoint of %s sent a reply its provider library could not read (%s)", m.choice.Name(), render.Ellipsize(fmt.Sprint(p), 200)),
+				Fix:   "the endpoint does not speak the provider's streaming format: check base_url and the provider (openai-compat, anthropic), or try another model"}
+		}
+	}()
+	return m.stream(ctx, req, emit)
+}
+
+// stream is Stream without its guard against the libraries' panics.
+func (m *fantasyModel) stream(ctx context.Context, req Request, emit func(Event)) (*Reply, error) {
 	call := fantasy.Call{Prompt: toPrompt(req), Tools: m.toolsFor(req.Tools)}
 	if req.MaxOutputTokens > 0 {
 		call.MaxOutputTokens = &req.MaxOutputTokens

@@ -81,6 +81,9 @@ func writeAnthropic(w http.ResponseWriter, r *http.Request, t Turn) bool {
 		writeError(w, t, map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": t.ErrorMessage}})
 		return true
 	}
+	if t.Raw != nil {
+		return writeRaw(w, t)
+	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	for k, v := range t.Header {
 		w.Header().Set(k, v)

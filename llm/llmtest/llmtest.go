@@ -58,6 +58,22 @@ type Turn struct {
 	// sent. With ChunkBytes, deltas of that size. (Anthropic's one
 	// signature delta is not paced.)
 	Pace <-chan struct{}
+	// Raw, when set, is the whole stream, written in place of the
+	// script's: each string one server-sent event as written (its "event:"
+	// and "data:" lines), followed by a blank line. A hostile or broken
+	// endpoint's wire.
+	Raw []string
+}
+
+// writeRaw writes t.Raw as the response's events, flushed.
+func writeRaw(w http.ResponseWriter, t Turn) bool {
+	w.Header().Set("Content-Type", "text/event-stream")
+	for _, e := range t.Raw {
+		if _, err := io.WriteString(w, e+"\n\n"); err != nil {
+			return false
+		}
+	}
+	return http.NewResponseController(w).Flush() == nil
 }
 
 // ToolCall is one call the scripted model makes.

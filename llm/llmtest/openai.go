@@ -96,6 +96,9 @@ func writeOpenAI(w http.ResponseWriter, r *http.Request, t Turn) bool {
 		writeError(w, t, map[string]any{"error": map[string]any{"message": t.ErrorMessage, "type": typ, "param": nil, "code": nil}})
 		return true
 	}
+	if t.Raw != nil {
+		return writeRaw(w, t)
+	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	for k, v := range t.Header {
 		w.Header().Set(k, v)
