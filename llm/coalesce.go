@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"maps"
 	"mime"
@@ -46,8 +47,20 @@ const (
 	sseMergeInput = 256 << 10
 )
 
+// MaxStreamEventBytes bounds one server-sent event of a model's stream:
+// the provider libraries gather an event's "data:" lines until the blank
+// line that ends it, so an endpoint that never sends one would grow their
+// buffer without end. Twice MaxReplyBytes and a MiB: a whole reply's
+// arguments in one escaped chunk fit.
+const MaxStreamEventBytes = 2*MaxReplyBytes + 1<<20
+
+// MaxErrorBodyBytes bounds what is read of an error response (status 400
+// and up): the libraries read it whole to quote the provider's message.
+const MaxErrorBodyBytes = 1 << 20
+
 // coalescingTransport wraps base; the body of every text/event-stream
-// response merges buffered text chunks (see coalescingBody).
+// response merges buffered text chunks (see coalescingBody), and the body
+// of an error response is cut at MaxErrorBodyBytes.
 type coalescingTransport struct{ base http.RoundTripper }
 
 // RoundTrip implements http.RoundTripper.
@@ -56,10 +69,28 @@ func (t coalescingTransport) RoundTrip(r *http.Request) (*http.Response, error) 
 	if err != nil || resp.Body == nil || resp.Body == http.NoBody {
 		return resp, err
 	}
+	if resp.StatusCode >= 400 {
+		resp.Body = cutBody{io.LimitReader(resp.Body, MaxErrorBodyBytes), resp.Body}
+		return resp, nil
+	}
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/event-stream" {
 		resp.Body = newCoalescingBody(r.Context(), resp.Body)
 	}
 	return resp, nil
+}
+
+// cutBody reads a body up to a bound and closes the whole of it.
+type cutBody struct {
+	io.Reader
+	io.Closer
+}
+
+// errEventTooLong is the stream's error when one event passes
+// MaxStreamEventBytes.
+func errEventTooLong() error {
+	return &Error{Kind: KindRequest,
+		Cause: fmt.Sprintf("the model's endpoint sent one stream event of over %d bytes without ending it", MaxStreamEventBytes),
+		Fix:   "the endpoint is broken or hostile: check base_url, or try another model"}
 }
 
 // coalescingBody reads body ahead in its own goroutine (it ends when the
@@ -87,8 +118,17 @@ func newCoalescingBody(ctx context.Context, body io.ReadCloser) *coalescingBody 
 func (c *coalescingBody) pump(ctx context.Context) {
 	defer close(c.reads)
 	buf := make([]byte, sseReadBytes)
+	// event counts the bytes since the last blank line (a blank line cut
+	// across two reads counts toward the next event: one event more).
+	event := 0
 	for {
 		n, err := c.body.Read(buf)
+		if i := max(bytes.LastIndex(buf[:n], []byte("\n\n")), bytes.LastIndex(buf[:n], []byte("\n\r\n"))); i >= 0 {
+			event = n - i
+		} else if event += n; event > MaxStreamEventBytes {
+			c.rerr = errEventTooLong()
+			return
+		}
 		if n > 0 {
 			select {
 			case c.reads <- bytes.Clone(buf[:n]):

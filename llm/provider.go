@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -181,8 +182,9 @@ func (m *fantasyModel) stream(ctx context.Context, req Request, emit func(Event)
 			}
 		case fantasy.StreamPartTypeToolInputDelta:
 			// Arguments count as they stream: the provider gathers them
-			// before it hands over the whole call.
-			if d := keep(part.Delta); d != "" { // an empty one holds no entry
+			// before it hands over the whole call. fantasy's Anthropic
+			// provider carries them in ToolCallInput, its OpenAI one in Delta.
+			if d := keep(cmp.Or(part.Delta, part.ToolCallInput)); d != "" { // an empty one holds no entry
 				streamedArgs[part.ID] += len(d)
 			}
 		case fantasy.StreamPartTypeToolCall:
