@@ -66,7 +66,27 @@ type logRing struct {
 }
 
 // size is what an entry counts against MaxLogBytes.
-func (e logEntry) size() int { return len(e.text) + len(e.logger) }
+func (e logEntry) size() int { return len(e.text) + len(e.logger) + len(e.level) }
+
+// maxLevelBytes bounds a level that is none of MCP's: the server's
+// string, kept with every entry.
+const maxLevelBytes = 16
+
+// logLevel is a message's level as the log keeps it: "info" when it has
+// none, and one that is not an MCP level sanitized and cut to
+// maxLevelBytes (a 1 MiB level on each of 2,000 kept entries held 2 GB).
+func logLevel(level string) string {
+	switch level {
+	case "":
+		return "info"
+	case "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency":
+		return level
+	}
+	if len(level) > 4*maxLevelBytes {
+		level = level[:4*maxLevelBytes] // sanitize only what can be kept
+	}
+	return render.Ellipsize(render.SanitizeLine(level), maxLevelBytes)
+}
 
 func (r *logRing) len() int { return len(r.buf) - r.head }
 
@@ -222,10 +242,7 @@ func (p *Pane) AddStderr(server, line string, at time.Time) {
 // its one line keeps it), one entry per line of it.
 func (p *Pane) AddMessage(server string, params map[string]any, at time.Time) {
 	level, _ := params["level"].(string)
-	level = render.SanitizeLine(level)
-	if level == "" {
-		level = "info"
-	}
+	level = logLevel(level)
 	logger, _ := params["logger"].(string)
 	var text string
 	switch d := params["data"].(type) {

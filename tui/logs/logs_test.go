@@ -85,6 +85,29 @@ func TestLogPaneKeepsItsBoundsInLinesAndBytes(t *testing.T) {
 	}
 }
 
+// A message's level is the server's string: one that is none of MCP's
+// levels is kept sanitized and cut, and counts against MaxLogBytes, so a
+// 1 MiB level on every message does not hold a MiB an entry.
+func TestALogLevelIsTheServersStringAndIsCutAndCounted(t *testing.T) {
+	b := newBench(t, "mem")
+	level := "\x1b]52;c;cm0=\x07" + strings.Repeat("L", 1<<20)
+	for range 64 {
+		b.p.AddMessage("mem", map[string]any{"level": level, "data": "hi"}, logTime)
+	}
+	b.p.AddMessage("mem", map[string]any{"level": "warning", "data": "known"}, logTime)
+	lines, bytes, _ := b.p.Held("mem")
+	if lines != 65 || bytes > 65*(maxLevelBytes+len("…")+len("known")) {
+		t.Errorf("65 messages: the log holds %d lines in %d bytes", lines, bytes)
+	}
+	text := b.p.Text("mem")
+	if n := len(text); n > 65*80 {
+		t.Errorf("65 short messages take %d bytes to show: the level is kept whole", n)
+	}
+	if strings.Contains(text, "\x1b") || !strings.Contains(text, "warn   known") || strings.Contains(text, "cm0=") {
+		t.Errorf("the levels as shown:\n%q", text[max(0, len(text)-300):])
+	}
+}
+
 func TestTracingIsToldToTheRuntimeAndNotedInEveryLog(t *testing.T) {
 	b := newBench(t, "a", "b")
 	b.run(b.p.Toggle())
