@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -25,7 +26,7 @@ func Sample(ctx context.Context, model Model, req mcpgo.CreateMessageRequest) (*
 	}
 	reply, err := model.Stream(ctx, lr, func(Event) {})
 	if err != nil {
-		return nil, fmt.Errorf("the chat model %s failed: %w", model.Name(), err)
+		return nil, &SampleError{Model: model.Name(), Err: err}
 	}
 	stop := "endTurn"
 	if reply.Truncated || reply.OverMaxBytes {
@@ -37,6 +38,28 @@ func Sample(ctx context.Context, model Model, req mcpgo.CreateMessageRequest) (*
 		StopReason:      stop,
 	}, nil
 }
+
+// SampleError is a failed sampling answer. Its Error is what the server
+// that asked hears: the model and the kind of failure only, because the
+// model's error names the endpoint (a base_url the person wrote, with any
+// credentials in it) and quotes the provider's own message, which are the
+// person's to see, not a server's. Err, the whole of it, is for the
+// person (errors.As finds the *Error).
+type SampleError struct {
+	Model string
+	Err   error
+}
+
+func (e *SampleError) Error() string {
+	kind := "failed"
+	var le *Error
+	if errors.As(e.Err, &le) && le.Kind != "" {
+		kind = string(le.Kind)
+	}
+	return fmt.Sprintf("the chat model %s could not answer (%s); the person running howl sees why", e.Model, kind)
+}
+
+func (e *SampleError) Unwrap() error { return e.Err }
 
 // SamplingText is a sampling message's content as text: text blocks as
 // they are, anything else named by its type.

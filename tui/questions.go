@@ -276,7 +276,13 @@ func (m *Model) handleSampled(msg sampledMsg) tea.Cmd {
 		if msg.q.Ctx.Err() != nil {
 			return nil // the server stopped waiting; its dialog said so
 		}
-		return common.ReportError(fmt.Errorf("sampling for %s: %w", render.SanitizeLine(msg.q.Server), msg.err))
+		// The server heard SampleError's short form; the person sees why.
+		why := msg.err
+		var se *llm.SampleError
+		if errors.As(why, &se) {
+			why = se.Err
+		}
+		return common.ReportError(fmt.Errorf("sampling for %s: %w", render.SanitizeLine(msg.q.Server), why))
 	}
 	return common.ReportInfo("sent " + render.SanitizeLine(msg.res.Model) + "'s answer to " + render.SanitizeLine(msg.q.Server))
 }

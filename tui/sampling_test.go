@@ -68,6 +68,28 @@ func TestSamplingShowsAServersOddRoleAsTheUserItIsSentAs(t *testing.T) {
 	b.result(out)
 }
 
+// When the approved request fails at the model, the server hears the
+// model and the kind of failure only: not the endpoint (a base_url with
+// whatever the person put in it) nor the provider's message, which the
+// person is told.
+func TestAFailedSampleTellsTheServerNeitherTheEndpointNorTheProvidersMessage(t *testing.T) {
+	srv, model := scriptedModel(t, func(int, llmtest.Request) llmtest.Turn {
+		return llmtest.Turn{Status: 400, ErrorMessage: "maxTokens is invalid for key sk-abc123"}
+	})
+	b := newAskBench(t, Options{Model: model})
+	out := b.call(context.Background(), "sample", map[string]any{"prompt": "hi"})
+	b.waitDialog("sampling")
+	b.h.keys("y")
+	got := b.result(out)
+	host := strings.TrimPrefix(srv.URL, "http://")
+	if strings.Contains(got, host) || strings.Contains(got, "sk-abc123") || !strings.Contains(got, "could not answer (request)") {
+		t.Errorf("the server received %s", got)
+	}
+	if v := b.h.view(); !strings.Contains(v, "sampling for asker") {
+		t.Errorf("the person is not told why:\n%s", v)
+	}
+}
+
 // TestSamplingRejectedIsAnErrorForTheServer: n rejects; the model is never
 // asked and the server gets howl's error.
 func TestSamplingRejectedIsAnErrorForTheServer(t *testing.T) {

@@ -86,7 +86,12 @@ func (t *terminal) sample(ctx context.Context, server string, req mcpgo.CreateMe
 	if !t.confirm(ctx, fmt.Sprintf("send it to %s? [y/N] ", clean(mdl.Name())), false) {
 		return nil, errSampleDeclined
 	}
-	return llm.Sample(ctx, mdl, req)
+	res, err := llm.Sample(ctx, mdl, req)
+	var se *llm.SampleError
+	if errors.As(err, &se) { // the server hears the short form; the person why
+		fmt.Fprintf(t.out, "howl: %s could not answer: %s\n", clean(mdl.Name()), cleanText(se.Err.Error()))
+	}
+	return res, err
 }
 
 func shorten(s string) string {
