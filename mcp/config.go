@@ -117,8 +117,11 @@ const (
 
 // ConfigFile is one config file howl read, and whether it may be used.
 type ConfigFile struct {
-	// Path is absolute.
-	Path   string
+	// Path is absolute, links resolved.
+	Path string
+	// Key is what its trust is recorded under (TrustKey): Path, unless the
+	// file is a link.
+	Key    string
 	Origin Origin
 	// SHA256 is the hash of the bytes read: an approval names it, so a
 	// file that changes is asked about again.
@@ -439,6 +442,20 @@ func absPath(p string) string {
 	return abs
 }
 
+// TrustKey is the path a project file's trust is recorded under: the file
+// as found, its directories' links resolved (realPath) but not a link the
+// file itself is. A .mcp.json linked to a config trusted elsewhere would
+// otherwise inherit that trust and run its servers here, in a directory
+// whose server.py or node_modules the link's author chose; the link is
+// asked about where it lies.
+func TrustKey(p string) string {
+	abs := absPath(p)
+	if fi, err := os.Lstat(abs); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return filepath.Join(realPath(filepath.Dir(abs)), filepath.Base(abs))
+	}
+	return realPath(abs)
+}
+
 // realPath is p made absolute with its symlinks resolved (as far as they
 // resolve).
 func realPath(p string) string {
@@ -577,7 +594,7 @@ func parseConfigFile(path string, data []byte, origin Origin, getenv func(string
 	if err != nil {
 		return nil, ConfigFile{}, err
 	}
-	f := ConfigFile{Path: realPath(path), Origin: origin, SHA256: hashConfig(data), extra: parsed.Extra}
+	f := ConfigFile{Path: realPath(path), Key: TrustKey(path), Origin: origin, SHA256: hashConfig(data), extra: parsed.Extra}
 	for i, sc := range parsed.Servers {
 		f.Runs = append(f.Runs, sc.Name+": "+sc.Declared)
 		parsed.Servers[i].Origin, parsed.Servers[i].File = origin, f.Path
@@ -614,7 +631,7 @@ func trustOf(opts LoadOptions, f ConfigFile) (bool, string) {
 	if opts.TrustProject {
 		return true, "trusted for this run (--trust-project)"
 	}
-	if sum, ok := opts.RunTrust[f.Path]; ok {
+	if sum, ok := opts.RunTrust[f.Key]; ok {
 		if sum == f.SHA256 {
 			return true, "trusted for this run"
 		}
@@ -624,7 +641,7 @@ func trustOf(opts LoadOptions, f ConfigFile) (bool, string) {
 	if err != nil {
 		return false, "not trusted: " + err.Error()
 	}
-	e, ok, err := ts.Lookup(f.Path)
+	e, ok, err := ts.Lookup(f.Key)
 	switch {
 	case err != nil:
 		return false, "not trusted: " + err.Error()
@@ -639,7 +656,7 @@ func trustOf(opts LoadOptions, f ConfigFile) (bool, string) {
 // untrustedReason is the failure reason of a server from an untrusted file.
 func untrustedReason(f ConfigFile) string {
 	return fmt.Sprintf("not started: it comes from %s, a project config you have not trusted (%s): trust it with `%s`, or pass --trust-project for one run",
-		f.Path, f.Why, TrustCommand(f.Path))
+		f.Path, f.Why, TrustCommand(f.Key))
 }
 
 func (o LoadOptions) getenv() func(string) (string, bool) {

@@ -402,11 +402,7 @@ func EditFileOf(path string, origin Origin, ts *TrustStore, edit func(old []byte
 			return false, err
 		}
 	}
-	real := path
-	if r, err := filepath.EvalSymlinks(path); err == nil {
-		real = r
-	}
-	return ts.CarryOver(real, before, after)
+	return ts.CarryOver(TrustKey(path), before, after)
 }
 
 // SwitchServerEntry returns the config data with server name switched

@@ -222,6 +222,47 @@ func TestConfigNamedUnderTheWorkingDirectoryIsAProjectFile(t *testing.T) {
 	}
 }
 
+// A .mcp.json that is a link to a project config the person trusted
+// elsewhere does not inherit that trust: its servers would run here, in a
+// directory whose server.py or node_modules the link's author chose. It is
+// asked about where it lies, and trusting it there (TrustKey) works.
+func TestALinkedProjectConfigDoesNotInheritTheTrustOfItsTarget(t *testing.T) {
+	p := newProjectSetup(t)
+	f := p.load(t, false).Untrusted()[0]
+	if err := p.trust.Trust(f.Key, f.SHA256, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.load(t, false).Untrusted()) != 0 {
+		t.Fatal("the trusted project config is not trusted")
+	}
+	clone := filepath.Join(p.dir, "clone")
+	os.MkdirAll(clone, 0o755)
+	link := filepath.Join(clone, ".mcp.json")
+	if err := os.Symlink(filepath.Join("..", "repo", ".mcp.json"), link); err != nil {
+		t.Skipf("SKIPPED: this system cannot make a symbolic link here (%v)", err)
+	}
+	if _, err := os.Stat(link); err != nil {
+		t.Skipf("SKIPPED: the symbolic link this system made does not resolve (%v; Wine makes such links)", err)
+	}
+	load := func() *Config {
+		cfg, err := LoadConfig(LoadOptions{WorkDir: clone, UserConfigDir: filepath.Join(p.dir, "user"), Getenv: env(nil), Trust: p.trust})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	u := load().Untrusted()
+	if len(u) != 1 || u[0].Key != TrustKey(link) || !strings.Contains(u[0].Why, "never trusted") {
+		t.Fatalf("the link to a trusted config is used as trusted: %+v", u)
+	}
+	if err := p.trust.Trust(u[0].Key, u[0].SHA256, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if u := load().Untrusted(); len(u) != 0 {
+		t.Errorf("the link trusted where it lies is still asked about: %+v", u)
+	}
+}
+
 func TestBrokenProjectConfigDoesNotStopTheUsersServers(t *testing.T) {
 	p := newProjectSetup(t)
 	p.writeProject(t, `{"mcpServers":{"x":{"comand":"sh"}}}`)

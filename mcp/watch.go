@@ -133,12 +133,12 @@ func (l *Reloader) Trust(f ConfigFile, remember bool) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := ts.Trust(f.Path, f.SHA256, time.Now()); err != nil {
+		if err := ts.Trust(f.Key, f.SHA256, time.Now()); err != nil {
 			return nil, err
 		}
 		why = "trusted on " + time.Now().Format("2006-01-02")
 	} else {
-		l.runTrust[f.Path] = f.SHA256
+		l.runTrust[f.Key] = f.SHA256
 	}
 	next := cur.clone() // readers may hold cur: it is not changed
 	names := next.TrustFile(f.Path, why)
@@ -162,9 +162,9 @@ func (c *Config) clone() *Config {
 func (l *Reloader) wrote(path string, before, after []byte) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	real := realPath(path)
-	if sum, ok := l.runTrust[real]; ok && sum == hashConfig(before) {
-		l.runTrust[real] = hashConfig(after)
+	key := TrustKey(path)
+	if sum, ok := l.runTrust[key]; ok && sum == hashConfig(before) {
+		l.runTrust[key] = hashConfig(after)
 	}
 }
 

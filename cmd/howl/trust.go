@@ -61,9 +61,7 @@ forgets one. --trust-project trusts the project for one run instead.`,
 			if err != nil {
 				return usagef("%s: %v", path, err)
 			}
-			if real, err := filepath.EvalSymlinks(abs); err == nil {
-				abs = real
-			}
+			abs = mcp.TrustKey(abs)
 			if revoke {
 				found, err := ts.Forget(abs)
 				if err != nil {
@@ -85,13 +83,13 @@ forgets one. --trust-project trusts the project for one run instead.`,
 			if err != nil {
 				return usagef("%v: fix the file before trusting it", err)
 			}
-			if err := ts.Trust(f.Path, f.SHA256, time.Now()); err != nil {
+			if err := ts.Trust(f.Key, f.SHA256, time.Now()); err != nil {
 				return err
 			}
 			if asJSON {
-				return writeJSON(stdout, trustReport{File: f.Path, SHA256: f.SHA256, Trusted: true, Does: f.Summary()})
+				return writeJSON(stdout, trustReport{File: f.Key, SHA256: f.SHA256, Trusted: true, Does: f.Summary()})
 			}
-			fmt.Fprintf(stdout, "trusted %s (sha256 %.12s…); when it changes, howl asks again. It may now:\n", clean(f.Path), f.SHA256)
+			fmt.Fprintf(stdout, "trusted %s (sha256 %.12s…); when it changes, howl asks again. It may now:\n", clean(f.Key), f.SHA256)
 			for _, l := range f.Summary() {
 				fmt.Fprintf(stdout, "  %s\n", clean(l))
 			}
