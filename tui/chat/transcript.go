@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -336,15 +337,14 @@ func (t *transcript) renderTool(it *chatItem, w int) []string {
 
 // PrettyArgs indents JSON; anything else is returned as it is.
 func PrettyArgs(s string) string {
-	var v any
-	if json.Unmarshal([]byte(s), &v) != nil {
+	// Indented as written, not decoded and encoded again: a number past
+	// float64's precision (9007199254740993) or a repeated key is shown
+	// exactly as the call sends it.
+	var b bytes.Buffer
+	if json.Indent(&b, []byte(s), "", "  ") != nil {
 		return s
 	}
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return s
-	}
-	return string(b)
+	return b.String()
 }
 
 // shortText is s on one line, cut to n bytes at a rune boundary.
