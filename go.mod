@@ -26,6 +26,7 @@ require (
 	github.com/spf13/pflag v1.0.9
 	github.com/tiktoken-go/tokenizer v0.10.0
 	go.uber.org/goleak v1.3.0
+	golang.org/x/net v0.58.0
 	golang.org/x/sys v0.49.0
 	golang.org/x/text v0.41.0
 	modernc.org/sqlite v1.62.0
@@ -113,7 +114,6 @@ require (
 	go.yaml.in/yaml/v3 v3.0.4 // indirect
 	go.yaml.in/yaml/v4 v4.0.0-rc.3 // indirect
 	golang.org/x/crypto v0.55.0 // indirect
-	golang.org/x/net v0.58.0 // indirect
 	golang.org/x/oauth2 v0.36.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/term v0.45.0 // indirect

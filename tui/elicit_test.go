@@ -202,6 +202,19 @@ func TestElicitationURLOpensOnlyWhenConfirmed(t *testing.T) {
 	}
 }
 
+// A host written with look-alike letters (Cyrillic аррӏе.com) is shown as
+// the punycode name the browser would resolve, saying how it is written.
+func TestElicitationURLShowsALookAlikeHostAsItsPunycode(t *testing.T) {
+	b := newAskBench(t, Options{})
+	out := b.call(context.Background(), "ask_url", map[string]any{"message": "Sign in", "url": "https://аррӏе.com/login"})
+	b.waitDialog("elicit-url")
+	if view := b.h.view(); !strings.Contains(view, "xn--80ak6aa92e.com (written аррӏе.com)") {
+		t.Errorf("the look-alike host is not shown as its punycode:\n%s", view)
+	}
+	b.h.keys("esc")
+	b.result(out)
+}
+
 // TestElicitationDialogClosesWhenTheToolCallIsCancelled: the call that
 // led the server to ask is cancelled while the dialog is open; the
 // question ends with it and its dialog closes itself.

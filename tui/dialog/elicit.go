@@ -9,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"golang.org/x/net/idna"
 
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
@@ -313,7 +314,7 @@ func (d *ElicitDialog) urlLines(inner int) []string {
 		out = append(out, "   "+st.Strong.Render(l))
 	}
 	if p, err := url.Parse(d.q.Elicit.URL); err == nil && p.Host != "" {
-		out = append(out, " "+st.Detail.Label.Render(common.Fit("host", 8))+render.SanitizeLine(p.Host))
+		out = append(out, " "+st.Detail.Label.Render(common.Fit("host", 8))+render.SanitizeLine(asciiHost(p.Host)))
 	}
 	out = append(out, "")
 	problem := urlProblem(d.q.Elicit.URL)
@@ -344,3 +345,15 @@ type OpenURL struct {
 }
 
 func (OpenURL) isAction() {}
+
+// asciiHost is host as the browser resolves it: a name with letters
+// outside ASCII (Cyrillic аррӏе.com looks like apple.com) in its
+// punycode form, saying how it is written, so a look-alike shows as the
+// different name it is.
+func asciiHost(host string) string {
+	a, err := idna.Lookup.ToASCII(host)
+	if err != nil || a == host {
+		return host
+	}
+	return a + " (written " + host + ")"
+}
