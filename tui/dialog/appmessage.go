@@ -127,3 +127,6 @@ func (d *AppMessageDialog) Render(maxW, maxH int) []string {
 	content := append(append(append([]string(nil), head...), shown...), answers...)
 	return frameDialog(d.com, "An app asks to post a message", content, w, maxH, -1)
 }
+
+// Reveal starts the grace again: the dialog is seen from now (Stack).
+func (d *AppMessageDialog) Reveal() { d.opened = d.com.Now() }

@@ -53,6 +53,9 @@ func (b *QuestionBase) Question() *Question { return b.q }
 
 func (b *QuestionBase) SetAsked(n int) { b.asked = n }
 
+// Reveal starts the grace again: the dialog is seen from now (Stack).
+func (b *QuestionBase) Reveal() { b.opened = b.com.Now() }
+
 // inGrace reports whether the dialog opened too recently to take keys.
 func (b *QuestionBase) inGrace() bool { return b.com.Now().Sub(b.opened) < common.PermissionGrace }
 

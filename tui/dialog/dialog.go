@@ -109,11 +109,30 @@ type Stack struct {
 func (s *Stack) Push(d Dialog) {
 	d.setOwner(common.DialogOwner(s.com.NewID()))
 	s.items = append(s.items, d)
+	s.revealed(nil)
+}
+
+// revealer is a dialog that ignores keys for PermissionGrace once it is
+// seen: Reveal starts that time again.
+type revealer interface{ Reveal() }
+
+// revealed starts the grace of the dialog on top when it is not was: a
+// dialog uncovered when the one above it closes (an app's message
+// answered with y over its permission request) has been out of sight, so
+// a second y or a held key must not answer it.
+func (s *Stack) revealed(was Dialog) {
+	if top := s.Top(); top != nil && top != was {
+		if r, ok := top.(revealer); ok {
+			r.Reveal()
+		}
+	}
 }
 
 // Remove closes d wherever it is in the stack.
 func (s *Stack) Remove(d Dialog) {
+	was := s.Top()
 	s.items = slices.DeleteFunc(s.items, func(x Dialog) bool { return x == d })
+	s.revealed(was)
 }
 
 // ByOwner is the open dialog owner names, or nil when it closed.
@@ -129,6 +148,7 @@ func (s *Stack) ByOwner(o common.Owner) Dialog {
 func (s *Stack) Pop() {
 	if len(s.items) > 0 {
 		s.items = s.items[:len(s.items)-1]
+		s.revealed(nil)
 	}
 }
 

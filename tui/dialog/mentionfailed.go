@@ -72,3 +72,6 @@ func (d *MentionFailedDialog) Render(maxW, maxH int) []string {
 type InsertMention struct{ Text string }
 
 func (InsertMention) isAction() {}
+
+// Reveal starts the grace again: the dialog is seen from now (Stack).
+func (d *MentionFailedDialog) Reveal() { d.opened = d.com.Now() }

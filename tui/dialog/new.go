@@ -23,8 +23,9 @@ func (s *Stack) Items() []Dialog { return s.items }
 
 // RemoveIf closes every dialog that drop picks; it reports whether any did.
 func (s *Stack) RemoveIf(drop func(Dialog) bool) bool {
-	n := len(s.items)
+	n, was := len(s.items), s.Top()
 	s.items = slices.DeleteFunc(s.items, drop)
+	s.revealed(was)
 	return len(s.items) != n
 }
 

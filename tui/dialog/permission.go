@@ -214,3 +214,6 @@ func annotationText(ann *mcp.ToolAnnotations) string {
 
 // Scrolled reports whether the arguments are scrolled from their top.
 func (d *PermissionDialog) Scrolled() bool { return d.scroll.top > 0 }
+
+// Reveal starts the grace again: the dialog is seen from now (Stack).
+func (d *PermissionDialog) Reveal() { d.opened = d.com.Now() }

@@ -87,3 +87,6 @@ func (d *TrustDialog) Render(maxW, maxH int) []string {
 	content := append(append(append([]string(nil), head...), shown...), tail...)
 	return frameDialog(d.com, "Trust this project's servers?", content, w, maxH, -1)
 }
+
+// Reveal starts the grace again: the dialog is seen from now (Stack).
+func (d *TrustDialog) Reveal() { d.opened = d.com.Now() }
