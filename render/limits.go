@@ -26,9 +26,21 @@ const (
 	// decoded at all; larger blobs are an error.
 	MaxDecodedBlob = 50 << 20
 
-	// SpillBudget is the default size bound of the whole spill tree; past it
-	// the oldest spill files are evicted.
+	// SpillBudget is the default size bound of the whole spill tree, each
+	// file charged in whole SpillBlock blocks; past it the oldest spill
+	// files are evicted.
 	SpillBudget = 512 << 20
+
+	// SpillBlock is the unit a spill file's size is rounded up to against
+	// the budget, and so the least any file costs: a file holds whole
+	// blocks and an inode on disk, and a server sending thousands of 3-byte
+	// images must be charged for the disk they take, not for their bytes.
+	SpillBlock = 4096
+
+	// MaxSpillFiles is the default bound on how many files the spill tree
+	// holds; past it the oldest are evicted whatever their size. It bounds
+	// inodes and the work of one rescan of the tree.
+	MaxSpillFiles = 10000
 
 	// MaxMetaString is the longest server-supplied metadata string (URI, MIME
 	// type, name) kept in a bounded result; longer ones are clamped.

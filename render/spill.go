@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -24,15 +25,22 @@ import (
 type SpillStore struct {
 	// Root is the mcp-resources directory holding one directory per server.
 	Root string
-	// Budget bounds the total size of every file under Root; after each
-	// spill the oldest files are evicted until the tree is within it. Zero
-	// means SpillBudget.
+	// Budget bounds the total size of every file under Root, each charged
+	// in whole SpillBlock blocks; after each spill the oldest files are
+	// evicted until the tree is within it. Zero means SpillBudget.
 	Budget int64
+	// MaxFiles bounds how many files are under Root, evicted oldest first
+	// like Budget. Zero means MaxSpillFiles.
+	MaxFiles int
+
+	mu    sync.Mutex
+	index *spillIndex // nil until the first spill scans Root
+	scans int         // how many times Root was walked, for tests
 }
 
-// NewSpillStore returns a store rooted at root with the default budget.
+// NewSpillStore returns a store rooted at root with the default bounds.
 func NewSpillStore(root string) *SpillStore {
-	return &SpillStore{Root: root, Budget: SpillBudget}
+	return &SpillStore{Root: root, Budget: SpillBudget, MaxFiles: MaxSpillFiles}
 }
 
 // Holds reports whether path names a file under the store's Root: an
@@ -101,6 +109,13 @@ func (s *SpillStore) budget() int64 {
 	return SpillBudget
 }
 
+func (s *SpillStore) maxFiles() int {
+	if s.MaxFiles > 0 {
+		return s.MaxFiles
+	}
+	return MaxSpillFiles
+}
+
 // serverDir is the directory spill files of server go to.
 func (s *SpillStore) serverDir(server string) string {
 	return filepath.Join(s.Root, serverSegment(server))
@@ -108,7 +123,7 @@ func (s *SpillStore) serverDir(server string) string {
 
 // commit moves the complete temp file tmp of the given content into place,
 // or drops it when an identical file is already there, then evicts past the
-// budget. It returns the final path.
+// bounds. It returns the final path.
 func (s *SpillStore) commit(tmp, server, mimeType, sum string, size int64) (string, error) {
 	final := filepath.Join(s.serverDir(server), sum+"."+mimeExtension(mimeType))
 	if fi, err := os.Lstat(final); err == nil && fi.Mode().IsRegular() && fi.Size() == size {
@@ -122,12 +137,12 @@ func (s *SpillStore) commit(tmp, server, mimeType, sum string, size int64) (stri
 		// open (Access denied), where Unix replaces it. The name is the
 		// content's hash, so a complete file there is this content.
 		if fi, serr := os.Lstat(final); serr == nil && fi.Mode().IsRegular() && fi.Size() == size {
-			s.evict(final)
+			s.evict(final, size)
 			return final, nil
 		}
 		return "", newError(CodeSpillFailed, err, fmt.Sprintf("could not move spill file into place at %s: %v", final, err))
 	}
-	s.evict(final)
+	s.evict(final, size)
 	return final, nil
 }
 
