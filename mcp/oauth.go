@@ -110,6 +110,9 @@ func exchangeIDToken(ctx context.Context, hc *http.Client, s OAuthSettings, audi
 	if s.IDToken == "" || s.IdPTokenEndpoint == "" {
 		return "", errors.New(`oauth.grant "enterprise" needs oauth.idToken and oauth.idpTokenEndpoint on the server's entry`)
 	}
+	if err := checkOAuthURL(s.IdPTokenEndpoint, "oauth.idpTokenEndpoint on the server's entry"); err != nil {
+		return "", err
+	}
 	form := url.Values{
 		"grant_type":           {"urn:ietf:params:oauth:grant-type:token-exchange"},
 		"subject_token":        {s.IDToken},
@@ -282,9 +285,15 @@ func DiscoverAuth(ctx context.Context, hc *http.Client, serverURL string, ch Cha
 	if err != nil {
 		return nil, fmt.Errorf("server URL %q: %w", serverURL, err)
 	}
+	if err := checkOAuthURL(serverURL, "the server's url"); err != nil {
+		return nil, err
+	}
 	origin := su.Scheme + "://" + su.Host
 	var prmURLs []string
 	if ch.ResourceMetadata != "" {
+		if err := checkOAuthURL(ch.ResourceMetadata, "the resource_metadata of the server's 401 challenge"); err != nil {
+			return nil, err
+		}
 		prmURLs = append(prmURLs, ch.ResourceMetadata)
 	}
 	if p := strings.TrimRight(su.Path, "/"); p != "" {
@@ -292,26 +301,32 @@ func DiscoverAuth(ctx context.Context, hc *http.Client, serverURL string, ch Cha
 	}
 	prmURLs = append(prmURLs, origin+"/.well-known/oauth-protected-resource")
 	d := &AuthDiscovery{}
+	prmURL := ""
 	for _, u := range prmURLs {
 		var prm ProtectedResourceMetadata
 		if ok, err := getJSON(ctx, hc, u, &prm); err != nil {
 			return nil, err
 		} else if ok && len(prm.AuthorizationServers) > 0 {
-			d.Resource = &prm
+			d.Resource, prmURL = &prm, u
 			break
 		}
 	}
+	asFrom := "the server's own origin (it serves no protected resource metadata)"
 	if d.Resource != nil {
 		if !resourceCovers(d.Resource.Resource, su) {
 			return nil, fmt.Errorf("the protected resource metadata of %s names resource %q, which is not this server: refusing to authorize (a misconfigured or hostile server)", serverURL, d.Resource.Resource)
 		}
 		d.AuthServer = d.Resource.AuthorizationServers[0]
+		asFrom = "the authorization server named by " + prmURL
 	} else {
 		d.AuthServer = origin
 	}
 	au, err := url.Parse(d.AuthServer)
 	if err != nil || au.Host == "" {
 		return nil, fmt.Errorf("authorization server %q is not a URL", d.AuthServer)
+	}
+	if err := checkOAuthURL(d.AuthServer, asFrom); err != nil {
+		return nil, err
 	}
 	aorigin := au.Scheme + "://" + au.Host
 	var asURLs []string
@@ -334,6 +349,16 @@ func DiscoverAuth(ctx context.Context, hc *http.Client, serverURL string, ch Cha
 			if d.Resource != nil && !sameIssuer(m.Issuer, d.AuthServer) {
 				return nil, fmt.Errorf("the metadata of authorization server %s names another issuer, %q: not used (RFC 8414 §3.3; a misconfigured or impersonating server)", d.AuthServer, render.Ellipsize(m.Issuer, 80))
 			}
+			// The authorization_endpoint is checked where it is opened
+			// (CheckBrowserURL): a machine grant never uses it.
+			if err := checkOAuthURL(m.TokenEndpoint, "the token_endpoint in "+u); err != nil {
+				return nil, err
+			}
+			if m.RegistrationEndpoint != "" {
+				if err := checkOAuthURL(m.RegistrationEndpoint, "the registration_endpoint in "+u); err != nil {
+					return nil, err
+				}
+			}
 			d.Metadata = m
 			return d, nil
 		}
@@ -342,6 +367,43 @@ func DiscoverAuth(ctx context.Context, hc *http.Client, serverURL string, ch Cha
 	d.Fallback = true
 	d.Metadata = AuthServerMetadata{Issuer: base, AuthorizationEndpoint: base + "/authorize", TokenEndpoint: base + "/token", RegistrationEndpoint: base + "/register"}
 	return d, nil
+}
+
+// oauthURLRule says which URLs howl uses for OAuth, for every refusal's text.
+const oauthURLRule = "howl fetches OAuth metadata and sends OAuth secrets and tokens only over https, and over plain http only to this machine (localhost, 127.0.0.0/8, ::1)"
+
+// checkOAuthURL is the test every OAuth URL passes before howl fetches
+// metadata from it or sends a secret, token or assertion to it: https, or
+// http to loopback. from says where the URL came from, for the error.
+func checkOAuthURL(u, from string) error {
+	shown := render.Ellipsize(u, maxShownURL)
+	p, err := url.Parse(u)
+	if err != nil {
+		return fmt.Errorf("%s, %q, is not a URL (%v): %s", from, shown, err, oauthURLRule)
+	}
+	switch strings.ToLower(p.Scheme) {
+	case "https":
+	case "http":
+		if !isLoopbackHost(p.Hostname()) {
+			return fmt.Errorf("%s, %q, is plain http to %s, which is not this machine: refused, since anyone on the way could read or change it; %s", from, shown, render.Ellipsize(p.Hostname(), maxShownURL), oauthURLRule)
+		}
+	default:
+		return fmt.Errorf("%s, %q, has scheme %q: refused; %s", from, shown, p.Scheme, oauthURLRule)
+	}
+	if p.Hostname() == "" {
+		return fmt.Errorf("%s, %q, names no host: refused; %s", from, shown, oauthURLRule)
+	}
+	return nil
+}
+
+// oauthRedirects is the CheckRedirect of howl's OAuth client: a redirect
+// passes the same rule, since a 307 or 308 resends a token request's body
+// (the client secret, the assertion) to where it points.
+func oauthRedirects(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	return checkOAuthURL(req.URL.String(), "a redirect from "+via[len(via)-1].URL.String())
 }
 
 // sameIssuer reports whether metadata's issuer is the issuer identifier
@@ -546,6 +608,13 @@ type tokenResponse struct {
 // key, each attempt carries a fresh proof, and a use_dpop_nonce answer is
 // retried once with the server's nonce (RFC 9449 §8).
 func requestToken(ctx context.Context, hc *http.Client, endpoint, issuer string, c oauthClientID, key string, form url.Values, dp *dpopKey) (StoredToken, error) {
+	from := "the token endpoint"
+	if issuer != "" {
+		from += " of " + issuer
+	}
+	if err := checkOAuthURL(endpoint, from); err != nil {
+		return StoredToken{}, err
+	}
 	switch c.method {
 	case "client_secret_post":
 		form.Set("client_id", c.id)

@@ -63,7 +63,7 @@ func newAuthorizer(lifetime context.Context, sc ServerConfig, opts OAuthOptions)
 	a := &authorizer{
 		server: sc.Name, url: sc.URL, opts: opts, store: opts.Store,
 		base: http.DefaultTransport, lifetime: lifetime,
-		hc: &http.Client{Timeout: 30 * time.Second},
+		hc: &http.Client{Timeout: 30 * time.Second, CheckRedirect: oauthRedirects},
 	}
 	if sc.OAuth != nil {
 		a.settings = *sc.OAuth
