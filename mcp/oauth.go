@@ -168,6 +168,12 @@ type OAuthOptions struct {
 	Notice func(server, msg string)
 	// LoginTimeout bounds the wait for the browser (DefaultLoginTimeout when zero).
 	LoginTimeout time.Duration
+	// AcceptMovedIssuer says the person asked for this login (howl auth,
+	// the TUI's login): a server that now names another authorization
+	// server than its stored login came from may be sent the entry's
+	// client secret, key or assertion there. Without it such a login is
+	// refused, since a moved server and a hijacked one look the same.
+	AcceptMovedIssuer bool
 }
 
 // Challenge is a parsed WWW-Authenticate Bearer challenge.
@@ -770,6 +776,23 @@ func (l *loopback) close() {
 	defer cancel()
 	_ = l.srv.Shutdown(ctx)
 	<-l.done
+}
+
+// credential names what a login with these settings hands the
+// authorization server from the person's config, "" when nothing (a
+// browser login with a dynamically registered client).
+func (s OAuthSettings) credential() string {
+	switch {
+	case s.ClientSecret != "":
+		return "oauth.clientSecret"
+	case s.PrivateKeyPEM != "":
+		return "a client assertion signed with oauth.privateKeyPem"
+	case s.Grant == GrantJWTBearer:
+		return "the workload's assertion (oauth.assertion or oauth.assertionFile)"
+	case s.Grant == GrantEnterprise:
+		return "an identity assertion from oauth.idpTokenEndpoint"
+	}
+	return ""
 }
 
 // interactive reports whether the grant needs a person (a browser login).

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // loginRuntime starts f's server in a runtime allowed to log in through a
@@ -190,5 +191,87 @@ func TestJWTBearerGrantPresentsTheWorkloadTokenOnce(t *testing.T) {
 				t.Fatalf("status = %s %q, want auth-required with the server's reason", st.State, st.Reason)
 			}
 		})
+	}
+}
+
+func TestClientSecretGoesToAMovedAuthorizationServerOnlyWhenThePersonLogsIn(t *testing.T) {
+	f, g := newAuthFixture(t), newAuthFixture(t) // f: the MCP server and its first AS; g: the next AS
+	var mu sync.Mutex
+	moved := false
+	secrets := map[*authFixture][]string{} // client id:secret each token endpoint saw
+	issue := func(fx *authFixture, name string) http.Handler {
+		inner := fx.srv.Config.Handler
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			m := moved
+			mu.Unlock()
+			switch {
+			case fx == f && m && r.URL.Path == "/.well-known/oauth-protected-resource/mcp":
+				_ = json.NewEncoder(w).Encode(ProtectedResourceMetadata{Resource: f.srv.URL + "/mcp", AuthorizationServers: []string{g.srv.URL + "/as"}})
+			case r.URL.Path == "/as/token":
+				id, secret, _ := r.BasicAuth()
+				mu.Lock()
+				secrets[fx] = append(secrets[fx], id+":"+secret)
+				mu.Unlock()
+				f.mu.Lock()
+				f.valid[name] = true // f is the MCP server: it takes either's token
+				f.mu.Unlock()
+				fmt.Fprintf(w, `{"access_token":%q,"token_type":"Bearer","expires_in":3600}`, name)
+			default:
+				inner.ServeHTTP(w, r)
+			}
+		})
+	}
+	f.srv.Config.Handler, g.srv.Config.Handler = issue(f, "from-f"), issue(g, "from-g")
+	cfg := f.config()
+	cfg.Servers[0].OAuth = &OAuthSettings{Grant: GrantClientCredentials, ClientID: "machine", ClientSecret: "s3cret"}
+	store := NewTokenStore(filepath.Join(t.TempDir(), "t.json"))
+	newRuntime := func() *Runtime {
+		// --login=auto: allowed to log in, but not asked to.
+		rt := NewRuntime(cfg, RuntimeOptions{CacheDir: t.TempDir(), OAuth: OAuthOptions{Store: store, Login: true}})
+		t.Cleanup(func() { rt.Close() })
+		return rt
+	}
+	if st := startAndWait(t, newRuntime()); st.State != StateReady {
+		t.Fatalf("first login: %s %q", st.State, st.Reason)
+	}
+
+	// The server now names g, and f's token no longer works.
+	mu.Lock()
+	moved = true
+	mu.Unlock()
+	f.mu.Lock()
+	f.valid = map[string]bool{}
+	f.mu.Unlock()
+	rt := newRuntime()
+	st := startAndWait(t, rt)
+	mu.Lock()
+	atG := len(secrets[g])
+	mu.Unlock()
+	if atG != 0 {
+		t.Fatalf("the client secret went to the new authorization server unasked (%d token requests)", atG)
+	}
+	for _, want := range []string{"now names authorization server " + g.srv.URL + "/as", "not " + f.srv.URL + "/as", "run howl auth authed", "oauth.clientSecret"} {
+		if st.State != StateAuthRequired || !strings.Contains(st.Reason, want) {
+			t.Fatalf("status = %s %q, want auth-required saying %q", st.State, st.Reason, want)
+		}
+	}
+
+	// The person logs in (howl auth, the TUI's login): now it goes there.
+	if err := rt.Login("authed"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := rt.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := rt.ServerStatus("authed"); st.State != StateReady {
+		t.Fatalf("after the person's login: %s %q", st.State, st.Reason)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(secrets[g]) != 1 || secrets[g][0] != "machine:s3cret" {
+		t.Fatalf("token requests at the new authorization server: %q, want one with the secret", secrets[g])
 	}
 }

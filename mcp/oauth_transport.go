@@ -239,20 +239,28 @@ func (a *authorizer) recover(ctx context.Context, sent *StoredToken, ch Challeng
 // serverMovedLocked reports whether the server now names another
 // authorization server than the one that issued the current token: its
 // token (and client registration) then mean nothing there, and howl must
-// register with the new one and log in anew (MCP SEP-2352).
+// register with the new one and log in anew (MCP SEP-2352), which
+// loginLocked allows only as movedFromLocked says.
 func (a *authorizer) serverMovedLocked(ctx context.Context, ch Challenge) bool {
 	if a.closed || a.tok == nil || a.tok.Issuer == "" {
 		return false
 	}
 	d, err := DiscoverAuth(ctx, a.hc, a.url, ch)
-	if err != nil || d.issuer() == a.tok.Issuer {
+	if err != nil || a.movedFromLocked(d) == "" {
 		return false
-	}
-	if a.opts.Notice != nil {
-		a.opts.Notice(a.server, fmt.Sprintf("%s moved from authorization server %s to %s: logging in there", a.url, a.tok.Issuer, d.issuer()))
 	}
 	a.disc = d
 	return true
+}
+
+// movedFromLocked is the issuer of the stored login when discovery now
+// names another one; "" when it is the same, or no stored login records
+// its issuer (the first login trusts what the server names).
+func (a *authorizer) movedFromLocked(d *AuthDiscovery) string {
+	if a.tok == nil || a.tok.Issuer == "" || a.tok.Issuer == d.issuer() {
+		return ""
+	}
+	return a.tok.Issuer
 }
 
 // stepUp answers a 403 insufficient_scope with a login for the wider
@@ -331,6 +339,15 @@ func (a *authorizer) loginLocked(reqCtx context.Context, ch Challenge, previousS
 		a.disc = d
 	}
 	d := a.disc
+	if from := a.movedFromLocked(d); from != "" {
+		if what := a.settings.credential(); what != "" && !a.opts.AcceptMovedIssuer {
+			// Short: the status keeps 300 bytes, the fix must be in them.
+			return fmt.Errorf("it now names authorization server %s, not %s, which issued its token: if you expect the move, run howl auth %s; only then does howl send %s to a new one", d.issuer(), from, a.server, what)
+		}
+		if a.opts.Notice != nil {
+			a.opts.Notice(a.server, fmt.Sprintf("%s moved from authorization server %s to %s: logging in there", a.url, from, d.issuer()))
+		}
+	}
 	scope := selectScope(ch, d, a.settings.Scopes, previousScope)
 	resource := a.url
 	if d.Resource != nil && d.Resource.Resource != "" {

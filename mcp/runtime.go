@@ -406,6 +406,7 @@ func (r *Runtime) start(name string) error {
 	ring := slot.stderr
 	status := r.stamp(slot.status)
 	login := r.opts.OAuth.Login || slot.login
+	asked := slot.login // Login: the person asked, so a moved issuer is theirs to accept
 	slot.login = false
 	r.wg.Add(1)
 	r.mu.Unlock()
@@ -417,12 +418,12 @@ func (r *Runtime) start(name string) error {
 	go func() {
 		defer r.wg.Done()
 		defer close(settled)
-		r.connectAuth(name, gen, sc, ring, login)
+		r.connectAuth(name, gen, sc, ring, login, asked)
 	}()
 	return nil
 }
 
-func (r *Runtime) connectAuth(name string, gen int, sc ServerConfig, ring *stderrRing, login bool) {
+func (r *Runtime) connectAuth(name string, gen int, sc ServerConfig, ring *stderrRing, login, asked bool) {
 	began := time.Now()
 	if sc.Problem != "" {
 		r.settle(name, gen, fmt.Errorf("config: %s", sc.Problem), ring)
@@ -436,6 +437,7 @@ func (r *Runtime) connectAuth(name string, gen int, sc ServerConfig, ring *stder
 	if sc.Transport != TransportStdio {
 		ao := r.opts.OAuth
 		ao.Login = login
+		ao.AcceptMovedIssuer = ao.AcceptMovedIssuer || asked
 		auth = newAuthorizer(r.lifetime, sc, ao)
 		r.mu.Lock()
 		retired := auth // a stale start's own authorizer goes at once

@@ -15,8 +15,10 @@ func authRequired(name, url string, why error) error {
 }
 
 // Login reconnects the named remote server, running the OAuth login (the
-// browser, through OAuthOptions.OpenURL) if the server asks for one. Use
-// Wait, then ServerStatus, to learn how it ended.
+// browser, through OAuthOptions.OpenURL) if the server asks for one. The
+// person asked for it, so it may log in at an authorization server the
+// server moved to (OAuthOptions.AcceptMovedIssuer). Use Wait, then
+// ServerStatus, to learn how it ended.
 func (r *Runtime) Login(name string) error {
 	r.mu.Lock()
 	slot, ok := r.servers[name]

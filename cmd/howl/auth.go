@@ -36,7 +36,8 @@ func (f loginFlag) Type() string { return "auto|never" }
 // printed on stderr, only when --login=auto (howl auth sets it).
 func oauthOptions(g *globalFlags) mcp.OAuthOptions {
 	return mcp.OAuthOptions{
-		Login: g.login == "auto",
+		Login:             g.login == "auto",
+		AcceptMovedIssuer: g.relogin,
 		Notice: func(server, msg string) {
 			fmt.Fprintf(os.Stderr, "howl: %s: %s\n", clean(server), clean(msg))
 		},
@@ -70,7 +71,9 @@ with $BROWSER (else xdg-open; the URL is also printed on stderr) and waits
 for the redirect on a 127.0.0.1 callback. The token is stored with mode 0600
 in $HOWL_CONFIG_DIR/tokens.json (else <user config dir>/howl/tokens.json) and
 refreshed when it expires. Other verbs then use it; with --login=auto they
-log in themselves when a server asks.`,
+log in themselves when a server asks. A server that now names another
+authorization server than its token came from gets the entry's client
+secret, key or assertion there only through howl auth.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			args, err := serverArgs(g, args, 1, 1)
@@ -101,7 +104,7 @@ log in themselves when a server asks.`,
 				}
 			}
 			lg := *g
-			lg.login = "auto"
+			lg.login, lg.relogin = "auto", true
 			s, err := start(cmd.Context(), &lg, cfg, name)
 			if err != nil {
 				return err

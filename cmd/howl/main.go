@@ -188,6 +188,10 @@ type globalFlags struct {
 	// login says whether a verb may run the OAuth browser login when a
 	// remote server asks (auto) or stops at auth-required (never).
 	login string
+	// relogin is set by howl auth: the person asked to log in, so a
+	// server that moved to another authorization server may be sent the
+	// entry's OAuth credentials there.
+	relogin bool
 	// model and baseURL choose the model (--model, --base-url; see llm.Settings).
 	model, baseURL string
 	// sample says how headless verbs answer sampling requests: ask or decline.
