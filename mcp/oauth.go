@@ -61,6 +61,9 @@ type OAuthSettings struct {
 	// DPoP false keeps howl from asking for DPoP-bound tokens even when
 	// the authorization server offers them (default: ask when offered).
 	DPoP *bool `json:"dpop,omitempty"`
+	// AuthorizationServer, when set, is the issuer howl logs in at,
+	// whatever the server's metadata names: the server cannot move it.
+	AuthorizationServer string `json:"authorizationServer,omitempty"`
 }
 
 // The OAuth grants howl can run.
@@ -287,6 +290,13 @@ type AuthDiscovery struct {
 // locations) and its authorization server's metadata (RFC 8414 and OpenID
 // locations, path-aware), refusing metadata that names another resource.
 func DiscoverAuth(ctx context.Context, hc *http.Client, serverURL string, ch Challenge) (*AuthDiscovery, error) {
+	return discoverAuth(ctx, hc, serverURL, ch, "")
+}
+
+// discoverAuth is DiscoverAuth with the authorization server pinned by
+// the config (oauth.authorizationServer), when pinned is set: it wins over
+// what the server's metadata names.
+func discoverAuth(ctx context.Context, hc *http.Client, serverURL string, ch Challenge, pinned string) (*AuthDiscovery, error) {
 	su, err := url.Parse(serverURL)
 	if err != nil {
 		return nil, fmt.Errorf("server URL %q: %w", serverURL, err)
@@ -317,15 +327,17 @@ func DiscoverAuth(ctx context.Context, hc *http.Client, serverURL string, ch Cha
 			break
 		}
 	}
-	asFrom := "the server's own origin (it serves no protected resource metadata)"
-	if d.Resource != nil {
-		if !resourceCovers(d.Resource.Resource, su) {
-			return nil, fmt.Errorf("the protected resource metadata of %s names resource %q, which is not this server: refusing to authorize (a misconfigured or hostile server)", serverURL, d.Resource.Resource)
-		}
-		d.AuthServer = d.Resource.AuthorizationServers[0]
-		asFrom = "the authorization server named by " + prmURL
-	} else {
-		d.AuthServer = origin
+	if d.Resource != nil && !resourceCovers(d.Resource.Resource, su) {
+		return nil, fmt.Errorf("the protected resource metadata of %s names resource %q, which is not this server: refusing to authorize (a misconfigured or hostile server)", serverURL, d.Resource.Resource)
+	}
+	var asFrom string
+	switch {
+	case pinned != "":
+		d.AuthServer, asFrom = pinned, "oauth.authorizationServer on the server's entry"
+	case d.Resource != nil:
+		d.AuthServer, asFrom = d.Resource.AuthorizationServers[0], "the authorization server named by "+prmURL
+	default:
+		d.AuthServer, asFrom = origin, "the server's own origin (it serves no protected resource metadata)"
 	}
 	au, err := url.Parse(d.AuthServer)
 	if err != nil || au.Host == "" {
@@ -352,7 +364,7 @@ func DiscoverAuth(ctx context.Context, hc *http.Client, serverURL string, ch Cha
 		} else if ok && m.AuthorizationEndpoint != "" && m.TokenEndpoint != "" {
 			// A 2025-03-26 server (no resource metadata) serves its own
 			// metadata from its origin, whose issuer may carry a path.
-			if d.Resource != nil && !sameIssuer(m.Issuer, d.AuthServer) {
+			if (d.Resource != nil || pinned != "") && !sameIssuer(m.Issuer, d.AuthServer) {
 				return nil, fmt.Errorf("the metadata of authorization server %s names another issuer, %q: not used (RFC 8414 §3.3; a misconfigured or impersonating server)", d.AuthServer, render.Ellipsize(m.Issuer, 80))
 			}
 			// The authorization_endpoint is checked where it is opened

@@ -275,3 +275,48 @@ func TestClientSecretGoesToAMovedAuthorizationServerOnlyWhenThePersonLogsIn(t *t
 		t.Fatalf("token requests at the new authorization server: %q, want one with the secret", secrets[g])
 	}
 }
+
+func TestAuthorizationServerPinnedInTheConfigWinsOverTheServersMetadata(t *testing.T) {
+	f, g := newAuthFixture(t), newAuthFixture(t) // f: the MCP server and the pinned AS; g: the AS its metadata names
+	var mu sync.Mutex
+	seen := map[*authFixture]int{} // token requests at each
+	for _, fx := range []*authFixture{f, g} {
+		inner := fx.srv.Config.Handler
+		fx.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch r.URL.Path {
+			case "/.well-known/oauth-protected-resource/mcp":
+				_ = json.NewEncoder(w).Encode(ProtectedResourceMetadata{Resource: f.srv.URL + "/mcp", AuthorizationServers: []string{g.srv.URL + "/as"}})
+			case "/as/token":
+				mu.Lock()
+				seen[fx]++
+				mu.Unlock()
+				f.mu.Lock()
+				f.valid["machine-token"] = true
+				f.mu.Unlock()
+				fmt.Fprint(w, `{"access_token":"machine-token","token_type":"Bearer","expires_in":3600}`)
+			default:
+				inner.ServeHTTP(w, r)
+			}
+		})
+	}
+	cfg := f.config()
+	cfg.Servers[0].OAuth = &OAuthSettings{Grant: GrantClientCredentials, ClientID: "machine", ClientSecret: "s3cret", AuthorizationServer: f.srv.URL + "/as"}
+	rt := NewRuntime(cfg, RuntimeOptions{CacheDir: t.TempDir(), OAuth: OAuthOptions{Store: NewTokenStore(filepath.Join(t.TempDir(), "t.json"))}})
+	defer rt.Close()
+	if st := startAndWait(t, rt); st.State != StateReady {
+		t.Fatalf("status = %s %q, want ready", st.State, st.Reason)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if seen[f] != 1 || seen[g] != 0 {
+		t.Fatalf("token requests: %d at the pinned authorization server, %d at the one the metadata names; want 1 and 0", seen[f], seen[g])
+	}
+}
+
+func TestPinnedAuthorizationServerPassesTheHTTPSRule(t *testing.T) {
+	m := newMetadataServer(t)
+	_, err := discoverAuth(context.Background(), m.srv.Client(), m.srv.URL+"/mcp", Challenge{}, "http://evil.invalid/as")
+	if err == nil || !strings.Contains(err.Error(), `oauth.authorizationServer on the server's entry, "http://evil.invalid/as", is plain http`) {
+		t.Fatalf("discovery = %v, want the pinned http URL refused, naming the setting", err)
+	}
+}

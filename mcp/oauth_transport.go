@@ -245,12 +245,18 @@ func (a *authorizer) serverMovedLocked(ctx context.Context, ch Challenge) bool {
 	if a.closed || a.tok == nil || a.tok.Issuer == "" {
 		return false
 	}
-	d, err := DiscoverAuth(ctx, a.hc, a.url, ch)
+	d, err := a.discover(ctx, ch)
 	if err != nil || a.movedFromLocked(d) == "" {
 		return false
 	}
 	a.disc = d
 	return true
+}
+
+// discover runs discovery for this server, at the authorization server
+// its entry pins if it pins one.
+func (a *authorizer) discover(ctx context.Context, ch Challenge) (*AuthDiscovery, error) {
+	return discoverAuth(ctx, a.hc, a.url, ch, a.settings.AuthorizationServer)
 }
 
 // movedFromLocked is the issuer of the stored login when discovery now
@@ -332,7 +338,7 @@ func (a *authorizer) loginLocked(reqCtx context.Context, ch Challenge, previousS
 	defer cancel()
 	_ = reqCtx // a login outlives the request that needed it: later requests reuse it
 	if a.disc == nil || ch.ResourceMetadata != "" {
-		d, err := DiscoverAuth(ctx, a.hc, a.url, ch)
+		d, err := a.discover(ctx, ch)
 		if err != nil {
 			return err
 		}

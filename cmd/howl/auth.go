@@ -64,8 +64,9 @@ func newAuthCmd(g *globalFlags, stdout, _ io.Writer) *cobra.Command {
 		Short: "Log in to a remote server with OAuth (opens $BROWSER)",
 		Long: `Log in to a remote (url) server that asks for OAuth authorization.
 
-howl discovers the server's authorization server, registers itself (or uses
-the entry's "oauth": {"clientId", "clientSecret", "scopes", "redirectPort",
+howl discovers the server's authorization server (or logs in at the entry's
+"oauth": {"authorizationServer"}), registers itself (or uses the entry's
+"oauth": {"clientId", "clientSecret", "scopes", "redirectPort",
 "clientMetadataUrl", "grant", "privateKeyPem"}), opens the authorization URL
 with $BROWSER (else xdg-open; the URL is also printed on stderr) and waits
 for the redirect on a 127.0.0.1 callback. The token is stored with mode 0600
