@@ -214,6 +214,21 @@ func (l *appLink) release(req *chat.PermissionRequest) {
 }
 
 // message is the app's ui/message: asked, then waited for.
+// openLink asks the person before the browser opens a link the app asks
+// for (mcp.CheckBrowserURL has passed it): the link is the app's one way
+// out of its sandbox, and each needs its own yes, so no app opens tabs in
+// a loop.
+func (l *appLink) openLink(ctx context.Context, link string) error {
+	m := dialog.NewAppLink(l.id, l.server, l.uri, link)
+	if err := l.ask(appAsk{msg: m, size: len(link)}); err != nil {
+		return err
+	}
+	if err := m.Wait(ctx); err != nil {
+		return err
+	}
+	return mcp.OpenBrowser(ctx, link)
+}
+
 func (l *appLink) message(ctx context.Context, text string) error {
 	m := dialog.NewAppMessage(l.id, l.server, l.uri, text)
 	if err := l.ask(appAsk{msg: m, size: len(text)}); err != nil {
@@ -294,6 +309,7 @@ func (m *Model) openAppFor(l *viewer.AppLoad) tea.Cmd {
 		Theme:        "light",
 		Decide:       llm.AppDecider(m.chat.AppDecider(l.URI, link.postPermission), l.Server, l.Tool),
 		Message:      link.message,
+		OpenLink:     link.openLink,
 		ModelContext: link.modelContext,
 		Event:        link.event,
 	}
@@ -546,9 +562,15 @@ func (m *Model) answerAppPermission(req *chat.PermissionRequest) {
 // turn, or tells the app it was declined.
 func (m *Model) answerAppMessage(a dialog.AnswerAppMessage) tea.Cmd {
 	if oa := m.apps[a.Msg.App]; oa != nil {
-		oa.link.answered(len(a.Msg.Text))
+		oa.link.answered(len(a.Msg.Text) + len(a.Msg.Link))
 	}
 	switch {
+	case a.Msg.Link != "" && !a.Send:
+		a.Msg.Answer(dialog.ErrLinkDeclined)
+		return nil
+	case a.Msg.Link != "":
+		a.Msg.Answer(nil) // the app's request opens it
+		return common.ReportInfo("opening the app's link in your browser")
 	case !a.Send:
 		a.Msg.Answer(dialog.ErrMessageDeclined)
 		return nil

@@ -30,6 +30,18 @@ import (
 // URL it is given to a file, which browserURL reads.
 func recordingBrowser(t *testing.T) func() string {
 	t.Helper()
+	all := recordingBrowserAll(t)
+	return func() string {
+		t.Helper()
+		urls := all()
+		return urls[len(urls)-1]
+	}
+}
+
+// recordingBrowserAll is recordingBrowser returning every URL it was
+// started with, once it was started at least once.
+func recordingBrowserAll(t *testing.T) func() []string {
+	t.Helper()
 	dir := t.TempDir()
 	record := filepath.Join(dir, "urls")
 	script := filepath.Join(dir, "browser")
@@ -37,18 +49,17 @@ func recordingBrowser(t *testing.T) func() string {
 		t.Fatal(err)
 	}
 	t.Setenv("BROWSER", script)
-	return func() string {
+	return func() []string {
 		t.Helper()
 		deadline := time.Now().Add(60 * time.Second)
 		for time.Now().Before(deadline) {
 			if b, err := os.ReadFile(record); err == nil && len(bytes.TrimSpace(b)) > 0 {
-				lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-				return lines[len(lines)-1]
+				return strings.Split(strings.TrimSpace(string(b)), "\n")
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
 		t.Fatal("the browser was never started with the app's address")
-		return ""
+		return nil
 	}
 }
 
@@ -218,6 +229,35 @@ func TestAnAppsMessageIsPostedOnlyAfterTheDialogShowsItSanitized(t *testing.T) {
 	if strings.ContainsAny(joined, "\x1b\x07") {
 		t.Errorf("the posted message kept terminal controls: %q", joined)
 	}
+}
+
+// An app's ui/open-link opens the browser only after the person says yes
+// in a dialog that shows the link and its host: declined, the app hears
+// so and nothing opens.
+func TestAnAppsLinkOpensOnlyAfterThePersonSaysYes(t *testing.T) {
+	p, _, clock, appURL := appProgram(t)
+	opened := recordingBrowserAll(t) // from now on, the app's links
+	ask := func(link, answer string) (r bridgeReply) {
+		done := make(chan struct{})
+		go func() { defer close(done); r = bridge(t, appURL, "ui/open-link", map[string]any{"url": link}) }()
+		p.wait(strings.TrimPrefix(link, "https://")) // the dialog shows this link
+		clock.advance(common.PermissionGrace + time.Millisecond)
+		p.tm.Send(keyMsg(answer))
+		<-done
+		return r
+	}
+	if r := ask("https://example.com/track?saw=first", "n"); r.Error == nil || !strings.Contains(r.Error.Message, "declined") {
+		t.Errorf("a declined link answered %+v, want an error saying so", r)
+	}
+	link := "https://example.com/track?saw=second"
+	if r := ask(link, "y"); r.Error != nil {
+		t.Errorf("an accepted link answered %+v", r.Error)
+	}
+	if got := opened(); len(got) != 1 || got[0] != link {
+		t.Errorf("the browser opened %q, want only %q, after yes", got, link)
+	}
+	p.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+	p.tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second))
 }
 
 // TestAnAppsModelContextGoesWithTheNextTurnOnce: the app's latest

@@ -3,6 +3,7 @@ package dialog
 import (
 	"context"
 	"errors"
+	"net/url"
 	"strings"
 	"time"
 
@@ -13,16 +14,30 @@ import (
 	"github.com/howl-mcp/howl/tui/common"
 )
 
-// AppMessage is an MCP App's ui/message waiting for the person: the app's
-// request waits (Wait) until the dialog answers it (Answer).
+// AppMessage is an MCP App's ui/message, or its ui/open-link, waiting for
+// the person: the app's request waits (Wait) until the dialog answers it
+// (Answer).
 type AppMessage struct {
 	// App identifies the app (its document's id in the viewer).
 	App    common.RequestID
 	Server string
 	URI    string
 	Text   string
-	reply  chan error
+	// Link, when set, is the URL the app asks to open in the browser (a
+	// ui/open-link; Text is empty): the app's one way out of its sandbox,
+	// and a query string can carry what the app saw.
+	Link  string
+	reply chan error
 }
+
+// NewAppLink is a link the app at uri of server asks to open.
+func NewAppLink(app common.RequestID, server, uri, link string) *AppMessage {
+	return &AppMessage{App: app, Server: server, URI: uri, Link: link, reply: make(chan error, 1)}
+}
+
+// ErrLinkDeclined is what an app hears when the person does not open its
+// link.
+var ErrLinkDeclined = errors.New("the person declined to open this link")
 
 // NewAppMessage is a message the app at uri of server asks to post.
 func NewAppMessage(app common.RequestID, server, uri, text string) *AppMessage {
@@ -77,7 +92,12 @@ func NewAppMessageDialog(com *common.Common, msg *AppMessage) *AppMessageDialog 
 	return &AppMessageDialog{com: com, msg: msg, opened: com.Now()}
 }
 
-func (d *AppMessageDialog) ID() string { return "app-message" }
+func (d *AppMessageDialog) ID() string {
+	if d.msg.Link != "" {
+		return "app-link"
+	}
+	return "app-message"
+}
 
 // Msg is the message the dialog asks about.
 func (d *AppMessageDialog) Msg() *AppMessage { return d.msg }
@@ -111,21 +131,30 @@ func (d *AppMessageDialog) Render(maxW, maxH int) []string {
 	head := []string{"",
 		label("server", render.SanitizeLine(d.msg.Server)),
 		label("app", render.SanitizeLine(d.msg.URI)),
-		" " + st.Detail.Label.Render("message (sent as yours if you accept)"),
+	}
+	title, hint, text := "An app asks to post a message", "enter/y sends it to the chat as your turn · esc/n declines (the app is told)", d.msg.Text
+	if d.msg.Link != "" {
+		title, hint, text = "An app asks to open a link", "enter/y opens it in your browser · esc/n declines (the app is told)", render.SanitizeLine(d.msg.Link)
+		if p, err := url.Parse(d.msg.Link); err == nil && p.Host != "" {
+			head = append(head, label("host", render.SanitizeLine(asciiHost(p.Host))))
+		}
+		head = append(head, " "+st.Detail.Label.Render("link (anything in it goes to that host)"))
+	} else {
+		head = append(head, " "+st.Detail.Label.Render("message (sent as yours if you accept)"))
 	}
 	var body []string
-	for _, l := range strings.Split(render.Sanitize(d.msg.Text), "\n") {
+	for _, l := range strings.Split(render.Sanitize(text), "\n") {
 		for _, wl := range common.WrapWords(common.ExpandTabs(l), max(inner-4, 10)) {
 			body = append(body, "   "+wl)
 		}
 	}
 	answers := []string{""}
-	for _, l := range common.WrapWords("enter/y sends it to the chat as your turn · esc/n declines (the app is told)", max(inner-2, 10)) {
+	for _, l := range common.WrapWords(hint, max(inner-2, 10)) {
 		answers = append(answers, " "+st.Dialog.Hint.Render(l))
 	}
 	shown := d.scroll.Window(d.com, body, min(maxH, 40)-2-len(head)-len(answers))
 	content := append(append(append([]string(nil), head...), shown...), answers...)
-	return frameDialog(d.com, "An app asks to post a message", content, w, maxH, -1)
+	return frameDialog(d.com, title, content, w, maxH, -1)
 }
 
 // Reveal starts the grace again: the dialog is seen from now (Stack).
