@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/howl-mcp/howl/render"
 )
@@ -47,8 +48,8 @@ func CheckBrowserURL(u string) error {
 	if strings.HasPrefix(u, "-") {
 		return refuse("it starts with \"-\", so the browser command would read it as an option; %s", browserSchemes)
 	}
-	if i := strings.IndexFunc(u, func(r rune) bool { return r <= ' ' || r == 0x7f }); i >= 0 {
-		return refuse("it contains a space or control character (byte %d): a URL must be percent-encoded", i)
+	if i := strings.IndexFunc(u, unshowable); i >= 0 {
+		return refuse("it contains a space, control, bidirectional or invisible character (byte %d), which a dialog cannot show as it would be opened: a URL must be percent-encoded", i)
 	}
 	p, err := url.Parse(u)
 	if err != nil {
@@ -70,6 +71,23 @@ func CheckBrowserURL(u string) error {
 		return refuse("it carries a user name before the host (%q@), which can disguise the host the page is really on", p.User.Username())
 	}
 	return nil
+}
+
+// unshowable reports whether r cannot stand in a URL shown to the person
+// as the one opened: a space or C0 control, DEL, a C1 control, a
+// bidirectional control (U+202A-U+202E, U+2066-U+2069, U+200E/F, U+061C),
+// a zero-width character or the BOM, and invalid UTF-8. The dialogs strip
+// these before drawing, so the URL shown would not be the URL opened.
+func unshowable(r rune) bool {
+	switch {
+	case r <= ' ' || r == 0x7f || r >= 0x80 && r <= 0x9f || r == utf8.RuneError:
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
+		return true
+	case r >= 0x200b && r <= 0x200d, r == 0x2060, r == 0xfeff:
+		return true
+	}
+	return false
 }
 
 // isLoopbackHost reports whether host is this machine: localhost, an

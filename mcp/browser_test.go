@@ -49,8 +49,14 @@ var hostileBrowserURLs = []struct{ url, why string }{
 	{"https:evil.example/authorize", "names no host"},
 	{"https:///authorize", "names no host"},
 	{"https://accounts.example@evil.example/authorize", `user name before the host ("accounts.example"@)`},
-	{"https://example.com/a b", "space or control character"},
-	{"https://example.com/\x1b]52;c;aGk=\x07", "space or control character"},
+	{"https://example.com/a b", "space, control"},
+	{"https://example.com/\x1b]52;c;aGk=\x07", "space, control"},
+	// What the dialogs strip before drawing, so the URL shown would not
+	// be the one opened: C1, bidi overrides, zero-width, invalid UTF-8.
+	{"https://example.com/\u009b2J", "bidirectional or invisible"},
+	{"https://example.com/\u202egnp.exe", "bidirectional or invisible"},
+	{"https://exa\u200bmple.com/", "bidirectional or invisible"},
+	{"https://example.com/\xff", "bidirectional or invisible"},
 	{"", "empty"},
 }
 
