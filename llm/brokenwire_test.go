@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -78,5 +79,19 @@ func TestAStreamEventOrAnErrorBodyIsReadOnlyUpToItsBound(t *testing.T) {
 		if !errors.As(err, &pe) || len(pe.ResponseBody) > MaxErrorBodyBytes+4<<10 { // the dump holds the headers too
 			t.Errorf("%s: an error body of %d bytes: %v (kept %d bytes)", name, 4*MaxErrorBodyBytes, err, len(pe.ResponseBody))
 		}
+	}
+}
+
+// A reply that opens more tool calls than MaxToolCallStarts (each one
+// costs the libraries work over all before it) is refused as it streams.
+func TestAReplyOpeningTooManyToolCallsIsRefused(t *testing.T) {
+	var events []string
+	for i := range MaxToolCallStarts + 50 {
+		events = append(events, fmt.Sprintf(`data: {"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":%d,"id":"c%d","type":"function","function":{"name":"f","arguments":""}}]},"finish_reason":null}]}`, i, i))
+	}
+	_, model := scriptedOpenAI(t, llmtest.Sequence(llmtest.Turn{Raw: events}))
+	reply, err := model.Stream(context.Background(), Request{Messages: []Message{{Role: RoleUser, Text: "hi"}}}, func(Event) {})
+	if err == nil || !strings.Contains(err.Error(), "opened more than") {
+		t.Fatalf("a reply opening %d calls: reply %+v, error %v", MaxToolCallStarts+50, reply != nil, err)
 	}
 }

@@ -157,6 +157,7 @@ func (m *fantasyModel) stream(ctx context.Context, req Request, emit func(Event)
 	sawError := false
 	room := MaxReplyBytes
 	streamedArgs := map[string]int{} // argument bytes counted per call id
+	starts := 0                      // tool calls the reply has opened
 	// keep is the part of s that fits in what is left of MaxReplyBytes,
 	// cut at a character boundary; a cut marks the reply.
 	keep := func(s string) string {
@@ -186,6 +187,17 @@ func (m *fantasyModel) stream(ctx context.Context, req Request, emit func(Event)
 			// provider carries them in ToolCallInput, its OpenAI one in Delta.
 			if d := keep(cmp.Or(part.Delta, part.ToolCallInput)); d != "" { // an empty one holds no entry
 				streamedArgs[part.ID] += len(d)
+			}
+		case fantasy.StreamPartTypeToolInputStart:
+			// Each call the reply opens costs the libraries work over every
+			// call before it (fantasy sorts their indices, openai-go grows
+			// its slice by one), so 100,000 empty ones in 8 MB cost minutes
+			// of CPU: a reply opening more than MaxToolCallStarts is refused.
+			if starts++; starts > MaxToolCallStarts {
+				stop()
+				return nil, &Error{Kind: KindRequest, Model: m.choice.Name(),
+					Cause: fmt.Sprintf("the reply of %s opened more than %d tool calls (howl runs %d a step)", m.choice.Name(), MaxToolCallStarts, MaxToolCallsPerStep),
+					Fix:   "ask again; if it persists, the endpoint is broken or hostile: check base_url, or try another model"}
 			}
 		case fantasy.StreamPartTypeToolCall:
 			if part.ProviderExecuted {
@@ -223,6 +235,12 @@ func (m *fantasyModel) stream(ctx context.Context, req Request, emit func(Event)
 	}
 	return reply, nil
 }
+
+// MaxToolCallStarts bounds the tool calls one reply may open: 64 times
+// MaxToolCallsPerStep, far past what a model sends (the calls past
+// MaxToolCallsPerStep up to it are each answered, refused), and about a
+// second of the libraries' work at its end.
+const MaxToolCallStarts = 64 * MaxToolCallsPerStep
 
 // toolsFor converts decls, reusing the last conversion when they are the same.
 func (m *fantasyModel) toolsFor(decls []mcp.FunctionDecl) []fantasy.Tool {
