@@ -11,8 +11,10 @@ import (
 )
 
 // Sampler answers a server's sampling/createMessage. It is never automatic:
-// a UI implements it with the person's approval of the request and of the
-// answer. server is the configured name of the server asking.
+// a UI implements it with the person's approval of the request, which
+// shows everything the model will see (the server's messages only: no
+// tools, none of the person's conversation), so the answer goes back as
+// the model gave it. server is the configured name of the server asking.
 type Sampler func(ctx context.Context, server string, req mcpgo.CreateMessageRequest) (*mcpgo.CreateMessageResult, error)
 
 type samplingAdapter struct {

@@ -98,5 +98,5 @@ func shorten(s string) string {
 	if len(s) <= maxSampleShown {
 		return s
 	}
-	return strings.ToValidUTF8(s[:maxSampleShown], "") + " …"
+	return strings.ToValidUTF8(s[:maxSampleShown], "") + fmt.Sprintf(" … (%d bytes more, not shown here, are sent too)", len(s)-maxSampleShown)
 }
