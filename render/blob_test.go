@@ -327,10 +327,11 @@ func TestServerSegmentIsOneSafeDistinctPathSegment(t *testing.T) {
 	for _, server := range []string{
 		"github", "my-server_2", "", ".", "..", "../../etc", "a/b", "a_b", "a b", "a\\b",
 		".hidden", "日本", strings.Repeat("x", 500), strings.Repeat("x", 501), "a..b", "C:", "x\x00y",
+		"con", "NUL", "Com1", "lpt9.db", "aux.x", "x.", // no directory of theirs on Windows
 	} {
 		seg := serverSegment(server)
 		if seg == "" || seg == "." || seg == ".." || strings.HasPrefix(seg, ".") || len(seg) > maxServerSegment ||
-			strings.ContainsAny(seg, `/\:`+"\x00") {
+			strings.ContainsAny(seg, `/\:`+"\x00") || windowsReserved(seg) {
 			t.Errorf("serverSegment(%q) = %q is unsafe", server, seg)
 		}
 		if root := filepath.FromSlash("/root"); filepath.Dir(filepath.Join(root, seg)) != root {
@@ -341,7 +342,7 @@ func TestServerSegmentIsOneSafeDistinctPathSegment(t *testing.T) {
 		}
 		seen[seg] = server
 	}
-	if serverSegment("github") != "github" || serverSegment("a..b") != "a..b" {
+	if serverSegment("github") != "github" || serverSegment("a..b") != "a..b" || serverSegment("console") != "console" || serverSegment("com10") != "com10" {
 		t.Error("safe names must be kept as they are")
 	}
 }

@@ -164,12 +164,30 @@ func serverSegment(server string) string {
 		}
 	}
 	seg := b.String()
+	if windowsReserved(seg) {
+		seg = "_" + seg // then the hashed form below: no longer the name
+	}
 	if seg == server && seg != "" && len(seg) <= maxServerSegment {
 		return seg
 	}
 	sum := sha256.Sum256([]byte(server))
 	suffix := "-" + hex.EncodeToString(sum[:4])
 	return seg[:min(len(seg), maxServerSegment-len(suffix))] + suffix
+}
+
+// windowsReserved reports whether Windows would not make seg a directory
+// of that name: a device name (CON, NUL, COM1, LPT1, ...; with any
+// extension, in any case) or a name ending in a dot, which Windows drops.
+func windowsReserved(seg string) bool {
+	if strings.HasSuffix(seg, ".") {
+		return true
+	}
+	base, _, _ := strings.Cut(strings.ToUpper(seg), ".")
+	switch base {
+	case "CON", "PRN", "AUX", "NUL":
+		return true
+	}
+	return len(base) == 4 && (strings.HasPrefix(base, "COM") || strings.HasPrefix(base, "LPT")) && base[3] >= '0' && base[3] <= '9'
 }
 
 // isNotExist reports an error that only says a file is already gone.
