@@ -2,6 +2,8 @@ package tui
 
 import (
 	"context"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -88,6 +90,24 @@ func TestAFailedSampleTellsTheServerNeitherTheEndpointNorTheProvidersMessage(t *
 	if v := b.h.view(); !strings.Contains(v, "sampling for asker") {
 		t.Errorf("the person is not told why:\n%s", v)
 	}
+}
+
+// A sampling message longer than a dialog shows (a dialog wraps its text
+// on every frame) is cut there: the dialog holds 256 KiB of it, some 3,600
+// lines, not the 4 MiB's 60,000.
+func TestAHugeSamplingMessageIsCutInTheDialog(t *testing.T) {
+	b := newAskBench(t, Options{})
+	out := b.call(context.Background(), "sample", map[string]any{"prompt": strings.Repeat("x", 4<<20)})
+	b.waitDialog("sampling")
+	m := regexp.MustCompile(`lines \d+-\d+ of (\d+)`).FindStringSubmatch(b.h.view())
+	if m == nil {
+		t.Fatalf("the dialog does not scroll its message:\n%s", b.h.view())
+	}
+	if n, _ := strconv.Atoi(m[1]); n > 5000 {
+		t.Errorf("the dialog holds %v lines of the message", m)
+	}
+	b.h.keys("esc")
+	b.result(out)
 }
 
 // TestSamplingRejectedIsAnErrorForTheServer: n rejects; the model is never

@@ -96,3 +96,21 @@ func (AnswerQuestion) isAction() {}
 type DeclineAll struct{ Server string }
 
 func (DeclineAll) isAction() {}
+
+// maxShownText bounds the text of one message a question's dialog draws:
+// a dialog wraps what it shows on every frame, and a server's 16 MiB
+// message took about 0.6 s a frame to wrap.
+const maxShownText = 256 << 10
+
+// shownText is s cut to maxShownText at a character boundary, saying how
+// many bytes are not shown (and, when also is set, what becomes of them).
+func shownText(s, also string) string {
+	if len(s) <= maxShownText {
+		return s
+	}
+	note := fmt.Sprintf("… (%s more not shown", render.HumanBytes(int64(len(s)-maxShownText)))
+	if also != "" {
+		note += ", " + also
+	}
+	return s[:render.RuneBoundary(s, maxShownText)] + "\n" + note + ")"
+}

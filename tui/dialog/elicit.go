@@ -193,7 +193,7 @@ func NewElicitDialog(base QuestionBase) *ElicitDialog {
 	d := &ElicitDialog{QuestionBase: base}
 	if q := base.q; q.Elicit.Mode != "url" {
 		d.form = NewForm(base.com, "", "Accept", ElicitFields(q.Elicit.Schema))
-		d.form.Note = render.Sanitize(q.Elicit.Message)
+		d.form.Note = render.Sanitize(shownText(q.Elicit.Message, ""))
 	}
 	return d
 }
@@ -305,7 +305,7 @@ func (d *ElicitDialog) Render(maxW, maxH int) []string {
 func (d *ElicitDialog) urlLines(inner int) []string {
 	st := d.com.Styles
 	var out []string
-	for _, l := range common.WrapWords(render.Sanitize(d.q.Elicit.Message), inner-2) {
+	for _, l := range common.WrapWords(render.Sanitize(shownText(d.q.Elicit.Message, "")), inner-2) {
 		out = append(out, " "+st.Muted.Render(l))
 	}
 	out = append(out, "", " "+st.Detail.Label.Render("it wants you to visit"))

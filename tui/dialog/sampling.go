@@ -88,11 +88,12 @@ func (d *SamplingDialog) Render(maxW, maxH int) []string {
 			}
 		}
 	}
+	const sent = "sent to the model too"
 	if p.SystemPrompt != "" {
-		add(common.Fit("system", 12), p.SystemPrompt)
+		add(common.Fit("system", 12), shownText(p.SystemPrompt, sent))
 	}
 	for _, m := range p.Messages {
-		add(common.Fit(samplingRole(m.Role), 12), llm.SamplingText(m.Content))
+		add(common.Fit(samplingRole(m.Role), 12), shownText(llm.SamplingText(m.Content), sent))
 	}
 	var answers []string
 	answers = append(answers, "")
