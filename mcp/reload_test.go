@@ -587,6 +587,37 @@ func TestWatchOfAFileRewrittenWithoutPauseReloadsOnlyEveryMaxWaitLooks(t *testin
 	}
 }
 
+// --trust-project trusts the project's config as it was when howl started:
+// a later edit (a checkout, a pull, a model's write) is asked about like
+// any changed file, and its new server does not start.
+func TestTrustProjectDoesNotTrustALaterEditOfTheProjectFile(t *testing.T) {
+	base := t.TempDir()
+	wd, ucd := filepath.Join(base, "project"), filepath.Join(base, "config")
+	for _, d := range []string{wd, filepath.Join(ucd, "howl")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g := &reloadRig{path: filepath.Join(ucd, "howl", "mcp.json"), ev: &events{}}
+	writeServers(t, g.path, map[string]any{"mine": gateEntry(nil)})
+	project := filepath.Join(wd, ".mcp.json")
+	writeServers(t, project, map[string]any{"theirs": gateEntry(nil)})
+	g.opts = LoadOptions{WorkDir: wd, UserConfigDir: ucd, TrustProject: true, Trust: NewTrustStore(filepath.Join(base, "trust.json")),
+		Getenv: func(string) (string, bool) { return "", false }}
+	g.start(t)
+	if st, _ := g.rt.ServerStatus("theirs"); st.State != StateReady {
+		t.Fatalf("--trust-project must start the project's server as it was: %+v", st)
+	}
+	writeServers(t, project, map[string]any{"theirs": gateEntry(nil), "later": gateEntry(nil)})
+	res, err := g.rl.Reload()
+	if err != nil || len(res.Started) != 0 || len(res.Untrusted) != 1 {
+		t.Fatalf("a later edit must be asked about, nothing of it started: %+v, %v", res, err)
+	}
+	if st, _ := g.rt.ServerStatus("later"); st.State == StateReady || !strings.Contains(st.Reason, "not trusted") {
+		t.Errorf("the server the edit added must not start: %+v", st)
+	}
+}
+
 func TestWatchSeesAProjectFileThatAppearsAndHoldsItsServersUntilTrusted(t *testing.T) {
 	base := t.TempDir()
 	wd, ucd := filepath.Join(base, "project"), filepath.Join(base, "config")

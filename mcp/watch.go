@@ -46,6 +46,18 @@ type Reloader struct {
 // NewReloader returns a Reloader of rt, which runs cfg, loaded with opts.
 func NewReloader(rt *Runtime, cfg *Config, opts LoadOptions) *Reloader {
 	l := &Reloader{rt: rt, opts: opts, runTrust: map[string]string{}}
+	if opts.TrustProject {
+		// --trust-project trusts the project files the person started
+		// with, as they were: a file that changes or appears later (a
+		// checkout, a pull, a model's write) is asked about again, like
+		// one trusted with "o" for the run.
+		l.opts.TrustProject = false
+		for _, f := range cfg.Files {
+			if f.Origin == OriginProject {
+				l.runTrust[f.Key] = f.SHA256
+			}
+		}
+	}
 	l.cfg.Store(cfg)
 	rt.mu.Lock()
 	rt.wrote = l.wrote
