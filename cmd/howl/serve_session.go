@@ -354,11 +354,14 @@ func sessionFlag(args []string) ([]string, bool) {
 		rest, _ := sessionFlag(args[1:])
 		return append([]string{"answer"}, rest...), true
 	}
+	// howl ask --session ID and howl --session ID (the TUI) name a stored
+	// conversation: there only --session=true means the running session.
+	conversation := len(args) > 0 && (args[0] == "ask" || args[0] == "--session")
 	for i, a := range args {
 		if a == "--" {
 			break
 		}
-		if a == "--session" || a == "--session=true" {
+		if a == "--session=true" || a == "--session" && !conversation {
 			return append(append([]string(nil), args[:i]...), args[i+1:]...), true
 		}
 	}
