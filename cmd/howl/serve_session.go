@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -42,6 +43,10 @@ const DefaultSessionIdle = 30 * time.Minute
 type sessionRequest struct {
 	Args []string `json:"args,omitempty"`
 	Stop bool     `json:"stop,omitempty"`
+	// Dir is the client's working directory: a verb runs in the session's,
+	// so one sent from elsewhere is refused (./.mcp.json, --config FILE,
+	// howl trust would be the session's directory's, not the person's).
+	Dir string `json:"dir,omitempty"`
 }
 
 // sessionFrame is one line a session answers: output on stdout (Out) or
@@ -305,6 +310,10 @@ func (v *sessionServer) handle(ctx context.Context, c net.Conn) {
 		enc.send(sessionFrame{Err: "howl: serve-session cannot run inside a session\n", Done: true, Code: exitUsage})
 		return
 	}
+	if here, _ := os.Getwd(); !sameDir(req.Dir, here) && (len(req.Args) == 0 || req.Args[0] != "answer") {
+		enc.send(sessionFrame{Err: fmt.Sprintf("howl: the session runs in %s, not in %s, where you are: its ./.mcp.json, relative paths and howl trust would be that directory's; run the verb without --session, or start howl serve-session here\n", here, req.Dir), Done: true, Code: exitUsage})
+		return
+	}
 	errw := &frameOut{w: enc, err: true}
 	v.mu.Lock()
 	v.errs[errw] = true
@@ -376,7 +385,8 @@ func runInSession(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintln(stderr, "howl:", err)
 		return exitUsage
 	}
-	code, err := sessionCall(ctx, path, sessionRequest{Args: args}, stdout, stderr)
+	dir, _ := os.Getwd()
+	code, err := sessionCall(ctx, path, sessionRequest{Args: args, Dir: dir}, stdout, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "howl:", err)
 		return code
@@ -461,4 +471,19 @@ func heldServers(cfg *mcp.Config) string {
 		out += " (not started, from an untrusted project file until you run howl trust: " + strings.Join(untrusted, ", ") + ")"
 	}
 	return out
+}
+
+// sameDir reports whether a and b name the same directory, links
+// resolved; an empty one is no directory.
+func sameDir(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	real := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return filepath.Clean(p)
+	}
+	return real(a) == real(b)
 }

@@ -70,6 +70,22 @@ func startSessionIn(t *testing.T, setup func(home string), args ...string) (sock
 	return sock, ch, out
 }
 
+// A verb sent from another directory is refused: in the session it would
+// read the session's ./.mcp.json and trust the session's project files.
+func TestServeSessionRefusesAVerbSentFromAnotherDirectory(t *testing.T) {
+	_, done, _ := startSession(t, "--idle", "10m")
+	sock, _ := sessionSocket()
+	var out, errOut strings.Builder
+	code, err := sessionCall(context.Background(), sock, sessionRequest{Args: []string{"trust"}, Dir: t.TempDir()}, &out, &errOut)
+	if err != nil || code != exitUsage || !strings.Contains(errOut.String(), "the session runs in") {
+		t.Errorf("howl trust --session from elsewhere: exit %d, %v: %s%s", code, err, out.String(), errOut.String())
+	}
+	if _, errOut, code := howl(t, "serve-session", "--stop"); code != 0 {
+		t.Fatalf("--stop: exit %d: %s", code, errOut)
+	}
+	waitExit(t, done)
+}
+
 // waitExit waits for the session to end.
 func waitExit(t *testing.T, done <-chan int) int {
 	t.Helper()
@@ -465,7 +481,8 @@ func TestServeSessionStopsWhileAClientStopsReading(t *testing.T) {
 	}, "--idle", "10m")
 	c := dialSession(t, sock)
 	defer c.Close()
-	req, _ := json.Marshal(sessionRequest{Args: []string{"ls", "--server", "big", "--json"}})
+	wd, _ := os.Getwd()
+	req, _ := json.Marshal(sessionRequest{Args: []string{"ls", "--server", "big", "--json"}, Dir: wd})
 	if _, err := c.Write(append(req, '\n')); err != nil {
 		t.Fatal(err)
 	}
