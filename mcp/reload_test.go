@@ -591,19 +591,10 @@ func TestWatchOfAFileRewrittenWithoutPauseReloadsOnlyEveryMaxWaitLooks(t *testin
 // a later edit (a checkout, a pull, a model's write) is asked about like
 // any changed file, and its new server does not start.
 func TestTrustProjectDoesNotTrustALaterEditOfTheProjectFile(t *testing.T) {
-	base := t.TempDir()
-	wd, ucd := filepath.Join(base, "project"), filepath.Join(base, "config")
-	for _, d := range []string{wd, filepath.Join(ucd, "howl")} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	g := &reloadRig{path: filepath.Join(ucd, "howl", "mcp.json"), ev: &events{}}
-	writeServers(t, g.path, map[string]any{"mine": gateEntry(nil)})
+	g, wd := projectRig(t)
 	project := filepath.Join(wd, ".mcp.json")
 	writeServers(t, project, map[string]any{"theirs": gateEntry(nil)})
-	g.opts = LoadOptions{WorkDir: wd, UserConfigDir: ucd, TrustProject: true, Trust: NewTrustStore(filepath.Join(base, "trust.json")),
-		Getenv: func(string) (string, bool) { return "", false }}
+	g.opts.TrustProject = true
 	g.start(t)
 	if st, _ := g.rt.ServerStatus("theirs"); st.State != StateReady {
 		t.Fatalf("--trust-project must start the project's server as it was: %+v", st)
@@ -618,7 +609,10 @@ func TestTrustProjectDoesNotTrustALaterEditOfTheProjectFile(t *testing.T) {
 	}
 }
 
-func TestWatchSeesAProjectFileThatAppearsAndHoldsItsServersUntilTrusted(t *testing.T) {
+// projectRig is a reload rig whose user config runs "mine", in a working
+// directory wd (returned) with its own trust store and no environment.
+func projectRig(t *testing.T) (*reloadRig, string) {
+	t.Helper()
 	base := t.TempDir()
 	wd, ucd := filepath.Join(base, "project"), filepath.Join(base, "config")
 	for _, d := range []string{wd, filepath.Join(ucd, "howl")} {
@@ -628,8 +622,13 @@ func TestWatchSeesAProjectFileThatAppearsAndHoldsItsServersUntilTrusted(t *testi
 	}
 	g := &reloadRig{path: filepath.Join(ucd, "howl", "mcp.json"), ev: &events{}}
 	writeServers(t, g.path, map[string]any{"mine": gateEntry(nil)})
-	store := NewTrustStore(filepath.Join(base, "trust.json"))
-	g.opts = LoadOptions{WorkDir: wd, UserConfigDir: ucd, Trust: store, Getenv: func(string) (string, bool) { return "", false }}
+	g.opts = LoadOptions{WorkDir: wd, UserConfigDir: ucd, Trust: NewTrustStore(filepath.Join(base, "trust.json")),
+		Getenv: func(string) (string, bool) { return "", false }}
+	return g, wd
+}
+
+func TestWatchSeesAProjectFileThatAppearsAndHoldsItsServersUntilTrusted(t *testing.T) {
+	g, wd := projectRig(t)
 	g.start(t)
 	mine, _ := g.conn(t, "mine")
 	ticks, stop := runWatch(t, g)
@@ -681,7 +680,8 @@ func TestWatchSeesAProjectFileThatAppearsAndHoldsItsServersUntilTrusted(t *testi
 	if _, err := g.rl.Trust(res.Untrusted[0], true); err != nil {
 		t.Fatalf("trusting the file as it is now: %v", err)
 	}
-	if e, ok, err := store.Lookup(res.Untrusted[0].Path); err != nil || !ok || e.SHA256 != res.Untrusted[0].SHA256 {
+	store := g.opts.Trust
+	if e, ok, err := store.Lookup(res.Untrusted[0].Key); err != nil || !ok || e.SHA256 != res.Untrusted[0].SHA256 {
 		t.Errorf("a remembered trust must land in the config's store %s: %+v %v %v", store.Path(), e, ok, err)
 	}
 	g.wait(t)
