@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -60,7 +61,7 @@ func (m *Model) answerTrust(d dialog.Dialog, a dialog.TrustProject) tea.Cmd {
 
 // handleProjectTrusted says what trusting the file did.
 func (m *Model) handleProjectTrusted(msg projectTrustedMsg) tea.Cmd {
-	path := render.SanitizeLine(m.com.DisplayPath(msg.file.Path))
+	path := render.SanitizeLine(m.com.DisplayPath(cmp.Or(msg.file.Key, msg.file.Path)))
 	if msg.err != nil {
 		return common.ReportError(fmt.Errorf("could not trust %s: %s", path, render.SanitizeLine(msg.err.Error())))
 	}

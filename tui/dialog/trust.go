@@ -1,6 +1,7 @@
 package dialog
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -68,7 +69,10 @@ func (d *TrustDialog) Render(maxW, maxH int) []string {
 	}
 	head := []string{""}
 	head = append(head, wrap("This project has its own MCP config, written by whoever wrote the project:", 0)...)
-	head = append(head, " "+st.Strong.Render(common.Truncate(render.SanitizeLine(d.com.DisplayPath(d.file.Path)), inner-2)))
+	head = append(head, " "+st.Strong.Render(common.Truncate(render.SanitizeLine(d.com.DisplayPath(cmp.Or(d.file.Key, d.file.Path))), inner-2)))
+	if d.file.Key != "" && d.file.Key != d.file.Path { // a link: trusted where it lies
+		head = append(head, wrap("a link to "+d.com.DisplayPath(d.file.Path)+", asked about here: its servers would run in this directory", 0)...)
+	}
 	head = append(head, wrap(fmt.Sprintf("(%s). Nothing from it runs until you say so. If you trust it, it will:", d.file.Why), 0)...)
 	var body []string
 	for _, l := range d.file.Summary() {
