@@ -403,7 +403,7 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 		if len(sc.Headers) > 0 {
 			opts = append(opts, transport.WithHTTPHeaders(sc.Headers))
 		}
-		opts = append(opts, transport.WithHTTPBasicClient(guardedClient(o.httpClient)))
+		opts = append(opts, transport.WithHTTPBasicClient(guardedClient(o.httpClient, false)))
 		h, err := transport.NewStreamableHTTP(sc.URL, opts...)
 		if err != nil {
 			return nil, fmt.Errorf("http transport for %s: %w", sc.URL, err)
@@ -414,7 +414,7 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 		if len(sc.Headers) > 0 {
 			opts = append(opts, transport.WithHeaders(sc.Headers))
 		}
-		opts = append(opts, transport.WithHTTPClient(guardedClient(o.httpClient)))
+		opts = append(opts, transport.WithHTTPClient(guardedClient(o.httpClient, true)))
 		s, err := transport.NewSSE(sc.URL, opts...)
 		if err != nil {
 			return nil, fmt.Errorf("sse transport for %s: %w", sc.URL, err)

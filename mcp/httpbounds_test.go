@@ -266,3 +266,80 @@ func TestAnswerOverMaxMessageBytesOverHTTPFailsItsCallWithoutReadingItAll(t *tes
 		}
 	}
 }
+
+// endlessCap is where writeEndless gives up: far past what howl should
+// read of a body it reads whole (MaxErrorBodyBytes) plus what the
+// loopback's socket buffers hold.
+const endlessCap = 64 << 20
+
+// writeEndless answers 201 Created with an event stream of comments, the
+// body mcp-go reads whole into its error, until the client stops reading
+// (or endlessCap); it returns the bytes written.
+func writeEndless(w http.ResponseWriter) int64 {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusCreated)
+	chunk := bytes.Repeat([]byte(":\n"), 32<<10)
+	var n int64
+	for n < endlessCap {
+		m, err := w.Write(chunk)
+		n += int64(m)
+		if err != nil {
+			break
+		}
+	}
+	return n
+}
+
+// A server answering a call with 201 and an event stream that never ends
+// (":\n" forever): mcp-go reads such a body whole into its error, on
+// streamable HTTP and on legacy SSE alike. howl stops reading it past
+// MaxErrorBodyBytes, so the call fails naming the status, and the
+// server's writes fail soon after (a few MiB of socket buffers),
+// not at endlessCap.
+func TestEndlessEventStreamWithAnUnstreamedStatusIsReadOnlyToMaxErrorBodyBytes(t *testing.T) {
+	// MaxErrorBodyBytes, and the loopback's send and receive buffers
+	// (Linux grows them to 4 and 6 MiB).
+	const most = 16 << 20
+	streamable := func(t *testing.T) (ServerConfig, chan int64) {
+		written := make(chan int64, 1)
+		ms := server.NewMCPServer("endless", "1.0", server.WithToolCapabilities(false))
+		ms.AddTool(mcpgo.NewTool("endless"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			return mcpgo.NewToolResultText("never sent"), nil
+		})
+		url := handAnsweredServer(t, ms, func(w http.ResponseWriter, r *http.Request, msg fixtureMessage) bool {
+			if msg.Method != "tools/call" || msg.Params.Name != "endless" {
+				return false
+			}
+			written <- writeEndless(w)
+			return true
+		})
+		return ServerConfig{Name: "bounds", Transport: TransportHTTP, URL: url, Era: EraModern, StartTimeout: 20 * time.Second}, written
+	}
+	legacy := func(t *testing.T) (ServerConfig, chan int64) {
+		s := newLegacySSEServer(t)
+		return ServerConfig{Name: "bounds", Transport: TransportSSE, URL: s.url, StartTimeout: 20 * time.Second}, s.endless
+	}
+	for name, fixture := range map[string]func(*testing.T) (ServerConfig, chan int64){"streamable": streamable, "legacy-sse": legacy} {
+		t.Run(name, func(t *testing.T) {
+			sc, written := fixture(t)
+			rt := startReady(t, &Config{Servers: []ServerConfig{sc}}, RuntimeOptions{})
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			_, err := boundsCall(ctx, rt, "endless")
+			if err == nil || !strings.Contains(err.Error(), "status 201") {
+				t.Errorf("want the call to fail naming status 201, got: %.200s", fmt.Sprint(err))
+			}
+			var n int64
+			select {
+			case n = <-written:
+			case <-ctx.Done():
+				t.Fatal("the server's writes never stopped")
+			}
+			t.Logf("%s: the server wrote %s before its writes failed", name, render.HumanBytes(n))
+			if n > most {
+				t.Errorf("the server wrote %s before howl stopped reading: want at most %s (MaxErrorBodyBytes = %d, and socket buffers)",
+					render.HumanBytes(n), render.HumanBytes(most), MaxErrorBodyBytes)
+			}
+		})
+	}
+}

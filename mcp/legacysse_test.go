@@ -35,13 +35,16 @@ type legacySSEServer struct {
 	once   sync.Once
 	// stormLines is how many data lines "storm" answers with.
 	stormLines int
+	// endless gets what the POST of an "endless" call wrote
+	// (writeEndless), once its writes stopped.
+	endless chan int64
 }
 
 func newLegacySSEServer(t testing.TB) *legacySSEServer {
 	t.Helper()
-	s := &legacySSEServer{events: make(chan func(io.Writer), 16), hung: make(chan struct{}), done: make(chan struct{})}
+	s := &legacySSEServer{events: make(chan func(io.Writer), 16), hung: make(chan struct{}), done: make(chan struct{}), endless: make(chan int64, 1)}
 	s.ms = server.NewMCPServer("old", "1.0", server.WithToolCapabilities(false))
-	for _, name := range []string{"echo", "hang", "huge-sse", "storm", "split", "big"} {
+	for _, name := range []string{"echo", "hang", "huge-sse", "storm", "split", "big", "endless"} {
 		s.ms.AddTool(mcpgo.NewTool(name), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			return mcpgo.NewToolResultText("called " + name), nil
 		})
@@ -75,6 +78,10 @@ func (s *legacySSEServer) serve(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		var msg fixtureMessage
 		_ = json.Unmarshal(body, &msg)
+		if msg.Method == "tools/call" && msg.Params.Name == "endless" {
+			s.endless <- writeEndless(w)
+			return
+		}
 		w.WriteHeader(http.StatusAccepted)
 		var f func(io.Writer)
 		switch {

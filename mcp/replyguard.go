@@ -311,30 +311,52 @@ func (g *replyGuard) check() {
 	g.msg = g.msg[:0]
 }
 
-// guardTransport puts a replyGuard on every event-stream response, where
-// answers to requests come on streamable HTTP and legacy SSE. An answer
-// sent as application/json that does not parse already fails its call.
-// Either kind of body stops being read past MaxMessageBytes of one
-// message (an event, or the whole body): mcp-go would read it all into
-// memory, however long.
-type guardTransport struct{ base http.RoundTripper }
+// guardTransport puts a replyGuard on the event-stream responses mcp-go
+// reads as streams, where answers to requests come on streamable HTTP and
+// legacy SSE. An answer sent as application/json that does not parse
+// already fails its call. Every body stops being read past a bound:
+// MaxMessageBytes of one message (an event, or the whole body), or
+// MaxErrorBodyBytes of a body mcp-go reads whole only to put into an
+// error or to drop; mcp-go would read it all into memory, however long.
+type guardTransport struct {
+	base http.RoundTripper
+	// legacySSE: the transport is legacy HTTP+SSE, whose POST responses
+	// mcp-go reads whole, whatever their status or content type.
+	legacySSE bool
+}
 
 func (t guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.base.RoundTrip(req)
 	if err == nil {
 		bound, _ := req.Context().Value(bodyBoundKey{}).(*bodyBound)
-		if resp.StatusCode >= 400 {
-			// mcp-go puts an error status's whole body into its error.
+		mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+		events := mt == "text/event-stream"
+		switch {
+		case resp.StatusCode >= 400,
+			// mcp-go puts the whole body into its error (an event
+			// stream, not JSON, cannot be an answer), or drops it.
+			events && !t.streams(req, resp), t.legacySSE && req.Method != http.MethodGet:
 			resp.Body = &errorBody{ReadCloser: resp.Body, left: MaxErrorBodyBytes}
-		} else if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/event-stream" {
+		case events:
 			g := guardEvents(resp.Body)
 			g.bound = bound
 			resp.Body = g
-		} else {
+		default:
 			resp.Body = &boundedBody{ReadCloser: resp.Body, left: MaxMessageBytes, bound: bound}
 		}
 	}
 	return resp, err
+}
+
+// streams reports whether mcp-go reads resp, an event stream, as a
+// stream: streamable HTTP reads a 200 or 202 (a POST's answers, the GET
+// stream) and legacy SSE its GET stream's 200. Any other it reads whole
+// (io.ReadAll) into an error.
+func (t guardTransport) streams(req *http.Request, resp *http.Response) bool {
+	if t.legacySSE {
+		return req.Method == http.MethodGet && resp.StatusCode == http.StatusOK
+	}
+	return resp.StatusCode == http.StatusOK || resp.StatusCode == http.StatusAccepted
 }
 
 // errOverMaxMessageBytes is why a message over HTTP was not read.
@@ -404,11 +426,12 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 }
 
 // MaxErrorBodyBytes bounds what howl reads of an HTTP error status's body
-// (4xx, 5xx): mcp-go puts the whole body into its error, which is for a
-// person to read, and a JSON-RPC error travels in a 200 anyway.
+// (4xx, 5xx), and of any body mcp-go reads whole only to put into its
+// error or to drop (guardTransport): the error is for a person to read,
+// and a JSON-RPC error travels in a 200 anyway.
 const MaxErrorBodyBytes = 64 << 10
 
-// errorBody is an error status's body up to MaxErrorBodyBytes; a longer
+// errorBody is a body up to MaxErrorBodyBytes; a longer
 // one ends in a note naming the bound.
 type errorBody struct {
 	io.ReadCloser
@@ -437,8 +460,8 @@ func (b *errorBody) Read(p []byte) (int, error) {
 }
 
 // guardedClient is hc (a default client when nil) with its transport
-// behind a guardTransport.
-func guardedClient(hc *http.Client) *http.Client {
+// behind a guardTransport; legacySSE for the legacy HTTP+SSE transport.
+func guardedClient(hc *http.Client, legacySSE bool) *http.Client {
 	if hc == nil {
 		hc = &http.Client{}
 	}
@@ -447,6 +470,6 @@ func guardedClient(hc *http.Client) *http.Client {
 		base = http.DefaultTransport
 	}
 	g := *hc
-	g.Transport = guardTransport{base: base}
+	g.Transport = guardTransport{base: base, legacySSE: legacySSE}
 	return &g
 }
