@@ -403,7 +403,7 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 		if len(sc.Headers) > 0 {
 			opts = append(opts, transport.WithHTTPHeaders(sc.Headers))
 		}
-		opts = append(opts, transport.WithHTTPBasicClient(guardedClient(o.httpClient, false)))
+		opts = append(opts, transport.WithHTTPBasicClient(guardedClient(o.httpClient, sc.URL, false)))
 		h, err := transport.NewStreamableHTTP(sc.URL, opts...)
 		if err != nil {
 			return nil, fmt.Errorf("http transport for %s: %w", sc.URL, err)
@@ -414,7 +414,7 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 		if len(sc.Headers) > 0 {
 			opts = append(opts, transport.WithHeaders(sc.Headers))
 		}
-		opts = append(opts, transport.WithHTTPClient(guardedClient(o.httpClient, true)))
+		opts = append(opts, transport.WithHTTPClient(guardedClient(o.httpClient, sc.URL, true)))
 		s, err := transport.NewSSE(sc.URL, opts...)
 		if err != nil {
 			return nil, fmt.Errorf("sse transport for %s: %w", sc.URL, err)
@@ -453,7 +453,7 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 	c.client = client.NewClient(tr, copts...)
 	if err := c.client.Start(lifetime); err != nil {
 		c.Close()
-		return nil, fmt.Errorf("starting %s: %w", describeTarget(sc), err)
+		return nil, fmt.Errorf("starting %s: %w", describeTarget(sc), plainOrigin(err))
 	}
 	if o.onNotify != nil {
 		c.client.OnNotification(o.onNotify)
@@ -479,7 +479,7 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 		if gone != "" {
 			return nil, fmt.Errorf("handshake with %s failed: the %s before answering: %w", describeTarget(sc), gone, err)
 		}
-		return nil, fmt.Errorf("handshake with %s failed: %w", describeTarget(sc), err)
+		return nil, fmt.Errorf("handshake with %s failed: %w", describeTarget(sc), plainOrigin(err))
 	}
 	c.init = res
 	c.features = featuresFrom(sc.Name, res)

@@ -192,6 +192,11 @@ func (a *authorizer) send(req *http.Request, tok *StoredToken) (*http.Response, 
 		}
 		r.Body = body
 	}
+	if origin(r.URL) != originOf(a.url) {
+		// Not the server's: its token stays home (serverRedirects
+		// stops the redirects that would lead here).
+		tok = nil
+	}
 	if k := a.dpopOf(tok); k != nil && tok.dpopBound() {
 		if err := k.sign(r, tok.AccessToken); err != nil {
 			return nil, err

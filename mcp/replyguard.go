@@ -459,9 +459,11 @@ func (b *errorBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// guardedClient is hc (a default client when nil) with its transport
-// behind a guardTransport; legacySSE for the legacy HTTP+SSE transport.
-func guardedClient(hc *http.Client, legacySSE bool) *http.Client {
+// guardedClient is hc (a default client when nil) for the server whose
+// configured url is server: its transport behind a guardTransport
+// (legacySSE for the legacy HTTP+SSE transport), and its requests and
+// redirects kept to server's origin (originGuard, serverRedirects).
+func guardedClient(hc *http.Client, server string, legacySSE bool) *http.Client {
 	if hc == nil {
 		hc = &http.Client{}
 	}
@@ -470,6 +472,7 @@ func guardedClient(hc *http.Client, legacySSE bool) *http.Client {
 		base = http.DefaultTransport
 	}
 	g := *hc
-	g.Transport = guardTransport{base: base, legacySSE: legacySSE}
+	g.Transport = guardTransport{base: originGuard{base: base, server: server, want: originOf(server)}, legacySSE: legacySSE}
+	g.CheckRedirect = serverRedirects(server)
 	return &g
 }
