@@ -142,6 +142,7 @@ type httpTap struct {
 	trace   traceFunc
 	gate    requestGate
 	answers *answerGate
+	hide    urlHider // the url in mcp-go's errors
 }
 
 // SetRequestHandler bounds the server's requests before mcp-go sees them:
@@ -160,6 +161,7 @@ func (t *httpTap) SendRequest(ctx context.Context, r transport.JSONRPCRequest) (
 	if tooLong := bound.get(); err != nil && tooLong != nil {
 		err = tooLong // what mcp-go makes of it ("unexpected nil response") does not say
 	}
+	err = t.hide.err(err)
 	tapped(ctx, t.trace, r, resp, err, start)
 	httpStandIn(ctx, r, resp)
 	return resp, err
@@ -183,6 +185,7 @@ type sseTap struct {
 	*transport.SSE
 	trace traceFunc
 	lost  *streamLoss
+	hide  urlHider // the url in mcp-go's errors
 }
 
 func (t *sseTap) SendRequest(ctx context.Context, r transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
@@ -195,6 +198,7 @@ func (t *sseTap) SendRequest(ctx context.Context, r transport.JSONRPCRequest) (*
 	if why := t.lost.why(); err != nil && ctx.Err() == nil && why != nil {
 		err = why // what mcp-go says of it (a cancelled context) does not say
 	}
+	err = t.hide.err(err)
 	tapped(ctx, t.trace, r, resp, err, start)
 	httpStandIn(ctx, r, resp)
 	return resp, err
@@ -354,8 +358,22 @@ type dialOptions struct {
 
 // dial opens the transport, runs the handshake and returns a ready Conn.
 // lifetime bounds the connection (cancelling it ends a stdio child);
-// ctx bounds only the handshake.
+// ctx bounds only the handshake. A remote server's url shows in its
+// errors and mcp-go's log lines as shownURL has it.
 func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn, error) {
+	if sc.Transport == TransportStdio {
+		return connect(lifetime, ctx, sc, o)
+	}
+	hide := hiderOf(sc.URL)
+	if log := o.libLog; log != nil {
+		o.libLog = func(line string) { log(hide.text(line)) }
+	}
+	c, err := connect(lifetime, ctx, sc, o)
+	return c, hide.err(err)
+}
+
+// connect is dial, the url shown whole.
+func connect(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn, error) {
 	c := &Conn{name: sc.Name, grace: o.grace, pageTimeout: o.pageTimeout, ended: make(chan struct{})}
 	var lost func(context.Context, string)
 	if o.lost != nil {
@@ -406,9 +424,9 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 		opts = append(opts, transport.WithHTTPBasicClient(guardedClient(o.httpClient, sc.URL, false)))
 		h, err := transport.NewStreamableHTTP(sc.URL, opts...)
 		if err != nil {
-			return nil, fmt.Errorf("http transport for %s: %w", sc.URL, err)
+			return nil, fmt.Errorf("http transport for %s: %w", shownURL(sc.URL), err)
 		}
-		tr = &httpTap{StreamableHTTP: h, trace: o.trace, gate: o.gate, answers: &answerGate{server: sc.Name, notice: o.notice}}
+		tr = &httpTap{StreamableHTTP: h, trace: o.trace, gate: o.gate, answers: &answerGate{server: sc.Name, notice: o.notice}, hide: hiderOf(sc.URL)}
 	case TransportSSE:
 		opts := []transport.ClientOption{transport.WithSSELogger(libLogger(o.libLog))}
 		if len(sc.Headers) > 0 {
@@ -417,11 +435,12 @@ func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn,
 		opts = append(opts, transport.WithHTTPClient(guardedClient(o.httpClient, sc.URL, true)))
 		s, err := transport.NewSSE(sc.URL, opts...)
 		if err != nil {
-			return nil, fmt.Errorf("sse transport for %s: %w", sc.URL, err)
+			return nil, fmt.Errorf("sse transport for %s: %w", shownURL(sc.URL), err)
 		}
 		c.stream = newStreamLoss()
-		s.SetConnectionLostHandler(c.stream.note)
-		tr = &sseTap{SSE: s, trace: o.trace, lost: c.stream}
+		hide := hiderOf(sc.URL)
+		s.SetConnectionLostHandler(func(err error) { c.stream.note(hide.err(err)) })
+		tr = &sseTap{SSE: s, trace: o.trace, lost: c.stream, hide: hide}
 	default:
 		return nil, fmt.Errorf("server %s: unknown transport %q", sc.Name, sc.Transport)
 	}
@@ -525,7 +544,7 @@ func describeTarget(sc ServerConfig) string {
 	if sc.Transport == TransportStdio {
 		return fmt.Sprintf("%q", sc.Command)
 	}
-	return sc.URL
+	return shownURL(sc.URL)
 }
 
 // Close ends the connection. For a stdio child: close its stdin, give it

@@ -231,7 +231,7 @@ func (a *authorizer) recover(ctx context.Context, sent *StoredToken, ch Challeng
 	}
 	if a.loggedIn && sent != nil && !moved {
 		// A token howl just got is refused: logging in again would loop.
-		a.needLogin = fmt.Errorf("%s refused the token its authorization server just issued", a.url)
+		a.needLogin = fmt.Errorf("%s refused the token its authorization server just issued", shownURL(a.url))
 		return nil
 	}
 	if err := a.loginLocked(ctx, ch, ""); err != nil {
@@ -356,7 +356,7 @@ func (a *authorizer) loginLocked(reqCtx context.Context, ch Challenge, previousS
 			return fmt.Errorf("it now names authorization server %s, not %s, which issued its token: if you expect the move, run howl auth %s; only then does howl send %s to a new one", d.issuer(), from, a.server, what)
 		}
 		if a.opts.Notice != nil {
-			a.opts.Notice(a.server, fmt.Sprintf("%s moved from authorization server %s to %s: logging in there", a.url, from, d.issuer()))
+			a.opts.Notice(a.server, fmt.Sprintf("%s moved from authorization server %s to %s: logging in there", shownURL(a.url), from, d.issuer()))
 		}
 	}
 	scope := selectScope(ch, d, a.settings.Scopes, previousScope)
@@ -431,7 +431,7 @@ func (a *authorizer) loginLocked(reqCtx context.Context, ch Challenge, previousS
 			authURL += "?" + q.Encode()
 		}
 		if a.opts.Notice != nil {
-			a.opts.Notice(a.server, "log in to "+a.url+" in your browser: "+authURL)
+			a.opts.Notice(a.server, "log in to "+shownURL(a.url)+" in your browser: "+authURL)
 		}
 		open := a.opts.OpenURL
 		if open == nil {
