@@ -30,6 +30,9 @@ func shownURL(raw string) string {
 	return u.String()
 }
 
+// ShownURL is shownURL for the verbs that print a server's url.
+func ShownURL(raw string) string { return shownURL(raw) }
+
 // urlHider replaces raw, a remote server's url, with shownURL(raw) in
 // text that mcp-go and net/http wrote: they quote the url whole (net/http
 // with its password as "***").

@@ -94,7 +94,8 @@ secret, key or assertion there only through howl auth.`,
 				return usagef("server %s is a local (stdio) server: only url servers log in", name)
 			}
 			store := mcp.DefaultTokenStore()
-			res := authResult{Server: name, URL: sc.URL, TokenFile: store.Path()}
+			// The url as shown: a ${VAR} may have filled a secret into it.
+			res := authResult{Server: name, URL: mcp.ShownURL(sc.URL), TokenFile: store.Path()}
 			if logout || force {
 				if err := store.Delete(sc.URL); err != nil {
 					return err

@@ -119,3 +119,16 @@ func TestAuthRefusesALocalServer(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 }
+
+// howl auth prints a server's url as shown everywhere else: a secret a
+// ${VAR} filled into its query is not printed.
+func TestAuthDoesNotPrintASecretFilledIntoTheURL(t *testing.T) {
+	home := isolate(t)
+	t.Setenv("HOWL_TEST_URL_SECRET", "s3cr3t-in-query")
+	os.MkdirAll(filepath.Dir(userConfig(home)), 0o700)
+	os.WriteFile(userConfig(home), []byte(`{"mcpServers":{"r":{"url":"http://127.0.0.1:1/mcp?key=${HOWL_TEST_URL_SECRET}"}}}`), 0o600)
+	out, errOut, code := howl(t, "auth", "r", "--logout", "--json")
+	if code != 0 || strings.Contains(out+errOut, "s3cr3t-in-query") || !strings.Contains(out, "key=…") {
+		t.Errorf("exit %d: %s %s", code, out, errOut)
+	}
+}
