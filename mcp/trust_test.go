@@ -228,6 +228,9 @@ func TestConfigNamedUnderTheWorkingDirectoryIsAProjectFile(t *testing.T) {
 // asked about where it lies, and trusting it there (TrustKey) works.
 func TestALinkedProjectConfigDoesNotInheritTheTrustOfItsTarget(t *testing.T) {
 	p := newProjectSetup(t)
+	// The setup's own project file quotes a path, which on Windows is not
+	// valid JSON as written: this one quotes none.
+	p.writeProject(t, `{"mcpServers":{"helper":{"command":"python3","args":["server.py"]}}}`)
 	f := p.load(t, false).Untrusted()[0]
 	if err := p.trust.Trust(f.Key, f.SHA256, time.Now()); err != nil {
 		t.Fatal(err)
