@@ -378,13 +378,14 @@ func (r *Runtime) onProgress(server string, params map[string]any) {
 	p.Total, _ = toFloat(params["total"])
 	r.progress.mu.Lock()
 	f, ok := r.progress.calls[token]
+	ok = ok && f.info.Server == server // another server's token says nothing of this call
 	if ok {
 		p.Owner, p.Method = f.info.Owner, f.info.Method
 		last := p
 		f.info.Last = &last
 	}
 	r.progress.mu.Unlock()
-	if !ok || f.info.Server != server {
+	if !ok {
 		return
 	}
 	f.touch()
