@@ -92,7 +92,7 @@ func (p Permissions) Decider(cats Catalogs, ask func(ctx context.Context, call T
 		}
 		var ann *mcp.ToolAnnotations
 		var item mcp.CatalogItem
-		found, unseen := false, false
+		found, unseen, unlisted := false, false, false
 		if cat, err := cats.Catalog(ctx, mc.Server, false); err == nil {
 			if item, found = cat.Lookup(mcp.KindTool, tool); found {
 				ann = item.Annotations
@@ -103,6 +103,7 @@ func (p Permissions) Decider(cats Catalogs, ask func(ctx context.Context, call T
 			unseen = !found && mc.Prefix == mcp.PrefixInvoke && !cat.ToolsComplete()
 		} else {
 			unseen = mc.Prefix == mcp.PrefixInvoke
+			unlisted = unseen
 		}
 		// The spec's default for a tool that is not read-only is
 		// destructiveHint true: a wildcard covers only the tools the server
@@ -138,6 +139,8 @@ func (p Permissions) Decider(cats Catalogs, ask func(ctx context.Context, call T
 		}
 		why := fmt.Sprintf("%s on %s", cmp.Or(tool, call.Name), cmp.Or(mc.Server, "every server"))
 		switch {
+		case unlisted:
+			why += " (howl could not list the server's tools: it cannot see what this one does)"
 		case unseen:
 			why += " (not in the server's tool listing, which is incomplete: howl cannot see what it does)"
 		case ann.MayDestroy() && (ann == nil || ann.DestructiveHint == nil):

@@ -153,3 +153,29 @@ func TestAToolWithoutDestructiveHintFalseIsNotCoveredByAWildcard(t *testing.T) {
 		}
 	}
 }
+
+// catalogDown is the runtime whose catalog of every server cannot be had
+// (a listing that failed outright).
+type catalogDown struct{ *mcp.Runtime }
+
+func (catalogDown) Catalog(context.Context, string, bool) (*mcp.Catalog, error) {
+	return nil, fmt.Errorf("tools/list failed")
+}
+
+// When howl could not list the server's tools at all, the ask says so,
+// not that the listing is incomplete, and a wildcard still does not cover
+// the call.
+func TestTheAskSaysWhenTheServersToolsCouldNotBeListedAtAll(t *testing.T) {
+	rt := startFixture(t, "x", map[string]string{fixtureEnv: "plain-listing", guardMarkEnv: filepath.Join(t.TempDir(), "mark")}, mcp.RuntimeOptions{})
+	var why string
+	decide := Permissions{Allow: []string{"x:*"}}.Decider(catalogDown{rt}, func(_ context.Context, _ ToolCall, w string) (string, error) {
+		why = w
+		return "asked: denied", fmt.Errorf("denied")
+	})
+	if _, err := decide(context.Background(), ToolCall{ID: "1", Name: "mcp_invoke_x", Arguments: `{"tool":"echo","arguments":{}}`}); err == nil {
+		t.Fatal("a wildcard covered a tool howl could not see")
+	}
+	if !strings.Contains(why, "could not list the server's tools") || strings.Contains(why, "incomplete") {
+		t.Errorf("the ask says %q", why)
+	}
+}
