@@ -350,6 +350,9 @@ type dialOptions struct {
 	spoolDir string
 	// pageTimeout bounds each page of a listing (the entry's "timeout").
 	pageTimeout time.Duration
+	// hide shows a remote server's url as ShownURL has it in the text of
+	// mcp-go's errors and log lines (dial sets it).
+	hide urlHider
 	// lost, when set, hears of each request to a stdio server that failed
 	// because the connection closed under it (the server exited, or
 	// closed its stdout), with the request's context and method.
@@ -359,17 +362,17 @@ type dialOptions struct {
 // dial opens the transport, runs the handshake and returns a ready Conn.
 // lifetime bounds the connection (cancelling it ends a stdio child);
 // ctx bounds only the handshake. A remote server's url shows in its
-// errors and mcp-go's log lines as shownURL has it.
+// errors and mcp-go's log lines as ShownURL has it.
 func dial(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Conn, error) {
 	if sc.Transport == TransportStdio {
 		return connect(lifetime, ctx, sc, o)
 	}
-	hide := hiderOf(sc.URL)
+	o.hide = hiderOf(sc.URL)
 	if log := o.libLog; log != nil {
-		o.libLog = func(line string) { log(hide.text(line)) }
+		o.libLog = func(line string) { log(o.hide.text(line)) }
 	}
 	c, err := connect(lifetime, ctx, sc, o)
-	return c, hide.err(err)
+	return c, o.hide.err(err)
 }
 
 // connect is dial, the url shown whole.
@@ -424,9 +427,9 @@ func connect(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Co
 		opts = append(opts, transport.WithHTTPBasicClient(guardedClient(o.httpClient, sc.URL, false)))
 		h, err := transport.NewStreamableHTTP(sc.URL, opts...)
 		if err != nil {
-			return nil, fmt.Errorf("http transport for %s: %w", shownURL(sc.URL), err)
+			return nil, fmt.Errorf("http transport for %s: %w", ShownURL(sc.URL), err)
 		}
-		tr = &httpTap{StreamableHTTP: h, trace: o.trace, gate: o.gate, answers: &answerGate{server: sc.Name, notice: o.notice}, hide: hiderOf(sc.URL)}
+		tr = &httpTap{StreamableHTTP: h, trace: o.trace, gate: o.gate, answers: &answerGate{server: sc.Name, notice: o.notice}, hide: o.hide}
 	case TransportSSE:
 		opts := []transport.ClientOption{transport.WithSSELogger(libLogger(o.libLog))}
 		if len(sc.Headers) > 0 {
@@ -435,12 +438,11 @@ func connect(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Co
 		opts = append(opts, transport.WithHTTPClient(guardedClient(o.httpClient, sc.URL, true)))
 		s, err := transport.NewSSE(sc.URL, opts...)
 		if err != nil {
-			return nil, fmt.Errorf("sse transport for %s: %w", shownURL(sc.URL), err)
+			return nil, fmt.Errorf("sse transport for %s: %w", ShownURL(sc.URL), err)
 		}
 		c.stream = newStreamLoss()
-		hide := hiderOf(sc.URL)
-		s.SetConnectionLostHandler(func(err error) { c.stream.note(hide.err(err)) })
-		tr = &sseTap{SSE: s, trace: o.trace, lost: c.stream, hide: hide}
+		s.SetConnectionLostHandler(func(err error) { c.stream.note(o.hide.err(err)) })
+		tr = &sseTap{SSE: s, trace: o.trace, lost: c.stream, hide: o.hide}
 	default:
 		return nil, fmt.Errorf("server %s: unknown transport %q", sc.Name, sc.Transport)
 	}
@@ -544,7 +546,7 @@ func describeTarget(sc ServerConfig) string {
 	if sc.Transport == TransportStdio {
 		return fmt.Sprintf("%q", sc.Command)
 	}
-	return shownURL(sc.URL)
+	return ShownURL(sc.URL)
 }
 
 // Close ends the connection. For a stdio child: close its stdin, give it

@@ -51,7 +51,7 @@ func serverRedirects(server string) func(*http.Request, []*http.Request) error {
 		}
 		if want == "" || origin(req.URL) != want {
 			return &offOrigin{fmt.Sprintf("%s redirected to %s, another origin: not followed, as it would take the entry's headers and token there; if the server moved, set \"url\" to the new address",
-				shownURL(via[len(via)-1].URL.String()), shownURL(req.URL.String()))}
+				ShownURL(via[len(via)-1].URL.String()), ShownURL(req.URL.String()))}
 		}
 		return nil
 	}
@@ -73,7 +73,7 @@ func (g originGuard) RoundTrip(req *http.Request) (*http.Response, error) {
 			req.Body.Close()
 		}
 		return nil, &offOrigin{fmt.Sprintf("howl did not send to %s: it is not on the origin (scheme, host, port) of url %s, and would take the entry's headers and token there; a legacy SSE server's endpoint event must name a URL on that origin",
-			shownURL(req.URL.String()), shownURL(g.server))}
+			ShownURL(req.URL.String()), ShownURL(g.server))}
 	}
 	return g.base.RoundTrip(req)
 }

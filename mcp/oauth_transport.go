@@ -21,6 +21,7 @@ import (
 // one answers 403 insufficient_scope.
 type authorizer struct {
 	server, url string
+	origin      string // url's (origin): the only one its token goes to
 	settings    OAuthSettings
 	opts        OAuthOptions
 	store       *TokenStore
@@ -61,7 +62,7 @@ func newAuthorizer(lifetime context.Context, sc ServerConfig, opts OAuthOptions)
 		opts.LoginTimeout = DefaultLoginTimeout
 	}
 	a := &authorizer{
-		server: sc.Name, url: sc.URL, opts: opts, store: opts.Store,
+		server: sc.Name, url: sc.URL, origin: originOf(sc.URL), opts: opts, store: opts.Store,
 		base: http.DefaultTransport, lifetime: lifetime,
 		hc: &http.Client{Timeout: 30 * time.Second, CheckRedirect: oauthRedirects},
 	}
@@ -192,7 +193,7 @@ func (a *authorizer) send(req *http.Request, tok *StoredToken) (*http.Response, 
 		}
 		r.Body = body
 	}
-	if origin(r.URL) != originOf(a.url) {
+	if origin(r.URL) != a.origin {
 		// Not the server's: its token stays home (serverRedirects
 		// stops the redirects that would lead here).
 		tok = nil
@@ -231,7 +232,7 @@ func (a *authorizer) recover(ctx context.Context, sent *StoredToken, ch Challeng
 	}
 	if a.loggedIn && sent != nil && !moved {
 		// A token howl just got is refused: logging in again would loop.
-		a.needLogin = fmt.Errorf("%s refused the token its authorization server just issued", shownURL(a.url))
+		a.needLogin = fmt.Errorf("%s refused the token its authorization server just issued", ShownURL(a.url))
 		return nil
 	}
 	if err := a.loginLocked(ctx, ch, ""); err != nil {
@@ -356,7 +357,7 @@ func (a *authorizer) loginLocked(reqCtx context.Context, ch Challenge, previousS
 			return fmt.Errorf("it now names authorization server %s, not %s, which issued its token: if you expect the move, run howl auth %s; only then does howl send %s to a new one", d.issuer(), from, a.server, what)
 		}
 		if a.opts.Notice != nil {
-			a.opts.Notice(a.server, fmt.Sprintf("%s moved from authorization server %s to %s: logging in there", shownURL(a.url), from, d.issuer()))
+			a.opts.Notice(a.server, fmt.Sprintf("%s moved from authorization server %s to %s: logging in there", ShownURL(a.url), from, d.issuer()))
 		}
 	}
 	scope := selectScope(ch, d, a.settings.Scopes, previousScope)
@@ -431,7 +432,7 @@ func (a *authorizer) loginLocked(reqCtx context.Context, ch Challenge, previousS
 			authURL += "?" + q.Encode()
 		}
 		if a.opts.Notice != nil {
-			a.opts.Notice(a.server, "log in to "+shownURL(a.url)+" in your browser: "+authURL)
+			a.opts.Notice(a.server, "log in to "+ShownURL(a.url)+" in your browser: "+authURL)
 		}
 		open := a.opts.OpenURL
 		if open == nil {

@@ -288,7 +288,7 @@ func target(sc ServerConfig) string {
 	if sc.Transport == TransportStdio {
 		return strings.TrimSpace(sc.Command + " " + strings.Join(sc.Args, " "))
 	}
-	return shownURL(sc.URL)
+	return ShownURL(sc.URL)
 }
 
 // Start connects the named servers (every enabled one when names is empty)
@@ -530,7 +530,7 @@ func (r *Runtime) connectAuth(name string, gen int, sc ServerConfig, ring *stder
 	}
 	if auth != nil {
 		if aerr := auth.needed(); aerr != nil {
-			err = authRequired(name, shownURL(sc.URL), aerr)
+			err = authRequired(name, ShownURL(sc.URL), aerr)
 		}
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) && r.lifetime.Err() == nil {

@@ -5,11 +5,11 @@ import (
 	"strings"
 )
 
-// shownURL is raw, a remote server's url, as howl shows it in a status or
-// an error: without its userinfo and fragment, and with its query values
+// ShownURL is raw, a remote server's url, as howl shows it in a status, an
+// error or a verb's output: without its userinfo and fragment, and with its query values
 // cut (?key=…), since a ${VAR} may have filled a secret in there. A query
 // part with no "=" may be the secret itself: it shows as "…".
-func shownURL(raw string) string {
+func ShownURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "(a url that does not parse)"
@@ -30,10 +30,7 @@ func shownURL(raw string) string {
 	return u.String()
 }
 
-// ShownURL is shownURL for the verbs that print a server's url.
-func ShownURL(raw string) string { return shownURL(raw) }
-
-// urlHider replaces raw, a remote server's url, with shownURL(raw) in
+// urlHider replaces raw, a remote server's url, with ShownURL(raw) in
 // text that mcp-go and net/http wrote: they quote the url whole (net/http
 // with its password as "***").
 type urlHider struct {
@@ -42,7 +39,7 @@ type urlHider struct {
 }
 
 func hiderOf(raw string) urlHider {
-	h := urlHider{shown: shownURL(raw), forms: []string{raw}}
+	h := urlHider{shown: ShownURL(raw), forms: []string{raw}}
 	if u, err := url.Parse(raw); err == nil {
 		h.forms = append(h.forms, u.String())
 		if _, ok := u.User.Password(); ok { // as net/http's url.Error writes it

@@ -20,8 +20,8 @@ func TestShownURLCutsUserinfoQueryValuesAndFragment(t *testing.T) {
 		"http://tok@127.0.0.1/mcp":                      "http://127.0.0.1/mcp",
 		"http://127.0.0.1:1/mcp?key=a%20b&key=c&empty=": "http://127.0.0.1:1/mcp?key=…&key=…&empty=…",
 	} {
-		if got := shownURL(raw); got != want {
-			t.Errorf("shownURL(%q) = %q, want %q", raw, got, want)
+		if got := ShownURL(raw); got != want {
+			t.Errorf("ShownURL(%q) = %q, want %q", raw, got, want)
 		}
 	}
 }
