@@ -85,14 +85,6 @@ type cutBody struct {
 	io.Closer
 }
 
-// errEventTooLong is the stream's error when one event passes
-// MaxStreamEventBytes.
-func errEventTooLong() error {
-	return &Error{Kind: KindRequest,
-		Cause: fmt.Sprintf("the model's endpoint sent one stream event of over %d bytes without ending it", MaxStreamEventBytes),
-		Fix:   "the endpoint is broken or hostile: check base_url, or try another model"}
-}
-
 // coalescingBody reads body ahead in its own goroutine (it ends when the
 // body fails, ends or is closed, or the request's context ends), and hands the reader what has arrived,
 // with consecutive text chunks merged (sseMerger).
@@ -126,7 +118,7 @@ func (c *coalescingBody) pump(ctx context.Context) {
 		if i := max(bytes.LastIndex(buf[:n], []byte("\n\n")), bytes.LastIndex(buf[:n], []byte("\n\r\n"))); i >= 0 {
 			event = n - i
 		} else if event += n; event > MaxStreamEventBytes {
-			c.rerr = errEventTooLong()
+			c.rerr = brokenEndpoint("", fmt.Sprintf("the model's endpoint sent one stream event of over %d bytes without ending it", MaxStreamEventBytes))
 			return
 		}
 		if n > 0 {

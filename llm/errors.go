@@ -276,3 +276,11 @@ func clampMessage(s string) string {
 	s = strings.TrimSpace(render.SanitizeLine(s))
 	return render.Ellipsize(s, MaxProviderMessage)
 }
+
+// brokenEndpoint is the error of a reply howl stops reading because the
+// endpoint broke the provider's streaming format or a bound no model
+// reaches; model is "" where it is not known.
+func brokenEndpoint(model, cause string) *Error {
+	return &Error{Kind: KindRequest, Model: model, Cause: cause,
+		Fix: "the endpoint is broken or hostile: check base_url and the provider (openai-compat, anthropic), or try another model"}
+}

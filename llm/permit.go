@@ -143,7 +143,7 @@ func (p Permissions) Decider(cats Catalogs, ask func(ctx context.Context, call T
 			why += " (howl could not list the server's tools: it cannot see what this one does)"
 		case unseen:
 			why += " (not in the server's tool listing, which is incomplete: howl cannot see what it does)"
-		case ann.MayDestroy() && (ann == nil || ann.DestructiveHint == nil):
+		case destructive && (ann == nil || ann.DestructiveHint == nil):
 			why += " (not annotated destructiveHint false: by the MCP default it may change or delete things)"
 		case destructive:
 			why += " (annotated destructive)"

@@ -130,9 +130,7 @@ func (m *fantasyModel) Stream(ctx context.Context, req Request, emit func(Event)
 		// inside them): a panic there is the endpoint's broken reply, not
 		// a crash of howl, whose terminal would be left in raw mode.
 		if p := recover(); p != nil {
-			reply, err = nil, &Error{Kind: KindRequest, Model: m.choice.Name(),
-				Cause: fmt.Sprintf("the endpoint of %s sent a reply its provider library could not read (%s)", m.choice.Name(), render.Ellipsize(fmt.Sprint(p), 200)),
-				Fix:   "the endpoint does not speak the provider's streaming format: check base_url and the provider (openai-compat, anthropic), or try another model"}
+			reply, err = nil, brokenEndpoint(m.choice.Name(), fmt.Sprintf("the endpoint of %s sent a reply its provider library could not read (%s)", m.choice.Name(), render.Ellipsize(fmt.Sprint(p), 200)))
 		}
 	}()
 	return m.stream(ctx, req, emit)
@@ -195,9 +193,7 @@ func (m *fantasyModel) stream(ctx context.Context, req Request, emit func(Event)
 			// of CPU: a reply opening more than MaxToolCallStarts is refused.
 			if starts++; starts > MaxToolCallStarts {
 				stop()
-				return nil, &Error{Kind: KindRequest, Model: m.choice.Name(),
-					Cause: fmt.Sprintf("the reply of %s opened more than %d tool calls (howl runs %d a step)", m.choice.Name(), MaxToolCallStarts, MaxToolCallsPerStep),
-					Fix:   "ask again; if it persists, the endpoint is broken or hostile: check base_url, or try another model"}
+				return nil, brokenEndpoint(m.choice.Name(), fmt.Sprintf("the reply of %s opened more than %d tool calls (howl runs %d a step)", m.choice.Name(), MaxToolCallStarts, MaxToolCallsPerStep))
 			}
 		case fantasy.StreamPartTypeToolCall:
 			if part.ProviderExecuted {
