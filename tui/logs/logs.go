@@ -76,10 +76,10 @@ const maxLevelBytes = 16
 // none, and one that is not an MCP level sanitized and cut to
 // maxLevelBytes (a 1 MiB level on each of 2,000 kept entries held 2 GB).
 func logLevel(level string) string {
-	switch level {
-	case "":
+	switch {
+	case level == "":
 		return "info"
-	case "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency":
+	case slices.Contains(mcp.LogLevels, level):
 		return level
 	}
 	if len(level) > 4*maxLevelBytes {
