@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -81,15 +80,15 @@ func (AnswerAppMessage) isAction() {}
 // ignores keys for PermissionGrace.
 type AppMessageDialog struct {
 	dialogBase
-	com    *common.Common
-	msg    *AppMessage
-	opened time.Time
+	com *common.Common
+	msg *AppMessage
+	grace
 	scroll dialogScroll
 }
 
 // NewAppMessageDialog asks about msg.
 func NewAppMessageDialog(com *common.Common, msg *AppMessage) *AppMessageDialog {
-	return &AppMessageDialog{com: com, msg: msg, opened: com.Now()}
+	return &AppMessageDialog{com: com, msg: msg, grace: grace{com.Now()}}
 }
 
 func (d *AppMessageDialog) ID() string {
@@ -104,7 +103,7 @@ func (d *AppMessageDialog) Msg() *AppMessage { return d.msg }
 
 // HandleKey sends on enter or y, declines on esc or n, scrolls otherwise.
 func (d *AppMessageDialog) HandleKey(km tea.KeyMsg) Action {
-	if d.com.Now().Sub(d.opened) < common.PermissionGrace {
+	if d.inGrace(d.com.Now()) {
 		return None{}
 	}
 	k := d.com.Keys
@@ -156,6 +155,3 @@ func (d *AppMessageDialog) Render(maxW, maxH int) []string {
 	content := append(append(append([]string(nil), head...), shown...), answers...)
 	return frameDialog(d.com, title, content, w, maxH, -1)
 }
-
-// Reveal starts the grace again: the dialog is seen from now (Stack).
-func (d *AppMessageDialog) Reveal() { d.opened = d.com.Now() }

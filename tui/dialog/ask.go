@@ -2,7 +2,6 @@ package dialog
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -42,22 +41,16 @@ type QuestionDialog interface {
 // many questions its server has asked.
 type QuestionBase struct {
 	dialogBase
-	com    *common.Common
-	q      *Question
-	opened time.Time
-	asked  int
+	com *common.Common
+	q   *Question
+	grace
+	asked int
 }
 
 // question is the question the dialog answers.
 func (b *QuestionBase) Question() *Question { return b.q }
 
 func (b *QuestionBase) SetAsked(n int) { b.asked = n }
-
-// Reveal starts the grace again: the dialog is seen from now (Stack).
-func (b *QuestionBase) Reveal() { b.opened = b.com.Now() }
-
-// inGrace reports whether the dialog opened too recently to take keys.
-func (b *QuestionBase) inGrace() bool { return b.com.Now().Sub(b.opened) < common.PermissionGrace }
 
 // declineAllKey turns ctrl+x, once offered, into declining everything
 // from the server.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -114,7 +115,19 @@ func (s *Stack) Push(d Dialog) {
 
 // revealer is a dialog that ignores keys for PermissionGrace once it is
 // seen: Reveal starts that time again.
-type revealer interface{ Reveal() }
+type revealer interface{ Reveal(now time.Time) }
+
+// grace is when a dialog that opens on its own (a permission, a question,
+// trust) was last seen: keys in the PermissionGrace after that are
+// ignored, since the person may be typing. Embedded, it makes the dialog
+// a revealer.
+type grace struct{ seen time.Time }
+
+// inGrace reports whether the dialog was seen too recently to take keys.
+func (g *grace) inGrace(now time.Time) bool { return now.Sub(g.seen) < common.PermissionGrace }
+
+// Reveal starts the grace again: the dialog is seen from now (Stack).
+func (g *grace) Reveal(now time.Time) { g.seen = now }
 
 // revealed starts the grace of the dialog on top when it is not was: a
 // dialog uncovered when the one above it closes (an app's message
@@ -123,7 +136,7 @@ type revealer interface{ Reveal() }
 func (s *Stack) revealed(was Dialog) {
 	if top := s.Top(); top != nil && top != was {
 		if r, ok := top.(revealer); ok {
-			r.Reveal()
+			r.Reveal(s.com.Now())
 		}
 	}
 }

@@ -215,7 +215,7 @@ func (d *ElicitDialog) answer(action string, content map[string]any) Action {
 // In URL mode enter (or o) opens the URL, d declines and esc cancels.
 // Once offered, ctrl+x declines everything from the server.
 func (d *ElicitDialog) HandleKey(km tea.KeyMsg) Action {
-	if d.inGrace() {
+	if d.inGrace(d.com.Now()) {
 		return None{}
 	}
 	if a, ok := d.declineAllKey(km); ok {

@@ -2,7 +2,6 @@ package dialog
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -28,16 +27,16 @@ type MentionFailedDialog struct {
 	dialogBase
 	com *common.Common
 	msg chat.MentionsRead
-	// opened: it opens when the reads end, maybe mid-typing, so keys in
-	// the first PermissionGrace are ignored.
-	opened time.Time
+	// it opens when the reads end, maybe mid-typing: keys in the first
+	// PermissionGrace are ignored.
+	grace
 }
 
 func (d *MentionFailedDialog) ID() string { return "mention-failed" }
 
 // HandleKey sends without the failed mentions, or cancels.
 func (d *MentionFailedDialog) HandleKey(km tea.KeyMsg) Action {
-	if d.com.Now().Sub(d.opened) < common.PermissionGrace {
+	if d.inGrace(d.com.Now()) {
 		return None{}
 	}
 	k := d.com.Keys
@@ -72,6 +71,3 @@ func (d *MentionFailedDialog) Render(maxW, maxH int) []string {
 type InsertMention struct{ Text string }
 
 func (InsertMention) isAction() {}
-
-// Reveal starts the grace again: the dialog is seen from now (Stack).
-func (d *MentionFailedDialog) Reveal() { d.opened = d.com.Now() }

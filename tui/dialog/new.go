@@ -63,7 +63,7 @@ func (d *SessionsDialog) Open() tea.Cmd { return d.reload() }
 
 // NewMentionFailed says which of a message's mentions could not be read.
 func NewMentionFailed(com *common.Common, msg chat.MentionsRead) *MentionFailedDialog {
-	return &MentionFailedDialog{com: com, msg: msg, opened: com.Now()}
+	return &MentionFailedDialog{com: com, msg: msg, grace: grace{com.Now()}}
 }
 
 // NewPromptPreview shows a prompt's flattened result before it is sent.
@@ -74,7 +74,7 @@ func NewPromptPreview(com *common.Common, item mcp.CatalogItem, res *mcp.PromptR
 // NewPermission asks whether one of the model's calls may run;
 // canPersist: there is a config file an "always" answer is saved to.
 func NewPermission(com *common.Common, req *chat.PermissionRequest, canPersist bool) *PermissionDialog {
-	return &PermissionDialog{com: com, req: req, opened: com.Now(), canPersist: canPersist}
+	return &PermissionDialog{com: com, req: req, grace: grace{com.Now()}, canPersist: canPersist}
 }
 
 // Req is the call the dialog asks about.
@@ -82,7 +82,7 @@ func (d *PermissionDialog) Req() *chat.PermissionRequest { return d.req }
 
 // NewTrust asks whether a project's config file may be used.
 func NewTrust(com *common.Common, file mcp.ConfigFile) *TrustDialog {
-	return &TrustDialog{com: com, file: file, opened: com.Now()}
+	return &TrustDialog{com: com, file: file, grace: grace{com.Now()}}
 }
 
 // NewQuestion is the dialog of a server's question: a form or a URL for
@@ -90,7 +90,7 @@ func NewTrust(com *common.Common, file mcp.ConfigFile) *TrustDialog {
 // says why nothing can answer). asked is how many questions its server
 // has asked.
 func NewQuestion(com *common.Common, q *Question, asked int, model llm.Model, noModel error) Dialog {
-	base := QuestionBase{com: com, q: q, opened: com.Now(), asked: asked}
+	base := QuestionBase{com: com, q: q, grace: grace{com.Now()}, asked: asked}
 	if q.Elicit != nil {
 		return NewElicitDialog(base)
 	}

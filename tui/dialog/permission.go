@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -27,9 +26,9 @@ func (AnswerPermission) isAction() {}
 // on its own, so it ignores keys for PermissionGrace after it opens.
 type PermissionDialog struct {
 	dialogBase
-	com    *common.Common
-	req    *chat.PermissionRequest
-	opened time.Time
+	com *common.Common
+	req *chat.PermissionRequest
+	grace
 	// canPersist: there is a config file to save "always" to.
 	canPersist bool
 	// scroll moves through the arguments.
@@ -40,7 +39,7 @@ func (d *PermissionDialog) ID() string { return "permission" }
 
 // HandleKey answers on y/s/a/n (esc denies) and scrolls the arguments.
 func (d *PermissionDialog) HandleKey(km tea.KeyMsg) Action {
-	if d.com.Now().Sub(d.opened) < common.PermissionGrace {
+	if d.inGrace(d.com.Now()) {
 		return None{}
 	}
 	k := d.com.Keys
@@ -214,6 +213,3 @@ func annotationText(ann *mcp.ToolAnnotations) string {
 
 // Scrolled reports whether the arguments are scrolled from their top.
 func (d *PermissionDialog) Scrolled() bool { return d.scroll.top > 0 }
-
-// Reveal starts the grace again: the dialog is seen from now (Stack).
-func (d *PermissionDialog) Reveal() { d.opened = d.com.Now() }

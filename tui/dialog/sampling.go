@@ -36,7 +36,7 @@ func (d *SamplingDialog) ID() string { return "sampling" }
 // HandleKey approves (y), rejects (n or esc) and scrolls the messages;
 // once offered, ctrl+x declines everything from the server.
 func (d *SamplingDialog) HandleKey(km tea.KeyMsg) Action {
-	if d.inGrace() {
+	if d.inGrace(d.com.Now()) {
 		return None{}
 	}
 	if a, ok := d.declineAllKey(km); ok {

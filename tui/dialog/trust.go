@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -28,9 +27,9 @@ func (TrustProject) isAction() {}
 // PermissionGrace: a key typed before it was seen never trusts anything.
 type TrustDialog struct {
 	dialogBase
-	com    *common.Common
-	file   mcp.ConfigFile
-	opened time.Time
+	com  *common.Common
+	file mcp.ConfigFile
+	grace
 	scroll dialogScroll
 }
 
@@ -38,7 +37,7 @@ func (d *TrustDialog) ID() string { return "trust:" + d.file.Path }
 
 // HandleKey answers on t/o/n (esc: not now) and scrolls the list.
 func (d *TrustDialog) HandleKey(km tea.KeyMsg) Action {
-	if d.com.Now().Sub(d.opened) < common.PermissionGrace {
+	if d.inGrace(d.com.Now()) {
 		return None{}
 	}
 	switch {
@@ -91,6 +90,3 @@ func (d *TrustDialog) Render(maxW, maxH int) []string {
 	content := append(append(append([]string(nil), head...), shown...), tail...)
 	return frameDialog(d.com, "Trust this project's servers?", content, w, maxH, -1)
 }
-
-// Reveal starts the grace again: the dialog is seen from now (Stack).
-func (d *TrustDialog) Reveal() { d.opened = d.com.Now() }
