@@ -156,12 +156,7 @@ func TestLoginHandsTheBrowserExactlyOneURLArgument(t *testing.T) {
 	if err := followRedirects(context.Background(), argv[2]); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := rt.Wait(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if st, _ := rt.ServerStatus("authed"); st.State != StateReady {
+	if st := waitAuthed(t, rt); st.State != StateReady {
 		t.Fatalf("after the login: %s %q", st.State, st.Reason)
 	}
 }

@@ -58,14 +58,7 @@ func TestARedirectToAnotherHostCarriesNeitherTheEntrysHeadersNorItsToken(t *test
 				t.Fatal(err)
 			}
 			sc := ServerConfig{Name: "moved", Transport: tr, URL: url, Headers: map[string]string{"X-Api-Key": key}, Era: EraModern, StartTimeout: 20 * time.Second}
-			rt := NewRuntime(&Config{Servers: []ServerConfig{sc}}, RuntimeOptions{CacheDir: t.TempDir(), OAuth: OAuthOptions{Store: store}})
-			t.Cleanup(func() { rt.Close() })
-			if err := rt.Start(); err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			_ = rt.Wait(ctx)
+			rt := startRuntimeWith(t, RuntimeOptions{OAuth: OAuthOptions{Store: store}}, sc)
 			st, _ := rt.ServerStatus("moved")
 			if seen := b.all(); strings.Contains(seen, key) || strings.Contains(seen, bearer) {
 				t.Errorf("the other host got the entry's credentials:\n%s", seen)

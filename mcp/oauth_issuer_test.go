@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 // loginRuntime starts f's server in a runtime allowed to log in through a
@@ -261,12 +260,7 @@ func TestClientSecretGoesToAMovedAuthorizationServerOnlyWhenThePersonLogsIn(t *t
 	if err := rt.Login("authed"); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := rt.Wait(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if st, _ := rt.ServerStatus("authed"); st.State != StateReady {
+	if st := waitAuthed(t, rt); st.State != StateReady {
 		t.Fatalf("after the person's login: %s %q", st.State, st.Reason)
 	}
 	mu.Lock()

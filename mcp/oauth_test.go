@@ -232,6 +232,13 @@ func startAndWait(t *testing.T, rt *Runtime) Status {
 	if err := rt.Start(); err != nil {
 		t.Fatal(err)
 	}
+	return waitAuthed(t, rt)
+}
+
+// waitAuthed waits until every server settles (30 s at most) and returns
+// the fixture server's status.
+func waitAuthed(t *testing.T, rt *Runtime) Status {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := rt.Wait(ctx); err != nil {

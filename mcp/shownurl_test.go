@@ -65,20 +65,15 @@ func TestASecretExpandedIntoTheURLShowsInNoStatusOrError(t *testing.T) {
 				t.Fatal(err)
 			}
 			var events eventLog
-			rt := NewRuntime(cfg, RuntimeOptions{CacheDir: t.TempDir(), OnEvent: events.add})
-			t.Cleanup(func() { rt.Close() })
-			if err := rt.Start(); err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			_ = rt.Wait(ctx)
+			rt := startRuntimeWith(t, RuntimeOptions{OnEvent: events.add}, cfg.Servers...)
 			if tc.base == up.URL {
 				if st, _ := rt.ServerStatus("s"); st.State != StateReady {
 					t.Fatalf("%s %s", st.State, st.Reason)
 				}
 				up.Close()
 			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
 			_, callErr := rt.CallMeta(ctx, "mcp_invoke_s", json.RawMessage(`{"tool":"echo"}`))
 			st, _ := rt.ServerStatus("s")
 			status, _ := json.Marshal(st)
