@@ -62,7 +62,8 @@ func TestMarkdownSetsFloorAndPeerBesideHowl(t *testing.T) {
 
 // A spread's percentiles are nearest-rank over the sample, in ms: of ten
 // keys the p90 is the ninth slowest, so one slow key shows in the max
-// only, and two show in the p90 too.
+// only, and two show in the p90 too. Of 200 keys the p99 is the third
+// slowest, and a max over the goal says how many keys passed it.
 func TestSpreadReportsNearestRankPercentiles(t *testing.T) {
 	ms := func(xs ...float64) []float64 {
 		for i := range xs {
@@ -77,7 +78,19 @@ func TestSpreadReportsNearestRankPercentiles(t *testing.T) {
 	if two := spreadOf(ms(1, 2, 3, 4, 5, 6, 7, 8, 90, 100)); two.p90 != 90 {
 		t.Errorf("two slow keys of ten: p90 %v, want 90", two.p90)
 	}
-	if got := within(one, spread{max: 42}, 16, "every echo"); got != " (goal every echo <= 16 ms: p90 met, max NOT met; the floor's own max is 42 ms)" {
+	if got := within(one, spread{max: 42}, 16, "every echo"); got != " (goal every echo <= 16 ms: p90 met, max NOT met, 1 of 10 over; the floor's own max is 42 ms)" {
 		t.Errorf("the verdict reads %q", got)
+	}
+	keys := make([]float64, 200)
+	for i := range keys {
+		keys[i] = float64(i%10 + 1)
+	}
+	keys[199], keys[198], keys[197] = 300, 200, 17
+	wide := spreadOf(ms(keys...))
+	if wide.p99 != 17 || wide.max != 300 || wide.over(16) != 3 || wide.over(300) != 0 {
+		t.Errorf("200 keys, three over 16 ms: p99 %v, max %v, over 16 %d, over 300 %d; want 17, 300, 3, 0", wide.p99, wide.max, wide.over(16), wide.over(300))
+	}
+	if got := within(wide, spread{max: 7}, 500, "every echo"); got != " (goal every echo <= 500 ms: p90 met, max met)" {
+		t.Errorf("a max within the goal reads %q", got)
 	}
 }

@@ -85,29 +85,39 @@ func tuiFilter() comparison {
 	}
 }
 
-// spread is a sample's p50, p90 and max in ms, and its size.
+// spread is a sample's p50, p90, p99 and max in ms, and its size. ms is
+// the sample itself, sorted, so a verdict can count the keys over a goal.
 type spread struct {
-	p50, p90, max float64
-	n             int
+	p50, p90, p99, max float64
+	n                  int
+	ms                 []float64
 }
 
 func spreadOf(xs []float64) spread {
-	v := append([]float64{}, xs...)
+	v := make([]float64, len(xs))
+	for i, x := range xs {
+		v[i] = x * 1000
+	}
 	sort.Float64s(v)
 	if len(v) == 0 {
-		return spread{math.NaN(), math.NaN(), math.NaN(), 0}
+		return spread{math.NaN(), math.NaN(), math.NaN(), math.NaN(), 0, nil}
 	}
-	at := func(q float64) float64 { return v[int(math.Ceil(q*float64(len(v))))-1] * 1000 }
-	return spread{at(0.5), at(0.9), v[len(v)-1] * 1000, len(v)}
+	at := func(q float64) float64 { return v[int(math.Ceil(q*float64(len(v))))-1] }
+	return spread{at(0.5), at(0.9), at(0.99), v[len(v)-1], len(v), v}
 }
 
 func (s spread) String() string {
-	return fmt.Sprintf("p50 %.0f, p90 %.0f, max %.0f ms (n=%d)", s.p50, s.p90, s.max, s.n)
+	return fmt.Sprintf("p50 %.0f, p90 %.0f, p99 %.0f, max %.0f ms (n=%d)", s.p50, s.p90, s.p99, s.max, s.n)
 }
 
-// within is a goal's verdict on s, by its p90 and by its max, with the
-// floor's own max beside a max over the goal: the tail the machine alone
-// shows.
+// over is how many of the sample took longer than goalMs.
+func (s spread) over(goalMs float64) int {
+	return len(s.ms) - sort.Search(len(s.ms), func(i int) bool { return s.ms[i] > goalMs })
+}
+
+// within is a goal's verdict on s, by its p90 and by its max. A max over
+// the goal says how many keys passed it and the floor's own max beside:
+// the tail the machine alone shows.
 func within(s, floor spread, goalMs float64, what string) string {
 	verdict := func(x float64) string {
 		if x <= goalMs {
@@ -117,7 +127,7 @@ func within(s, floor spread, goalMs float64, what string) string {
 	}
 	out := fmt.Sprintf(" (goal %s <= %.0f ms: p90 %s, max %s", what, goalMs, verdict(s.p90), verdict(s.max))
 	if s.max > goalMs {
-		out += fmt.Sprintf("; the floor's own max is %.0f ms", floor.max)
+		out += fmt.Sprintf(", %d of %d over; the floor's own max is %.0f ms", s.over(goalMs), s.n, floor.max)
 	}
 	return out + ")"
 }
