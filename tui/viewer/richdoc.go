@@ -205,8 +205,11 @@ func itemURI(item render.Item) string {
 }
 
 // errorLine adds a server's error message, sanitized, in the error style.
+// Both forms are the sanitized text: a search draws plain in styled's
+// place on a line it hits.
 func (b *richBuilder) errorLine(msg string) {
-	b.add(docLine{plain: msg, styled: b.env.th.Styles.Viewer.Error.Render(render.SanitizeLine(msg))})
+	msg = render.SanitizeLine(msg)
+	b.add(docLine{plain: msg, styled: b.env.th.Styles.Viewer.Error.Render(msg)})
 }
 
 // lexerName is the chroma lexer name for a MIME type or name, or "".

@@ -3,6 +3,7 @@ package viewer
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -84,6 +85,41 @@ func TestAToolResultsOwnSpillPointerIsNotOpened(t *testing.T) {
 		}
 		if !strings.Contains(text, "howl's spill directory does not hold it") {
 			t.Errorf("%s: nothing says the pointer is not howl's:\n%s", c.name, text)
+		}
+	}
+}
+
+// Every line of a tool result's document is sanitized in both its forms:
+// the styled one drawn, and the plain one that a search draws in its
+// place when a hit falls on the line. An embedded resource's own "error"
+// member (passed through as the server sent it) was kept raw in plain,
+// so searching for a word of it wrote an OSC 52 to the terminal.
+func TestEveryLineOfAHostileToolResultIsSanitizedPlainAndStyled(t *testing.T) {
+	const osc = "\x1b]52;c;cm0gLXJmIH4=\x07\x1b[2J\u009b31m"
+	qb, _ := json.Marshal(osc)
+	q := string(qb)
+	raw := []byte(`{"content":[` +
+		`{"type":"resource","resource":{"uri":` + q + `,"text":"hi","error":` + q + `}},` +
+		`{"type":"text","text":` + q + `},` +
+		`{"type":"resource_link","uri":` + q + `,"name":` + q + `,"mimeType":` + q + `},` +
+		`{"type":` + q + `,"spill":{"error":` + q + `}}` +
+		`],"structuredContent":{"k":` + q + `},"isError":true}`)
+	store := render.NewSpillStore(filepath.Join(t.TempDir(), "spill"))
+	out, _, err := render.BoundToolResult(store, "demo", raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := loadEnv{ctx: context.Background(), rt: spillRuntime{newFakeRuntime(), store}, th: testTheme(), displayPath: func(p string) string { return p }}
+	d := toolDoc(env, Request{server: "demo"}, out)
+	if len(d.lines) < 10 {
+		t.Fatalf("the document has %d lines; the test's items did not all render", len(d.lines))
+	}
+	for i, l := range d.lines {
+		if strings.ContainsAny(l.plain, "\x1b\x07\u009b") {
+			t.Errorf("line %d's plain text keeps a control: %q", i, l.plain)
+		}
+		if strings.Contains(l.styled, "\x1b]") || strings.Contains(l.styled, "\x1b[2J") || strings.ContainsAny(l.styled, "\x07\u009b") {
+			t.Errorf("line %d's styled text keeps a server's escape: %q", i, l.styled)
 		}
 	}
 }
