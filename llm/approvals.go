@@ -16,6 +16,7 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 
 	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/render"
 )
 
 // Bounds of the approved-tools file.
@@ -175,7 +176,7 @@ func (a *Approvals) Approve(it mcp.CatalogItem, save bool, now time.Time) error 
 		return nil
 	}
 	a.saved[key] = ap
-	data, err := json.MarshalIndent(a.saved, "", "  ")
+	data, err := indented(a.saved)
 	if err != nil {
 		return err
 	}
@@ -238,6 +239,20 @@ func mustJSON(v any) string {
 // prettyDefinition is the definition as indented JSON, one field a line
 // group, for a line diff a person can read.
 func prettyDefinition(d mcp.ToolDefinition) string {
-	b, _ := json.MarshalIndent(d, "", "  ")
+	b, _ := indented(d)
 	return string(b) + "\n"
+}
+
+// indented is v as indented JSON, or on one line where a server's schema
+// nests deep enough that indenting would multiply its size
+// (render.IndentJSON): a 64 KiB schema thousands deep indents to hundreds
+// of megabytes, in the file and in the diff.
+func indented(v any) ([]byte, error) {
+	compact, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	_, err = render.IndentJSON(&b, compact, "", "  ")
+	return b.Bytes(), err
 }

@@ -151,3 +151,14 @@ func TestApprovalChangeShowsTheDiffBounded(t *testing.T) {
 		t.Errorf("the diff must show the new description:\n%s", strings.Join(ch.Diff, "\n"))
 	}
 }
+
+// A definition whose schema nests thousands deep is compared and saved on
+// one line: indented, 9 KB of it is 18 MB in the approvals file and in
+// the line diff a change shows.
+func TestADeeplyNestedDefinitionIsNotIndentedIntoMegabytes(t *testing.T) {
+	deep := strings.Repeat(`{"items":`, 3000) + `{"type":"string"}` + strings.Repeat("}", 3000)
+	def := mcp.ToolDefinition{Name: "t", InputSchema: json.RawMessage(deep)}
+	if got := prettyDefinition(def); len(got) > 16*len(deep) || !json.Valid([]byte(got)) {
+		t.Errorf("a %d-byte schema is compared as %d bytes (valid JSON %v)", len(deep), len(got), json.Valid([]byte(got)))
+	}
+}

@@ -175,3 +175,50 @@ func firstTerminalControl(js []byte) int {
 	}
 	return -1
 }
+
+// IndentJSON appends src indented as json.Indent would, unless that form
+// would be more than 8 times src's size plus 1 MiB. Indenting writes the
+// nesting depth's indent at every line, so 120 KB of brackets 10,000 deep
+// (within encoding/json's own depth limit) indents to 1.2 GB; a server's
+// result, schema or message, or a model's arguments, can be that. Then it
+// appends src compacted instead (json.Compact: the same JSON on one line)
+// and indented is false. A src that is not JSON is json.Indent's error,
+// with nothing appended.
+func IndentJSON(dst *bytes.Buffer, src []byte, prefix, indent string) (indented bool, err error) {
+	if indentedLen(src, len(prefix), len(indent), 8*len(src)+1<<20) < 0 {
+		return false, json.Compact(dst, src)
+	}
+	return true, json.Indent(dst, src, prefix, indent)
+}
+
+// indentedLen bounds what json.Indent makes of src from above (an empty
+// object or array is counted as if it held something), or is -1 once
+// that passes limit. A string is skipped whole; src is not checked.
+func indentedLen(src []byte, prefix, indent, limit int) int {
+	s := jsonScanner{b: src}
+	n, depth := len(src), 0
+	for s.i < len(src) {
+		switch src[s.i] {
+		case '"':
+			if s.str() != nil {
+				return n
+			}
+			continue
+		case '{', '[':
+			depth++
+			n += 1 + prefix + depth*indent
+		case '}', ']':
+			depth = max(depth-1, 0)
+			n += 1 + prefix + depth*indent
+		case ',':
+			n += 1 + prefix + depth*indent
+		case ':':
+			n++ // the space after it
+		}
+		if n > limit {
+			return -1
+		}
+		s.i++
+	}
+	return n
+}

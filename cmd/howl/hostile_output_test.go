@@ -37,7 +37,25 @@ const (
 	brokenPromptsArg = "broken-prompts"
 	// forgedSpillArg PATH is mcptest.ServeForgedSpill naming PATH.
 	forgedSpillArg = "forged-spill"
+	// deepSchemaArg is a server with one tool whose schema nests 3,000
+	// deep: 36 KB that json.Indent makes 18 MB of.
+	deepSchemaArg = "deep-schema"
 )
+
+// A tool schema nested thousands deep is printed by howl ls --json on one
+// line, as valid JSON at about its own size: indented it would be 500
+// times that.
+func TestLsJSONDoesNotIndentADeepSchemaIntoMegabytes(t *testing.T) {
+	home := isolate(t)
+	exe, _ := os.Executable()
+	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"d": map[string]any{"command": exe, "args": []string{deepSchemaArg}}}})
+	cfgPath := filepath.Join(home, "deep.json")
+	os.WriteFile(cfgPath, cfg, 0o600)
+	out, errOut, code := howl(t, "--config", cfgPath, "ls", "--json")
+	if code != 0 || len(out) > 1<<20 || !json.Valid([]byte(out)) || !strings.Contains(out, `{"items":{"items":`) {
+		t.Errorf("howl ls --json of a 3,000-deep schema: exit %d, %d bytes (valid %v)\nstderr: %s", code, len(out), json.Valid([]byte(out)), errOut)
+	}
+}
 
 // A spill pointer a server wrote into its own tool result is not printed
 // as a file howl saved: howl call says the pointer is not howl's, in its
@@ -58,6 +76,15 @@ func TestHowlCallDoesNotNameAServersSpillPointerAsSaved(t *testing.T) {
 func serveHostileForOutput(mode string) {
 	if mode == brokenPromptsArg {
 		mcptest.ServeBrokenPrompts(os.Stdin, os.Stdout)
+		return
+	}
+	if mode == deepSchemaArg {
+		s := server.NewMCPServer("deep", "1.0", server.WithToolCapabilities(false))
+		deep := `{"type":"object","properties":{"x":` + strings.Repeat(`{"items":`, 3000) + `{"type":"string"}` + strings.Repeat("}", 3000) + `}}`
+		s.AddTool(mcpgo.NewToolWithRawSchema("deep", "nested", json.RawMessage(deep)), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			return mcpgo.NewToolResultText("ok"), nil
+		})
+		_ = server.ServeStdio(s)
 		return
 	}
 	if mode == hostileInitArg {

@@ -125,7 +125,7 @@ func (w *itemWriter) appendValue(b []byte, v any) ([]byte, error) {
 		compact = bytes.TrimSuffix(w.scratch.Bytes(), []byte("\n"))
 	}
 	var out bytes.Buffer
-	if err := json.Indent(&out, compact, itemIndent+"  ", "  "); err != nil {
+	if _, err := render.IndentJSON(&out, compact, itemIndent+"  ", "  "); err != nil {
 		return b, err
 	}
 	return append(b, render.EscapeTerminalControls(out.Bytes())...), nil

@@ -23,7 +23,7 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "demo-server" {
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
-	if len(os.Args) > 1 && (os.Args[1] == hostileServerArg || os.Args[1] == hostileInitArg || os.Args[1] == brokenPromptsArg) {
+	if len(os.Args) > 1 && (os.Args[1] == hostileServerArg || os.Args[1] == hostileInitArg || os.Args[1] == brokenPromptsArg || os.Args[1] == deepSchemaArg) {
 		serveHostileForOutput(os.Args[1])
 		os.Exit(0)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/howl-mcp/howl/mcp"
+	"github.com/howl-mcp/howl/render"
 )
 
 // newMCPCmd is `howl mcp`: the verbs that change which servers howl
@@ -478,7 +479,7 @@ func newMCPGetCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
 				if data, err := mcp.ReadConfigBytes(sc.File); err == nil {
 					if raw, ok := mcp.ServerEntryJSON(sc.File, data, sc.Name); ok {
 						var b bytes.Buffer
-						if json.Indent(&b, raw, "", "  ") == nil {
+						if _, err := render.IndentJSON(&b, raw, "", "  "); err == nil {
 							v.Entry = b.Bytes()
 						}
 					}

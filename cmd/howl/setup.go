@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -270,14 +269,18 @@ func writeJSON(w io.Writer, v any) error {
 
 // indentJSON is v as writeJSON writes it, at an indentation of prefix
 // (for a value nested in one written in pieces), ending in a newline.
+// A value nested deep enough that indenting would multiply its size (a
+// server's schema or result) is written on one line (render.IndentJSON).
 func indentJSON(v any, prefix string) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent(prefix, "  ")
-	if err := enc.Encode(v); err != nil {
+	compact, err := render.Marshal(v)
+	if err != nil {
 		return nil, err
 	}
+	var b bytes.Buffer
+	if _, err := render.IndentJSON(&b, compact, prefix, "  "); err != nil {
+		return nil, err
+	}
+	b.WriteByte('\n')
 	return render.EscapeTerminalControls(b.Bytes()), nil
 }
 

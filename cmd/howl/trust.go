@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -223,8 +222,8 @@ now, and what changed since the last approval, and approves it.`,
 				fmt.Fprintf(stdout, "%s:%s is unchanged since you approved it\n", clean(server), clean(tool))
 			default:
 				fmt.Fprintf(stdout, "%s:%s was not approved before. It is:\n", clean(server), clean(tool))
-				pretty, _ := json.MarshalIndent(def, "  ", "  ")
-				fmt.Fprintf(stdout, "  %s\n", cleanText(string(pretty)))
+				pretty, _ := indentJSON(def, "  ")
+				fmt.Fprintf(stdout, "  %s", cleanText(string(pretty)))
 			}
 			fmt.Fprintf(stdout, "approved: rules naming %s:%s apply to this definition (sha256 %.12s…)\n", clean(server), clean(tool), rep.SHA256)
 			return nil

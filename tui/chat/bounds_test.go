@@ -67,3 +67,15 @@ func TestTheChatSaysWhenHowlCutAReplyOrRefusedCalls(t *testing.T) {
 		}
 	}
 }
+
+// A model's arguments nested thousands deep are shown on one line: the
+// indented form of 9 KB of them would be 18 MB.
+func TestDeeplyNestedArgumentsAreNotIndentedIntoMegabytes(t *testing.T) {
+	deep := strings.Repeat("[", 3000) + strings.TrimSuffix(strings.Repeat("1,", 1500), ",") + strings.Repeat("]", 3000)
+	if got := PrettyArgs(deep); len(got) > 16*len(deep) || !strings.Contains(got, "1,1,1") {
+		t.Errorf("%d bytes of arguments are shown as %d bytes", len(deep), len(got))
+	}
+	if got := PrettyArgs(`{"a":[1,2]}`); got != "{\n  \"a\": [\n    1,\n    2\n  ]\n}" {
+		t.Errorf("ordinary arguments are shown as %q", got)
+	}
+}

@@ -2,7 +2,6 @@ package chat
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -340,8 +339,10 @@ func PrettyArgs(s string) string {
 	// Indented as written, not decoded and encoded again: a number past
 	// float64's precision (9007199254740993) or a repeated key is shown
 	// exactly as the call sends it.
+	// A model's arguments nested thousands deep are shown on one line:
+	// indented they would be thousands of times their size.
 	var b bytes.Buffer
-	if json.Indent(&b, []byte(s), "", "  ") != nil {
+	if _, err := render.IndentJSON(&b, []byte(s), "", "  "); err != nil {
 		return s
 	}
 	return b.String()

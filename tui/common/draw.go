@@ -2,12 +2,12 @@ package common
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/howl-mcp/howl/render"
 )
 
 // Drawing helpers. Every width is measured and every cut made with x/ansi,
@@ -192,11 +192,12 @@ func ScrollMark(off, n, h int) string {
 	return fmt.Sprintf("%d%%", Percent(off, n-h))
 }
 
-// prettyJSON indents raw JSON with two spaces, or returns it as it is when
+// PrettyJSON indents raw JSON with two spaces (on one line when indenting
+// would multiply its size: render.IndentJSON), or returns it as it is when
 // it does not parse.
 func PrettyJSON(raw []byte) string {
 	var b bytes.Buffer
-	if json.Indent(&b, bytes.TrimSpace(raw), "", "  ") != nil {
+	if _, err := render.IndentJSON(&b, bytes.TrimSpace(raw), "", "  "); err != nil {
 		return string(raw)
 	}
 	return b.String()

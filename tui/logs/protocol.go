@@ -2,7 +2,6 @@ package logs
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -127,12 +126,14 @@ func traceTitle(rec mcp.TraceRecord) string {
 // recordJSON encodes a record: raw for a saved file (the server's bytes
 // as they came), else with every character a terminal would act on
 // escaped (for the screen and the clipboard).
+// A message nested deep enough that indenting would multiply its size is
+// kept on one line (render.IndentJSON).
 func recordJSON(rec mcp.TraceRecord, raw bool) []byte {
 	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	_ = enc.Encode(rec)
+	if compact, err := render.Marshal(rec); err == nil {
+		_, _ = render.IndentJSON(&b, compact, "", "  ")
+		b.WriteByte('\n')
+	}
 	if raw {
 		return b.Bytes()
 	}

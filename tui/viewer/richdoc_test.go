@@ -123,3 +123,25 @@ func TestEveryLineOfAHostileToolResultIsSanitizedPlainAndStyled(t *testing.T) {
 		}
 	}
 }
+
+// A text item of JSON nested thousands deep is shown at about its own
+// size: indented, each of its 3,000 leaves would start 600 bytes in (and
+// 120 KB of such JSON would indent to 1.2 GB, more than howl can hold).
+func TestDeeplyNestedJSONTextIsNotIndentedIntoGigabytes(t *testing.T) {
+	const depth = 300
+	deep := strings.Repeat("[", depth) + strings.TrimSuffix(strings.Repeat("0,", 3000), ",") + strings.Repeat("]", depth)
+	item, _ := json.Marshal(deep)
+	out, _, err := render.BoundToolResult(render.NewSpillStore(filepath.Join(t.TempDir(), "spill")), "demo", []byte(`{"content":[{"type":"text","text":`+string(item)+`}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := toolDoc(loadEnv{ctx: context.Background(), th: testTheme()}, Request{server: "demo"}, out)
+	total, compact := 0, false
+	for _, l := range d.lines {
+		total += len(l.plain)
+		compact = compact || strings.Contains(l.plain, "0,0,0")
+	}
+	if total > 16*len(deep) || !compact {
+		t.Errorf("%d bytes of JSON became %d bytes of lines (shown on one line: %v)", len(deep), total, compact)
+	}
+}
