@@ -66,13 +66,16 @@ func compileFilter(pattern string) (*lineFilter, error) {
 	return f, nil
 }
 
-// apply returns the filtered stream of s: each kept line prefixed with its
-// 1-based number and ":" (a match) or "-" (context), "--" between groups
-// that are not adjacent, every line ending in "\n". It also returns how many
-// lines matched and how many lines s has. The output is built in one
-// growing buffer; no allocation is made per line.
-func (f *lineFilter) apply(s string) (out string, matched, lines int) {
-	w := grepWriter{s: s}
+// apply filters s: each kept line prefixed with its 1-based number and ":"
+// (a match) or "-" (context), "--" between groups that are not adjacent,
+// every line ending in "\n". Of that output it keeps only the bytes
+// [lo, hi), the window a page is cut from, and returns them with the
+// output's whole size, how many lines matched and how many lines s has.
+// The output can be ten times s (a line number and a colon before every
+// empty line a "^$" keeps), so it is counted, not held. No allocation is
+// made per line.
+func (f *lineFilter) apply(s string, lo, hi int) (window string, total, matched, lines int) {
+	w := grepWriter{s: s, lo: lo, hi: hi}
 	var finder candidateFinder
 	switch {
 	case f.lits != nil:
@@ -103,7 +106,7 @@ func (f *lineFilter) apply(s string) (out string, matched, lines int) {
 		}
 	}
 	w.finish()
-	return w.b.String(), matched, lines
+	return w.b.String(), w.n, matched, lines
 }
 
 // next finds the first matching line that starts at or after pos, which is
@@ -138,21 +141,40 @@ func lineEnd(s string, i int) int {
 
 func trimCR(line string) string { return strings.TrimSuffix(line, "\r") }
 
-// grepWriter writes matched lines and their context in order.
+// grepWriter writes matched lines and their context in order, keeping
+// the bytes of its output in [lo, hi) and counting all of them in n.
 type grepWriter struct {
 	s       string
 	b       strings.Builder
+	lo, hi  int
+	n       int
 	emitted int // number of the last line written, 0 before any
 	next    int // byte offset where line emitted+1 starts
 	after   int // context lines still owed after the last match
 	num     [20]byte
 }
 
+// put appends p to the output: to b, as far as it falls in the window.
+func (w *grepWriter) put(p string) {
+	if w.n < w.hi && w.n+len(p) > w.lo {
+		w.b.WriteString(p[max(w.lo-w.n, 0):min(w.hi-w.n, len(p))])
+	}
+	w.n += len(p)
+}
+
+// putBytes is put for bytes.
+func (w *grepWriter) putBytes(p []byte) {
+	if w.n < w.hi && w.n+len(p) > w.lo {
+		w.b.Write(p[max(w.lo-w.n, 0):min(w.hi-w.n, len(p))])
+	}
+	w.n += len(p)
+}
+
 func (w *grepWriter) match(lineNo, start, end int) {
 	w.flushAfter(lineNo - 1)
 	first := max(lineNo-ContextLines, w.emitted+1)
 	if w.emitted > 0 && first > w.emitted+1 {
-		w.b.WriteString("--\n")
+		w.put("--\n")
 	}
 	// Find the starts of the context lines before the match by walking back.
 	var starts [ContextLines]int
@@ -181,9 +203,9 @@ func (w *grepWriter) finish() { w.flushAfter(math.MaxInt) }
 
 // write writes line lineNo, s[start:end], marked ':' (match) or '-' (context).
 func (w *grepWriter) write(lineNo, start, end int, sep byte) {
-	w.b.Write(strconv.AppendInt(w.num[:0], int64(lineNo), 10))
-	w.b.WriteByte(sep)
-	w.b.WriteString(w.s[start:end])
-	w.b.WriteByte('\n')
+	b := append(strconv.AppendInt(w.num[:0], int64(lineNo), 10), sep)
+	w.putBytes(b)
+	w.put(w.s[start:end])
+	w.put("\n")
 	w.emitted, w.next = lineNo, end+1
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/rand"
 	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -227,5 +229,33 @@ func TestPatternsWithoutLiteralsUseAClassRunWhenTheyHaveOne(t *testing.T) {
 		case len(f.seq) != want:
 			t.Errorf("%s: class run of %d, want %d", pattern, len(f.seq), want)
 		}
+	}
+}
+
+// The filtered output can be ten times the text ("^$" over empty lines
+// puts a line number and a colon before each), and only a page of it is
+// shown: it is counted whole and held as that page's window, so 4 MiB of
+// empty lines filter in a few MiB of allocation, not the 37 MB of their
+// output, with the same page and total as before.
+func TestFilteringHoldsOnlyThePagesWindowOfItsOutput(t *testing.T) {
+	text := strings.Repeat("\n", 4<<20)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	r, err := PageText("u", "text/plain", text, PageOptions{Pattern: "^$", Offset: 1 << 20, MaxBytes: 1000})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, _ := referenceGrep("^$", strings.Repeat("\n", 200000))
+	total := 0
+	for i := 1; i <= 4<<20; i++ {
+		total += len(strconv.Itoa(i)) + 2
+	}
+	if r.TotalBytes != total || !strings.HasPrefix(want[1<<20:], r.Text) || len(r.Text) < 990 {
+		t.Errorf("the page: total %d, text %q", r.TotalBytes, r.Text)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4<<20 {
+		t.Errorf("filtering 4 MiB of empty lines allocated %d bytes", alloc)
 	}
 }

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"unicode/utf8"
 )
@@ -108,21 +109,31 @@ func newPager(opts PageOptions) (*pager, error) {
 }
 
 // stream is text ready for paging: the raw text, or its filtered output.
+// Of the filtered output only the window a page at the pager's offset can
+// take is held: text is its bytes from base, and total is its whole size.
 type stream struct {
-	text    string
-	filter  *lineFilter
-	matched int
-	lines   int
+	text        string
+	base, total int
+	filter      *lineFilter
+	matched     int
+	lines       int
 }
 
 // prepare runs the pattern filter, if any, over text once; the resulting
-// stream can then be paged at several sizes.
+// stream can then be paged at several sizes up to the pager's.
 func (p *pager) prepare(text string) stream {
 	if p.filter == nil {
-		return stream{text: text}
+		return stream{text: text, total: len(text)}
 	}
-	out, matched, lines := p.filter.apply(text)
-	return stream{text: out, filter: p.filter, matched: matched, lines: lines}
+	// The window: a page of maxBytes from the offset, and a character's
+	// bytes either side, which moving a cut to a character boundary reads.
+	lo := max(p.offset-utf8.UTFMax, 0)
+	hi := math.MaxInt
+	if p.offset < math.MaxInt-p.maxBytes-utf8.UTFMax {
+		hi = p.offset + p.maxBytes + utf8.UTFMax
+	}
+	out, total, matched, lines := p.filter.apply(text, lo, hi)
+	return stream{text: out, base: lo, total: total, filter: p.filter, matched: matched, lines: lines}
 }
 
 // lazy defers prepare until the stream is first needed, so text the layout
@@ -141,7 +152,7 @@ func (p *pager) lazy(text string) func() stream {
 // page slices one page of at most maxBytes from s at the pager's offset.
 // maxBytes is below p.maxBytes only when a response ceiling shortens it.
 func (p *pager) page(s stream, uri, mimeType string, maxBytes int) *TextResult {
-	total := len(s.text)
+	total := s.total
 	r := &TextResult{URI: uri, MimeType: mimeType, TotalBytes: total}
 	var notes []string
 	if s.filter != nil {
@@ -170,11 +181,12 @@ func (p *pager) page(s stream, uri, mimeType string, maxBytes int) *TextResult {
 		r.Truncated = true
 		notes = append(notes, fmt.Sprintf("offset %d is the end of %d bytes%s; nothing more to show", off, total, of))
 	default:
-		start := roundForward(s.text, off)
+		start := s.base + roundForward(s.text, off-s.base)
 		if start != off {
 			notes = append(notes, fmt.Sprintf("offset %d was inside a UTF-8 character and was moved forward to %d", off, start))
 		}
-		text, end, replaced := slice(s.text, start, maxBytes)
+		text, end, replaced := slice(s.text, start-s.base, maxBytes)
+		end += s.base
 		r.Text = text
 		r.Truncated = start > 0 || end < total
 		rangeNote := fmt.Sprintf("showing bytes %d-%d of %d%s", start, end, total, of)
