@@ -100,6 +100,18 @@ func scanObject(data []byte, start int) (jsonObject, error) {
 	return obj, nil
 }
 
+// count is how many of o's members are named key: JSON allows a name
+// twice, and encoding/json (so the loader) keeps the last.
+func (o jsonObject) count(key string) int {
+	n := 0
+	for _, m := range o.members {
+		if m.key == key {
+			n++
+		}
+	}
+	return n
+}
+
 func (o jsonObject) find(key string) (jsonMember, int, bool) {
 	for i, m := range o.members {
 		if m.key == key {
@@ -419,11 +431,26 @@ func SwitchServerEntry(file string, data []byte, name string, tools []string, of
 	if !ok {
 		return nil, &ConfigError{File: file, Field: key + "." + name, Msg: "no such server", Fix: "see howl mcp list for the names"}
 	}
+	// A name written twice is refused, not edited: the loader keeps the
+	// last of them, and an edit of the first (which find returns) would
+	// say done and change nothing that runs.
+	twice := func(field string) error {
+		return &ConfigError{File: file, Field: field, Msg: "is written more than once (the last one is what loads)", Fix: "remove all but one of them, then switch it again"}
+	}
+	if servers.count(name) > 1 {
+		return nil, twice(key + "." + name)
+	}
 	entry, err := scanObject(data, e.valStart)
 	if err != nil {
 		return nil, &ConfigError{File: file, Field: key + "." + name, Msg: "is not an object: " + err.Error()}
 	}
 	field, value := "disabled", []byte("true")
+	if len(tools) > 0 {
+		field = "disabledTools"
+	}
+	if entry.count(field) > 1 {
+		return nil, twice(key + "." + name + "." + field)
+	}
 	if len(tools) > 0 {
 		var list []string
 		if f, _, ok := entry.find("disabledTools"); ok {

@@ -255,3 +255,23 @@ func TestASwitchedOffToolIsListedAsOffAndTheVerbsActAsTheModel(t *testing.T) {
 		t.Errorf("howl tools must say what is off:\n%s", out)
 	}
 }
+
+// A server or a switch written twice in a config is refused, file
+// unchanged, and the error names it: the loader keeps the last of them,
+// and the edit used to land in the first, print it as done, and leave
+// the server (or its tools) on.
+func TestMCPDisableRefusesANameWrittenTwice(t *testing.T) {
+	home := isolate(t)
+	os.MkdirAll(filepath.Dir(userConfig(home)), 0o700)
+	for _, c := range []struct{ file, args, field string }{
+		{`{"mcpServers": {"fs": {"command": "decoy"}, "fs": {"command": "real-fs"}}}`, "fs", "mcpServers.fs"},
+		{`{"mcpServers": {"fs": {"command": "x", "disabledTools": [], "disabledTools": []}}}`, "fs delete_*", "mcpServers.fs.disabledTools"},
+	} {
+		os.WriteFile(userConfig(home), []byte(c.file), 0o600)
+		_, errOut, code := howl(t, append([]string{"mcp", "disable"}, strings.Fields(c.args)...)...)
+		data, _ := os.ReadFile(userConfig(home))
+		if code == 0 || string(data) != c.file || !strings.Contains(errOut, c.field) || !strings.Contains(errOut, "more than once") {
+			t.Errorf("disable %s in %s: exit %d\n%s\nfile now: %s", c.args, c.file, code, errOut, data)
+		}
+	}
+}
