@@ -327,8 +327,11 @@ func TestAListingDoesNotHoldTheCursorsItFollowed(t *testing.T) {
 		t.Errorf("resources = %d, warnings %v: want the last page's one item", cat.Count(KindResource), cat.Warnings)
 	}
 	t.Logf("held %d MiB", held>>20)
-	if held > 24<<20 {
-		t.Errorf("following %d cursors of 1 MiB held %d MiB at the peak, want under 24", longCursorPages, held>>20)
+	// Alone this holds 10-20 MiB; in the package's whole run, other tests'
+	// servers still closing add a few (24 MiB seen). Holding the cursors
+	// is 32 MiB and more.
+	if held > 28<<20 {
+		t.Errorf("following %d cursors of 1 MiB held %d MiB at the peak, want under 28", longCursorPages, held>>20)
 	}
 }
 
