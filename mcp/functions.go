@@ -35,6 +35,6 @@ func (r *Runtime) ParseMetaCall(name string, args MetaArgs) (MetaCall, bool) {
 		}
 		return MetaCall{Prefix: m.prefix, Server: args.Server}, slices.Contains(r.Names(), args.Server)
 	}
-	server, found := r.serverBySuffix(suffix)
+	server, found, _ := r.serverBySuffix(suffix)
 	return MetaCall{Prefix: m.prefix, Server: server}, found
 }

@@ -157,7 +157,11 @@ func (r *Runtime) CallMeta(ctx context.Context, name string, args json.RawMessag
 		}
 	} else {
 		var found bool
-		if at.server, found = r.serverBySuffix(suffix); !found {
+		var all []string
+		if at.server, found, all = r.serverBySuffix(suffix); !found {
+			if len(all) > 1 {
+				return nil, callErrorf("%s: servers %q share the function suffix %q, so howl calls neither: rename one of them in its config", name, all, suffix)
+			}
 			return nil, callErrorf("%s: no server %q is enabled: the meta-functions available are %s", name, suffix, r.declaredNames())
 		}
 	}
@@ -211,13 +215,20 @@ func (c callSite) ref(prefix string) string {
 	return prefix + FunctionSuffix(c.server)
 }
 
-func (r *Runtime) serverBySuffix(suffix string) (string, bool) {
+// serverBySuffix is the one server whose function suffix is suffix, and
+// every server that has it. Two have it only by a collision of the 8-hex
+// hash someone searched for; then neither is called (found is false): a
+// call could reach the other one.
+func (r *Runtime) serverBySuffix(suffix string) (server string, found bool, all []string) {
 	for _, n := range r.Names() {
 		if FunctionSuffix(n) == suffix {
-			return n, true
+			all = append(all, n)
 		}
 	}
-	return "", false
+	if len(all) != 1 {
+		return "", false, all
+	}
+	return all[0], true, all
 }
 
 func (r *Runtime) declaredNames() string {

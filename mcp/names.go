@@ -18,14 +18,14 @@ const (
 // names. A name already made of [a-zA-Z0-9_-] and short enough is used as
 // is. Any other name is sanitized (other characters become _) and gets an
 // 8-hex-digit hash of the original, so the suffix is stable across runs and
-// two names that sanitize alike ("my.srv" and "my srv") stay distinct.
+// two names that sanitize alike ("my.srv" and "my srv") stay distinct. A
+// name that already ends like a hashed suffix ("caf_1a2b3c4d") is hashed
+// too: used as is, a project's server could take the suffix of the
+// person's own "café" and its calls.
 func FunctionSuffix(server string) string {
-	clean := true
-	for i := 0; i < len(server); i++ {
-		if !functionNameByte(server[i]) {
-			clean = false
-			break
-		}
+	clean := !looksHashed(server)
+	for i := 0; clean && i < len(server); i++ {
+		clean = functionNameByte(server[i])
 	}
 	if clean && server != "" && len(server) <= maxSuffix {
 		return server
@@ -49,6 +49,20 @@ func FunctionSuffix(server string) string {
 		return "s_" + hash
 	}
 	return base + "_" + hash
+}
+
+// looksHashed reports whether s ends as FunctionSuffix's hashed suffixes
+// do: "_" and 8 lowercase hex digits.
+func looksHashed(s string) bool {
+	if len(s) < 9 || s[len(s)-9] != '_' {
+		return false
+	}
+	for _, c := range []byte(s[len(s)-8:]) {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 func functionNameByte(c byte) bool {

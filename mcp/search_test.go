@@ -1,12 +1,16 @@
 package mcp
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/howl-mcp/howl/mcp/demo"
 )
 
 func testCatalog() *Catalog {
@@ -236,6 +240,49 @@ func TestFunctionSuffixIsSafeUniqueAndStable(t *testing.T) {
 	}
 	if FunctionSuffix("demo") != "demo" || FunctionSuffix("my-server_2") != "my-server_2" {
 		t.Error("clean names must map to themselves")
+	}
+	// A clean name written as another's hashed suffix does not take it.
+	for _, other := range []string{"café", strings.Repeat("a", 60), "my.srv"} {
+		if taken := FunctionSuffix(other); FunctionSuffix(taken) == taken {
+			t.Errorf("a server named %q has the suffix of %q", taken, other)
+		}
+	}
+}
+
+// Two server names with one suffix (a collision of its 8-hex hash, found
+// here by search as an attacker would) name no server: a call through
+// that suffix says both names and reaches neither.
+func TestACollidingFunctionSuffixCallsNeitherServer(t *testing.T) {
+	seen := map[string]string{}
+	var a, b string
+	punct := []byte(".,:;!?@#$%")
+	for i := 0; a == "" && i < 10_000_000; i++ {
+		name := []byte("s")
+		for n := i; len(name) < 8; n /= len(punct) {
+			name = append(name, punct[n%len(punct)])
+		}
+		name = append(name, 'x')
+		suffix := FunctionSuffix(string(name))
+		if other, ok := seen[suffix]; ok {
+			a, b = other, string(name)
+		}
+		seen[suffix] = string(name)
+	}
+	if a == "" {
+		t.Fatal("no collision among 10 million names")
+	}
+	one, two := inProcessDemo(EraModern), inProcessDemo(EraModern)
+	one.Name, two.Name = a, b
+	rt := startRuntime(t, one, two)
+	echo, _ := json.Marshal(map[string]any{"tool": demo.EchoTool, "arguments": map[string]any{"message": "hi"}})
+	out, err := rt.CallMeta(context.Background(), "mcp_invoke_"+FunctionSuffix(a), echo)
+	if err == nil || !strings.Contains(err.Error(), "share the function suffix") || !strings.Contains(err.Error(), strconv.Quote(b)) {
+		t.Errorf("a call through the shared suffix: %s, %v", out, err)
+	}
+	for _, d := range DeclarationsOf(FunctionsPerServer, rt.ServerFeatures()) {
+		if strings.HasSuffix(d.Name, FunctionSuffix(a)) {
+			t.Errorf("%s is declared, for either of two servers", d.Name)
+		}
 	}
 }
 

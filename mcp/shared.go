@@ -73,9 +73,18 @@ func DeclarationsOf(shape FunctionShape, fs []Features) []FunctionDecl {
 	if shape.For(len(fs)) == FunctionsShared {
 		return SharedDeclarations(fs)
 	}
+	// Servers whose suffixes collide are declared by neither: a call
+	// would reach neither (serverBySuffix), and a provider refuses a
+	// request that names one function twice.
+	suffixes := map[string]int{}
+	for _, f := range fs {
+		suffixes[FunctionSuffix(f.Name)]++
+	}
 	var out []FunctionDecl
 	for _, f := range fs {
-		out = append(out, DeclarationsFor(f)...)
+		if suffixes[FunctionSuffix(f.Name)] == 1 {
+			out = append(out, DeclarationsFor(f)...)
+		}
 	}
 	return out
 }
