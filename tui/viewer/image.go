@@ -34,8 +34,8 @@ type imageDoc struct {
 	mode   common.ImageMode
 	// repaired: a damaged optional chunk was dropped to decode it.
 	repaired bool
-	// renders holds the drawn lines per [cols, rows]; pending the sizes
-	// being drawn.
+	// renders holds the drawn lines of the latest [cols, rows] drawn (one
+	// entry at most, see handleImage); pending the sizes being drawn.
 	renders map[[2]int][]string
 	pending map[[2]int]bool
 }
@@ -92,7 +92,9 @@ type imageRenderedMsg struct {
 	lines []string
 }
 
-// renderImageCmd draws an image at cols x rows off the update path.
+// renderImageCmd draws an image at cols x rows off the update path. An
+// image a graphics protocol cannot carry within MaxGraphicsPayloadBytes is
+// drawn in half-blocks.
 func renderImageCmd(docID common.RequestID, img image.Image, mode common.ImageMode, cols, rows int, th *theme.Theme) tea.Cmd {
 	return common.Deliver(common.OwnerViewer, docID, func() tea.Msg {
 		var lines []string
@@ -101,7 +103,8 @@ func renderImageCmd(docID common.RequestID, img image.Image, mode common.ImageMo
 			lines = kittyLines(img, uint32(docID)&0xFFFFFF|1, cols, rows)
 		case common.ImageITerm2:
 			lines = iterm2Lines(img, cols, rows)
-		default:
+		}
+		if lines == nil {
 			lines = renderImageCells(img, cols, rows, th)
 		}
 		return imageRenderedMsg{size: [2]int{cols, rows}, lines: lines}
@@ -164,28 +167,41 @@ func asciiImage(img image.Image, cols, rows int) []string {
 }
 
 // sample averages the source pixels that fall in cell (x, y) of a cols x
-// rows grid laid over bounds b.
+// rows grid laid over bounds b. A cell wider or taller than sampleGrid
+// pixels is read at sampleGrid evenly spread columns or rows, not whole:
+// a 6000x6000 image drawn in a few thousand cells would otherwise cost 36
+// million reads through img.At (1 to 2 s), and scaling it down for a
+// graphics protocol as many. Colours are averaged premultiplied, so the
+// colour of transparent pixels does not bleed into their neighbours.
 func sample(img image.Image, b image.Rectangle, x, y, cols, rows int) color.NRGBA {
 	x0 := b.Min.X + x*b.Dx()/cols
-	x1 := max(b.Min.X+(x+1)*b.Dx()/cols, x0+1)
+	x1 := min(max(b.Min.X+(x+1)*b.Dx()/cols, x0+1), b.Max.X)
 	y0 := b.Min.Y + y*b.Dy()/rows
-	y1 := max(b.Min.Y+(y+1)*b.Dy()/rows, y0+1)
-	var r, g, bl, a, n uint32
-	for py := y0; py < y1 && py < b.Max.Y; py++ {
-		for px := x0; px < x1 && px < b.Max.X; px++ {
-			c := color.NRGBAModel.Convert(img.At(px, py)).(color.NRGBA)
-			r += uint32(c.R)
-			g += uint32(c.G)
-			bl += uint32(c.B)
-			a += uint32(c.A)
+	y1 := min(max(b.Min.Y+(y+1)*b.Dy()/rows, y0+1), b.Max.Y)
+	nx, ny := min(x1-x0, sampleGrid), min(y1-y0, sampleGrid)
+	var r, g, bl, a, n uint64
+	for j := 0; j < ny; j++ {
+		py := y0 + (2*j+1)*(y1-y0)/(2*ny)
+		for i := 0; i < nx; i++ {
+			px := x0 + (2*i+1)*(x1-x0)/(2*nx)
+			cr, cg, cb, ca := img.At(px, py).RGBA()
+			r += uint64(cr)
+			g += uint64(cg)
+			bl += uint64(cb)
+			a += uint64(ca)
 			n++
 		}
 	}
-	if n == 0 {
+	if n == 0 || a == 0 {
 		return color.NRGBA{}
 	}
-	return color.NRGBA{uint8(r / n), uint8(g / n), uint8(bl / n), uint8(a / n)}
+	// Un-premultiply: the sums share n, so it cancels out of r/a.
+	return color.NRGBA{uint8(r * 0xff / a), uint8(g * 0xff / a), uint8(bl * 0xff / a), uint8(a / n >> 8)}
 }
+
+// sampleGrid bounds the pixels sample reads per cell to sampleGrid x
+// sampleGrid.
+const sampleGrid = 8
 
 // sgr is the colour sequence of c as foreground or background under p.
 func sgr(p termenv.Profile, c color.NRGBA, bg bool) string {
@@ -219,15 +235,15 @@ const kittyPlaceholder = '\U0010EEEE'
 // placeholder mode: the first line carries the image (transmitted as PNG,
 // quietly) and a virtual placement of cols x rows cells; every line is
 // ordinary text, placeholder cells whose foreground colour is the image id,
-// so bubbletea's renderer moves and clips them like any other text.
+// so bubbletea's renderer moves and clips them like any other text. It is
+// nil when the image does not fit MaxGraphicsPayloadBytes.
 func kittyLines(img image.Image, id uint32, cols, rows int) []string {
 	rows = min(rows, len(kittyDiacritics))
 	cols = min(cols, len(kittyDiacritics))
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
+	payload, _, ok := graphicsPayload(img, cols, rows)
+	if !ok {
 		return nil
 	}
-	payload := base64.StdEncoding.EncodeToString(buf.Bytes())
 	var head strings.Builder
 	const chunk = 4096
 	for i := 0; i < len(payload); i += chunk {
@@ -270,13 +286,13 @@ func kittyLines(img image.Image, id uint32, cols, rows int) []string {
 // so it is drawn after the cells it covers. Lines above it are written
 // before it on every repaint; the root view makes the last line change
 // whenever any line of the picture does (see iterm2Seal), so a repaint that
-// cleared part of the picture also draws it again.
+// cleared part of the picture also draws it again. It is nil when the
+// image does not fit MaxGraphicsPayloadBytes.
 func iterm2Lines(img image.Image, cols, rows int) []string {
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
+	payload, size, ok := graphicsPayload(img, cols, rows)
+	if !ok {
 		return nil
 	}
-	payload := base64.StdEncoding.EncodeToString(buf.Bytes())
 	blank := strings.Repeat(" ", cols)
 	out := make([]string, rows)
 	for i := range out {
@@ -286,6 +302,69 @@ func iterm2Lines(img image.Image, cols, rows int) []string {
 	if rows > 1 {
 		up = fmt.Sprintf("\x1b[%dA", rows-1)
 	}
-	out[rows-1] = "\x1b7" + up + fmt.Sprintf("\x1b]1337;File=inline=1;size=%d;width=%d;height=%d;preserveAspectRatio=1:%s\a", buf.Len(), cols, rows, payload) + "\x1b8" + common.ITerm2SealMark + blank
+	out[rows-1] = "\x1b7" + up + fmt.Sprintf("\x1b]1337;File=inline=1;size=%d;width=%d;height=%d;preserveAspectRatio=1:%s\a", size, cols, rows, payload) + "\x1b8" + common.ITerm2SealMark + blank
 	return out
+}
+
+// An image drawn with a graphics protocol is carried in its first or last
+// line, so every frame pads, measures, boxes and compares that line: its
+// payload is what each frame costs. The image is scaled down to what the
+// cells can show before it is encoded (the full 40 M pixels of
+// MaxImagePixels were once sent, a 6000x6000 photo as tens of MB a frame).
+// Terminals do not tell howl their cell size; graphicsCellW x graphicsCellH
+// pixels is generous (a cell is about 8 x 16 px, 16 x 32 on a HiDPI
+// screen), so the terminal only ever scales the picture down.
+const (
+	graphicsCellW = 16
+	graphicsCellH = 32
+	// MaxGraphicsSide bounds the long side, in pixels, of an image sent
+	// with a graphics protocol.
+	MaxGraphicsSide = 2048
+	// MaxGraphicsPayloadBytes bounds the base64 PNG of an image sent with a
+	// graphics protocol. A larger one is sent at half the size, then at a
+	// quarter, then drawn in half-blocks.
+	MaxGraphicsPayloadBytes = 4 << 20
+)
+
+// graphicsPayload is img scaled down to cols x rows cells, as base64 PNG,
+// and the PNG's size in bytes; ok is false when it does not fit
+// MaxGraphicsPayloadBytes even at a quarter of that size (noise does not
+// compress).
+func graphicsPayload(img image.Image, cols, rows int) (payload string, size int, ok bool) {
+	maxW := min(cols*graphicsCellW, MaxGraphicsSide)
+	maxH := min(rows*graphicsCellH, MaxGraphicsSide)
+	for try := 0; try < 3; try++ {
+		img = downscale(img, maxW>>try, maxH>>try)
+		var buf bytes.Buffer
+		if err := png.Encode(&buf, img); err != nil {
+			return "", 0, false
+		}
+		if base64.StdEncoding.EncodedLen(buf.Len()) <= MaxGraphicsPayloadBytes {
+			return base64.StdEncoding.EncodeToString(buf.Bytes()), buf.Len(), true
+		}
+	}
+	return "", 0, false
+}
+
+// downscale is img fitted within maxW x maxH pixels, keeping its aspect
+// ratio, each pixel the average of its box of the source (see sample); an
+// image that already fits is returned as it is, never enlarged.
+func downscale(img image.Image, maxW, maxH int) image.Image {
+	b := img.Bounds()
+	w, h := b.Dx(), b.Dy()
+	maxW, maxH = max(maxW, 1), max(maxH, 1)
+	if w <= maxW && h <= maxH {
+		return img
+	}
+	s := min(float64(maxW)/float64(w), float64(maxH)/float64(h))
+	dw, dh := max(int(float64(w)*s), 1), max(int(float64(h)*s), 1)
+	dst := image.NewNRGBA(image.Rect(0, 0, dw, dh))
+	for y := 0; y < dh; y++ {
+		for x := 0; x < dw; x++ {
+			c := sample(img, b, x, y, dw, dh)
+			i := dst.PixOffset(x, y)
+			dst.Pix[i], dst.Pix[i+1], dst.Pix[i+2], dst.Pix[i+3] = c.R, c.G, c.B, c.A
+		}
+	}
+	return dst
 }

@@ -2,9 +2,11 @@ package viewer
 
 import (
 	"bytes"
+	"encoding/base64"
 	"image"
 	"image/color"
 	"image/png"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/muesli/termenv"
 
+	"github.com/howl-mcp/howl/render"
 	"github.com/howl-mcp/howl/theme"
 	"github.com/howl-mcp/howl/tui/common"
 )
@@ -176,5 +179,71 @@ func TestServerEverythingsTinyImageIsDrawn(t *testing.T) {
 	}
 	if lines := renderImageCells(img.img, 20, 10, testTheme()); len(lines) != 10 || strings.TrimSpace(strings.Join(lines, "")) == "" {
 		t.Fatalf("nothing drawn: %q", lines)
+	}
+}
+
+// noise is a w x h opaque image of random pixels: PNG cannot compress it,
+// so its encoded size is about 3 bytes a pixel.
+func noise(w, h int) *image.NRGBA {
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	rand.New(rand.NewSource(1)).Read(img.Pix)
+	for i := 3; i < len(img.Pix); i += 4 {
+		img.Pix[i] = 255
+	}
+	return img
+}
+
+// A graphics protocol carries the image in a line of every frame, so it
+// is scaled to the cells it fills before it is encoded: a 2000x2000 image
+// in 20x10 cells was sent whole, 16 MB of base64 a frame.
+func TestGraphicsProtocolsSendTheImageScaledToItsCells(t *testing.T) {
+	img := noise(2000, 2000)
+	for name, lines := range map[string][]string{
+		"kitty":  kittyLines(img, 1, 20, 10),
+		"iTerm2": iterm2Lines(img, 20, 10),
+	} {
+		if len(lines) != 10 {
+			t.Fatalf("%s: %d lines, want 10", name, len(lines))
+		}
+		if n := len(strings.Join(lines, "")); n > 1<<20 {
+			t.Errorf("%s: the picture's lines carry %d bytes, want under 1 MiB", name, n)
+		}
+	}
+	_, payload, _ := strings.Cut(iterm2Lines(img, 20, 10)[9], "preserveAspectRatio=1:")
+	payload, _, _ = strings.Cut(payload, "\a")
+	raw, err := base64.StdEncoding.DecodeString(payload)
+	if err != nil {
+		t.Fatalf("the iTerm2 payload is not base64: %v", err)
+	}
+	cfg, err := png.DecodeConfig(bytes.NewReader(raw))
+	if err != nil || cfg.Width > 20*graphicsCellW || cfg.Height > 10*graphicsCellH {
+		t.Errorf("the image sent is %dx%d (%v), want at most %dx%d", cfg.Width, cfg.Height, err, 20*graphicsCellW, 10*graphicsCellH)
+	}
+}
+
+// A render can be megabytes of image: the viewer keeps the one for the
+// pane's size, not one for every size it was drawn at.
+func TestAnImageKeepsOnlyTheRenderOfTheLatestSize(t *testing.T) {
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, twoTone(64, 64)); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "a.png")
+	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := newBench(t, 80, 30)
+	b.v.com.Images = common.ImageKitty
+	b.run(b.v.Request(Request{kind: reqSpill, spill: &render.SpillResult{Spilled: true, Path: path, MimeType: "image/png", SizeBytes: int64(buf.Len())}}, "opening"))
+	b.run(b.v.SetSize(60, 20))
+	d := b.v.doc
+	if d == nil || d.img == nil {
+		t.Fatal("the image did not open")
+	}
+	if len(d.img.renders) != 1 {
+		t.Errorf("%d renders kept after drawing at two sizes, want 1", len(d.img.renders))
+	}
+	if !strings.Contains(b.view(), string(kittyPlaceholder)) {
+		t.Errorf("the image is not drawn at the new size:\n%s", b.view())
 	}
 }

@@ -205,7 +205,7 @@ func (v *Pane) HandleResult(r common.Result) tea.Cmd {
 	case hexBlocksMsg:
 		return v.handleHexBlocks(r.ID, msg)
 	case imageRenderedMsg:
-		v.handleImage(r.ID, msg)
+		return v.handleImage(r.ID, msg)
 	}
 	return nil
 }
@@ -262,14 +262,19 @@ func (v *Pane) handleHexBlocks(docID common.RequestID, msg hexBlocksMsg) tea.Cmd
 	return v.ensure()
 }
 
-// handleImage stores an image render for the current document.
-func (v *Pane) handleImage(docID common.RequestID, msg imageRenderedMsg) {
+// handleImage stores an image render for its document. Only the latest
+// is kept: a render can carry megabytes of image, and each size the pane
+// passes through (a drag-resize is many) would otherwise keep one. A
+// render that arrives late, for a size the pane has left, asks again for
+// the size it has now.
+func (v *Pane) handleImage(docID common.RequestID, msg imageRenderedMsg) tea.Cmd {
 	for _, d := range v.docs() {
 		if d.id == docID && d.img != nil {
 			delete(d.img.pending, msg.size)
-			d.img.renders[msg.size] = msg.lines
+			d.img.renders = map[[2]int][]string{msg.size: msg.lines}
 		}
 	}
+	return v.ensure()
 }
 
 // ensure asks for what the current view needs: hex blocks around the rows
@@ -295,6 +300,7 @@ func (v *Pane) ensure() tea.Cmd {
 		if cols == 0 || d.img.renders[size] != nil || d.img.pending[size] {
 			return nil
 		}
+		clear(d.img.renders) // the size changed: the old render is not drawn again
 		d.img.pending[size] = true
 		return renderImageCmd(d.id, d.img.img, d.img.mode, cols, rows, v.com.Theme)
 	}
