@@ -330,6 +330,9 @@ func readDoc(env loadEnv, req Request, out []byte) (*document, error) {
 	var b richBuilder
 	b.env = env
 	for i, it := range res.Items {
+		if env.ctx.Err() != nil {
+			break // cancelled or replaced: the document is dropped unseen
+		}
 		b.readItem(i+1, req.server, it)
 	}
 	d.lines, d.atts, d.copyText = b.lines, b.atts, b.copy.String()

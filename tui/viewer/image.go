@@ -73,6 +73,17 @@ func openImage(path string, mode common.ImageMode) (*imageDoc, error) {
 		repaired: repaired, renders: map[[2]int][]string{}, pending: map[[2]int]bool{}}, nil
 }
 
+// imageSize reads an image's size from its header, without decoding it.
+func imageSize(path string) (w, h int, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	cfg, _, err := image.DecodeConfig(f)
+	return cfg.Width, cfg.Height, err
+}
+
 // fitImage sizes a w x h pixel image to at most cols x rows cells, keeping
 // its aspect ratio for cells twice as tall as wide (one cell is 1 x 2
 // pixels in half-blocks). Small images grow up to 4 times.

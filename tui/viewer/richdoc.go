@@ -46,6 +46,9 @@ func toolDoc(env loadEnv, req Request, out []byte) *document {
 		b.add(docLine{plain: "✗ the tool reported an error (isError: true)", styled: env.th.Styles.Viewer.Error.Render("✗ the tool reported an error (isError: true)")})
 	}
 	for i, raw := range content {
+		if env.ctx.Err() != nil {
+			break // cancelled or replaced: the document is dropped unseen
+		}
 		b.contentItem(i+1, req.server, raw)
 	}
 	if len(structured) > 0 && string(structured) != "null" {
@@ -106,6 +109,8 @@ type richBuilder struct {
 	lines []docLine
 	atts  []Attachment
 	copy  strings.Builder
+	// thumbs counts the images decoded to draw inline (MaxInlineImages).
+	thumbs int
 }
 
 func (b *richBuilder) add(l docLine) { b.lines = appendLine(b.lines, l) }
@@ -155,14 +160,42 @@ func (b *richBuilder) spill(sp *render.SpillResult) {
 		b.muted(m)
 	}
 	if looksLikeImage(sp) {
-		if img, err := openImage(sp.Path, common.ImageHalfBlocks); err == nil {
-			cols, rows := fitImage(img.w, img.h, inlineImageCols, inlineImageRows)
-			for _, l := range renderImageCells(img.img, cols, rows, b.env.th) {
-				b.add(docLine{plain: "", styled: l})
-			}
-		}
+		b.thumbnail(sp.Path)
 	}
 	b.muted(fmt.Sprintf("o: open Attachment %d (image or hex view) · y copies its path", n))
+}
+
+// thumbnail draws the image at path inside the document, within
+// MaxInlineImages and MaxInlineImagePixels, saying why when it does not.
+// A result can carry hundreds of images of millions of pixels each that
+// are a few KB on the wire (a blank 6000x6000 PNG is 5 KB), and each was
+// decoded whole to draw a thumbnail: minutes of CPU before the document
+// showed, which esc did not stop.
+func (b *richBuilder) thumbnail(path string) {
+	if b.env.ctx.Err() != nil {
+		return // the load was cancelled or replaced: no one will see it
+	}
+	if b.thumbs >= MaxInlineImages {
+		b.muted(fmt.Sprintf("no picture here: the first %d images of a document are drawn inline (MaxInlineImages)", MaxInlineImages))
+		return
+	}
+	b.thumbs++
+	w, h, err := imageSize(path)
+	if err != nil {
+		return // not an image howl can draw: the attachment's hex view shows its bytes
+	}
+	if w*h > MaxInlineImagePixels {
+		b.muted(fmt.Sprintf("no picture here: the image is %d×%d, over MaxInlineImagePixels (%d) to draw inline", w, h, MaxInlineImagePixels))
+		return
+	}
+	img, err := openImage(path, common.ImageHalfBlocks)
+	if err != nil {
+		return
+	}
+	cols, rows := fitImage(img.w, img.h, inlineImageCols, inlineImageRows)
+	for _, l := range renderImageCells(img.img, cols, rows, b.env.th) {
+		b.add(docLine{plain: "", styled: l})
+	}
 }
 
 // inlineImageCols and inlineImageRows bound a picture inside a rich
@@ -170,6 +203,15 @@ func (b *richBuilder) spill(sp *render.SpillResult) {
 const (
 	inlineImageCols = 40
 	inlineImageRows = 16
+)
+
+// MaxInlineImages bounds the images decoded to draw inline in one
+// document, and MaxInlineImagePixels each one's size (read from its header
+// before it is decoded). The others are listed as attachments that the
+// image viewer (o) opens, up to MaxImagePixels.
+const (
+	MaxInlineImages      = 8
+	MaxInlineImagePixels = 4_000_000
 )
 
 // readItem adds one item of a multi-item read.

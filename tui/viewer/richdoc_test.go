@@ -1,9 +1,12 @@
 package viewer
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"image"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -143,5 +146,81 @@ func TestDeeplyNestedJSONTextIsNotIndentedIntoGigabytes(t *testing.T) {
 	}
 	if total > 16*len(deep) || !compact {
 		t.Errorf("%d bytes of JSON became %d bytes of lines (shown on one line: %v)", len(deep), total, compact)
+	}
+}
+
+// imagesResult is a tool result of n copies of a blank w x h PNG (a few
+// KB each on the wire however many pixels it has), bounded and spilled.
+func imagesResult(t *testing.T, n, w, h int) (loadEnv, []byte) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, w, h))); err != nil {
+		t.Fatal(err)
+	}
+	item := `{"type":"image","data":"` + base64.StdEncoding.EncodeToString(buf.Bytes()) + `","mimeType":"image/png"}`
+	raw := []byte(`{"content":[` + strings.TrimSuffix(strings.Repeat(item+",", n), ",") + `]}`)
+	store := render.NewSpillStore(filepath.Join(t.TempDir(), "spill"))
+	out, _, err := render.BoundToolResult(store, "demo", raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loadEnv{ctx: context.Background(), rt: spillRuntime{newFakeRuntime(), store}, th: testTheme(), displayPath: func(p string) string { return p }}, out
+}
+
+// pictures counts the inline pictures of a document (runs of lines drawn
+// with no plain text) and the notes saying why an image has none.
+func pictures(d *document) (drawn int, notes []string) {
+	inPicture := false
+	for _, l := range d.lines {
+		picture := l.plain == "" && strings.TrimSpace(l.styled) != ""
+		if picture && !inPicture {
+			drawn++
+		}
+		inPicture = picture
+		if strings.HasPrefix(l.plain, "no picture here") {
+			notes = append(notes, l.plain)
+		}
+	}
+	return drawn, notes
+}
+
+// Each image of a tool result was decoded to draw inline, so a result of
+// hundreds of small-on-the-wire images took minutes to open. Only the
+// first MaxInlineImages are drawn; the others say why they are not.
+func TestAToolResultDrawsAtMostMaxInlineImagesPictures(t *testing.T) {
+	env, out := imagesResult(t, 20, 1000, 1000)
+	d := toolDoc(env, Request{server: "demo"}, out)
+	drawn, notes := pictures(d)
+	if drawn != MaxInlineImages || len(notes) != 20-MaxInlineImages || len(d.atts) != 20 {
+		t.Fatalf("%d pictures drawn, %d notes, %d attachments; want %d, %d, 20", drawn, len(notes), len(d.atts), MaxInlineImages, 20-MaxInlineImages)
+	}
+	if !strings.Contains(notes[0], "MaxInlineImages") {
+		t.Errorf("the note does not name the bound: %s", notes[0])
+	}
+}
+
+// An image over MaxInlineImagePixels is not decoded to draw inline (its
+// header says its size); the image viewer still opens it.
+func TestAnImageOverMaxInlineImagePixelsIsNotDrawnInline(t *testing.T) {
+	env, out := imagesResult(t, 20, 3000, 3000)
+	d := toolDoc(env, Request{server: "demo"}, out)
+	drawn, notes := pictures(d)
+	if drawn != 0 || len(notes) != 20 {
+		t.Fatalf("%d pictures drawn, %d notes; want none drawn and 20 notes", drawn, len(notes))
+	}
+	if !strings.Contains(notes[0], "3000×3000, over MaxInlineImagePixels (4000000)") {
+		t.Errorf("the note does not say the size and the bound: %s", notes[0])
+	}
+}
+
+// A load that is cancelled (esc, or another request) stops drawing
+// pictures: its document is dropped unseen.
+func TestACancelledLoadDrawsNoPictures(t *testing.T) {
+	env, out := imagesResult(t, 3, 100, 100)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	env.ctx = ctx
+	if drawn, _ := pictures(toolDoc(env, Request{server: "demo"}, out)); drawn != 0 {
+		t.Errorf("%d pictures drawn for a cancelled load", drawn)
 	}
 }
