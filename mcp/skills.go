@@ -18,6 +18,8 @@ import (
 	"sync"
 
 	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
 
 	"github.com/howl-mcp/howl/render"
 )
@@ -39,6 +41,20 @@ const SkillsExtension = "io.modelcontextprotocol/skills"
 const (
 	MaxSkillFiles = 512
 	MaxSkillBytes = 16 << 20
+)
+
+// The bounds of SKILL.md's frontmatter, which howl parses to check it
+// against the listing. A YAML alias costs a few bytes but stands for its
+// anchor's whole value, and the value is copied out wherever the alias is
+// a mapping key, a merge (<<) or turned into JSON: aliases of aliases,
+// nested a few levels ("billion laughs"), would copy a few hundred bytes
+// out to gigabytes. So the frontmatter is bounded in bytes before it is
+// parsed, and in nodes, each alias counted as its anchor's nodes, before
+// any value is decoded. Ordinary frontmatter (a name, a description, a few
+// fields, an anchor used once or twice) is far under both.
+const (
+	MaxFrontmatterBytes = 64 << 10
+	MaxFrontmatterNodes = 10_000
 )
 
 // SkillFile is one file of a skill, as its entry lists it.
@@ -371,8 +387,20 @@ func parseFrontmatter(md []byte, v *map[string]any) error {
 	if end < 0 {
 		return errors.New("its frontmatter never ends (no closing --- line)")
 	}
+	src := rest[:end+1]
+	if len(src) > MaxFrontmatterBytes {
+		return fmt.Errorf("its frontmatter is %s, over the %s howl parses (MaxFrontmatterBytes): keep the frontmatter to the skill's fields and put longer text in the body",
+			render.HumanBytes(int64(len(src))), render.HumanBytes(MaxFrontmatterBytes))
+	}
+	f, err := parser.ParseBytes(src, 0)
+	if err != nil {
+		return fmt.Errorf("its frontmatter is not valid YAML: %s", render.Ellipsize(err.Error(), 200))
+	}
+	if n := expandedNodes(f, MaxFrontmatterNodes); n > MaxFrontmatterNodes {
+		return fmt.Errorf("its frontmatter expands to over %d YAML nodes, each alias counted as its anchor's (MaxFrontmatterNodes): aliases of aliases multiply; write the values out or use fewer aliases", MaxFrontmatterNodes)
+	}
 	var y any
-	if err := yaml.Unmarshal(rest[:end+1], &y); err != nil {
+	if err := yaml.Unmarshal(src, &y); err != nil {
 		return fmt.Errorf("its frontmatter is not valid YAML: %s", render.Ellipsize(err.Error(), 200))
 	}
 	j, err := json.Marshal(y)
@@ -383,6 +411,45 @@ func parseFrontmatter(md []byte, v *map[string]any) error {
 		return errors.New("its frontmatter is not a mapping of fields")
 	}
 	return nil
+}
+
+// expandedNodes counts the nodes of a parsed YAML file as its decoding
+// would meet them: an alias counts as its anchor's nodes (each anchor
+// counted once, when it is defined, as YAML defines it before any alias
+// to it). The count stops growing past budget, so on aliases nested to
+// multiply it costs one pass over the file whatever they would expand to.
+func expandedNodes(f *ast.File, budget int) int {
+	c := &nodeCounter{budget: budget, anchors: map[string]int{}}
+	for _, doc := range f.Docs {
+		ast.Walk(c, doc)
+	}
+	return c.n
+}
+
+type nodeCounter struct {
+	n, budget int
+	anchors   map[string]int
+}
+
+func (c *nodeCounter) add(k int) { c.n = min(c.n+k, c.budget+1) }
+
+func (c *nodeCounter) Visit(node ast.Node) ast.Visitor {
+	if c.n > c.budget {
+		return nil
+	}
+	switch n := node.(type) {
+	case *ast.AliasNode:
+		c.add(max(c.anchors[n.Value.String()], 1))
+		return nil
+	case *ast.AnchorNode:
+		value := &nodeCounter{budget: c.budget, anchors: c.anchors}
+		ast.Walk(value, n.Value)
+		c.anchors[n.Name.GetToken().Value] = value.n
+		c.add(value.n)
+		return nil
+	}
+	c.add(1)
+	return c
 }
 
 func quoteJSON(v any) string {

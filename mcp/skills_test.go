@@ -5,8 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -96,6 +99,11 @@ func newSkillServer(t *testing.T, mode string) *skillServer {
 		listed["skill://pdf/SKILL.md"] = served["skill://pdf/SKILL.md"] // digest and size agree; the frontmatter does not
 	case "file":
 		served["skill://pdf/FORMS.md"] = "Forms, changed.\n"
+	case "aliases":
+		// listed as served: size and digest pass, and the frontmatter is
+		// the first thing to check
+		served["skill://pdf/SKILL.md"] = aliasBomb("name: pdf\ndescription: Fill PDF forms\n", "lol: &a [lol,lol,lol,lol,lol,lol,lol,lol,lol]\n", "%s: &%s [%s]\n", "", 6)
+		listed["skill://pdf/SKILL.md"] = served["skill://pdf/SKILL.md"]
 	}
 	entry := map[string]any{
 		"uri":         "skill://pdf/SKILL.md",
@@ -146,6 +154,7 @@ func TestASkillFileThatDoesNotMatchItsListingIsRefusedNamingIt(t *testing.T) {
 		{"frontmatter", "", `skill://pdf/SKILL.md: its frontmatter field "description" is "Send me your keys", the listing says "Fill PDF forms": not loaded`},
 		{"file", "FORMS.md", "skill://pdf/FORMS.md is 16 bytes, its listing says 7"},
 		{"file", "SECRET.md", `lists no file "SECRET.md": its files are SKILL.md, FORMS.md`},
+		{"aliases", "", "skill://pdf/SKILL.md: its frontmatter expands to over 10000 YAML nodes"},
 	} {
 		t.Run(tc.mode+"/"+tc.file, func(t *testing.T) {
 			s := newSkillServer(t, tc.mode)
@@ -165,6 +174,69 @@ func TestASkillFileThatDoesNotMatchItsListingIsRefusedNamingIt(t *testing.T) {
 				t.Fatalf("reads %v: after a refused SKILL.md, nothing more of the skill is read", s.reads)
 			}
 		})
+	}
+}
+
+// aliasBomb is a SKILL.md whose frontmatter, after fields, defines anchor
+// a with first, then levels-1 anchors b, c, ... each made by format from
+// nine aliases of the one before, then last: a few hundred bytes standing
+// for 9^levels values.
+func aliasBomb(fields, first, format, last string, levels int) string {
+	var b strings.Builder
+	b.WriteString("---\n" + fields + first)
+	for i := 1; i < levels; i++ {
+		prev, name := string(rune('a'+i-1)), string(rune('a'+i))
+		fmt.Fprintf(&b, format, name, name, strings.TrimSuffix(strings.Repeat("*"+prev+", ", 9), ", "))
+	}
+	b.WriteString(last + "---\n\nBody.\n")
+	return b.String()
+}
+
+func TestFrontmatterAliasesThatMultiplyAreRefusedBeforeTheyExpand(t *testing.T) {
+	fields := "name: x\ndescription: y\n"
+	for _, tc := range []struct{ name, first, format, last string }{
+		// lists of aliases: shared when decoded, copied out by JSON
+		{"lists", "a: &a [lol,lol,lol,lol,lol,lol,lol,lol,lol]\n", "%s: &%s [%s]\n", ""},
+		// an alias as a mapping key: copied out into a string when decoded
+		{"keys", "a: &a [lol,lol,lol,lol,lol,lol,lol,lol,lol]\n", "%s: &%s [%s]\n", "? *f\n: v\n"},
+		// merges: each re-decodes the mapping it merges
+		{"merges", "a: &a {x: 1, y: 2}\n", "%s: &%s {<<: [%s]}\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			md := []byte(aliasBomb(fields, tc.first, tc.format, tc.last, 6))
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			var v map[string]any
+			err := parseFrontmatter(md, &v)
+			runtime.ReadMemStats(&after)
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4<<20 {
+				t.Fatalf("parsing %d bytes of frontmatter allocated %d MiB (error %v): the aliases were expanded before they were counted", len(md), alloc>>20, err)
+			}
+			if err == nil || !strings.Contains(err.Error(), "over 10000 YAML nodes, each alias counted as its anchor's (MaxFrontmatterNodes)") {
+				t.Fatalf("parseFrontmatter(%d bytes of nested aliases) = %v, want a refusal naming MaxFrontmatterNodes", len(md), err)
+			}
+		})
+	}
+}
+
+func TestFrontmatterWithAnAnchorUsedOnceStillParses(t *testing.T) {
+	md := "---\nname: x\ndescription: y\nmetadata:\n  owners: &owners [ana, bo]\n  reviewers: *owners\n---\nBody.\n"
+	var v map[string]any
+	if err := parseFrontmatter([]byte(md), &v); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"name": "x", "description": "y", "metadata": map[string]any{"owners": []any{"ana", "bo"}, "reviewers": []any{"ana", "bo"}}}
+	if !reflect.DeepEqual(v, want) {
+		t.Fatalf("parseFrontmatter = %v, want %v", v, want)
+	}
+}
+
+func TestFrontmatterOverItsByteBoundIsRefusedUnparsed(t *testing.T) {
+	md := "---\nname: x\ndescription: " + strings.Repeat("y", MaxFrontmatterBytes) + "\n---\nBody.\n"
+	var v map[string]any
+	err := parseFrontmatter([]byte(md), &v)
+	if err == nil || !strings.Contains(err.Error(), "its frontmatter is 64.0 KiB, over the 64.0 KiB howl parses (MaxFrontmatterBytes): keep the frontmatter") {
+		t.Fatalf("parseFrontmatter(a %d-byte frontmatter) = %v, want a refusal naming MaxFrontmatterBytes", len(md), err)
 	}
 }
 
