@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"path"
 	"reflect"
 	"regexp"
@@ -110,18 +111,17 @@ func parseSkill(server string, raw json.RawMessage) (CatalogItem, error) {
 	if err := json.Unmarshal(e.Resources, &it.Skill.Files); err != nil || it.Skill.Files == nil {
 		return CatalogItem{}, fmt.Errorf("skill %q: resources is neither a list of files nor \"dynamic\"", e.URI)
 	}
-	var total int64
 	has := false
 	for _, f := range it.Skill.Files {
 		if f.URI == "" || !digestRE().MatchString(f.Digest) || f.Size < 0 {
 			return CatalogItem{}, fmt.Errorf("skill %q: file %q has no uri, a digest not sha256:<64 hex> or a negative size", e.URI, render.Ellipsize(f.URI, 120))
 		}
-		total += f.Size
 		has = has || f.URI == e.URI
 	}
 	if !has {
 		return CatalogItem{}, fmt.Errorf("skill %q: its files do not list its SKILL.md", e.URI)
 	}
+	total := skillBytes(it.Skill)
 	it.Size = &total
 	return it, nil
 }
@@ -259,9 +259,15 @@ func (r *Runtime) LoadSkill(ctx context.Context, server, ref, file string, opts 
 	return out, nil
 }
 
+// skillBytes is the total size of a skill's listed files, stopping at
+// math.MaxInt64: the sizes are the server's word, and two listed near 2^63
+// would otherwise wrap the total to a few bytes and pass MaxSkillBytes.
 func skillBytes(e *SkillEntry) int64 {
 	var n int64
 	for _, f := range e.Files {
+		if f.Size > math.MaxInt64-n {
+			return math.MaxInt64
+		}
 		n += f.Size
 	}
 	return n

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -112,6 +113,14 @@ func newSkillServer(t *testing.T, mode string) *skillServer {
 			{"uri": "skill://pdf/SKILL.md", "digest": digest(listed["skill://pdf/SKILL.md"]), "size": len(listed["skill://pdf/SKILL.md"])},
 			{"uri": "skill://pdf/FORMS.md", "digest": digest(listed["skill://pdf/FORMS.md"]), "size": len(listed["skill://pdf/FORMS.md"])},
 		},
+	}
+	if mode == "wrap" {
+		// two phantom files whose sizes, added to the others', wrap an int64
+		// to 58 bytes
+		for _, name := range []string{"A.bin", "B.bin"} {
+			entry["resources"] = append(entry["resources"].([]map[string]any),
+				map[string]any{"uri": "skill://pdf/" + name, "digest": digest(name), "size": int64(math.MaxInt64)})
+		}
 	}
 	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var msg struct {
@@ -237,6 +246,20 @@ func TestFrontmatterOverItsByteBoundIsRefusedUnparsed(t *testing.T) {
 	err := parseFrontmatter([]byte(md), &v)
 	if err == nil || !strings.Contains(err.Error(), "its frontmatter is 64.0 KiB, over the 64.0 KiB howl parses (MaxFrontmatterBytes): keep the frontmatter") {
 		t.Fatalf("parseFrontmatter(a %d-byte frontmatter) = %v, want a refusal naming MaxFrontmatterBytes", len(md), err)
+	}
+}
+
+func TestASkillListedOverMaxSkillBytesIsDeclinedUnreadEvenWhenItsSizesWrap(t *testing.T) {
+	s := newSkillServer(t, "wrap")
+	rt := startRuntime(t, ServerConfig{Name: "skills", Transport: TransportHTTP, URL: s.srv.URL, StartTimeout: 20 * time.Second})
+	out, err := rt.CallMeta(context.Background(), "mcp_read_skills", json.RawMessage(`{"skill":"pdf"}`))
+	if err == nil || !strings.Contains(err.Error(), `skill "pdf" on skills is declined: 4 files, 8.0 EiB (howl loads up to 512 files, 16.0 MiB: MaxSkillFiles, MaxSkillBytes)`) {
+		t.Fatalf("loading a skill listing two files of 2^63-1 bytes = %.200s, %v; want it declined over MaxSkillBytes", out, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.reads) != 0 {
+		t.Fatalf("reads %v: a skill over its bounds is declined before any file is read", s.reads)
 	}
 }
 
