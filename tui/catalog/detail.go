@@ -404,8 +404,13 @@ func renderDetail(com *common.Common, e *Entry, w int) []string {
 			add(pad + st.Muted.Render("dynamic: no digests, its content cannot be checked"))
 		}
 		if it.Skill != nil {
-			for _, f := range it.Skill.Files {
+			files := it.Skill.Files
+			for _, f := range files[:min(len(files), MaxDetailFiles)] {
 				add(pad + st.Strong.Render(common.Truncate(render.SanitizeLine(strings.TrimPrefix(f.URI, strings.TrimSuffix(it.URI, "SKILL.md"))), max(inner-12, 8))) + st.Muted.Render("  "+common.SizeText(f.Size)))
+			}
+			if more := len(files) - MaxDetailFiles; more > 0 {
+				wrapped(fmt.Sprintf("… and %d more files, over MaxDetailFiles (%d): howl describe %s --kind skill %s lists them all",
+					more, MaxDetailFiles, render.SanitizeLine(it.Server), render.SanitizeLine(it.Name)), st.Muted)
 			}
 		}
 		add("")
@@ -419,6 +424,12 @@ func renderDetail(com *common.Common, e *Entry, w int) []string {
 // properties took 3.6 s to lay out whenever the item was selected. The
 // rest are counted, and a line names the command that lists them all.
 const MaxDetailArguments = 100
+
+// MaxDetailFiles bounds the files of a skill the details pane lists, as
+// MaxDetailArguments bounds arguments: a listing may name some 330,000
+// files within its bound, and each would be a row laid out whenever the
+// skill is selected. A skill loads only up to mcp.MaxSkillFiles anyway.
+const MaxDetailFiles = 100
 
 // MaxDetailSchemaBytes bounds the input or output schema the details pane
 // draws as JSON: 256 KiB is some 10,000 lines, more than anyone scrolls;

@@ -67,6 +67,35 @@ func TestTheDetailsPaneListsTheFirstArgumentsAndCountsTheRest(t *testing.T) {
 	}
 }
 
+// The details pane lists a skill's first MaxDetailFiles files and counts
+// the rest, naming the command that lists them all: a listing of 10,000
+// files laid out 10,000 rows on each selection before.
+func TestTheDetailsPaneListsASkillsFirstFilesAndCountsTheRest(t *testing.T) {
+	files := []mcp.SkillFile{{URI: "skill://big/SKILL.md", Size: 10}}
+	for i := range 9_999 {
+		files = append(files, mcp.SkillFile{URI: fmt.Sprintf("skill://big/f%05d.md", i), Size: 1})
+	}
+	it := mcp.CatalogItem{Kind: mcp.KindSkill, ID: "skill://big/SKILL.md", URI: "skill://big/SKILL.md", Name: "big", Server: "mem",
+		Skill: &mcp.SkillEntry{Frontmatter: json.RawMessage(`{"name":"big","description":"d"}`), Files: files}}
+	v := detailOf(t, it)
+	if lines := strings.Count(v, "\n") + 1; lines > MaxDetailFiles+50 {
+		t.Errorf("a skill of %d files takes %d lines in the details pane, want at most %d", len(files), lines, MaxDetailFiles+50)
+	}
+	flat := strings.Join(strings.Fields(v), " ")
+	if want := "… and 9900 more files, over MaxDetailFiles (100): howl describe mem --kind skill big lists them all"; !strings.Contains(flat, want) {
+		t.Errorf("the details pane lacks %q:\n%s", want, v)
+	}
+	if !strings.Contains(v, "f00098.md") || strings.Contains(v, "f00099.md") {
+		t.Errorf("the details pane does not list exactly the first MaxDetailFiles files:\n%s", v)
+	}
+
+	// At the bound, every file is listed and nothing is counted.
+	it.Skill.Files = files[:MaxDetailFiles]
+	if v := detailOf(t, it); !strings.Contains(v, "f00098.md") || strings.Contains(v, "more files") {
+		t.Errorf("a skill of exactly MaxDetailFiles files:\n%s", v)
+	}
+}
+
 // BenchmarkDetailOfAToolWithManyArguments lays out the details of a tool
 // of 1,000 and 100,000 arguments, as selecting it does: the rows are
 // bounded, and what is left grows with the schema's bytes (one scan).
