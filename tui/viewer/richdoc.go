@@ -193,8 +193,12 @@ func (b *richBuilder) thumbnail(path string) {
 		return
 	}
 	cols, rows := fitImage(img.w, img.h, inlineImageCols, inlineImageRows)
+	// plain is blank cells as wide as the picture: a line is drawn (and
+	// wrapped) by its plain text's width, and an empty one drew the
+	// picture as nothing.
+	blank := strings.Repeat(" ", cols)
 	for _, l := range renderImageCells(img.img, cols, rows, b.env.th) {
-		b.add(docLine{plain: "", styled: l})
+		b.add(docLine{plain: blank, styled: l})
 	}
 }
 

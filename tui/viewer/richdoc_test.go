@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/howl-mcp/howl/render"
+	"github.com/howl-mcp/howl/tui/common"
 )
 
 // TestToolResultWhoseSpillFailedShowsWhyNotAnEmptyFile: an image the
@@ -222,5 +223,39 @@ func TestACancelledLoadDrawsNoPictures(t *testing.T) {
 	env.ctx = ctx
 	if drawn, _ := pictures(toolDoc(env, Request{server: "demo"}, out)); drawn != 0 {
 		t.Errorf("%d pictures drawn for a cancelled load", drawn)
+	}
+}
+
+// An image in a tool result is drawn inline, as wide as its picture: the
+// lines were as wide as their plain text, which was empty, so a wrapped
+// document (every rich one) cut the picture to nothing.
+func TestAnInlinePictureIsAsWideAsItIsDrawn(t *testing.T) {
+	img := image.NewNRGBA(image.Rect(0, 0, 8, 8))
+	for i := range img.Pix {
+		img.Pix[i] = 0xc0
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	raw := []byte(`{"content":[{"type":"image","data":"` + base64.StdEncoding.EncodeToString(buf.Bytes()) + `","mimeType":"image/png"}]}`)
+	store := render.NewSpillStore(filepath.Join(t.TempDir(), "spill"))
+	out, _, err := render.BoundToolResult(store, "demo", raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := loadEnv{ctx: context.Background(), rt: spillRuntime{newFakeRuntime(), store}, th: testTheme(), displayPath: func(p string) string { return p }}
+	d := toolDoc(env, Request{server: "demo"}, out)
+	pictures := 0
+	for _, l := range d.lines {
+		if strings.Contains(l.styled, "▀") {
+			pictures++
+			if l.width == 0 || l.width != common.WidthOf(l.styled) {
+				t.Errorf("a picture line %d cells wide is drawn in %d", common.WidthOf(l.styled), l.width)
+			}
+		}
+	}
+	if pictures == 0 {
+		t.Error("the image has no picture inline")
 	}
 }
