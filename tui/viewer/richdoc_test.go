@@ -169,11 +169,11 @@ func imagesResult(t *testing.T, n, w, h int) (loadEnv, []byte) {
 }
 
 // pictures counts the inline pictures of a document (runs of lines drawn
-// with no plain text) and the notes saying why an image has none.
+// over blank plain text) and the notes saying why an image has none.
 func pictures(d *document) (drawn int, notes []string) {
 	inPicture := false
 	for _, l := range d.lines {
-		picture := l.plain == "" && strings.TrimSpace(l.styled) != ""
+		picture := strings.TrimSpace(l.plain) == "" && strings.TrimSpace(l.styled) != ""
 		if picture && !inPicture {
 			drawn++
 		}
