@@ -68,7 +68,7 @@ func (v *Pane) findHits(jump bool) {
 		if len(text) != len(l.plain) {
 			text = l.plain // lower-casing changed byte offsets: match as written
 		}
-		for off := 0; ; {
+		for off := 0; len(v.hits) < MaxSearchHits; {
 			j := strings.Index(text[off:], q)
 			if j < 0 {
 				break
@@ -131,14 +131,22 @@ func (v *Pane) lineAtRow(row int) int {
 	return max(i-1, 0)
 }
 
-// visibleHits groups the hits by line.
-func (v *Pane) visibleHits() map[int][]int {
-	if len(v.hits) == 0 {
+// MaxSearchHits bounds the hits a search keeps: a one-letter search of a
+// 4 MiB raw view has millions, each kept and, before, grouped on every
+// frame. The count says when it was reached; the hits past it are not
+// marked.
+const MaxSearchHits = 100_000
+
+// visibleHits groups by line the hits on lines [from, to), the lines a
+// frame draws (hits are in line order).
+func (v *Pane) visibleHits(from, to int) map[int][]int {
+	i := sort.Search(len(v.hits), func(i int) bool { return v.hits[i].line >= from })
+	if i == len(v.hits) || v.hits[i].line >= to {
 		return nil
 	}
 	out := map[int][]int{}
-	for i, h := range v.hits {
-		out[h.line] = append(out[h.line], i)
+	for ; i < len(v.hits) && v.hits[i].line < to; i++ {
+		out[v.hits[i].line] = append(out[v.hits[i].line], i)
 	}
 	return out
 }

@@ -698,7 +698,11 @@ func (v *Pane) renderFooter() string {
 	case v.query != "":
 		n := fmt.Sprintf("no match for %q on this page", v.query)
 		if len(v.hits) > 0 {
-			n = fmt.Sprintf("%q: match %d of %d · >/< next/previous · esc clears", v.query, v.cur+1, len(v.hits))
+			of := fmt.Sprint(len(v.hits))
+			if len(v.hits) >= MaxSearchHits {
+				of = fmt.Sprintf("the first %d (MaxSearchHits)", MaxSearchHits)
+			}
+			n = fmt.Sprintf("%q: match %d of %s · >/< next/previous · esc clears", v.query, v.cur+1, of)
 		}
 		return " " + st.Muted.Render(n)
 	}
@@ -755,12 +759,12 @@ func (v *Pane) renderText(h int) []string {
 	gw := v.gutterW()
 	tw := v.textW()
 	out := make([]string, 0, h)
-	hitsByLine := v.visibleHits()
 	line, sub := d.top, 0
 	if v.wrapping() {
 		line = v.lineAtRow(d.top)
 		sub = d.top - v.rowStart[line]
 	}
+	hitsByLine := v.visibleHits(line, line+h) // a line is at least a row
 	for ; line < len(d.lines) && len(out) < h; line++ {
 		l := d.lines[line]
 		text := l.styled

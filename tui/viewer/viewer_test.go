@@ -155,3 +155,27 @@ func TestViewerWrapsAtWordBoundaries(t *testing.T) {
 		t.Errorf("the word longer than a row must be cut across rows, whole: %d of %d x", len(cut), len(long))
 	}
 }
+
+// A search keeps at most MaxSearchHits hits and says so; a frame groups
+// only the hits on the lines it draws (it grouped all of them, millions
+// for a one-letter search of a 4 MiB raw view, on every frame).
+func TestASearchKeepsAtMostMaxSearchHitsAndSaysSo(t *testing.T) {
+	hs, _ := viewerBench(t)
+	lines := make([]docLine, 150_000)
+	for i := range lines {
+		lines[i] = docLine{num: i + 1, plain: "aa", styled: "aa", width: 2}
+	}
+	hs.v.doc.lines = lines
+	hs.keys("/")
+	hs.typeText("a")
+	hs.keys("enter")
+	if len(hs.v.hits) != MaxSearchHits {
+		t.Errorf("%d hits kept, want MaxSearchHits (%d)", len(hs.v.hits), MaxSearchHits)
+	}
+	if view := hs.view(); !strings.Contains(view, "MaxSearchHits") {
+		t.Errorf("the count does not say the hits were bounded:\n%s", view)
+	}
+	if by := hs.v.visibleHits(10, 20); len(by) != 10 || len(by[10]) != 2 {
+		t.Errorf("the hits of lines 10-19: %v", by)
+	}
+}
