@@ -23,9 +23,16 @@ func (m *Model) handleSnapshot(msg statusSnapshotMsg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// handleEvents applies runtime events from the relay.
+// handleEvents applies runtime events from the relay. The status lines
+// its notifications ask for become one: the most severe (the latest of
+// them), saying how many more there were. One a notification was one
+// message through bubbletea each, and a frame drawn after each, so a
+// server's flood of list_changed or warnings (4,096 an EventsMsg) held a
+// key behind seconds of frames.
 func (m *Model) handleEvents(msg EventsMsg) tea.Cmd {
 	var cmds []tea.Cmd
+	var shown notice
+	notices := 0
 	for _, e := range msg.Events {
 		m.logs.AddEvent(e)
 		switch e.Kind {
@@ -36,7 +43,11 @@ func (m *Model) handleEvents(msg EventsMsg) tea.Cmd {
 			cmds = append(cmds, m.catalog.ApplyStatus(e.Status), m.closeAppsOfState(e.Status))
 			m.noteLogin(e.Status)
 		case mcp.EventNotification:
-			cmds = append(cmds, m.handleNotification(e))
+			if n, ok := m.handleNotification(e); ok {
+				if notices++; n.warn || !shown.warn {
+					shown = n
+				}
+			}
 		case mcp.EventProgress:
 			m.handleProgress(e)
 		case mcp.EventReload:
@@ -51,10 +62,27 @@ func (m *Model) handleEvents(msg EventsMsg) tea.Cmd {
 			}
 		}
 	}
+	if notices > 0 {
+		text := shown.text
+		if notices > 1 {
+			text += fmt.Sprintf(" (+%d more in the log)", notices-1)
+		}
+		report := common.ReportInfo
+		if shown.warn {
+			report = common.ReportWarn
+		}
+		cmds = append(cmds, report(text))
+	}
 	if msg.Dropped > 0 {
 		cmds = append(cmds, common.ReportWarn(fmt.Sprintf("%d server events were dropped: the servers sent more than howl could show", msg.Dropped)))
 	}
 	return tea.Batch(cmds...)
+}
+
+// notice is the status line a notification asks for.
+type notice struct {
+	text string
+	warn bool
 }
 
 // handleProgress records a request's progress on the board (the status
@@ -71,27 +99,28 @@ func (m *Model) handleProgress(e mcp.Event) {
 	}
 }
 
-// handleNotification reacts to a server notification.
-func (m *Model) handleNotification(e mcp.Event) tea.Cmd {
+// handleNotification is the status line a server notification asks for,
+// if any.
+func (m *Model) handleNotification(e mcp.Event) (notice, bool) {
 	name := render.SanitizeLine(e.Server)
 	switch e.Method {
 	case "notifications/tools/list_changed", "notifications/resources/list_changed", "notifications/prompts/list_changed":
 		// The runtime lists again (debounced) and reports what changed.
-		return common.ReportInfo(name + ": the catalog changed, listing again")
+		return notice{text: name + ": the catalog changed, listing again"}, true
 	case "notifications/resources/updated":
 		// A server's URI of any length: only what the line keeps is sanitized.
-		return common.ReportInfo(statusText(name+": ", fmt.Sprint(e.Params["uri"])+" was updated"))
+		return notice{text: statusText(name+": ", fmt.Sprint(e.Params["uri"])+" was updated")}, true
 	case "notifications/message":
 		lvl, _ := e.Params["level"].(string)
 		if isOwnNotice(e) { // never a server's: its logger's name proves nothing
-			return common.ReportInfo(statusText(name+": ", e.Params["data"]))
+			return notice{text: statusText(name+": ", e.Params["data"])}, true
 		}
 		switch lvl {
 		case "warning", "error", "critical", "alert", "emergency":
-			return common.ReportWarn(statusText(name+" "+render.SanitizeLine(lvl)+": ", e.Params["data"]))
+			return notice{text: statusText(name+" "+render.SanitizeLine(lvl)+": ", e.Params["data"]), warn: true}, true
 		}
 	}
-	return nil
+	return notice{}, false
 }
 
 // statusNoteBytes is room for statusText's note of a cut: "… (1023.9 MiB

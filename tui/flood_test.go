@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/howl-mcp/howl/mcp"
 	"github.com/howl-mcp/howl/render"
 	"github.com/howl-mcp/howl/tui/common"
@@ -208,4 +209,38 @@ func msgOf(i *common.InfoMsg) string {
 		return ""
 	}
 	return i.Msg
+}
+
+// A batch of a server's notifications asks for one status line, not one
+// each: each was a message through bubbletea and a frame drawn after it,
+// so 4,096 list_changed or warnings held a key behind seconds of frames.
+// The line shown is the most severe, and says how many more there were.
+func TestABatchOfNotificationsIsOneStatusLine(t *testing.T) {
+	hs, _ := logHarness(t, 120, 40)
+	var events []mcp.Event
+	for i := range 4096 {
+		events = append(events, mcp.Event{Kind: mcp.EventNotification, Server: "mem", Method: "notifications/tools/list_changed"})
+		if i == 100 {
+			events = append(events, logMessage("mem", "error", "", "disk full"))
+		}
+	}
+	var infos []common.InfoMsg
+	var collect func(cmd tea.Cmd)
+	collect = func(cmd tea.Cmd) {
+		if cmd == nil {
+			return
+		}
+		switch msg := cmd().(type) {
+		case tea.BatchMsg:
+			for _, c := range msg {
+				collect(c)
+			}
+		case common.InfoMsg:
+			infos = append(infos, msg)
+		}
+	}
+	collect(hs.m.handleEvents(EventsMsg{Events: events}))
+	if len(infos) != 1 || infos[0].Type != common.InfoWarn || !strings.Contains(infos[0].Msg, "disk full") || !strings.Contains(infos[0].Msg, "+4096 more in the log") {
+		t.Errorf("%d status lines for 4,097 notifications, the first %+v; want one, the error, counting the rest", len(infos), infos[:min(len(infos), 1)])
+	}
 }
