@@ -39,6 +39,10 @@ const CatalogRefreshGap = time.Second
 type CatalogChange struct {
 	Added   []string `json:"added,omitempty"`
 	Removed []string `json:"removed,omitempty"`
+	// Listing is the catalog the change was found in, for a pane to show
+	// as it is: asked for again, it was often listed twice, since a
+	// list_changed during the refresh keeps it out of the cache.
+	Listing *Catalog `json:"-"`
 }
 
 // subscriptionBook is one connection's resource subscriptions.
@@ -418,6 +422,7 @@ func (r *Runtime) refreshCatalog(server string, st *refreshState, seq int) {
 	}
 	cat = listed
 	change := diffCatalogs(old, cat)
+	change.Listing = cat
 	r.emit(Event{Kind: EventCatalogChanged, Server: server, Change: &change})
 }
 

@@ -169,9 +169,12 @@ type catalogLoadedMsg struct {
 // the update path, counting the tools switched off. It carries no marks
 // of new items: those are the pane's, applied when the listing lands, so
 // a mark the person clears while it runs stays cleared.
-func loadCatalogCmd(ctx context.Context, rt Runtime, approvals *llm.Approvals, server string, id common.RequestID, refresh bool) tea.Cmd {
+func loadCatalogCmd(ctx context.Context, rt Runtime, approvals *llm.Approvals, server string, id common.RequestID, listed *mcp.Catalog, refresh bool) tea.Cmd {
 	return common.Deliver(common.OwnerCatalog, id, func() tea.Msg {
-		cat, err := rt.Catalog(ctx, server, refresh)
+		cat, err := listed, error(nil)
+		if cat == nil {
+			cat, err = rt.Catalog(ctx, server, refresh)
+		}
 		msg := catalogLoadedMsg{server: server, listed: map[mcp.Kind]bool{}}
 		if err != nil {
 			msg.err = err
@@ -292,8 +295,8 @@ type Pane struct {
 
 // HandleCatalogChanged takes a server's refreshed catalog after a
 // list_changed: the added items are marked new until seen, the removed
-// ones lose their marks, and the list is loaded again (from the runtime's
-// fresh cache).
+// ones lose their marks, and the list is loaded again: from the change's
+// own listing when it carries one, else from the runtime.
 func (c *Pane) HandleCatalogChanged(server string, ch *mcp.CatalogChange) tea.Cmd {
 	if sv := c.byName[server]; sv != nil && ch != nil {
 		for _, k := range ch.Removed {
@@ -306,6 +309,9 @@ func (c *Pane) HandleCatalogChanged(server string, ch *mcp.CatalogChange) tea.Cm
 				sv.mark(markKey{mcp.Kind(kind), id})
 			}
 		}
+	}
+	if ch != nil && ch.Listing != nil {
+		return c.reloadFrom(server, ch.Listing, false)
 	}
 	return c.Reload(server, false)
 }
@@ -534,7 +540,7 @@ func (c *Pane) ApplyStatus(st mcp.Status) tea.Cmd {
 	var cmd tea.Cmd
 	switch {
 	case st.State == mcp.StateReady && (was.state != mcp.StateReady || !sv.loaded && !sv.loading):
-		cmd = c.load(sv, false)
+		cmd = c.load(sv, nil, false)
 	case st.State != mcp.StateReady:
 		c.cancelLoad(sv)
 		sv.loaded = false
@@ -596,24 +602,30 @@ func (sv *Server) hasEntries() bool {
 // runtime's cache. A server whose items are shown keeps them until the
 // new listing lands, so its rows stay as they are.
 func (c *Pane) Reload(name string, refresh bool) tea.Cmd {
+	return c.reloadFrom(name, nil, refresh)
+}
+
+// reloadFrom is Reload showing listed when it is not nil, rather than
+// asking the runtime for the catalog.
+func (c *Pane) reloadFrom(name string, listed *mcp.Catalog, refresh bool) tea.Cmd {
 	sv, ok := c.byName[name]
 	if !ok || sv.status.State != mcp.StateReady {
 		return nil
 	}
 	was := sv.shown()
-	cmd := c.load(sv, refresh)
+	cmd := c.load(sv, listed, refresh)
 	if sv.shown() != was {
 		c.rebuildServer(sv)
 	}
 	return cmd
 }
 
-func (c *Pane) load(sv *Server, refresh bool) tea.Cmd {
+func (c *Pane) load(sv *Server, listed *mcp.Catalog, refresh bool) tea.Cmd {
 	c.cancelLoad(sv)
 	id := c.com.NewID()
 	ctx, cancel := context.WithCancel(c.com.Ctx)
 	sv.pending, sv.cancel, sv.loading, sv.loadErr = id, cancel, true, ""
-	return loadCatalogCmd(ctx, c.rt, c.com.Approvals, sv.name, id, refresh)
+	return loadCatalogCmd(ctx, c.rt, c.com.Approvals, sv.name, id, listed, refresh)
 }
 
 func (c *Pane) cancelLoad(sv *Server) {

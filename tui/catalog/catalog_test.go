@@ -261,7 +261,7 @@ func TestAnEntryPointsAtItsListedItem(t *testing.T) {
 		items = append(items, mcp.CatalogItem{Kind: mcp.KindResource, Server: "mem", ID: "demo://scale/" + n, URI: "demo://scale/" + n, Name: "scale-" + n, Title: "Generated item " + n})
 	}
 	rt := &fakeRuntime{catalogs: map[string]*mcp.Catalog{"mem": {Server: "mem", Listed: mcp.Kinds, Items: items}}}
-	load := loadCatalogCmd(context.Background(), rt, nil, "mem", 1, false)
+	load := loadCatalogCmd(context.Background(), rt, nil, "mem", 1, nil, false)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	msg := load().(common.Result).Msg.(catalogLoadedMsg)
@@ -272,5 +272,26 @@ func TestAnEntryPointsAtItsListedItem(t *testing.T) {
 	}
 	if per := (after.TotalAlloc - before.TotalAlloc) / uint64(len(items)); per > 450 {
 		t.Errorf("a listing allocates %d bytes an entry, want <= 450 (a copy of the item alone is %d)", per, unsafe.Sizeof(mcp.CatalogItem{}))
+	}
+}
+
+// A change after a list_changed carries the catalog it was found in, and
+// the pane shows that one rather than asking the runtime again: the
+// runtime's refresh listing is kept out of its cache by a list_changed
+// that lands while it runs, so asking again listed the server twice in a
+// storm of them.
+func TestACatalogChangeShowsItsOwnListing(t *testing.T) {
+	old := mcp.CatalogItem{Kind: mcp.KindResource, Server: "mem", ID: "mem://old", URI: "mem://old", Name: "old"}
+	fresh := mcp.CatalogItem{Kind: mcp.KindResource, Server: "mem", ID: "mem://fresh", URI: "mem://fresh", Name: "fresh"}
+	b := newBench(t, old)
+	listing := &mcp.Catalog{Server: "mem", Listed: mcp.Kinds, Items: []mcp.CatalogItem{fresh}}
+	b.run(b.c.HandleCatalogChanged("mem", &mcp.CatalogChange{Added: []string{fresh.Key()}, Removed: []string{old.Key()}, Listing: listing}))
+	entries := b.c.byName["mem"].entries[kindIndex(mcp.KindResource)]
+	if len(entries) != 1 || entries[0].item.ID != "mem://fresh" {
+		var ids []string
+		for _, e := range entries {
+			ids = append(ids, e.item.ID)
+		}
+		t.Errorf("the pane shows %v, want the change's own listing (mem://fresh), not the runtime's", ids)
 	}
 }

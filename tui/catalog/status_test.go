@@ -136,7 +136,7 @@ func BenchmarkFilterClearDeep120k(b *testing.B) {
 func BenchmarkListChanged120k(b *testing.B) {
 	h := scaleServers(b)
 	sv := h.c.byName["big"]
-	listing := h.results(loadCatalogCmd(context.Background(), h.rt, nil, "big", 1, false))[0].Msg
+	listing := h.results(loadCatalogCmd(context.Background(), h.rt, nil, "big", 1, nil, false))[0].Msg
 	added := &mcp.CatalogChange{Added: []string{h.rt.catalogs["big"].Items[500].Key()}}
 	b.Run("cursor-at-top", func(b *testing.B) {
 		b.ReportAllocs()
@@ -148,7 +148,7 @@ func BenchmarkListChanged120k(b *testing.B) {
 	// The cursor on the last resource, each listing a new one (as after
 	// a list_changed): its row is found in the new listing.
 	b.Run("cursor-at-end", func(b *testing.B) {
-		listings := []tea.Msg{listing, h.results(loadCatalogCmd(context.Background(), h.rt, nil, "big", 1, false))[0].Msg}
+		listings := []tea.Msg{listing, h.results(loadCatalogCmd(context.Background(), h.rt, nil, "big", 1, nil, false))[0].Msg}
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
 			h.c.cursor[1] = len(h.c.all[1]) // under big's header
