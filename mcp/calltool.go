@@ -74,6 +74,13 @@ func (r *Runtime) visitRequiredURLs(ctx context.Context, server, tool string, er
 // server names no interval.
 const TaskPollInterval = 500 * time.Millisecond
 
+// MinTaskPollInterval is the shortest wait between two tasks/get of one
+// task, whatever pollInterval the server suggests: a task answering
+// pollInterval 1 (ms) would otherwise be polled 1,000 times a second for
+// as long as it says "working", each answer keeping the call's idle
+// timer alive.
+const MinTaskPollInterval = 100 * time.Millisecond
+
 // RunningTask is a task howl started and is waiting on.
 type RunningTask struct {
 	Server  string    `json:"server"`
@@ -144,7 +151,7 @@ func (r *Runtime) callAsTask(ctx context.Context, conn *Conn, server, tool strin
 	for !task.Status.IsTerminal() {
 		interval := TaskPollInterval
 		if task.PollInterval != nil && *task.PollInterval > 0 && *task.PollInterval < 60_000 {
-			interval = time.Duration(*task.PollInterval) * time.Millisecond
+			interval = max(time.Duration(*task.PollInterval)*time.Millisecond, MinTaskPollInterval)
 		}
 		select {
 		case <-ctx.Done():
