@@ -67,7 +67,7 @@ func SystemPrompt(statuses []mcp.Status, decls []mcp.FunctionDecl) string {
 		}
 		fmt.Fprintf(&b, ": %s.", strings.Join(mcp.FunctionsFor(decls, st.Name), ", "))
 		if ins := strings.TrimSpace(st.Instructions); ins != "" {
-			ins = clampBytes(render.Sanitize(ins), MaxInstructionBytes)
+			ins = clampSanitized(ins, MaxInstructionBytes)
 			fmt.Fprintf(&b, "\n  Instructions from the server: %s", strings.ReplaceAll(ins, "\n", "\n  "))
 		}
 	}
@@ -115,6 +115,20 @@ func describeServer(st mcp.Status) string {
 		parts = append(parts, "offers "+strings.Join(offers, ", "))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// clampSanitized is clampBytes(render.Sanitize(s), n), sanitizing only
+// the first 4n bytes of s: a server's instructions may be up to
+// mcp.MaxKeptInstructionsBytes, and the prompt is built on every model
+// turn. The 4n leave room for escape sequences the sanitizer removes.
+func clampSanitized(s string, n int) string {
+	window := s[:render.RuneBoundary(s, 4*n)]
+	if len(window) == len(s) {
+		return clampBytes(render.Sanitize(s), n)
+	}
+	out := render.Sanitize(window)
+	marker := fmt.Sprintf(" …[clamped: %d of %d bytes]", n, len(s))
+	return out[:render.RuneBoundary(out, max(n-len(marker), 0))] + marker
 }
 
 // clampBytes cuts s to at most n bytes at a character boundary, saying so.

@@ -2,6 +2,8 @@ package llm
 
 import (
 	"encoding/json"
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -116,5 +118,28 @@ func TestSummariesLeadWithCoverageAndMarkToolErrors(t *testing.T) {
 	}
 	if got, _ := summarize("x", "line one\n\x1b[2Jline two", true); got != "line one …" {
 		t.Errorf("error summary = %q", got)
+	}
+}
+
+// The prompt, built on every model turn, sanitizes only the part of a
+// server's instructions it can keep (MaxInstructionBytes), not all of
+// them. Counted in bytes allocated: sanitizing a megabyte that starts with
+// an escape sequence copies the megabyte.
+func TestSystemPromptSanitizesOnlyTheInstructionsItKeeps(t *testing.T) {
+	ins := "\x1b[31m" + strings.Repeat("x", 1<<20)
+	statuses := []mcp.Status{{Name: "alpha", State: mcp.StateReady, Features: &mcp.Features{Name: "alpha", Tools: true, PeerInfoKnown: true}, Instructions: ins}}
+	decls := mcp.DeclarationsOf(mcp.FunctionsPerServer, []mcp.Features{*statuses[0].Features})
+	var prompt string
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 10 {
+		prompt = SystemPrompt(statuses, decls)
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / 10; per > 256<<10 {
+		t.Errorf("SystemPrompt allocated %d bytes a call for %d bytes of instructions, of which it keeps %d", per, len(ins), MaxInstructionBytes)
+	}
+	if want := fmt.Sprintf("[clamped: %d of %d bytes]", MaxInstructionBytes, len(ins)); !strings.Contains(prompt, want) || strings.Contains(prompt, "\x1b") {
+		t.Errorf("prompt lacks %q or has an escape: ...%q", want, prompt[max(len(prompt)-200, 0):])
 	}
 }

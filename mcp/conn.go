@@ -20,6 +20,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/howl-mcp/howl/render"
 )
 
 // Shutdown timing for stdio children, per the spec's stdio shutdown order:
@@ -502,11 +504,30 @@ func connect(lifetime, ctx context.Context, sc ServerConfig, o dialOptions) (*Co
 		}
 		return nil, fmt.Errorf("handshake with %s failed: %w", describeTarget(sc), plainOrigin(err))
 	}
+	res.Instructions = keptInstructions(res.Instructions)
 	c.init = res
 	c.features = featuresFrom(sc.Name, res)
 	c.noteDiscovered(handshake.get())
 	c.meta = requestMeta(c, o)
 	return c, nil
+}
+
+// MaxKeptInstructionsBytes bounds the instructions howl keeps from a
+// server's handshake. They are held for the connection's life, printed by
+// `howl servers --json` and read on every model turn, and a handshake may
+// carry up to MaxMessageBytes of them; the model sees only the first
+// llm.MaxInstructionBytes.
+const MaxKeptInstructionsBytes = 64 << 10
+
+// keptInstructions is s cut to MaxKeptInstructionsBytes at a character
+// boundary, saying how much was not kept. The cut is a copy, so the
+// handshake's whole string can be freed.
+func keptInstructions(s string) string {
+	if len(s) <= MaxKeptInstructionsBytes {
+		return s
+	}
+	n := render.RuneBoundary(s, MaxKeptInstructionsBytes)
+	return s[:n] + fmt.Sprintf("… (%d more bytes of instructions not kept, over MaxKeptInstructionsBytes)", len(s)-n)
 }
 
 // stdioCommand is the command of a stdio server: its environment on top

@@ -230,6 +230,8 @@ func serveFixture(name string) int {
 			return 1
 		}
 		return 0
+	case "big-instructions":
+		return serveBigInstructions()
 	case "tasks-fast-poll":
 		return serveFastPollTask()
 	case "slow-lister":
