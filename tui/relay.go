@@ -13,9 +13,9 @@ import (
 	"github.com/howl-mcp/howl/tui/dialog"
 )
 
-// MaxRelayQueue bounds the events waiting for the program. Past it the
-// oldest stderr lines and notifications are dropped (state changes never
-// are), and the next batch says how many.
+// MaxRelayQueue bounds the events waiting for the program. Past it events
+// are dropped in the order victim gives (stderr lines and notifications
+// first, state and catalog changes last), and the next batch says how many.
 const MaxRelayQueue = 4096
 
 // MaxRelayBytes bounds the bytes of the events waiting for the program
@@ -68,15 +68,39 @@ func NewRelay() *Relay {
 func (r *Relay) Push(e mcp.Event) {
 	n := eventSize(e)
 	r.mu.Lock()
+	if e.Kind == mcp.EventResourceUpdated {
+		// The program only re-reads a followed resource on an update, so
+		// the latest stands for every earlier one: a server reporting one
+		// resource in a loop holds one event here, not MaxRelayQueue (and
+		// the title's update count counts what waited as one).
+		if i := r.queuedUpdate(e.Server, e.URI); i >= 0 {
+			r.remove(i)
+		}
+	}
 	r.queue, r.sizes, r.bytes = append(r.queue, e), append(r.sizes, n), r.bytes+n
 	for len(r.queue) > MaxRelayQueue || r.bytes > MaxRelayBytes && len(r.queue) > 1 {
-		i := oldestDroppable(r.queue)
-		r.bytes -= r.sizes[i]
-		r.queue, r.sizes = slices.Delete(r.queue, i, i+1), slices.Delete(r.sizes, i, i+1)
+		r.remove(r.victim())
 		r.dropped++
 	}
 	r.mu.Unlock()
 	r.poke()
+}
+
+// remove (r.mu held) takes the queued event i out.
+func (r *Relay) remove(i int) {
+	r.bytes -= r.sizes[i]
+	r.queue, r.sizes = slices.Delete(r.queue, i, i+1), slices.Delete(r.sizes, i, i+1)
+}
+
+// queuedUpdate (r.mu held) is the queued update of server's resource at
+// uri (there is at most one), or -1.
+func (r *Relay) queuedUpdate(server, uri string) int {
+	for i := len(r.queue) - 1; i >= 0; i-- {
+		if e := r.queue[i]; e.Kind == mcp.EventResourceUpdated && e.Server == server && e.URI == uri {
+			return i
+		}
+	}
+	return -1
 }
 
 // Notice shows a message of howl's own about a server, as that server's
@@ -113,15 +137,66 @@ func (r *Relay) poke() {
 	}
 }
 
-// oldestDroppable is the oldest event that is not a state change or a
-// config reload; when every queued event is one, the oldest of those.
-func oldestDroppable(q []mcp.Event) int {
-	for i, e := range q {
-		if e.Kind != mcp.EventState && e.Kind != mcp.EventReload {
+// Drop tiers: what a full relay drops first (see victim).
+const (
+	// tierNoise is what the program only shows: stderr, log lines and
+	// other notifications, traces, progress. A flood is mostly this.
+	tierNoise = iota
+	// tierUpdate is a followed resource's update: dropped, the resource
+	// is not read again until its next one. A server can name URIs
+	// without end, so these are not kept at any cost (see victim).
+	tierUpdate
+	// tierState is what the program's state follows: a server's state, a
+	// config reload, a catalog change (dropped, the catalog pane would
+	// keep listing removed items and miss new ones). The runtime sends
+	// catalog changes at most about once a second a server
+	// (mcp.CatalogRefreshGap), state changes as a server comes and goes.
+	tierState
+)
+
+// dropTier is e's tier.
+func dropTier(e mcp.Event) int {
+	switch e.Kind {
+	case mcp.EventState, mcp.EventReload, mcp.EventCatalogChanged:
+		return tierState
+	case mcp.EventResourceUpdated:
+		return tierUpdate
+	}
+	return tierNoise
+}
+
+// victim (r.mu held, the queue not empty) is the event to drop to keep
+// within MaxRelayQueue and MaxRelayBytes: the oldest noise; when there is
+// none, the oldest event of the lowest tier queued of the server holding
+// the most bytes of that tier. So a server flooding the relay with log
+// lines, with updates of endless URIs, or with catalog changes larger
+// than MaxRelayBytes loses its own events, not another server's state,
+// catalog changes or updates; and every tier stays within both bounds.
+func (r *Relay) victim() int {
+	lowest := tierState
+	for i, e := range r.queue {
+		t := dropTier(e)
+		if t == tierNoise {
+			return i
+		}
+		lowest = min(lowest, t)
+	}
+	held := map[string]int{}
+	most, top := "", 0
+	for i, e := range r.queue {
+		if dropTier(e) == lowest {
+			held[e.Server] += r.sizes[i]
+			if held[e.Server] > top {
+				most, top = e.Server, held[e.Server]
+			}
+		}
+	}
+	for i, e := range r.queue {
+		if dropTier(e) == lowest && e.Server == most {
 			return i
 		}
 	}
-	return 0
+	return 0 // not reached: most holds an event of the lowest tier
 }
 
 // eventSize estimates the memory an event holds: the bytes of every
