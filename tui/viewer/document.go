@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -99,6 +100,11 @@ type document struct {
 	// read is how many of its followed resource's changes (see
 	// common.Subscriptions) what is shown covers: fewer means stale.
 	read int
+	// reread is when the last re-read of its followed resource ended
+	// (zero: none yet); rereadDue says one waits for the end of RereadGap
+	// after it (a rereadDueMsg is on its way).
+	reread    time.Time
+	rereadDue bool
 	// raw is the exact JSON the server sent for this read, call or
 	// prompt (R shows it); rawView marks the document that shows it.
 	raw     *rawResult

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -101,6 +102,41 @@ type bench struct {
 	info []string
 	// subscribeMsgs are the subscribes and unsubscribes asked of the root.
 	subscribeMsgs []common.SubscribeMsg
+	// now and ticks are the clock and the pending ticks after fakeClock.
+	now   time.Time
+	ticks []benchTick
+}
+
+// benchTick is a message the pane asked Common.Tick for, and when it is due.
+type benchTick struct {
+	due time.Time
+	msg tea.Msg
+}
+
+// fakeClock gives the pane a clock that moves only by later, and keeps the
+// ticks it asks for until later reaches them.
+func (b *bench) fakeClock() {
+	b.now = time.Date(2025, 6, 14, 6, 0, 0, 0, time.UTC)
+	b.v.com.Clock = func() time.Time { return b.now }
+	b.v.com.Tick = func(d time.Duration, msg tea.Msg) tea.Cmd {
+		b.ticks = append(b.ticks, benchTick{b.now.Add(d), msg})
+		return nil
+	}
+}
+
+// later moves the clock on by d and delivers the ticks due by then, in
+// the order they were asked for.
+func (b *bench) later(d time.Duration) {
+	b.now = b.now.Add(d)
+	for {
+		i := slices.IndexFunc(b.ticks, func(t benchTick) bool { return !t.due.After(b.now) })
+		if i < 0 {
+			return
+		}
+		msg := b.ticks[i].msg
+		b.ticks = slices.Delete(b.ticks, i, i+1)
+		b.run(func() tea.Msg { return msg })
+	}
 }
 
 func newBench(t testing.TB, w, h int) *bench {

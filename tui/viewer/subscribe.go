@@ -2,6 +2,7 @@ package viewer
 
 import (
 	"fmt"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -48,6 +49,15 @@ func (v *Pane) docs() []*document {
 	return out
 }
 
+// RereadGap is the least time between the end of a followed resource's
+// re-read and the start of the next. A server that reports a change right
+// after answering each read (or every 5 ms) had howl read, decode and draw
+// the resource back to back for as long as it ran: an image of 40 M pixels
+// that compresses to tens of KB costs about a second of CPU and 160 MB a
+// time, a blob is spilled again each time. Changes within the gap are read
+// by one re-read at its end. mcp.CatalogRefreshGap bounds catalogs alike.
+const RereadGap = time.Second
+
 // HandleResourceUpdated re-reads the document on screen when the root
 // counted a change to its followed resource (common.Subscriptions),
 // keeping the scroll position. A change that lands while a load runs is
@@ -56,12 +66,19 @@ func (v *Pane) docs() []*document {
 func (v *Pane) HandleResourceUpdated() tea.Cmd { return v.rereadIfStale() }
 
 // rereadIfStale re-reads the document on screen when its resource changed
-// since it was last read, unless a load is already running.
+// since it was last read, unless a load is already running or one is due
+// at the end of RereadGap. A change sooner than RereadGap after the last
+// re-read ended asks for one at the end of the gap, and every later change
+// within it waits for that one.
 func (v *Pane) rereadIfStale() tea.Cmd {
 	d := v.doc
 	s := v.sub(d)
-	if s == nil || s.Updates <= d.read || v.Loading() {
+	if s == nil || s.Updates <= d.read || v.Loading() || d.rereadDue {
 		return nil
+	}
+	if wait := d.reread.Add(RereadGap).Sub(v.com.Now()); !d.reread.IsZero() && wait > 0 {
+		d.rereadDue = true
+		return v.com.Tick(wait, common.Result{Owner: common.OwnerViewer, ID: d.id, Msg: rereadDueMsg{}})
 	}
 	d.read = s.Updates
 	req := d.rereadReq()
@@ -69,8 +86,27 @@ func (v *Pane) rereadIfStale() tea.Cmd {
 	return v.Request(req, "re-reading")
 }
 
+// rereadDueMsg is the end of RereadGap for the document its envelope names.
+type rereadDueMsg struct{}
+
+// handleRereadDue re-reads the document whose RereadGap ended, if it is
+// on screen; one under another is re-read when it comes back (back), one
+// closed or replaced meanwhile is not.
+func (v *Pane) handleRereadDue(id common.RequestID) tea.Cmd {
+	for _, d := range v.docs() {
+		if d.id == id {
+			d.rereadDue = false
+		}
+	}
+	if v.doc == nil || v.doc.id != id {
+		return nil
+	}
+	return v.rereadIfStale()
+}
+
 // carryOver moves what a re-read or a new page keeps from the document it
-// replaces: the changes it covered (same resource), and for a re-read the
+// replaces: of the same resource, the changes it covered and when its last
+// re-read ended (RereadGap holds across pages too), and for a re-read the
 // scroll position and wrapping. A fresh document covers every change so far.
 func (v *Pane) carryOver(old, cur *document, refresh bool) {
 	if cur != nil && old != nil && cur.app == 0 {
@@ -85,7 +121,7 @@ func (v *Pane) carryOver(old, cur *document, refresh bool) {
 	if old == nil || old.src == nil || cur.src.uri != old.src.uri || cur.src.server != old.src.server {
 		return
 	}
-	cur.read = old.read
+	cur.read, cur.reread = old.read, old.reread
 	if refresh {
 		cur.top, cur.xoff, cur.wrap = old.top, old.xoff, old.wrap
 	}

@@ -3,6 +3,7 @@ package viewer
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestViewerRereadKeepsTheScrollPosition(t *testing.T) {
@@ -84,5 +85,47 @@ func TestViewerRereadsWhatChangedDuringALoadAndUnderAnotherDocument(t *testing.T
 	h.keys("esc", "esc")
 	if h.v.Open() || h.sub("mem://log") == nil || len(h.subscribeMsgs) != 1 {
 		t.Errorf("closing the views should keep the subscription (open %v, asked %+v)", h.v.Open(), h.subscribeMsgs)
+	}
+}
+
+// A server that reports a change right after answering each read (or
+// every 5 ms) had howl re-read, decode and draw its resource back to back
+// for as long as it ran. Now a re-read starts no sooner than RereadGap
+// after the last one ended: the changes within the gap are read by one
+// re-read at its end.
+func TestViewerRereadsAFollowedResourceAtMostOnceARereadGap(t *testing.T) {
+	h := newBench(t, 80, 38)
+	h.fakeClock()
+	h.rt.texts["mem://log"] = bigLog(50)
+	h.open("mem://log")
+	h.keys("s")
+	base := reads(h.rt, "mem://log")
+
+	const updates = 50
+	for range updates {
+		h.update("mem", "mem://log")
+	}
+	if got := reads(h.rt, "mem://log") - base; got != 1 || len(h.ticks) != 1 {
+		t.Fatalf("%d changes within RereadGap: %d re-reads at once and %d scheduled, want 1 and 1", updates, got, len(h.ticks))
+	}
+	h.later(RereadGap - time.Millisecond)
+	if got := reads(h.rt, "mem://log") - base; got != 1 {
+		t.Fatalf("%d re-reads before the gap ended, want 1", got)
+	}
+	h.later(time.Millisecond)
+	if got := reads(h.rt, "mem://log") - base; got != 2 || h.v.doc.read != updates || len(h.ticks) != 0 {
+		t.Fatalf("at the end of the gap: %d re-reads covering %d of %d changes, %d ticks left; want 2 covering all, none left", got, h.v.doc.read, updates, len(h.ticks))
+	}
+	// The gap runs from the end of that re-read: a change now waits for
+	// it, a change after it is read at once.
+	h.update("mem", "mem://log")
+	if got := reads(h.rt, "mem://log") - base; got != 2 || len(h.ticks) != 1 {
+		t.Errorf("a change just after a re-read: %d re-reads, %d scheduled; want 2 and 1", got, len(h.ticks))
+	}
+	h.later(RereadGap)
+	h.later(RereadGap)
+	h.update("mem", "mem://log")
+	if got := reads(h.rt, "mem://log") - base; got != 4 || len(h.ticks) != 0 {
+		t.Errorf("a change a gap after the last re-read: %d re-reads, %d scheduled; want 4 and none", got, len(h.ticks))
 	}
 }

@@ -206,6 +206,8 @@ func (v *Pane) HandleResult(r common.Result) tea.Cmd {
 		return v.handleHexBlocks(r.ID, msg)
 	case imageRenderedMsg:
 		return v.handleImage(r.ID, msg)
+	case rereadDueMsg:
+		return v.handleRereadDue(r.ID)
 	}
 	return nil
 }
@@ -218,6 +220,9 @@ func (v *Pane) handleLoaded(id common.RequestID, msg docLoadedMsg) tea.Cmd {
 	}
 	v.dropPending() // it finished: this releases its context
 	if msg.err != nil {
+		if msg.req.refresh && v.doc != nil {
+			v.doc.reread = v.com.Now() // a failed re-read keeps its gap too
+		}
 		if msg.req.mode != openFresh && v.doc != nil {
 			return common.ReportError(msg.err)
 		}
@@ -240,6 +245,8 @@ func (v *Pane) handleLoaded(id common.RequestID, msg docLoadedMsg) tea.Cmd {
 	v.doc = msg.doc
 	v.layoutDoc = 0
 	if msg.req.refresh {
+		// The next re-read waits RereadGap from here.
+		msg.doc.reread = v.com.Now()
 		cmd = tea.Batch(cmd, v.Scroll(0)) // the kept position, clamped to the new length
 	}
 	if v.query != "" {
