@@ -45,6 +45,19 @@ func TestToolResultWhoseSpillFailedShowsWhyNotAnEmptyFile(t *testing.T) {
 	}
 }
 
+// spilledToolDoc is the document of raw, a tool result, bounded with a
+// spill store of its own that the fake runtime holds.
+func spilledToolDoc(t *testing.T, raw []byte) *document {
+	t.Helper()
+	store := render.NewSpillStore(filepath.Join(t.TempDir(), "spill"))
+	out, _, err := render.BoundToolResult(store, "demo", raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := loadEnv{ctx: context.Background(), rt: spillRuntime{newFakeRuntime(), store}, th: testTheme(), displayPath: func(p string) string { return p }}
+	return toolDoc(env, Request{server: "demo"}, out)
+}
+
 // spillRuntime is the fake runtime with a spill store of its own.
 type spillRuntime struct {
 	*fakeRuntime
@@ -108,13 +121,7 @@ func TestEveryLineOfAHostileToolResultIsSanitizedPlainAndStyled(t *testing.T) {
 		`{"type":"resource_link","uri":` + q + `,"name":` + q + `,"mimeType":` + q + `},` +
 		`{"type":` + q + `,"spill":{"error":` + q + `}}` +
 		`],"structuredContent":{"k":` + q + `},"isError":true}`)
-	store := render.NewSpillStore(filepath.Join(t.TempDir(), "spill"))
-	out, _, err := render.BoundToolResult(store, "demo", raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := loadEnv{ctx: context.Background(), rt: spillRuntime{newFakeRuntime(), store}, th: testTheme(), displayPath: func(p string) string { return p }}
-	d := toolDoc(env, Request{server: "demo"}, out)
+	d := spilledToolDoc(t, raw)
 	if len(d.lines) < 10 {
 		t.Fatalf("the document has %d lines; the test's items did not all render", len(d.lines))
 	}
@@ -239,13 +246,7 @@ func TestAnInlinePictureIsAsWideAsItIsDrawn(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw := []byte(`{"content":[{"type":"image","data":"` + base64.StdEncoding.EncodeToString(buf.Bytes()) + `","mimeType":"image/png"}]}`)
-	store := render.NewSpillStore(filepath.Join(t.TempDir(), "spill"))
-	out, _, err := render.BoundToolResult(store, "demo", raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := loadEnv{ctx: context.Background(), rt: spillRuntime{newFakeRuntime(), store}, th: testTheme(), displayPath: func(p string) string { return p }}
-	d := toolDoc(env, Request{server: "demo"}, out)
+	d := spilledToolDoc(t, raw)
 	pictures := 0
 	for _, l := range d.lines {
 		if strings.Contains(l.styled, "▀") {
