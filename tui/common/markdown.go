@@ -26,7 +26,9 @@ func NewMarkdown(th *theme.Theme) *Markdown {
 }
 
 // Render draws src at width w as lines, without glamour's leading and
-// trailing blank lines. A renderer error falls back to the plain text.
+// trailing blank lines. A renderer error, or Markdown glamour would draw
+// at a cost far beyond its size (markdownTooCostly), falls back to the
+// plain text.
 func (md *Markdown) Render(src string, w int) []string {
 	w = max(w, 10)
 	r, ok := md.renderers[w]
@@ -46,7 +48,7 @@ func (md *Markdown) Render(src string, w int) []string {
 		}
 		md.renderers[w] = r
 	}
-	if r == nil {
+	if r == nil || markdownTooCostly([]byte(src), w) {
 		return WrapText(src, w)
 	}
 	// glamour decodes character references after howl sanitized src
