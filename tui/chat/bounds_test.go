@@ -79,3 +79,20 @@ func TestDeeplyNestedArgumentsAreNotIndentedIntoMegabytes(t *testing.T) {
 		t.Errorf("ordinary arguments are shown as %q", got)
 	}
 }
+
+// A tool block's one-line arguments read only their start: a running
+// block is drawn again on every spinner tick, and folding the white space
+// of 2 MiB of arguments each time cost 80 ms a frame.
+func TestShortTextReadsOnlyTheStartOfLongArguments(t *testing.T) {
+	long := strings.Repeat("x ", 1<<20)
+	var got string
+	if n := commontest.AllocatedBy(func() { got = shortText(long, 60) }); n > 64<<10 {
+		t.Errorf("shortening 2 MiB of arguments allocated %d bytes", n)
+	}
+	if len(got) > 64 || !strings.HasPrefix(got, "x x x") || !strings.HasSuffix(got, "…") {
+		t.Errorf("2 MiB of arguments are shown as %q", got)
+	}
+	if got := shortText("{\"a\":\n  1}", 60); got != `{"a": 1}` {
+		t.Errorf("short arguments are shown as %q", got)
+	}
+}

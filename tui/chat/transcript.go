@@ -300,7 +300,10 @@ func (t *transcript) renderTool(it *chatItem, w int) []string {
 	if it.attachment {
 		icon = "📎 "
 	}
-	head := "  " + mark + " " + st.Detail.Kind.Render(icon+render.SanitizeLine(it.name)) + " " + decision + st.Subtle.Render(render.SanitizeLine(shortText(it.args, 60))) + " " + outcome + size
+	// A name or arguments of megabytes are cut before they are sanitized:
+	// a running block is drawn again on every spinner tick.
+	name := it.name[:render.RuneBoundary(it.name, 4*w)]
+	head := "  " + mark + " " + st.Detail.Kind.Render(icon+render.SanitizeLine(name)) + " " + decision + st.Subtle.Render(render.SanitizeLine(shortText(it.args, 60))) + " " + outcome + size
 	out := []string{common.Truncate(head, w)}
 	if !it.expanded {
 		return out
@@ -350,6 +353,11 @@ func PrettyArgs(s string) string {
 
 // shortText is s on one line, cut to n bytes at a rune boundary.
 func shortText(s string, n int) string {
+	// Only the start can show: white space folded, n bytes take at most
+	// the first 4n (a cut there still says "…").
+	if cut := render.RuneBoundary(s, 4*n); cut < len(s) {
+		s = s[:cut] + " …"
+	}
 	return render.Ellipsize(strings.Join(strings.Fields(s), " "), n)
 }
 
