@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"html"
 	"io"
 	"strings"
 	"time"
@@ -61,7 +62,10 @@ func ExportMarkdown(w io.Writer, sess Session, conv *llm.Conversation) error {
 						status += ", " + r.Decision
 					}
 				}
-				fmt.Fprintf(&b, "\n<details>\n<summary>tool call <code>%s</code> (%s)</summary>\n\n", c.Name, status)
+				// The name and the decision are the model's and the person's
+				// words inside HTML: escaped, a name like "</summary><script>"
+				// stays text in a viewer that renders the export.
+				fmt.Fprintf(&b, "\n<details>\n<summary>tool call <code>%s</code> (%s)</summary>\n\n", html.EscapeString(c.Name), html.EscapeString(status))
 				fmt.Fprintf(&b, "Arguments:\n\n%s\n", fence(c.Arguments, "json"))
 				if ok {
 					fmt.Fprintf(&b, "\nResult:\n\n%s\n", fence(r.Content, "json"))

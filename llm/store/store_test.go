@@ -513,3 +513,23 @@ func TestExportSaysHowEachToolCallWasDecided(t *testing.T) {
 		t.Errorf("the export must say how the call was decided:\n%s", buf.String())
 	}
 }
+
+// A tool call's name is the model's text inside the export's HTML: it is
+// escaped, so a name that closes the summary stays text in a viewer that
+// renders the export.
+func TestExportEscapesAToolCallsNameInItsHTML(t *testing.T) {
+	s := open(t)
+	msgs := turn(0)
+	msgs[1].ToolCalls[0].Name = "</summary><script>alert(1)</script>"
+	sess, err := s.Create(context.Background(), "named", "m", nil, msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := s.Export(context.Background(), sess.ID, &buf); err != nil {
+		t.Fatal(err)
+	}
+	if out := buf.String(); strings.Contains(out, "<script>") || !strings.Contains(out, "&lt;/summary&gt;&lt;script&gt;") {
+		t.Errorf("the tool call's name is written into the HTML as:\n%s", out)
+	}
+}
