@@ -43,7 +43,13 @@ func (m *Model) handleEvents(msg EventsMsg) tea.Cmd {
 			cmds = append(cmds, m.catalog.ApplyStatus(e.Status), m.closeAppsOfState(e.Status))
 			m.noteLogin(e.Status)
 		case mcp.EventNotification:
-			if n, ok := m.handleNotification(e); ok {
+			n, ok := m.handleNotification(e)
+			switch {
+			case ok && n.own:
+				// howl's own news about a server (an app it closed, a
+				// login's URL): few, and each one is shown.
+				cmds = append(cmds, common.ReportInfo(n.text))
+			case ok:
 				if notices++; n.warn || !shown.warn {
 					shown = n
 				}
@@ -79,10 +85,11 @@ func (m *Model) handleEvents(msg EventsMsg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// notice is the status line a notification asks for.
+// notice is the status line a notification asks for; own is howl's own
+// (see isOwnNotice).
 type notice struct {
-	text string
-	warn bool
+	text      string
+	warn, own bool
 }
 
 // handleProgress records a request's progress on the board (the status
@@ -113,7 +120,7 @@ func (m *Model) handleNotification(e mcp.Event) (notice, bool) {
 	case "notifications/message":
 		lvl, _ := e.Params["level"].(string)
 		if isOwnNotice(e) { // never a server's: its logger's name proves nothing
-			return notice{text: statusText(name+": ", e.Params["data"])}, true
+			return notice{text: statusText(name+": ", e.Params["data"]), own: true}, true
 		}
 		switch lvl {
 		case "warning", "error", "critical", "alert", "emergency":
