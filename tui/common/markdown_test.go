@@ -1,24 +1,14 @@
 package common
 
 import (
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/muesli/termenv"
 
 	"github.com/howl-mcp/howl/theme"
+	"github.com/howl-mcp/howl/tui/common/commontest"
 )
-
-// allocated is how many bytes f allocates, freed or not.
-func allocated(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
 
 // Markdown whose cost to glamour is far beyond its size is drawn as plain
 // wrapped text, at about its size: 100 nested quotes (102 bytes; glamour
@@ -43,7 +33,7 @@ func TestMarkdownTooCostlyForGlamourIsDrawnAsPlainText(t *testing.T) {
 		"dense":    strings.Repeat("*a* ", 2000),
 	} {
 		var lines []string
-		if n := allocated(func() { lines = md.Render(src, 80) }); n > 8<<20 {
+		if n := commontest.AllocatedBy(func() { lines = md.Render(src, 80) }); n > 8<<20 {
 			t.Errorf("%s (%d bytes): rendering allocated %d bytes", name, len(src), n)
 		}
 		if got := strings.Join(lines, "\n"); strings.Contains(got, "\x1b[") {
